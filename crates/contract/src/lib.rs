@@ -1,0 +1,51 @@
+//! The contract's schema set as data: loading it from a folder (or from text
+//! compiled into a binary), resolving its `$ref`s without a network, and the
+//! lint that holds every schema to the conventions of `schema/`.
+//!
+//! Everything that reads the schemas — codegen, the conformance checker, the
+//! compatibility checker — starts here, so there is one notion of "the schema
+//! set" and one place where a malformed schema becomes a named error.
+
+mod lint;
+mod load;
+mod pointer;
+mod resolve;
+
+pub use lint::{lint, LintRule, Violation};
+pub use load::{DocKind, SchemaDoc, SchemaSet};
+pub use pointer::{escape as escape_pointer_token, Pointer};
+pub use resolve::{resolve_ref, Resolved};
+
+use std::path::PathBuf;
+
+/// The largest integer every JSON reader keeps exactly (2^53 − 1): no integer
+/// bound in the contract may exceed it, so a JavaScript peer never rounds.
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// The base every contract `$id` lives under. `.invalid` is reserved (RFC 2606),
+/// so nothing can ever be fetched from it, even by a validator that tries.
+pub const ID_BASE: &str = "https://schemas.vdm.invalid/";
+
+/// The draft every contract schema is written in.
+pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Why a schema set could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not JSON: {source}")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{path}: {message}")]
+    Layout { path: PathBuf, message: String },
+    #[error("cannot build the schema registry: {0}")]
+    Registry(String),
+}

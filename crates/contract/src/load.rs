@@ -1,0 +1,219 @@
+//! Reading a schema set: one file per type, method, event or envelope part,
+//! in a folder named for its kind.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::Error;
+
+/// What a schema file defines; told by the folder it sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DocKind {
+    /// `types/`: a named type, the file's root is its schema.
+    Type,
+    /// `methods/`: a method; `$defs/params` and `$defs/result` are its shapes.
+    Method,
+    /// `events/`: an event; `$defs/params` is its shape.
+    Event,
+    /// `envelope/`: the envelope and the parts it is made of.
+    Envelope,
+    /// `config/`: a file an operator writes (not carried on the wire).
+    Config,
+}
+
+impl DocKind {
+    /// The folder a kind lives in.
+    pub fn folder(self) -> &'static str {
+        match self {
+            DocKind::Type => "types",
+            DocKind::Method => "methods",
+            DocKind::Event => "events",
+            DocKind::Envelope => "envelope",
+            DocKind::Config => "config",
+        }
+    }
+
+    fn from_folder(folder: &str) -> Option<Self> {
+        [
+            DocKind::Type,
+            DocKind::Method,
+            DocKind::Event,
+            DocKind::Envelope,
+            DocKind::Config,
+        ]
+        .into_iter()
+        .find(|kind| kind.folder() == folder)
+    }
+}
+
+/// One schema file.
+#[derive(Clone, Debug)]
+pub struct SchemaDoc {
+    /// The path inside the set, with `/` separators (`types/TaskId.json`).
+    pub rel: String,
+    pub kind: DocKind,
+    /// The file's stem: the type, method or event name.
+    pub name: String,
+    pub value: Value,
+}
+
+impl SchemaDoc {
+    /// The document's `$id`, when it has a string one.
+    pub fn id(&self) -> Option<&str> {
+        self.value.get("$id").and_then(Value::as_str)
+    }
+
+    /// The `$id` a file at this place must have.
+    pub fn expected_id(&self) -> String {
+        format!("{}{}", crate::ID_BASE, self.rel)
+    }
+
+    /// An annotation of the document's root (`x-since`, `x-transports`, ...).
+    pub fn annotation(&self, key: &str) -> Option<&Value> {
+        self.value.get(key)
+    }
+
+    /// For methods: the transports it may be carried on.
+    pub fn transports(&self) -> Vec<&str> {
+        self.annotation("x-transports")
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// A loaded schema set, sorted by path so every walk over it is deterministic.
+#[derive(Clone, Debug)]
+pub struct SchemaSet {
+    /// Where the set came from, for messages (a folder, or `<embedded>`).
+    pub origin: PathBuf,
+    pub docs: Vec<SchemaDoc>,
+}
+
+impl SchemaSet {
+    /// Loads every `*.json` file below `dir`.
+    pub fn load(dir: &Path) -> Result<Self, Error> {
+        let mut files = Vec::new();
+        collect(dir, dir, &mut files)?;
+        let mut texts = Vec::with_capacity(files.len());
+        for (rel, path) in files {
+            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            texts.push((rel, text));
+        }
+        Self::from_texts(dir, texts.iter().map(|(rel, text)| (rel.as_str(), text.as_str())))
+    }
+
+    /// Builds a set from `(relative path, JSON text)` pairs, such as schemas
+    /// compiled into a binary.
+    pub fn from_texts<'a>(
+        origin: &Path,
+        texts: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, Error> {
+        let mut docs = Vec::new();
+        for (rel, text) in texts {
+            let path = origin.join(rel);
+            let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
+                path: path.clone(),
+                source,
+            })?;
+            let (folder, file) = rel.split_once('/').ok_or_else(|| Error::Layout {
+                path: path.clone(),
+                message: "a schema file must sit in a folder named for its kind \
+                          (types, methods, events, envelope, config)"
+                    .into(),
+            })?;
+            let kind = DocKind::from_folder(folder).ok_or_else(|| Error::Layout {
+                path: path.clone(),
+                message: format!(
+                    "unknown folder {folder:?}: use types, methods, events, envelope or config"
+                ),
+            })?;
+            let name = file
+                .strip_suffix(".json")
+                .filter(|stem| !stem.is_empty() && !stem.contains('/'))
+                .ok_or_else(|| Error::Layout {
+                    path: path.clone(),
+                    message: "a schema file is `<folder>/<Name>.json`, one level deep".into(),
+                })?;
+            docs.push(SchemaDoc {
+                rel: rel.to_string(),
+                kind,
+                name: name.to_string(),
+                value,
+            });
+        }
+        docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(Self {
+            origin: origin.to_path_buf(),
+            docs,
+        })
+    }
+
+    /// The document with this `$id`.
+    pub fn by_id(&self, id: &str) -> Option<&SchemaDoc> {
+        self.docs.iter().find(|doc| doc.id() == Some(id))
+    }
+
+    /// The document of this kind and name.
+    pub fn get(&self, kind: DocKind, name: &str) -> Option<&SchemaDoc> {
+        self.docs
+            .iter()
+            .find(|doc| doc.kind == kind && doc.name == name)
+    }
+
+    /// The documents of one kind, in path order.
+    pub fn of_kind(&self, kind: DocKind) -> impl Iterator<Item = &SchemaDoc> {
+        self.docs.iter().filter(move |doc| doc.kind == kind)
+    }
+
+    /// A `jsonschema` registry holding every document under its `$id`, so a
+    /// validator resolves every reference from memory and never from a network.
+    pub fn registry(&self) -> Result<jsonschema::Registry<'static>, Error> {
+        let pairs: Vec<(String, Value)> = self
+            .docs
+            .iter()
+            .filter_map(|doc| doc.id().map(|id| (id.to_string(), doc.value.clone())))
+            .collect();
+        jsonschema::Registry::new()
+            .extend(pairs)
+            .and_then(|builder| builder.prepare())
+            .map_err(|err| Error::Registry(err.to_string()))
+    }
+
+    /// The path of a document for messages: the set's origin joined with its
+    /// relative path.
+    pub fn display_path(&self, doc: &SchemaDoc) -> PathBuf {
+        self.origin.join(&doc.rel)
+    }
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = entry.path();
+        if path.is_dir() {
+            collect(root, &path, out)?;
+        } else if path.extension().is_some_and(|ext| ext == "json") {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push((rel, path));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Offline `$ref` resolution inside a schema set.
+//!
+//! Written by hand rather than taken from a URI crate: contract references are
+//! relative paths between files under one base (`../types/TaskId.json`,
+//! `#/$defs/params`), and resolving them needs only path joining — a general
+//! RFC 3986 resolver would add a dependency to every tool for no case we have.
+
+use serde_json::Value;
+
+use crate::{SchemaDoc, SchemaSet};
+
+/// Where a `$ref` leads.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved<'a> {
+    pub doc: &'a SchemaDoc,
+    /// The JSON pointer inside `doc` (empty for its root).
+    pub pointer: &'a str,
+    pub schema: &'a Value,
+}
+
+/// Resolves `reference` as written inside `from`. `Err` says why it does not
+/// resolve, in words fit for a lint message.
+pub fn resolve_ref<'a>(
+    set: &'a SchemaSet,
+    from: &'a SchemaDoc,
+    reference: &'a str,
+) -> Result<Resolved<'a>, String> {
+    let (path, fragment) = match reference.split_once('#') {
+        Some((path, fragment)) => (path, fragment),
+        None => (reference, ""),
+    };
+    let doc = if path.is_empty() {
+        from
+    } else {
+        if path.contains("://") || path.starts_with('/') {
+            return Err(format!(
+                "{reference:?} is not a relative reference; references between contract files \
+                 are relative paths, so nothing is fetched"
+            ));
+        }
+        let target = join(&from.rel, path)
+            .ok_or_else(|| format!("{reference:?} climbs out of the schema folder"))?;
+        set.docs
+            .iter()
+            .find(|doc| doc.rel == target)
+            .ok_or_else(|| format!("{reference:?} names {target}, which is not in the schema set"))?
+    };
+    if !fragment.is_empty() && !fragment.starts_with('/') {
+        return Err(format!(
+            "{reference:?} uses an anchor; contract references use JSON pointers"
+        ));
+    }
+    let schema = doc
+        .value
+        .pointer(fragment)
+        .ok_or_else(|| format!("{reference:?}: {} has nothing at #{fragment}", doc.rel))?;
+    Ok(Resolved {
+        doc,
+        pointer: fragment,
+        schema,
+    })
+}
+
+/// Joins a relative path onto the folder of `from` (both `/`-separated, inside the set).
+fn join(from: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for segment in path.split('/') {
+        match segment {
+            "." | "" => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn relative_paths_join_against_the_referring_files_folder() {
+        assert_eq!(join("methods/a.json", "../types/T.json").as_deref(), Some("types/T.json"));
+        assert_eq!(join("types/A.json", "B.json").as_deref(), Some("types/B.json"));
+        assert_eq!(join("types/A.json", "../../x.json"), None);
+    }
+}

@@ -1,0 +1,1 @@
+pub enum Mode { Write, Check } pub fn run(_: &std::path::Path, _: Mode) -> anyhow::Result<()> { Ok(()) }

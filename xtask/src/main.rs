@@ -1,0 +1,59 @@
+//! `cargo xtask`: the repository's own tools. Every check the gate runs lives
+//! here (and is also reachable from `cargo test`), so CI and a developer run
+//! exactly the same code.
+
+mod codegen;
+mod lint;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  lint                 check every schema under contracts/schema/ against the rules in schema/
+  codegen              regenerate everything derived from the schemas
+  codegen --check      write nothing; fail naming every stale or missing file
+  gate                 the full contract gate: lint, codegen --check
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["lint"] => lint::run(&root()),
+        ["codegen"] => codegen::run(&root(), codegen::Mode::Write),
+        ["codegen", "--check"] => codegen::run(&root(), codegen::Mode::Check),
+        ["gate"] => gate(&root()),
+        ["help" | "--help" | "-h"] => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn gate(root: &Path) -> anyhow::Result<()> {
+    lint::run(root)?;
+    codegen::run(root, codegen::Mode::Check)?;
+    println!("gate: ok");
+    Ok(())
+}
+
+/// The workspace root, found from this crate's manifest so the xtask works
+/// from any directory.
+pub fn root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
