@@ -12,7 +12,10 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
         eprintln!("{}", relative(root, &violation.to_string()));
     }
     if !violations.is_empty() {
-        bail!("lint: {} violation(s) in contracts/schema", violations.len());
+        bail!(
+            "lint: {} violation(s) in contracts/schema",
+            violations.len()
+        );
     }
     println!("lint: ok ({} schema files)", set.docs.len());
     Ok(())

@@ -185,7 +185,9 @@ impl MetaValidators {
                     .map_err(|err| err.to_string())?;
                 jsonschema::options()
                     .with_registry(&registry)
-                    .build(&serde_json::json!({ "$ref": format!("{id}#/$defs/{}", kind_def(kind)) }))
+                    .build(
+                        &serde_json::json!({ "$ref": format!("{id}#/$defs/{}", kind_def(kind)) }),
+                    )
                     .map_err(|err| err.to_string())
             });
             by_kind.insert(kind, validator);
@@ -228,15 +230,27 @@ impl Linter<'_> {
             Some(Ok(validator)) => {
                 for error in validator.iter_errors(value) {
                     let at = Pointer::from_text(error.instance_path().as_str());
-                    self.report(&at, LintRule::Meta, format!("{error} (schema/contract-schema.json)"));
+                    self.report(
+                        &at,
+                        LintRule::Meta,
+                        format!("{error} (schema/contract-schema.json)"),
+                    );
                 }
             }
-            Some(Err(err)) => self.report(&root, LintRule::Meta, format!("the meta-schema does not compile: {err}")),
+            Some(Err(err)) => self.report(
+                &root,
+                LintRule::Meta,
+                format!("the meta-schema does not compile: {err}"),
+            ),
             None => {}
         }
         let expected = self.doc.expected_id();
         match value.get("$id").and_then(Value::as_str) {
-            None => self.report(&root, LintRule::Id, format!("missing `$id`; add \"$id\": \"{expected}\"")),
+            None => self.report(
+                &root,
+                LintRule::Id,
+                format!("missing `$id`; add \"$id\": \"{expected}\""),
+            ),
             Some(id) if id != expected => self.report(
                 &root.push("$id"),
                 LintRule::Id,
@@ -249,16 +263,30 @@ impl Linter<'_> {
             Some(title) => self.report(
                 &root.push("title"),
                 LintRule::Title,
-                format!("`title` is {title:?} but the file defines {:?}; rename one of them", self.doc.name),
+                format!(
+                    "`title` is {title:?} but the file defines {:?}; rename one of them",
+                    self.doc.name
+                ),
             ),
-            None => self.report(&root, LintRule::Title, format!("missing `title`; add \"title\": {:?}", self.doc.name)),
+            None => self.report(
+                &root,
+                LintRule::Title,
+                format!("missing `title`; add \"title\": {:?}", self.doc.name),
+            ),
         }
         if !has_description(value) {
-            self.report(&root, LintRule::Description, "missing `description`: say what this means, not its JSON type");
+            self.report(
+                &root,
+                LintRule::Description,
+                "missing `description`: say what this means, not its JSON type",
+            );
         }
         self.annotations();
         // Methods and events are not shapes themselves; their $defs are.
-        let root_is_shape = matches!(self.doc.kind, DocKind::Type | DocKind::Envelope | DocKind::Config);
+        let root_is_shape = matches!(
+            self.doc.kind,
+            DocKind::Type | DocKind::Envelope | DocKind::Config
+        );
         self.walk(value, &root, root_is_shape);
     }
 
@@ -271,7 +299,10 @@ impl Linter<'_> {
                 self.report(
                     &at.push(key),
                     LintRule::Extension,
-                    format!("unknown extension keyword {key:?}; the known ones are {}", KNOWN_EXTENSIONS.join(", ")),
+                    format!(
+                        "unknown extension keyword {key:?}; the known ones are {}",
+                        KNOWN_EXTENSIONS.join(", ")
+                    ),
                 );
             }
         }
@@ -300,10 +331,18 @@ impl Linter<'_> {
             for (name, sub) in props {
                 let here = at.push("properties").push(name);
                 if !is_camel_case(name) {
-                    self.report(&here, LintRule::CamelCase, format!("property {name:?} is not camelCase"));
+                    self.report(
+                        &here,
+                        LintRule::CamelCase,
+                        format!("property {name:?} is not camelCase"),
+                    );
                 }
                 if shape && !has_description(sub) {
-                    self.report(&here, LintRule::Description, format!("property {name:?} has no `description`"));
+                    self.report(
+                        &here,
+                        LintRule::Description,
+                        format!("property {name:?} has no `description`"),
+                    );
                 }
                 self.walk(sub, &here, shape);
             }
@@ -312,7 +351,11 @@ impl Linter<'_> {
             for (name, sub) in defs {
                 let here = at.push("$defs").push(name);
                 if !has_description(sub) {
-                    self.report(&here, LintRule::Description, format!("`$defs/{name}` has no `description`"));
+                    self.report(
+                        &here,
+                        LintRule::Description,
+                        format!("`$defs/{name}` has no `description`"),
+                    );
                 }
                 self.walk(sub, &here, true);
             }
@@ -383,11 +426,19 @@ impl Linter<'_> {
                 Some(list) if Some(list.len()) == count => {
                     for (index, name) in list.iter().enumerate() {
                         if !name.as_str().is_some_and(is_snake_case) {
-                            self.report(&at.push(index), LintRule::SnakeCase, format!("{name} is not a snake_case name"));
+                            self.report(
+                                &at.push(index),
+                                LintRule::SnakeCase,
+                                format!("{name} is not a snake_case name"),
+                            );
                         }
                     }
                 }
-                _ => self.report(&at, LintRule::Annotation, "`x-enum-varnames` must list one name per `enum` value, in order"),
+                _ => self.report(
+                    &at,
+                    LintRule::Annotation,
+                    "`x-enum-varnames` must list one name per `enum` value, in order",
+                ),
             }
         }
         if let Some(codes) = value.get("x-carriesHttpStatus") {
@@ -395,7 +446,11 @@ impl Linter<'_> {
             let values = value.get("enum").and_then(Value::as_array);
             for (index, code) in codes.as_array().into_iter().flatten().enumerate() {
                 if !values.is_some_and(|values| values.contains(code)) {
-                    self.report(&at.push(index), LintRule::Annotation, format!("{code} is not a value of this enum"));
+                    self.report(
+                        &at.push(index),
+                        LintRule::Annotation,
+                        format!("{code} is not a value of this enum"),
+                    );
                 }
             }
         }
@@ -447,7 +502,10 @@ fn union_tag(branches: &[Value]) -> Result<(), String> {
             .map(|props| {
                 props
                     .iter()
-                    .filter(|(name, sub)| required.contains(name.as_str()) && sub.get("const").is_some_and(Value::is_string))
+                    .filter(|(name, sub)| {
+                        required.contains(name.as_str())
+                            && sub.get("const").is_some_and(Value::is_string)
+                    })
                     .map(|(name, _)| name.as_str())
                     .collect()
             })
@@ -467,7 +525,10 @@ fn union_tag(branches: &[Value]) -> Result<(), String> {
     for branch in branches {
         let value = branch.pointer(&format!("/properties/{tag}/const"));
         if !seen.insert(value.map(Value::to_string)) {
-            return Err(format!("two branches of this union share the tag value {} for {tag:?}", value.map(Value::to_string).unwrap_or_default()));
+            return Err(format!(
+                "two branches of this union share the tag value {} for {tag:?}",
+                value.map(Value::to_string).unwrap_or_default()
+            ));
         }
     }
     Ok(())
@@ -475,7 +536,8 @@ fn union_tag(branches: &[Value]) -> Result<(), String> {
 
 fn is_camel_case(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|first| first.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
+    chars.next().is_some_and(|first| first.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_alphanumeric())
 }
 
 fn is_snake_case(text: &str) -> bool {
@@ -510,36 +572,66 @@ fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
                     file: set.origin.join("envelope").join(format!("{body}.json")),
                     pointer: Pointer::root(),
                     rule: LintRule::EnvelopeCoverage,
-                    message: format!("missing envelope/{body}.json, which must list every {}", kind.folder()),
+                    message: format!(
+                        "missing envelope/{body}.json, which must list every {}",
+                        kind.folder()
+                    ),
                 });
             }
             continue;
         };
         let file = set.display_path(doc);
         let mut report = |pointer: Pointer, message: String| {
-            out.push(Violation { file: file.clone(), pointer, rule: LintRule::EnvelopeCoverage, message });
+            out.push(Violation {
+                file: file.clone(),
+                pointer,
+                rule: LintRule::EnvelopeCoverage,
+                message,
+            });
         };
         let mut named = BTreeMap::new();
-        let branches = doc.value.get("oneOf").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let branches = doc
+            .value
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         for (index, branch) in branches.iter().enumerate() {
             let at = Pointer::root().push("oneOf").push(index);
-            let Some(name) = branch.pointer(&format!("/properties/{tag}/const")).and_then(Value::as_str) else {
+            let Some(name) = branch
+                .pointer(&format!("/properties/{tag}/const"))
+                .and_then(Value::as_str)
+            else {
                 continue; // lint.union_tag reports the missing tag
             };
             if named.insert(name.to_string(), index).is_some() {
                 report(at.clone(), format!("{name:?} is listed twice"));
             }
             let expected = format!("../{}/{name}.json#/$defs/{field}", kind.folder());
-            let reference = branch.pointer(&format!("/properties/{field}/$ref")).and_then(Value::as_str);
+            let reference = branch
+                .pointer(&format!("/properties/{field}/$ref"))
+                .and_then(Value::as_str);
             if set.get(kind, name).is_none() {
-                report(at, format!("{name:?} is not a {} in the schema set", kind.folder()));
+                report(
+                    at,
+                    format!("{name:?} is not a {} in the schema set", kind.folder()),
+                );
             } else if reference != Some(expected.as_str()) {
-                report(at.push("properties").push(field), format!("the {field} of {name:?} must be {{\"$ref\": {expected:?}}}"));
+                report(
+                    at.push("properties").push(field),
+                    format!("the {field} of {name:?} must be {{\"$ref\": {expected:?}}}"),
+                );
             }
         }
         for other in set.of_kind(kind) {
             if !named.contains_key(&other.name) {
-                report(Pointer::root().push("oneOf"), format!("{:?} ({}) is missing: add a branch for it", other.name, other.rel));
+                report(
+                    Pointer::root().push("oneOf"),
+                    format!(
+                        "{:?} ({}) is missing: add a branch for it",
+                        other.name, other.rel
+                    ),
+                );
             }
         }
     }
@@ -557,7 +649,13 @@ fn secret_transport(set: &SchemaSet, out: &mut Vec<Violation>) {
         let spawns = doc.value.get("x-spawnsProcess").and_then(Value::as_bool) == Some(true);
         let secret = doc.value.pointer("/$defs/params").and_then(|params| {
             let mut seen = BTreeSet::new();
-            find_secret(set, doc, params, &Pointer::root().push("$defs").push("params"), &mut seen)
+            find_secret(
+                set,
+                doc,
+                params,
+                &Pointer::root().push("$defs").push("params"),
+                &mut seen,
+            )
         });
         let why = match (secret, spawns) {
             (Some(at), _) => Some(format!("its params carry a credential at {at} (x-secret)")),
@@ -601,18 +699,23 @@ fn find_secret<'a>(
             }
         }
     }
-    let children = map.iter().flat_map(|(key, value)| -> Vec<(Pointer, &Value)> {
-        match (key.as_str(), value) {
-            ("properties" | "$defs", Value::Object(props)) => {
-                props.iter().map(|(name, sub)| (at.push(key).push(name), sub)).collect()
+    let children = map
+        .iter()
+        .flat_map(|(key, value)| -> Vec<(Pointer, &Value)> {
+            match (key.as_str(), value) {
+                ("properties" | "$defs", Value::Object(props)) => props
+                    .iter()
+                    .map(|(name, sub)| (at.push(key).push(name), sub))
+                    .collect(),
+                ("items" | "additionalProperties", sub) => vec![(at.push(key), sub)],
+                ("oneOf" | "anyOf" | "allOf", Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, sub)| (at.push(key).push(index), sub))
+                    .collect(),
+                _ => Vec::new(),
             }
-            ("items" | "additionalProperties", sub) => vec![(at.push(key), sub)],
-            ("oneOf" | "anyOf" | "allOf", Value::Array(items)) => {
-                items.iter().enumerate().map(|(index, sub)| (at.push(key).push(index), sub)).collect()
-            }
-            _ => Vec::new(),
-        }
-    });
+        });
     for (here, sub) in children {
         if let Some(found) = find_secret(set, doc, sub, &here, seen) {
             return Some(found);

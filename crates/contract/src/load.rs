@@ -104,7 +104,12 @@ impl SchemaSet {
             })?;
             texts.push((rel, text));
         }
-        Self::from_texts(dir, texts.iter().map(|(rel, text)| (rel.as_str(), text.as_str())))
+        Self::from_texts(
+            dir,
+            texts
+                .iter()
+                .map(|(rel, text)| (rel.as_str(), text.as_str())),
+        )
     }
 
     /// Builds a set from `(relative path, JSON text)` pairs, such as schemas

@@ -43,7 +43,9 @@ pub fn resolve_ref<'a>(
         set.docs
             .iter()
             .find(|doc| doc.rel == target)
-            .ok_or_else(|| format!("{reference:?} names {target}, which is not in the schema set"))?
+            .ok_or_else(|| {
+                format!("{reference:?} names {target}, which is not in the schema set")
+            })?
     };
     if !fragment.is_empty() && !fragment.starts_with('/') {
         return Err(format!(
@@ -83,8 +85,14 @@ mod tests {
 
     #[test]
     fn relative_paths_join_against_the_referring_files_folder() {
-        assert_eq!(join("methods/a.json", "../types/T.json").as_deref(), Some("types/T.json"));
-        assert_eq!(join("types/A.json", "B.json").as_deref(), Some("types/B.json"));
+        assert_eq!(
+            join("methods/a.json", "../types/T.json").as_deref(),
+            Some("types/T.json")
+        );
+        assert_eq!(
+            join("types/A.json", "B.json").as_deref(),
+            Some("types/B.json")
+        );
         assert_eq!(join("types/A.json", "../../x.json"), None);
     }
 }

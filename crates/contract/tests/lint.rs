@@ -1,0 +1,345 @@
+//! Every lint rule refuses a small bad edit of the real schema set, with its
+//! own rule id and the JSON pointer of the offending place, and nothing else.
+
+use std::path::Path;
+
+use contract::{lint, LintRule, SchemaSet};
+use serde_json::{json, Value};
+
+fn schema_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/schema")
+}
+
+fn real_set() -> SchemaSet {
+    SchemaSet::load(&schema_dir()).expect("contracts/schema loads")
+}
+
+/// Applies `edit` to one file of the real set, lints, and expects exactly one
+/// rule to fire, at `pointer` of that file.
+fn check(file: &str, edit: impl FnOnce(&mut Value), rule: LintRule, pointer: &str) {
+    let mut set = real_set();
+    let doc = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == file)
+        .unwrap_or_else(|| panic!("{file} is in the set"));
+    edit(&mut doc.value);
+    let violations = lint(&set);
+    let rules: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    assert!(
+        !violations.is_empty() && violations.iter().all(|v| v.rule == rule),
+        "expected only {rule} for the edit of {file}, got:\n{}",
+        rules.join("\n")
+    );
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.file.ends_with(file) && v.pointer.as_str() == pointer),
+        "expected {rule} at {file}#{pointer}, got:\n{}",
+        rules.join("\n")
+    );
+}
+
+fn at<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Value {
+    value
+        .pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("nothing at {pointer}"))
+}
+
+fn remove(value: &mut Value, pointer: &str, key: &str) {
+    at(value, pointer)
+        .as_object_mut()
+        .and_then(|map| map.remove(key))
+        .unwrap_or_else(|| panic!("no {key} at {pointer}"));
+}
+
+#[test]
+fn the_contract_schema_set_is_clean() {
+    let violations = lint(&real_set());
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn a_missing_since_breaks_the_meta_schema() {
+    check(
+        "types/TaskId.json",
+        |v| remove(v, "", "x-since"),
+        LintRule::Meta,
+        "",
+    );
+}
+
+#[test]
+fn a_method_without_transports_breaks_the_meta_schema() {
+    check(
+        "methods/download.get.json",
+        |v| remove(v, "", "x-transports"),
+        LintRule::Meta,
+        "",
+    );
+}
+
+#[test]
+fn a_missing_id_is_refused() {
+    check(
+        "types/TaskId.json",
+        |v| remove(v, "", "$id"),
+        LintRule::Id,
+        "",
+    );
+}
+
+#[test]
+fn an_id_that_is_not_the_files_place_is_refused() {
+    check(
+        "types/TaskId.json",
+        |v| *at(v, "/$id") = json!("https://schemas.vdm.invalid/types/Other.json"),
+        LintRule::Id,
+        "/$id",
+    );
+}
+
+#[test]
+fn a_title_other_than_the_type_name_is_refused() {
+    check(
+        "types/Segment.json",
+        |v| *at(v, "/title") = json!("Range"),
+        LintRule::Title,
+        "/title",
+    );
+}
+
+#[test]
+fn a_property_without_a_description_is_refused() {
+    check(
+        "types/TaskError.json",
+        |v| remove(v, "/properties/message", "description"),
+        LintRule::Description,
+        "/properties/message",
+    );
+}
+
+#[test]
+fn a_shape_without_a_description_is_refused() {
+    check(
+        "methods/download.get.json",
+        |v| remove(v, "/$defs/result", "description"),
+        LintRule::Description,
+        "/$defs/result",
+    );
+}
+
+#[test]
+fn a_shape_without_a_title_breaks_the_meta_schema() {
+    check(
+        "events/event.notify.json",
+        |v| remove(v, "/$defs/params", "title"),
+        LintRule::Meta,
+        "/$defs/params",
+    );
+}
+
+#[test]
+fn an_object_without_explicit_additional_properties_is_refused() {
+    check(
+        "types/Segment.json",
+        |v| remove(v, "", "additionalProperties"),
+        LintRule::AdditionalProperties,
+        "",
+    );
+}
+
+#[test]
+fn an_integer_without_a_maximum_is_refused() {
+    check(
+        "types/Segment.json",
+        |v| remove(v, "/properties/index", "maximum"),
+        LintRule::IntegerBounds,
+        "/properties/index",
+    );
+}
+
+#[test]
+fn an_integer_bound_beyond_two_to_the_53_is_refused() {
+    check(
+        "types/Segment.json",
+        |v| *at(v, "/properties/endByte/maximum") = json!(9_007_199_254_740_992_u64),
+        LintRule::IntegerBounds,
+        "/properties/endByte/maximum",
+    );
+}
+
+#[test]
+fn a_property_not_in_camel_case_is_refused() {
+    check(
+        "types/ToolCapture.json",
+        |v| {
+            let props = at(v, "/properties").as_object_mut().expect("properties");
+            let stdout = props.remove("stdout").expect("stdout");
+            props.insert("std_out".into(), stdout);
+            *at(v, "/required/1") = json!("std_out");
+        },
+        LintRule::CamelCase,
+        "/properties/std_out",
+    );
+}
+
+#[test]
+fn an_enum_value_not_in_snake_case_is_refused() {
+    check(
+        "types/TaskState.json",
+        |v| {
+            at(v, "/enum")
+                .as_array_mut()
+                .expect("enum")
+                .push(json!("RetryLater"))
+        },
+        LintRule::SnakeCase,
+        "/enum/12",
+    );
+}
+
+#[test]
+fn a_reference_to_a_missing_file_is_refused() {
+    check(
+        "types/TaskDetail.json",
+        |v| *at(v, "/properties/segmentDetail/items/$ref") = json!("Segmnt.json"),
+        LintRule::Ref,
+        "/properties/segmentDetail/items/$ref",
+    );
+}
+
+#[test]
+fn a_reference_that_would_be_fetched_is_refused() {
+    check(
+        "types/TaskDetail.json",
+        |v| *at(v, "/properties/spec/$ref") = json!("https://example.org/DownloadSpec.json"),
+        LintRule::Ref,
+        "/properties/spec/$ref",
+    );
+}
+
+#[test]
+fn a_reference_to_a_missing_pointer_is_refused() {
+    check(
+        "types/TaskSummary.json",
+        |v| *at(v, "/properties/error/$ref") = json!("TaskError.json#/$defs/occurrence"),
+        LintRule::Ref,
+        "/properties/error/$ref",
+    );
+}
+
+#[test]
+fn an_unknown_extension_keyword_is_refused() {
+    check(
+        "types/TaskId.json",
+        |v| {
+            *at(v, "")
+                .as_object_mut()
+                .expect("root")
+                .entry("x-sinse")
+                .or_insert(json!("1.0.0")) = json!("1.0.0")
+        },
+        LintRule::Extension,
+        "/x-sinse",
+    );
+}
+
+#[test]
+fn a_union_without_a_required_tag_is_refused() {
+    check(
+        "envelope/Envelope.json",
+        |v| *at(v, "/oneOf/3/required") = json!(["v", "body"]),
+        LintRule::UnionTag,
+        "/oneOf",
+    );
+}
+
+#[test]
+fn a_secret_parameter_on_a_browser_reachable_method_is_refused() {
+    check(
+        "methods/session.hello.json",
+        |v| {
+            at(v, "/$defs/params/properties/client")
+                .as_object_mut()
+                .expect("client")
+                .insert("x-secret".into(), json!(true));
+        },
+        LintRule::SecretTransport,
+        "/x-transports",
+    );
+}
+
+#[test]
+fn a_secret_reached_through_a_reference_is_found() {
+    // download.add's params reach DownloadSpec by $ref; a secret there counts.
+    let mut set = real_set();
+    let spec = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/DownloadSpec.json")
+        .expect("DownloadSpec");
+    at(&mut spec.value, "/properties/url")
+        .as_object_mut()
+        .expect("url")
+        .insert("x-secret".into(), json!(true));
+    let violations = lint(&set);
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.rule == LintRule::SecretTransport
+                && v.file.ends_with("methods/download.add.json")),
+        "{violations:#?}"
+    );
+}
+
+#[test]
+fn a_process_spawning_method_on_websocket_is_refused() {
+    check(
+        "methods/tool.invoke.json",
+        |v| *at(v, "/x-transports") = json!(["unix", "websocket"]),
+        LintRule::SecretTransport,
+        "/x-transports",
+    );
+}
+
+#[test]
+fn a_method_missing_from_the_envelope_is_refused() {
+    check(
+        "envelope/ReplyBody.json",
+        |v| {
+            at(v, "/oneOf").as_array_mut().expect("oneOf").remove(2);
+        },
+        LintRule::EnvelopeCoverage,
+        "/oneOf",
+    );
+}
+
+#[test]
+fn an_error_name_that_is_not_an_rpc_error_code_is_refused() {
+    check(
+        "methods/download.get.json",
+        |v| {
+            at(v, "/x-errors")
+                .as_array_mut()
+                .expect("x-errors")
+                .push(json!("not_found"))
+        },
+        LintRule::Annotation,
+        "/x-errors/4",
+    );
+}
+
+#[test]
+fn every_rule_is_documented() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/conformance.md"),
+    )
+    .expect("docs/conformance.md exists");
+    for rule in LintRule::ALL {
+        assert!(
+            doc.contains(rule.id()),
+            "docs/conformance.md does not document {rule}"
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! The generated types read and write the wire as CONTRACT.md §4 shows it.
+
+use proto::{
+    CallBody, Envelope, EventBody, ReplyBody, RpcErrorCode, TaskErrorCode, TaskState, Transport,
+    EVENTS, METHODS, PROTOCOL_VERSION,
+};
+use serde_json::{json, Value};
+
+/// Reads `wire` as an envelope, writes it back and compares the JSON values.
+fn check_round_trip(wire: Value) -> Envelope {
+    let envelope: Envelope = serde_json::from_value(wire.clone())
+        .unwrap_or_else(|err| panic!("{wire} does not read as an Envelope: {err}"));
+    let written = serde_json::to_value(&envelope).expect("an envelope always serializes");
+    assert_eq!(written, wire, "the envelope did not round-trip");
+    envelope
+}
+
+#[test]
+fn a_call_round_trips_with_typed_params() {
+    let envelope = check_round_trip(json!({
+        "v": 1, "kind": "call", "id": 7,
+        "body": {"method": "download.add", "params": {"spec": {"url": "https://example.org/a.iso", "segments": 4,
+            "checksum": {"algorithm": "sha256", "value": "ab".repeat(32)}}}}
+    }));
+    let Envelope::Call {
+        body: CallBody::DownloadAdd(params),
+        id,
+        ..
+    } = envelope
+    else {
+        panic!("not a download.add call: {envelope:?}");
+    };
+    assert_eq!(*id, 7);
+    assert_eq!(params.spec.segments, Some(4));
+}
+
+#[test]
+fn a_reply_round_trips_and_names_its_method() {
+    let envelope = check_round_trip(json!({
+        "v": 1, "kind": "reply", "id": 7,
+        "body": {"method": "download.add", "result": {"taskId": "t_01"}}
+    }));
+    let Envelope::Reply { body, .. } = envelope else {
+        panic!("not a reply")
+    };
+    assert_eq!(body.method(), "download.add");
+    assert!(matches!(body, ReplyBody::DownloadAdd(ref result) if *result.task_id == "t_01"));
+}
+
+#[test]
+fn an_empty_result_round_trips_as_an_empty_object() {
+    check_round_trip(
+        json!({"v": 1, "kind": "reply", "id": 8, "body": {"method": "download.pause", "result": {}}}),
+    );
+}
+
+#[test]
+fn an_error_round_trips_with_a_named_code_and_a_null_id() {
+    let envelope = check_round_trip(json!({
+        "v": 1, "kind": "error", "id": null,
+        "body": {"code": -32602, "message": "spec.url: not an absolute URL", "data": {"pointer": "/spec/url"}}
+    }));
+    let Envelope::Error { body, id, .. } = envelope else {
+        panic!("not an error")
+    };
+    assert_eq!(id, None);
+    assert_eq!(body.code, RpcErrorCode::InvalidParams);
+    assert_eq!(body.code.to_string(), "invalid_params");
+}
+
+#[test]
+fn an_event_round_trips_with_typed_params() {
+    let envelope = check_round_trip(json!({
+        "v": 1, "kind": "event",
+        "body": {"name": "event.task.state", "params": {"taskId": "t_01", "state": "paused", "previousState": "downloading"}}
+    }));
+    let Envelope::Event {
+        body: EventBody::EventTaskState(params),
+        ..
+    } = envelope
+    else {
+        panic!("not a state event")
+    };
+    assert_eq!(params.state, TaskState::Paused);
+    assert_eq!(params.previous_state, TaskState::Downloading);
+}
+
+#[test]
+fn a_tool_invoke_reply_carries_a_tool_capture_directly() {
+    let envelope = check_round_trip(json!({
+        "v": 1, "kind": "reply", "id": 1,
+        "body": {"method": "tool.invoke", "result": {"exitCode": 127, "stdout": "", "stderr": "vdm-exec: no tool \"x\"\n"}}
+    }));
+    let Envelope::Reply {
+        body: ReplyBody::ToolInvoke(capture),
+        ..
+    } = envelope
+    else {
+        panic!("not a tool reply")
+    };
+    assert_eq!(capture.exit_code, 127);
+}
+
+#[test]
+fn readers_ignore_fields_they_do_not_know() {
+    // A later minor version may add fields; a reader of this one must survive them.
+    let wire = json!({
+        "v": 1, "kind": "call", "id": 1, "traceId": "abc",
+        "body": {"method": "download.pause", "params": {"taskId": "t_01", "reason": "user"}, "extra": true}
+    });
+    let envelope: Envelope = serde_json::from_value(wire).expect("unknown fields are ignored");
+    assert!(matches!(
+        envelope,
+        Envelope::Call {
+            body: CallBody::DownloadPause(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_version_other_than_one_is_refused() {
+    let wire = json!({"v": 2, "kind": "event", "body": {"name": "event.task.removed", "params": {"taskId": "t"}}});
+    let err =
+        serde_json::from_value::<Envelope>(wire).expect_err("v: 2 must not read as a v1 envelope");
+    assert!(err.to_string().contains("protocol version 2"), "{err}");
+    assert_eq!(PROTOCOL_VERSION, 1);
+}
+
+#[test]
+fn an_unknown_rpc_error_code_is_refused_by_name() {
+    let wire = json!({"v": 1, "kind": "error", "id": 1, "body": {"code": -1, "message": "?"}});
+    let err = serde_json::from_value::<Envelope>(wire).expect_err("-1 is not a contract code");
+    assert!(
+        err.to_string().contains("-1 is not an RpcErrorCode"),
+        "{err}"
+    );
+}
+
+#[test]
+fn enums_keep_the_contracts_order_and_spelling() {
+    assert_eq!(TaskErrorCode::ALL.len(), 27);
+    assert_eq!(TaskErrorCode::ALL[0], TaskErrorCode::InvalidUrl);
+    assert_eq!(TaskErrorCode::ALL[26], TaskErrorCode::InternalError);
+    assert_eq!(TaskState::ALL.len(), 12);
+    assert_eq!(TaskState::RetryWait.to_string(), "retry_wait");
+    assert_eq!(
+        "server_file_changed".parse::<TaskErrorCode>().ok(),
+        Some(TaskErrorCode::ServerFileChanged)
+    );
+    assert!(
+        "ok".parse::<TaskErrorCode>().is_err(),
+        "ok has no wire spelling"
+    );
+    assert_eq!(
+        RpcErrorCode::ALL.map(RpcErrorCode::code)[..5],
+        [-32700, -32600, -32601, -32602, -32603]
+    );
+    assert_eq!(
+        "limit_exceeded".parse::<RpcErrorCode>(),
+        Ok(RpcErrorCode::LimitExceeded)
+    );
+}
+
+#[test]
+fn the_http_status_table_is_the_contracts_column() {
+    let carriers: Vec<String> = TaskErrorCode::CARRIES_HTTP_STATUS
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        carriers,
+        [
+            "http_client_error",
+            "http_server_error",
+            "auth_required",
+            "proxy_auth_required",
+            "forbidden",
+            "not_found",
+            "range_not_supported",
+            "server_file_changed"
+        ]
+    );
+    assert!(TaskErrorCode::NotFound.carries_http_status());
+    assert!(!TaskErrorCode::DnsFailed.carries_http_status());
+}
+
+#[test]
+fn the_method_table_lists_every_method_with_its_transports() {
+    let names: Vec<&str> = METHODS.iter().map(|info| info.name).collect();
+    assert_eq!(
+        names,
+        [
+            "session.hello",
+            "download.add",
+            "download.pause",
+            "download.resume",
+            "download.cancel",
+            "download.remove",
+            "download.update",
+            "download.list",
+            "download.get",
+            "tool.invoke"
+        ]
+    );
+    let tool = proto::method_info("tool.invoke").expect("tool.invoke is a method");
+    assert_eq!(tool.transports, [Transport::Unix]);
+    assert!(tool.spawns_process);
+    let add = proto::method_info("download.add").expect("download.add is a method");
+    assert_eq!(add.transports, [Transport::Unix, Transport::Websocket]);
+    assert!(add.errors.contains(&RpcErrorCode::InvalidParams));
+    assert_eq!(EVENTS.len(), 5);
+}

@@ -1,0 +1,278 @@
+//! One document for typify: every schema file, and every method's and event's
+//! shapes, as an entry of `$defs` named for the Rust type it becomes.
+
+use std::collections::BTreeMap;
+
+use anyhow::{anyhow, bail, Context};
+use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
+use serde_json::{Map, Value};
+
+/// Keywords that constrain values without changing their shape: the
+/// validator enforces them, the Rust types do not (typify panics on some and
+/// would pull in regex and date crates for others).
+const ASSERTION_ONLY: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "not",
+    "allOf",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "propertyNames",
+    "contains",
+    "examples",
+];
+
+/// The bundle and what codegen needs to know about it.
+pub struct Bundle {
+    /// `{"$defs": {Name: schema, ...}}`.
+    pub document: Value,
+    /// The Rust type name of each bundled place, by `(file, pointer)`.
+    pub names: BTreeMap<(String, String), String>,
+    /// Named objects without properties (empty params and results), with
+    /// their descriptions. typify would make them maps, or structs that refuse
+    /// unknown fields; `tables` writes them as tolerant empty structs instead.
+    pub empty_objects: BTreeMap<String, String>,
+}
+
+impl Bundle {
+    /// The Rust name of a method's or event's shape (`params`/`result`).
+    pub fn shape_name(&self, doc: &SchemaDoc, shape: &str) -> anyhow::Result<&str> {
+        self.names
+            .get(&(doc.rel.clone(), format!("/$defs/{shape}")))
+            .map(String::as_str)
+            .ok_or_else(|| anyhow!("{}: no $defs/{shape}", doc.rel))
+    }
+}
+
+pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
+    // First name every place, so references can be rewritten in one pass.
+    let mut names = BTreeMap::new();
+    let mut places: Vec<(&SchemaDoc, String, &Value)> = Vec::new();
+    for doc in &set.docs {
+        match doc.kind {
+            DocKind::Type | DocKind::Envelope | DocKind::Config => {
+                names.insert((doc.rel.clone(), String::new()), doc.name.clone());
+                places.push((doc, String::new(), &doc.value));
+            }
+            DocKind::Method | DocKind::Event => {
+                let defs = doc
+                    .value
+                    .get("$defs")
+                    .and_then(Value::as_object)
+                    .with_context(|| format!("{}: no $defs", doc.rel))?;
+                for (shape, schema) in defs {
+                    let pointer = format!("/$defs/{shape}");
+                    let title = schema
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .with_context(|| {
+                            format!(
+                                "{}#{pointer}: a shape needs a title, the Rust type's name",
+                                doc.rel
+                            )
+                        })?;
+                    names.insert((doc.rel.clone(), pointer.clone()), title.to_string());
+                    places.push((doc, pointer, schema));
+                }
+            }
+        }
+    }
+    // A shape that is only a reference to a named type *is* that type: the
+    // Rust code uses the target, not a newtype around it.
+    let mut aliases = BTreeMap::new();
+    for (doc, pointer, schema) in &places {
+        if let Some(target) = bare_ref(schema) {
+            let resolved = resolve_ref(set, doc, target)
+                .map_err(|why| anyhow!("{}#{pointer}: {why}", doc.rel))?;
+            let key = (resolved.doc.rel.clone(), resolved.pointer.to_string());
+            let name = names
+                .get(&key)
+                .cloned()
+                .with_context(|| format!("{}#{pointer}: {target} is not a named place", doc.rel))?;
+            aliases.insert((doc.rel.clone(), pointer.clone()), name);
+        }
+    }
+    names.extend(aliases.clone());
+
+    let mut defs = Map::new();
+    let mut empty_objects = BTreeMap::new();
+    for (doc, pointer, schema) in &places {
+        let key = (doc.rel.clone(), pointer.clone());
+        if aliases.contains_key(&key) {
+            continue;
+        }
+        let name = names.get(&key).cloned().unwrap_or_default();
+        let mut shaped = shape(set, doc, schema, &names)
+            .with_context(|| format!("bundling {}#{pointer}", doc.rel))?;
+        if let Value::Object(map) = &mut shaped {
+            map.insert("title".into(), Value::String(name.clone()));
+            // typify puts descriptions into doc comments; the version a type
+            // appeared in belongs there too.
+            let since = doc.value.get("x-since").and_then(Value::as_str);
+            if let (Some(since), Some(Value::String(text))) = (since, map.get_mut("description")) {
+                text.push_str(&format!("\n\nSince contract {since}."));
+            }
+        }
+        if is_empty_object(schema) {
+            let description = shaped
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            empty_objects.insert(name.clone(), description.to_string());
+        }
+        if defs.insert(name.clone(), shaped).is_some() {
+            bail!("two schema places are both named {name}; rename one title");
+        }
+    }
+    Ok(Bundle {
+        document: serde_json::json!({ "$defs": defs }),
+        names,
+        empty_objects,
+    })
+}
+
+fn is_empty_object(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        && schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(|props| props.is_empty())
+        && schema.get("additionalProperties") == Some(&Value::Bool(false))
+}
+
+/// The narrowest Rust integer (as a typify `format`) that holds `[min, max]`.
+/// typify would otherwise choose `i64` for most ranges and `NonZeroU64` for
+/// any range starting at 1, neither of which is what a reader wants to hold.
+fn integer_format(min: Option<f64>, max: Option<f64>) -> &'static str {
+    let (min, max) = (min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX));
+    let fits = |lo: f64, hi: f64| min >= lo && max <= hi;
+    if fits(0.0, u8::MAX.into()) {
+        "uint8"
+    } else if fits(0.0, u16::MAX.into()) {
+        "uint16"
+    } else if fits(0.0, u32::MAX.into()) {
+        "uint32"
+    } else if min >= 0.0 {
+        "uint64"
+    } else if fits(i32::MIN.into(), i32::MAX.into()) {
+        "int32"
+    } else {
+        "int64"
+    }
+}
+
+fn bare_ref(schema: &Value) -> Option<&str> {
+    let map = schema.as_object()?;
+    let only_annotations = map
+        .keys()
+        .all(|key| matches!(key.as_str(), "$ref" | "title" | "description"));
+    map.get("$ref")
+        .and_then(Value::as_str)
+        .filter(|_| only_annotations)
+}
+
+fn shape(
+    set: &SchemaSet,
+    doc: &SchemaDoc,
+    schema: &Value,
+    names: &BTreeMap<(String, String), String>,
+) -> anyhow::Result<Value> {
+    let Value::Object(map) = schema else {
+        return Ok(schema.clone());
+    };
+    let mut out = Map::new();
+    let is_integer = match map.get("type") {
+        Some(Value::String(one)) => one == "integer",
+        Some(Value::Array(many)) => many.iter().any(|ty| ty == "integer"),
+        _ => false,
+    };
+    if is_integer {
+        let bound = |key: &str| map.get(key).and_then(Value::as_f64);
+        out.insert(
+            "format".into(),
+            Value::String(integer_format(bound("minimum"), bound("maximum")).into()),
+        );
+    }
+    for (key, value) in map {
+        if is_integer && matches!(key.as_str(), "minimum" | "maximum") {
+            continue;
+        }
+        let meta_keyword = key.starts_with('$') && key != "$ref";
+        if ASSERTION_ONLY.contains(&key.as_str()) || meta_keyword || key.starts_with("x-") {
+            continue;
+        }
+        let shaped = match key.as_str() {
+            "$ref" => {
+                let reference = value.as_str().context("$ref is not a string")?;
+                let resolved = resolve_ref(set, doc, reference).map_err(|why| anyhow!(why))?;
+                let name = names
+                    .get(&(resolved.doc.rel.clone(), resolved.pointer.to_string()))
+                    .with_context(|| {
+                        format!("{reference} points inside a schema, not at a named type")
+                    })?;
+                Value::String(format!("#/$defs/{name}"))
+            }
+            // Tolerant readers: an unknown field is ignored, not refused.
+            "additionalProperties" if value == &Value::Bool(false) => continue,
+            "properties" => {
+                let mut props = Map::new();
+                for (name, sub) in value.as_object().into_iter().flatten() {
+                    props.insert(name.clone(), shape(set, doc, sub, names)?);
+                }
+                Value::Object(props)
+            }
+            "items" | "additionalProperties" => shape(set, doc, value, names)?,
+            "oneOf" | "anyOf" => Value::Array(
+                value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|sub| shape(set, doc, sub, names))
+                    .collect::<anyhow::Result<_>>()?,
+            ),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), shaped);
+    }
+    Ok(Value::Object(out))
+}
+
+/// Runs typify over the bundle. typify panics on shapes it does not handle;
+/// the panic becomes an error naming the schema instead of a crash.
+pub fn typify(bundle: &Bundle, replaced: &[String]) -> anyhow::Result<proc_macro2::TokenStream> {
+    let root: schemars08::schema::RootSchema = serde_json::from_value(bundle.document.clone())
+        .context("the bundle is not a schema typify reads")?;
+    let mut settings = typify::TypeSpaceSettings::default();
+    settings
+        .with_derive("PartialEq".to_string())
+        .with_map_type("::std::collections::BTreeMap");
+    for name in replaced {
+        settings.with_replacement(name, format!("super::tables::{name}"), std::iter::empty());
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut space = typify::TypeSpace::new(&settings);
+        space.add_root_schema(root).map(|_| space.to_stream())
+    }));
+    match result {
+        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Err(err)) => bail!("typify refused the bundle: {err}"),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|text| text.to_string()))
+                .unwrap_or_default();
+            bail!("typify panicked on the bundle: {what}")
+        }
+    }
+}
