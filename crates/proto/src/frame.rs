@@ -1,0 +1,266 @@
+//! Frames: one envelope on a byte stream.
+//!
+//! ```text
+//! +---------------------------+--------------------------------------+
+//! | length N: u32, big-endian | N bytes of UTF-8 JSON: one Envelope  |
+//! +---------------------------+--------------------------------------+
+//!   4 bytes                     1 ..= MAX_FRAME bytes
+//! ```
+//!
+//! [`MAX_FRAME`] is 1,048,576 bytes. The length is checked *before* any
+//! buffer is reserved or any body byte is read: `N == 0` is
+//! [`FrameError::Empty`], `N > MAX_FRAME` is [`FrameError::TooLarge`]. A peer
+//! can make a reader hold at most what it actually sent, and never more than
+//! `MAX_FRAME`: the body buffer grows with the bytes that arrive rather than
+//! with the length the peer claims.
+//!
+//! The envelope's `v` decides before anything else in the body: a body whose
+//! `v` is a number other than 1 is [`FrameError::BadVersion`] whatever else it
+//! holds, since a later version may change everything after it. (To keep the
+//! common case one parse, the body is decoded as a v1 envelope first and only a
+//! failed decode is examined for its version; the outcome is the same as
+//! checking the version first.)
+//!
+//! After [`FrameError::Empty`], [`FrameError::Json`] or
+//! [`FrameError::BadVersion`] the whole frame has been consumed and the reader
+//! stands at the next one, so a server can answer and go on. After
+//! [`FrameError::TooLarge`] it does not: the body was not read, and the stream
+//! cannot be resynchronised; close it.
+//!
+//! On the writing side, an envelope is encoded in full before anything is
+//! written, so an oversized one is refused with nothing on the stream. The
+//! JSON is serde's: struct fields in alphabetical order (typify sorts them),
+//! a tagged enum's tag first, optional fields left out when absent.
+//!
+//! # Speed
+//!
+//! `cargo bench -p proto --bench frame` compares reading 100k typical
+//! envelopes through [`FrameReader`] with `serde_json::from_slice` of the same
+//! bodies already in memory, and writing through [`FrameWriter`] with
+//! `serde_json::to_writer` into a reused `Vec`. The figures are kept in
+//! `docs/benchmarks.md`.
+
+use std::io::{self, Read, Write};
+
+use crate::Envelope;
+
+/// The largest body a frame may carry, in bytes.
+pub const MAX_FRAME: usize = 1_048_576;
+
+/// The length prefix's size.
+const HEADER: usize = 4;
+
+/// Why a frame could not be read or written.
+///
+/// `Closed`, `Empty`, `BadVersion`, `Json` on reading and `TooLarge` on
+/// reading are the peer's doing; `TooLarge` and `Json` on writing are the
+/// caller's (an envelope that does not fit, or does not encode).
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The stream ended cleanly, before the first byte of a frame.
+    #[error("the stream closed between frames")]
+    Closed,
+    /// The length prefix was 0; a frame always carries an envelope.
+    #[error("the frame is empty (length 0); a frame carries one envelope")]
+    Empty,
+    /// The length prefix, or an outgoing body, was larger than [`MAX_FRAME`].
+    #[error("the frame's body is {0} bytes, more than the {MAX_FRAME} a frame may carry")]
+    TooLarge(usize),
+    /// The envelope's `v` was a number other than the protocol version.
+    #[error("the envelope is protocol version {0}, and this reader speaks {ver}", ver = crate::PROTOCOL_VERSION)]
+    BadVersion(u64),
+    /// The body was not a valid envelope, or an envelope could not be encoded.
+    #[error("the frame's body is not a valid envelope: {0}")]
+    Json(#[source] serde_json::Error),
+    /// Any other I/O failure, including a stream that ends inside a frame
+    /// (`UnexpectedEof`).
+    #[error("the frame could not be read or written: {0}")]
+    Io(#[from] io::Error),
+}
+
+impl FrameError {
+    /// Whether the reader still stands at a frame boundary after this error,
+    /// so it can answer and read on.
+    pub fn is_recoverable(&self) -> bool {
+        matches!(
+            self,
+            FrameError::Empty | FrameError::Json(_) | FrameError::BadVersion(_)
+        )
+    }
+}
+
+/// Checks a length prefix, before anything is reserved or read.
+pub(crate) fn check_length(prefix: [u8; HEADER]) -> Result<usize, FrameError> {
+    // u32 always fits usize on the targets this crate builds for (32 and 64 bit).
+    let len = u32::from_be_bytes(prefix) as usize;
+    match len {
+        0 => Err(FrameError::Empty),
+        len if len > MAX_FRAME => Err(FrameError::TooLarge(len)),
+        len => Ok(len),
+    }
+}
+
+/// Decodes one body. Version first, in outcome: see the module docs.
+pub(crate) fn decode_body(body: &[u8]) -> Result<Envelope, FrameError> {
+    serde_json::from_slice::<Envelope>(body).map_err(|err| match stated_version(body) {
+        Some(version) if version != crate::PROTOCOL_VERSION => FrameError::BadVersion(version),
+        _ => FrameError::Json(err),
+    })
+}
+
+/// The numeric `v` of a body that is a JSON object, if it has one.
+fn stated_version(body: &[u8]) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        v: Option<serde_json::Value>,
+    }
+    serde_json::from_slice::<Probe>(body).ok()?.v?.as_u64()
+}
+
+/// Encodes one envelope as a whole frame into `buf` (cleared first).
+pub(crate) fn encode_frame(envelope: &Envelope, buf: &mut Vec<u8>) -> Result<(), FrameError> {
+    buf.clear();
+    buf.extend_from_slice(&[0; HEADER]);
+    serde_json::to_writer(&mut *buf, envelope).map_err(FrameError::Json)?;
+    let len = buf.len() - HEADER;
+    if len > MAX_FRAME {
+        buf.clear();
+        return Err(FrameError::TooLarge(len));
+    }
+    // len <= MAX_FRAME < u32::MAX, so the conversion cannot fail.
+    let prefix = u32::try_from(len)
+        .map_err(|_| FrameError::TooLarge(len))?
+        .to_be_bytes();
+    if let Some(header) = buf.get_mut(..HEADER) {
+        header.copy_from_slice(&prefix);
+    }
+    Ok(())
+}
+
+/// Reads frames from `R`, reusing one body buffer across frames.
+#[derive(Debug)]
+pub struct FrameReader<R> {
+    inner: R,
+    body: Vec<u8>,
+}
+
+impl<R: Read> FrameReader<R> {
+    pub fn new(inner: R) -> Self {
+        Self {
+            inner,
+            body: Vec::new(),
+        }
+    }
+
+    /// Reads the next envelope.
+    pub fn read(&mut self) -> Result<Envelope, FrameError> {
+        let len = self.read_body()?;
+        decode_body(self.body.get(..len).unwrap_or_default())
+    }
+
+    /// Reads the next frame's body without decoding it (for tools that check
+    /// bodies themselves). The bytes stay valid until the next read.
+    pub fn read_raw(&mut self) -> Result<&[u8], FrameError> {
+        let len = self.read_body()?;
+        Ok(self.body.get(..len).unwrap_or_default())
+    }
+
+    fn read_body(&mut self) -> Result<usize, FrameError> {
+        let mut prefix = [0u8; HEADER];
+        let mut filled = 0;
+        while filled < HEADER {
+            let Some(rest) = prefix.get_mut(filled..) else {
+                break;
+            };
+            match self.inner.read(rest) {
+                Ok(0) if filled == 0 => return Err(FrameError::Closed),
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into()),
+                Ok(n) => filled += n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err.into()),
+            }
+        }
+        let len = check_length(prefix)?;
+        self.body.clear();
+        // `take` bounds the read to this frame; the buffer grows with what
+        // arrives, so a peer that claims a megabyte and sends ten bytes costs
+        // ten bytes (plus the buffer kept from earlier frames).
+        let read = (&mut self.inner)
+            .take(len as u64)
+            .read_to_end(&mut self.body)?;
+        if read < len {
+            return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+        }
+        Ok(len)
+    }
+
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+impl<R: Read> Iterator for FrameReader<R> {
+    type Item = Result<Envelope, FrameError>;
+
+    /// Frames until the stream closes. An error that leaves the reader at a
+    /// frame boundary is yielded and reading goes on; any other error is
+    /// yielded once and ends the iteration.
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.read() {
+            Err(FrameError::Closed) => None,
+            other => Some(other),
+        }
+    }
+}
+
+/// Writes frames to `W`, reusing one encoding buffer across frames.
+#[derive(Debug)]
+pub struct FrameWriter<W> {
+    inner: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> FrameWriter<W> {
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Encodes `envelope`, then writes the length, the body, and flushes.
+    /// An envelope over [`MAX_FRAME`] is refused with nothing written.
+    pub fn write(&mut self, envelope: &Envelope) -> Result<(), FrameError> {
+        encode_frame(envelope, &mut self.buf)?;
+        self.inner.write_all(&self.buf)?;
+        self.inner.flush()?;
+        Ok(())
+    }
+
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+/// Writes one envelope as a frame. See [`FrameWriter::write`].
+pub fn write_frame<W: Write>(writer: &mut W, envelope: &Envelope) -> Result<(), FrameError> {
+    let mut buf = Vec::new();
+    encode_frame(envelope, &mut buf)?;
+    writer.write_all(&buf)?;
+    writer.flush()?;
+    Ok(())
+}
+
+/// Reads one envelope from a frame. See [`FrameReader::read`]; this one does
+/// not reuse a buffer across calls.
+pub fn read_frame<R: Read>(reader: &mut R) -> Result<Envelope, FrameError> {
+    FrameReader::new(reader).read()
+}

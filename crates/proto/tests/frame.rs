@@ -1,0 +1,421 @@
+//! The frame rules, one test each, driven through the synchronous reader and
+//! (with the `tokio` feature) the codec, with the same cases.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use proto::{read_frame, write_frame, Envelope, FrameError, FrameReader, FrameWriter, MAX_FRAME};
+use serde_json::json;
+
+/// One outcome of reading, as a short word the fixture sidecars also use.
+fn outcome(result: &Result<Envelope, FrameError>) -> String {
+    match result {
+        Ok(Envelope::Call { .. }) => "envelope:call".into(),
+        Ok(Envelope::Reply { .. }) => "envelope:reply".into(),
+        Ok(Envelope::Error { .. }) => "envelope:error".into(),
+        Ok(Envelope::Event { .. }) => "envelope:event".into(),
+        Err(FrameError::Closed) => "closed".into(),
+        Err(FrameError::Empty) => "empty".into(),
+        Err(FrameError::TooLarge(n)) => format!("too_large:{n}"),
+        Err(FrameError::BadVersion(v)) => format!("bad_version:{v}"),
+        Err(FrameError::Json(_)) => "json".into(),
+        Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
+            "io:unexpected_eof".into()
+        }
+        Err(FrameError::Io(err)) => format!("io:{err}"),
+    }
+}
+
+/// How a scripted reader hands out bytes.
+#[derive(Clone, Copy, Debug)]
+enum Script {
+    /// As much as is asked for.
+    Whole,
+    /// One byte per call.
+    OneByte,
+    /// `Interrupted` before every byte.
+    Interrupted,
+}
+
+struct ScriptedReader {
+    bytes: Vec<u8>,
+    at: usize,
+    script: Script,
+    interrupt_next: bool,
+}
+
+impl ScriptedReader {
+    fn new(bytes: &[u8], script: Script) -> Self {
+        Self {
+            bytes: bytes.to_vec(),
+            at: 0,
+            script,
+            interrupt_next: true,
+        }
+    }
+}
+
+impl Read for ScriptedReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if matches!(self.script, Script::Interrupted) {
+            self.interrupt_next = !self.interrupt_next;
+            if !self.interrupt_next {
+                return Err(io::Error::from(io::ErrorKind::Interrupted));
+            }
+        }
+        let rest = &self.bytes[self.at..];
+        let n = match self.script {
+            Script::Whole => rest.len().min(buf.len()),
+            Script::OneByte | Script::Interrupted => rest.len().min(buf.len()).min(1),
+        };
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Reads until the stream closes or an error leaves the reader off a frame boundary.
+fn outcomes_sync(bytes: &[u8], script: Script) -> Vec<String> {
+    let mut reader = FrameReader::new(ScriptedReader::new(bytes, script));
+    let mut out = Vec::new();
+    loop {
+        let result = reader.read();
+        out.push(outcome(&result));
+        match result {
+            Ok(_) => {}
+            Err(err) if err.is_recoverable() => {}
+            Err(_) => return out,
+        }
+    }
+}
+
+#[cfg(feature = "tokio")]
+fn outcomes_codec(bytes: &[u8], script: Script) -> Vec<String> {
+    use tokio_util::codec::Decoder;
+    let chunk = match script {
+        Script::Whole => bytes.len().max(1),
+        Script::OneByte | Script::Interrupted => 1,
+    };
+    let mut codec = proto::FrameCodec::new();
+    let mut buf = bytes::BytesMut::new();
+    let mut out = Vec::new();
+    let mut chunks = bytes.chunks(chunk);
+    loop {
+        match codec.decode(&mut buf) {
+            Ok(None) => match chunks.next() {
+                Some(more) => buf.extend_from_slice(more),
+                None => {
+                    match codec.decode_eof(&mut buf) {
+                        Ok(None) => out.push("closed".into()),
+                        other => out.push(outcome(
+                            &other.map(|e| e.expect("decode returned None before")),
+                        )),
+                    }
+                    return out;
+                }
+            },
+            Ok(Some(envelope)) => out.push(outcome(&Ok(envelope))),
+            Err(err) => {
+                let recoverable = err.is_recoverable();
+                out.push(outcome(&Err(err)));
+                if !recoverable {
+                    return out;
+                }
+            }
+        }
+    }
+}
+
+/// Checks one byte stream against its expected outcomes, under every script,
+/// through every implementation.
+fn check(bytes: &[u8], expected: &[&str]) {
+    for script in [Script::Whole, Script::OneByte, Script::Interrupted] {
+        assert_eq!(
+            outcomes_sync(bytes, script),
+            expected,
+            "sync reader, {script:?}"
+        );
+        #[cfg(feature = "tokio")]
+        assert_eq!(
+            outcomes_codec(bytes, script),
+            expected,
+            "tokio codec, {script:?}"
+        );
+    }
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = u32::try_from(body.len())
+        .expect("test bodies fit")
+        .to_be_bytes()
+        .to_vec();
+    out.extend_from_slice(body);
+    out
+}
+
+const EVENT: &str =
+    r#"{"kind":"event","body":{"name":"event.task.removed","params":{"taskId":"t_01"}},"v":1}"#;
+
+fn event() -> Envelope {
+    serde_json::from_str(EVENT).expect("EVENT is an envelope")
+}
+
+#[test]
+fn a_frame_is_read_across_short_and_interrupted_reads() {
+    check(&frame(EVENT.as_bytes()), &["envelope:event", "closed"]);
+}
+
+#[test]
+fn end_of_stream_before_a_frame_is_closed() {
+    check(&[], &["closed"]);
+}
+
+#[test]
+fn end_of_stream_inside_the_length_is_unexpected_eof() {
+    for cut in 1..=3 {
+        check(&frame(EVENT.as_bytes())[..cut], &["io:unexpected_eof"]);
+    }
+}
+
+#[test]
+fn a_zero_length_is_refused_and_the_next_frame_is_read() {
+    let mut bytes = vec![0, 0, 0, 0];
+    bytes.extend(frame(EVENT.as_bytes()));
+    check(&bytes, &["empty", "envelope:event", "closed"]);
+}
+
+#[test]
+fn a_length_past_max_frame_is_refused_and_ends_the_stream() {
+    let mut bytes = u32::try_from(MAX_FRAME + 1)
+        .expect("fits")
+        .to_be_bytes()
+        .to_vec();
+    bytes.extend_from_slice(EVENT.as_bytes());
+    check(&bytes, &[&format!("too_large:{}", MAX_FRAME + 1)]);
+    check(&[0xff; 4], &[&format!("too_large:{}", u32::MAX)]);
+}
+
+/// Panics if anything past the 4-byte header is read.
+struct HeaderOnly {
+    header: [u8; 4],
+    at: usize,
+}
+
+impl Read for HeaderOnly {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        assert!(
+            self.at < 4,
+            "the body was read although the length was refused"
+        );
+        let n = buf.len().min(4 - self.at);
+        buf[..n].copy_from_slice(&self.header[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_refused_length_is_decided_before_the_body_is_read() {
+    for (len, expected) in [
+        (0u32, "empty"),
+        (
+            u32::try_from(MAX_FRAME + 1).expect("fits"),
+            "too_large:1048577",
+        ),
+    ] {
+        let mut reader = HeaderOnly {
+            header: len.to_be_bytes(),
+            at: 0,
+        };
+        assert_eq!(outcome(&read_frame(&mut reader)), expected);
+    }
+}
+
+#[test]
+fn a_body_of_exactly_max_frame_is_accepted() {
+    let head =
+        r#"{"kind":"event","body":{"name":"event.task.removed","params":{"taskId":"t_01"}},"v":1"#;
+    // Whitespace is valid JSON padding: the body is an envelope of MAX_FRAME bytes.
+    let mut body = head.as_bytes().to_vec();
+    body.resize(MAX_FRAME - 1, b' ');
+    body.push(b'}');
+    check(&frame(&body), &["envelope:event", "closed"]);
+}
+
+#[test]
+fn end_of_stream_inside_the_body_is_unexpected_eof() {
+    let bytes = frame(EVENT.as_bytes());
+    check(&bytes[..bytes.len() - 1], &["io:unexpected_eof"]);
+}
+
+#[test]
+fn a_body_that_is_not_an_envelope_is_json_and_the_next_frame_is_read() {
+    for body in [
+        &b"{\"v\":1"[..],
+        b"[1,2]",
+        b"{\"v\":1,\"kind\":\"nap\"}",
+        b"\xff\xfe",
+    ] {
+        let mut bytes = frame(body);
+        bytes.extend(frame(EVENT.as_bytes()));
+        check(&bytes, &["json", "envelope:event", "closed"]);
+    }
+}
+
+#[test]
+fn the_version_decides_before_the_rest_of_the_body() {
+    let mut bytes = frame(br#"{"v":2,"anything":"new"}"#);
+    bytes.extend(frame(EVENT.as_bytes()));
+    check(&bytes, &["bad_version:2", "envelope:event", "closed"]);
+    // A v2 body that would otherwise be a fine v1 envelope is still a version error.
+    check(
+        &frame(EVENT.replace("\"v\":1", "\"v\":7").as_bytes()),
+        &["bad_version:7", "closed"],
+    );
+}
+
+#[test]
+fn a_body_without_a_numeric_version_is_json_not_a_version_error() {
+    for body in [
+        r#"{"kind":"event"}"#,
+        r#"{"v":"2"}"#,
+        r#"{"v":-1}"#,
+        r#"{"v":1.5}"#,
+    ] {
+        check(&frame(body.as_bytes()), &["json", "closed"]);
+    }
+}
+
+#[test]
+fn writing_puts_the_length_the_body_and_a_flush() {
+    struct Recorder {
+        bytes: Vec<u8>,
+        flushed: bool,
+    }
+    impl io::Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushed = true;
+            Ok(())
+        }
+    }
+    let mut out = Recorder {
+        bytes: Vec::new(),
+        flushed: false,
+    };
+    write_frame(&mut out, &event()).expect("an event fits a frame");
+    assert_eq!(out.bytes, frame(EVENT.as_bytes()));
+    assert!(out.flushed);
+}
+
+#[test]
+fn an_oversized_envelope_is_refused_with_nothing_written() {
+    let big: Envelope = serde_json::from_value(json!({
+        "v": 1, "kind": "reply", "id": 1,
+        "body": {"method": "tool.invoke", "result": {"exitCode": 0, "stderr": "", "stdout": "x".repeat(MAX_FRAME)}}
+    }))
+    .expect("a reply");
+    let mut out = Vec::new();
+    let err = write_frame(&mut out, &big).expect_err("a body over MAX_FRAME is refused");
+    assert!(
+        matches!(err, FrameError::TooLarge(n) if n > MAX_FRAME),
+        "{err:?}"
+    );
+    assert!(out.is_empty(), "{} bytes were written", out.len());
+    let mut writer = FrameWriter::new(Vec::new());
+    assert!(writer.write(&big).is_err());
+    writer
+        .write(&event())
+        .expect("the writer goes on after a refusal");
+    assert_eq!(writer.into_inner(), frame(EVENT.as_bytes()));
+}
+
+#[test]
+fn errors_read_as_sentences() {
+    let messages = [
+        FrameError::Closed.to_string(),
+        FrameError::Empty.to_string(),
+        FrameError::TooLarge(2_000_000).to_string(),
+        FrameError::BadVersion(2).to_string(),
+    ];
+    assert_eq!(
+        messages,
+        [
+            "the stream closed between frames",
+            "the frame is empty (length 0); a frame carries one envelope",
+            "the frame's body is 2000000 bytes, more than the 1048576 a frame may carry",
+            "the envelope is protocol version 2, and this reader speaks 1",
+        ]
+    );
+}
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/frames")
+}
+
+#[test]
+fn every_frame_fixture_reads_as_its_sidecar_says() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(fixtures_dir()).expect("conformance/frames exists") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_none_or(|ext| ext != "bin") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("fixture reads");
+        let sidecar: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expect.json"))
+                .expect("every fixture has a sidecar"),
+        )
+        .expect("sidecar is JSON");
+        let expected: Vec<&str> = sidecar["outcomes"]
+            .as_array()
+            .expect("outcomes")
+            .iter()
+            .filter_map(|o| o.as_str())
+            .collect();
+        assert_eq!(
+            outcomes_sync(&bytes, Script::Whole),
+            expected,
+            "{}",
+            path.display()
+        );
+        #[cfg(feature = "tokio")]
+        assert_eq!(
+            outcomes_codec(&bytes, Script::Whole),
+            expected,
+            "{} (codec)",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 14, "only {seen} frame fixtures found");
+}
+
+#[test]
+fn writing_reproduces_every_valid_fixture_byte_for_byte() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(fixtures_dir()).expect("conformance/frames exists") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_none_or(|ext| ext != "bin") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("fixture reads");
+        let envelopes: Result<Vec<Envelope>, FrameError> = FrameReader::new(&bytes[..]).collect();
+        let Ok(envelopes) = envelopes else { continue };
+        let mut writer = FrameWriter::new(Vec::new());
+        for envelope in &envelopes {
+            writer.write(envelope).expect("a read envelope writes");
+        }
+        assert_eq!(
+            writer.into_inner(),
+            bytes,
+            "{} is not what write_frame writes",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 7, "only {seen} valid frame fixtures found");
+}
