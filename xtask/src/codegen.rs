@@ -68,6 +68,10 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     let mut out = BTreeMap::new();
     let tables = tables::tables(&set, &bundle)?;
     let types = bundle::typify(&bundle, &tables.replaced)?;
+    let mut types: syn::File =
+        syn::parse2(types).context("typify wrote code that does not parse")?;
+    bundle::patch_nullable(&mut types, &bundle.nullable_optional)?;
+    let types = quote::ToTokens::to_token_stream(&types);
     out.insert(
         PathBuf::from(RUST_DIR).join("types.rs"),
         rust_file("the contract's types, methods, events and envelope", &types)?,
@@ -80,7 +84,29 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
             &tables,
         )?,
     );
+    out.insert(
+        PathBuf::from(SCHEMAS_RS),
+        rust_file(
+            "the schema set, compiled into the checker",
+            &embedded_schemas(&set),
+        )?,
+    );
     Ok(out)
+}
+
+/// The schema set as text inside the conformance checker, so a lane installs
+/// one binary and needs no files beside it.
+const SCHEMAS_RS: &str = "crates/conformance/src/generated/schemas.rs";
+
+fn embedded_schemas(set: &contract::SchemaSet) -> proc_macro2::TokenStream {
+    let rels: Vec<&str> = set.docs.iter().map(|doc| doc.rel.as_str()).collect();
+    let paths = rels
+        .iter()
+        .map(|rel| format!("../../../../contracts/schema/{rel}"));
+    quote::quote! {
+        /// Every schema file, by its path under `contracts/schema/`.
+        pub const SCHEMAS: &[(&str, &str)] = &[#((#rels, include_str!(#paths))),*];
+    }
 }
 
 /// Paths that differ from what codegen would write, with why.

@@ -2,7 +2,9 @@
 //! here (and is also reachable from `cargo test`), so CI and a developer run
 //! exactly the same code.
 
+mod bench;
 mod codegen;
+mod conformance;
 mod lint;
 
 use std::path::{Path, PathBuf};
@@ -15,7 +17,10 @@ commands:
   lint                 check every schema under contracts/schema/ against the rules in schema/
   codegen              regenerate everything derived from the schemas
   codegen --check      write nothing; fail naming every stale or missing file
-  gate                 the full contract gate: lint, codegen --check
+  conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement, frames)
+  bench conformance [--count N] [--peer-sample N] [--no-peers]
+                       time vdm-conform check against the bare jsonschema crate, ajv-cli and check-jsonschema
+  gate                 the full contract gate: lint, codegen --check, conformance
 ";
 
 fn main() -> ExitCode {
@@ -25,7 +30,9 @@ fn main() -> ExitCode {
         ["lint"] => lint::run(&root()),
         ["codegen"] => codegen::run(&root(), codegen::Mode::Write),
         ["codegen", "--check"] => codegen::run(&root(), codegen::Mode::Check),
+        ["conformance"] => conformance::run(&root()),
         ["gate"] => gate(&root()),
+        ["bench", "conformance", rest @ ..] => bench::run(&root(), rest),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -47,6 +54,7 @@ fn main() -> ExitCode {
 fn gate(root: &Path) -> anyhow::Result<()> {
     lint::run(root)?;
     codegen::run(root, codegen::Mode::Check)?;
+    conformance::run(root)?;
     println!("gate: ok");
     Ok(())
 }

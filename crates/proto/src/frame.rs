@@ -89,6 +89,43 @@ impl FrameError {
     }
 }
 
+/// A read's outcome in one word, as the fixture sidecars of
+/// `conformance/frames/` spell it (`envelope:call`, `empty`,
+/// `too_large:1048577`, `io:unexpected_eof`, ...).
+pub fn outcome_word(result: &Result<Envelope, FrameError>) -> String {
+    match result {
+        Ok(Envelope::Call { .. }) => "envelope:call".into(),
+        Ok(Envelope::Reply { .. }) => "envelope:reply".into(),
+        Ok(Envelope::Error { .. }) => "envelope:error".into(),
+        Ok(Envelope::Event { .. }) => "envelope:event".into(),
+        Err(FrameError::Closed) => "closed".into(),
+        Err(FrameError::Empty) => "empty".into(),
+        Err(FrameError::TooLarge(n)) => format!("too_large:{n}"),
+        Err(FrameError::BadVersion(v)) => format!("bad_version:{v}"),
+        Err(FrameError::Json(_)) => "json".into(),
+        Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
+            "io:unexpected_eof".into()
+        }
+        Err(FrameError::Io(err)) => format!("io:{}", err.kind()),
+    }
+}
+
+/// Reads a whole stream, one outcome word per read, until it closes or an
+/// error leaves the reader off a frame boundary.
+pub fn outcomes<R: Read>(reader: R) -> Vec<String> {
+    let mut reader = FrameReader::new(reader);
+    let mut out = Vec::new();
+    loop {
+        let result = reader.read();
+        out.push(outcome_word(&result));
+        match result {
+            Ok(_) => {}
+            Err(err) if err.is_recoverable() => {}
+            Err(_) => return out,
+        }
+    }
+}
+
 /// Checks a length prefix, before anything is reserved or read.
 pub(crate) fn check_length(prefix: [u8; HEADER]) -> Result<usize, FrameError> {
     // u32 always fits usize on the targets this crate builds for (32 and 64 bit).

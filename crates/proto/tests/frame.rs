@@ -7,23 +7,8 @@ use std::path::{Path, PathBuf};
 use proto::{read_frame, write_frame, Envelope, FrameError, FrameReader, FrameWriter, MAX_FRAME};
 use serde_json::json;
 
-/// One outcome of reading, as a short word the fixture sidecars also use.
 fn outcome(result: &Result<Envelope, FrameError>) -> String {
-    match result {
-        Ok(Envelope::Call { .. }) => "envelope:call".into(),
-        Ok(Envelope::Reply { .. }) => "envelope:reply".into(),
-        Ok(Envelope::Error { .. }) => "envelope:error".into(),
-        Ok(Envelope::Event { .. }) => "envelope:event".into(),
-        Err(FrameError::Closed) => "closed".into(),
-        Err(FrameError::Empty) => "empty".into(),
-        Err(FrameError::TooLarge(n)) => format!("too_large:{n}"),
-        Err(FrameError::BadVersion(v)) => format!("bad_version:{v}"),
-        Err(FrameError::Json(_)) => "json".into(),
-        Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
-            "io:unexpected_eof".into()
-        }
-        Err(FrameError::Io(err)) => format!("io:{err}"),
-    }
+    proto::frame::outcome_word(result)
 }
 
 /// How a scripted reader hands out bytes.
@@ -74,19 +59,8 @@ impl Read for ScriptedReader {
     }
 }
 
-/// Reads until the stream closes or an error leaves the reader off a frame boundary.
 fn outcomes_sync(bytes: &[u8], script: Script) -> Vec<String> {
-    let mut reader = FrameReader::new(ScriptedReader::new(bytes, script));
-    let mut out = Vec::new();
-    loop {
-        let result = reader.read();
-        out.push(outcome(&result));
-        match result {
-            Ok(_) => {}
-            Err(err) if err.is_recoverable() => {}
-            Err(_) => return out,
-        }
-    }
+    proto::frame::outcomes(ScriptedReader::new(bytes, script))
 }
 
 #[cfg(feature = "tokio")]

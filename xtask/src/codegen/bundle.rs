@@ -1,7 +1,7 @@
 //! One document for typify: every schema file, and every method's and event's
 //! shapes, as an entry of `$defs` named for the Rust type it becomes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{anyhow, bail, Context};
 use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
@@ -42,9 +42,22 @@ pub struct Bundle {
     /// their descriptions. typify would make them maps, or structs that refuse
     /// unknown fields; `tables` writes them as tolerant empty structs instead.
     pub empty_objects: BTreeMap<String, String>,
+    /// JSON names of optional properties that may also be `null`, where
+    /// absent and `null` mean different things (`null` clears a setting).
+    /// typify would fold both into one `Option`; `patch_nullable` fixes that.
+    pub nullable_optional: BTreeSet<String>,
 }
 
 impl Bundle {
+    /// Every type name the bundle defines, sorted.
+    pub fn defined_names(&self) -> impl Iterator<Item = &String> {
+        self.document
+            .get("$defs")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|defs| defs.keys())
+    }
+
     /// The Rust name of a method's or event's shape (`params`/`result`).
     pub fn shape_name(&self, doc: &SchemaDoc, shape: &str) -> anyhow::Result<&str> {
         self.names
@@ -134,11 +147,116 @@ pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
             bail!("two schema places are both named {name}; rename one title");
         }
     }
+    let nullable_optional = nullable_optional(set)?;
     Ok(Bundle {
         document: serde_json::json!({ "$defs": defs }),
         names,
         empty_objects,
+        nullable_optional,
     })
+}
+
+/// Optional properties whose type admits `null`, by JSON name. A name that is
+/// also an optional, non-nullable property elsewhere is refused: the patch
+/// works by name, so the two would be confused.
+fn nullable_optional(set: &SchemaSet) -> anyhow::Result<BTreeSet<String>> {
+    fn walk(schema: &Value, nullable: &mut BTreeSet<String>, plain: &mut BTreeSet<String>) {
+        let Some(map) = schema.as_object() else {
+            return;
+        };
+        if let Some(props) = map.get("properties").and_then(Value::as_object) {
+            let required: BTreeSet<&str> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            for (name, sub) in props {
+                if required.contains(name.as_str()) {
+                    continue;
+                }
+                let admits_null = sub
+                    .get("type")
+                    .and_then(Value::as_array)
+                    .is_some_and(|types| types.iter().any(|t| t == "null"));
+                if admits_null {
+                    nullable.insert(name.clone());
+                } else {
+                    plain.insert(name.clone());
+                }
+            }
+        }
+        for value in map.values() {
+            match value {
+                Value::Object(_) => walk(value, nullable, plain),
+                Value::Array(items) => items.iter().for_each(|item| walk(item, nullable, plain)),
+                _ => {}
+            }
+        }
+    }
+    let (mut nullable, mut plain) = (BTreeSet::new(), BTreeSet::new());
+    for doc in &set.docs {
+        walk(&doc.value, &mut nullable, &mut plain);
+    }
+    if let Some(both) = nullable.intersection(&plain).next() {
+        bail!("property {both:?} is optional-and-nullable in one place and optional elsewhere; rename one");
+    }
+    Ok(nullable)
+}
+
+/// Rewrites each optional, nullable field from `Option<T>` to
+/// `Option<Option<T>>`, so absent (`None`) and `null` (`Some(None)`) stay
+/// apart on both reading and writing.
+pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow::Result<()> {
+    for item in &mut file.items {
+        let syn::Item::Struct(item) = item else {
+            continue;
+        };
+        let syn::Fields::Named(fields) = &mut item.fields else {
+            continue;
+        };
+        for field in &mut fields.named {
+            let ident = field
+                .ident
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            let json_name = serde_rename(&field.attrs).unwrap_or(ident);
+            if !names.contains(&json_name) {
+                continue;
+            }
+            let ty = &field.ty;
+            let inner: syn::Type = syn::parse_quote!(::std::option::Option<#ty>);
+            field.ty = inner;
+            field.attrs.retain(|attr| !attr.path().is_ident("serde"));
+            field.attrs.push(syn::parse_quote! {
+                #[serde(
+                    rename = #json_name,
+                    default,
+                    skip_serializing_if = "::std::option::Option::is_none",
+                    deserialize_with = "super::tables::present_or_null"
+                )]
+            });
+        }
+    }
+    Ok(())
+}
+
+fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                let value: syn::LitStr = meta.value()?.parse()?;
+                found = Some(value.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    found
 }
 
 fn is_empty_object(schema: &Value) -> bool {

@@ -104,6 +104,21 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
 
     tokens.extend(method_table(set, bundle)?);
     tokens.extend(event_table(set)?);
+    tokens.extend(reserialize(bundle));
+    tokens.extend(quote! {
+        /// Reads a field that is present, as a value or `null`: `Some(value)`
+        /// or `Some(None)`. An absent field never gets here (it takes the
+        /// field's default, `None`), which is how absent and `null` stay apart.
+        pub fn present_or_null<'de, D, T>(
+            deserializer: D,
+        ) -> ::std::result::Result<::std::option::Option<::std::option::Option<T>>, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+            T: ::serde::Deserialize<'de>,
+        {
+            <::std::option::Option<T> as ::serde::Deserialize>::deserialize(deserializer).map(Some)
+        }
+    });
     Ok(Tables { tokens, replaced })
 }
 
@@ -385,4 +400,34 @@ fn event_table(set: &SchemaSet) -> anyhow::Result<TokenStream> {
             }
         }
     })
+}
+
+/// A way to read any named type from JSON and write it back, by name, so a
+/// checker can ask the generated types for their own verdict on a value.
+fn reserialize(bundle: &Bundle) -> TokenStream {
+    let names: Vec<&String> = bundle.defined_names().collect();
+    let types = names.iter().map(|name| ident(name));
+    quote! {
+        /// The name of every generated type, sorted.
+        pub const TYPE_NAMES: &[&str] = &[#(#names),*];
+
+        /// Reads `value` as the generated type called `type_name` and writes it
+        /// back; `None` when there is no such type. A tolerant reader may
+        /// accept what the schema refuses, and may drop what it does not know.
+        pub fn reserialize(
+            type_name: &str,
+            value: &::serde_json::Value,
+        ) -> Option<::std::result::Result<::serde_json::Value, ::serde_json::Error>> {
+            fn again<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(
+                value: &::serde_json::Value,
+            ) -> ::std::result::Result<::serde_json::Value, ::serde_json::Error> {
+                let typed: T = ::serde_json::from_value(value.clone())?;
+                ::serde_json::to_value(typed)
+            }
+            match type_name {
+                #(#names => Some(again::<#types>(value)),)*
+                _ => None,
+            }
+        }
+    }
 }

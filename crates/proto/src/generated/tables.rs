@@ -637,3 +637,15 @@ pub fn reserialize(
         _ => None,
     }
 }
+/// Reads a field that is present, as a value or `null`: `Some(value)`
+/// or `Some(None)`. An absent field never gets here (it takes the
+/// field's default, `None`), which is how absent and `null` stay apart.
+pub fn present_or_null<'de, D, T>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<::std::option::Option<T>>, D::Error>
+where
+    D: ::serde::Deserializer<'de>,
+    T: ::serde::Deserialize<'de>,
+{
+    <::std::option::Option<T> as ::serde::Deserialize>::deserialize(deserializer).map(Some)
+}

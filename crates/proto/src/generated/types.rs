@@ -318,9 +318,11 @@ pub struct DownloadUpdateParamsPatch {
     ///A cap on this task's transfer rate in bytes per second; null removes the cap.
     #[serde(
         rename = "speedLimitBytesPerSec",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "super::tables::present_or_null"
     )]
-    pub speed_limit_bytes_per_sec: ::std::option::Option<u64>,
+    pub speed_limit_bytes_per_sec: ::std::option::Option<::std::option::Option<u64>>,
 }
 /**The one JSON value a frame (or a WebSocket text message) carries: a call, the reply or error answering it, or a one-way event from the daemon. Told apart by `kind`.
 

@@ -1,0 +1,210 @@
+//! `vdm-conform`: does a lane's traffic conform to the vdm contract?
+//!
+//! Exit status: 0 when everything conforms, 1 on any violation, 2 on a usage
+//! or I/O error. The schemas are compiled in; nothing else is needed.
+
+use std::io::{Cursor, Read};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use conformance::report::{render, Format, Violation};
+use conformance::{input, mirror, Checker, Rule};
+use proto::{FrameError, FrameReader};
+
+#[derive(Parser)]
+#[command(
+    name = "vdm-conform",
+    version,
+    about = "Check messages and frame captures against the vdm contract"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// How to print violations.
+    #[arg(long, value_enum, default_value = "human", global = true)]
+    format: Format,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check messages: each FILE is one JSON value, a JSON array, or JSON Lines; `-` is stdin.
+    Check {
+        /// Check bare values of this type instead of envelopes (e.g. TaskDetail).
+        #[arg(long = "type", value_name = "NAME", default_value = "Envelope")]
+        type_name: String,
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// Check captured frame streams: every frame is decoded and checked.
+    Frames {
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// Compare TaskErrorCode with the engine's C++ enum class.
+    Mirror {
+        #[arg(long, value_name = "FILE")]
+        cpp_header: String,
+        /// The enum class to compare (default: the one whose first value is `ok`).
+        #[arg(long = "enum", value_name = "NAME")]
+        enum_name: Option<String>,
+    },
+    /// List every rule id with what it asks.
+    Rules,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("vdm-conform: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `Ok(true)` when everything conforms.
+fn run(cli: Cli) -> Result<bool, String> {
+    let violations = match cli.command {
+        Command::Check { type_name, files } => {
+            let checker = Checker::embedded().map_err(|err| err.to_string())?;
+            checker
+                .require_type(&type_name)
+                .map_err(|err| err.to_string())?;
+            let mut all = Vec::new();
+            for file in &files {
+                let text = read_text(file)?;
+                let messages = input::split(&text);
+                for (message, findings) in
+                    input::check_all(&checker, &type_name, messages).map_err(|e| e.to_string())?
+                {
+                    all.extend(findings.into_iter().map(|f| Violation {
+                        file: file.clone(),
+                        index: Some(message.index),
+                        line: message.line,
+                        offset: None,
+                        pointer: f.pointer,
+                        rule: f.rule.id().to_string(),
+                        message: f.message,
+                    }));
+                }
+            }
+            all
+        }
+        Command::Frames { files } => {
+            let checker = Checker::embedded().map_err(|err| err.to_string())?;
+            let mut all = Vec::new();
+            for file in &files {
+                all.extend(check_frames(&checker, file, read_bytes(file)?));
+            }
+            all
+        }
+        Command::Mirror {
+            cpp_header,
+            enum_name,
+        } => {
+            let text = read_text(&cpp_header)?;
+            let (name, header) = mirror::parse_header(&text, enum_name.as_deref())
+                .map_err(|e| format!("{cpp_header}: {e}"))?;
+            let checker = Checker::embedded().map_err(|err| err.to_string())?;
+            let values: Vec<&str> = checker
+                .schema_set()
+                .get(contract::DocKind::Type, "TaskErrorCode")
+                .and_then(|doc| doc.value.get("enum"))
+                .and_then(|v| v.as_array())
+                .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            mirror::compare(&cpp_header, &name, &header, &values)
+        }
+        Command::Rules => {
+            for rule in Rule::ALL {
+                println!("{}", rule.id());
+            }
+            for rule in contract::LintRule::ALL {
+                println!("{}\t{}", rule.id(), rule.summary());
+            }
+            return Ok(true);
+        }
+    };
+    print!("{}", render(&violations, cli.format));
+    if violations.is_empty() && cli.format == Format::Human {
+        eprintln!("vdm-conform: everything conforms");
+    }
+    Ok(violations.is_empty())
+}
+
+fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut reader = FrameReader::new(Cursor::new(bytes));
+    let mut index = 0;
+    loop {
+        let offset = reader.get_ref().position();
+        let violation = |rule: Rule, pointer: String, message: String| Violation {
+            file: file.to_string(),
+            index: Some(index),
+            line: None,
+            offset: Some(offset),
+            pointer,
+            rule: rule.id().to_string(),
+            message,
+        };
+        match reader.read_raw() {
+            Ok(body) => match serde_json::from_slice::<serde_json::Value>(body) {
+                Ok(value) => match checker.check("Envelope", &value) {
+                    Ok(findings) => out.extend(
+                        findings
+                            .into_iter()
+                            .map(|f| violation(f.rule, f.pointer, f.message)),
+                    ),
+                    Err(err) => out.push(violation(Rule::Schema, String::new(), err.to_string())),
+                },
+                Err(err) => out.push(violation(
+                    Rule::Json,
+                    String::new(),
+                    format!("the frame's body is not JSON: {err}"),
+                )),
+            },
+            Err(FrameError::Closed) => break,
+            Err(FrameError::Empty) => out.push(violation(
+                Rule::FrameEmpty,
+                String::new(),
+                FrameError::Empty.to_string(),
+            )),
+            Err(err @ FrameError::TooLarge(_)) => {
+                out.push(violation(
+                    Rule::FrameTooLarge,
+                    String::new(),
+                    format!("{err}; the rest of the capture cannot be read"),
+                ));
+                break;
+            }
+            Err(err) => {
+                out.push(violation(
+                    Rule::FrameTruncated,
+                    String::new(),
+                    format!("{err}; the capture ends inside a frame"),
+                ));
+                break;
+            }
+        }
+        index += 1;
+    }
+    out
+}
+
+fn read_bytes(file: &str) -> Result<Vec<u8>, String> {
+    if file == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("stdin: {e}"))?;
+        Ok(bytes)
+    } else {
+        std::fs::read(file).map_err(|e| format!("{file}: {e}"))
+    }
+}
+
+fn read_text(file: &str) -> Result<String, String> {
+    String::from_utf8(read_bytes(file)?).map_err(|e| format!("{file}: not UTF-8: {e}"))
+}

@@ -1,0 +1,372 @@
+//! The conformance gate over `conformance/`: valid fixtures pass every rule,
+//! each invalid fixture is refused by exactly the rule it names, every enum
+//! value and every method and event direction is covered, the generated Rust
+//! types agree with the validator (or the difference is listed with a
+//! reason), and the frame fixtures read as their sidecars say.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::{Checker, Error};
+
+/// One fixture file.
+#[derive(Debug, Clone)]
+pub struct Fixture {
+    /// Path under `conformance/` (`valid/x.json`).
+    pub path: String,
+    pub description: String,
+    /// The type the value is checked as (`Envelope` for messages).
+    pub type_name: String,
+    pub value: Value,
+    /// For invalid fixtures: the rule that must refuse it.
+    pub rule: Option<String>,
+    /// Rules that necessarily break with it (half-open ranges break coverage too).
+    pub also_breaks: Vec<String>,
+    /// Where the rule must be reported, if the fixture says.
+    pub pointer: Option<String>,
+}
+
+/// What the gate found: lines to print, and failures (empty when it passes).
+#[derive(Debug, Default)]
+pub struct GateReport {
+    pub lines: Vec<String>,
+    pub failures: Vec<String>,
+}
+
+pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
+    let dir = root.join(folder);
+    let input = |path: &Path, message: String| Error::Input {
+        path: path.display().to_string(),
+        message,
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| input(&dir, e.to_string()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).map_err(|e| input(&path, e.to_string()))?;
+        let raw: Value =
+            serde_json::from_str(&text).map_err(|e| input(&path, format!("not JSON: {e}")))?;
+        let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push(Fixture {
+            path: format!("{folder}/{name}"),
+            description: field("description")
+                .ok_or_else(|| input(&path, "missing \"description\"".into()))?,
+            type_name: field("type").ok_or_else(|| input(&path, "missing \"type\"".into()))?,
+            value: raw
+                .get("value")
+                .cloned()
+                .ok_or_else(|| input(&path, "missing \"value\"".into()))?,
+            rule: field("rule"),
+            also_breaks: raw
+                .get("alsoBreaks")
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            pointer: field("pointer"),
+        });
+    }
+    Ok(out)
+}
+
+/// `conformance/known-divergences`: fixture path, then the reason the
+/// generated types accept it although the validator does not.
+pub fn load_divergences(path: &Path) -> Result<BTreeMap<String, String>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Input {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let mut out = BTreeMap::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (fixture, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        if reason.trim().is_empty() {
+            return Err(Error::Input {
+                path: format!("{}:{}", path.display(), number + 1),
+                message: format!("{fixture} is listed without a reason"),
+            });
+        }
+        out.insert(fixture.to_string(), reason.trim().to_string());
+    }
+    Ok(out)
+}
+
+/// Runs the whole gate over `root` (the `conformance/` folder), with the
+/// checker built from `contracts/schema`.
+pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
+    let mut report = GateReport::default();
+    let valid = load_fixtures(root, "valid")?;
+    let invalid = load_fixtures(root, "invalid")?;
+    let divergences = load_divergences(&root.join("known-divergences"))?;
+
+    for fixture in &valid {
+        let findings = checker.check(&fixture.type_name, &fixture.value)?;
+        for finding in findings {
+            report.failures.push(format!(
+                "{}: a valid fixture breaks {} at {}: {}",
+                fixture.path,
+                finding.rule,
+                pointer_text(&finding.pointer),
+                finding.message
+            ));
+        }
+        match proto::reserialize(&fixture.type_name, &fixture.value) {
+            Some(Ok(again)) if again == fixture.value => {}
+            Some(Ok(again)) => report.failures.push(format!(
+                "{}: the generated {} type does not write back what it read: {again}",
+                fixture.path, fixture.type_name
+            )),
+            Some(Err(err)) => report.failures.push(format!(
+                "{}: the generated {} type refuses a valid fixture: {err}",
+                fixture.path, fixture.type_name
+            )),
+            None => report.failures.push(format!(
+                "{}: no generated type is called {}",
+                fixture.path, fixture.type_name
+            )),
+        }
+    }
+
+    let mut used_divergences = BTreeSet::new();
+    for fixture in &invalid {
+        let Some(rule) = &fixture.rule else {
+            report.failures.push(format!(
+                "{}: an invalid fixture must name the rule it breaks (\"rule\")",
+                fixture.path
+            ));
+            continue;
+        };
+        let findings = checker.check(&fixture.type_name, &fixture.value)?;
+        let fired: BTreeSet<&str> = findings.iter().map(|f| f.rule.id()).collect();
+        let allowed: BTreeSet<&str> = std::iter::once(rule.as_str())
+            .chain(fixture.also_breaks.iter().map(String::as_str))
+            .collect();
+        if fired != allowed {
+            let detail: Vec<String> = findings
+                .iter()
+                .map(|f| format!("{} at {}", f.rule, pointer_text(&f.pointer)))
+                .collect();
+            report.failures.push(format!(
+                "{}: expected to be refused by {} exactly, but got [{}]",
+                fixture.path,
+                allowed.iter().copied().collect::<Vec<_>>().join(" + "),
+                detail.join(", ")
+            ));
+        } else if let Some(pointer) = &fixture.pointer {
+            if !findings
+                .iter()
+                .any(|f| f.rule.id() == rule && &f.pointer == pointer)
+            {
+                report.failures.push(format!(
+                    "{}: {rule} fired, but not at {} (it fired at {})",
+                    fixture.path,
+                    pointer_text(pointer),
+                    findings
+                        .iter()
+                        .map(|f| pointer_text(&f.pointer))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        let accepted = matches!(
+            proto::reserialize(&fixture.type_name, &fixture.value),
+            Some(Ok(_))
+        );
+        let listed = divergences.contains_key(&fixture.path);
+        if listed {
+            used_divergences.insert(fixture.path.clone());
+        }
+        if accepted && !listed {
+            report.failures.push(format!(
+                "{}: the generated {} type accepts this value, which {rule} refuses; list it in conformance/known-divergences with a reason, or make the types refuse it",
+                fixture.path, fixture.type_name
+            ));
+        }
+        if !accepted && listed {
+            report.failures.push(format!(
+                "{}: listed in conformance/known-divergences, but the generated types refuse it now; remove the entry",
+                fixture.path
+            ));
+        }
+    }
+    for listed in divergences.keys() {
+        if !used_divergences.contains(listed) {
+            report.failures.push(format!(
+                "conformance/known-divergences names {listed}, which is not an invalid fixture"
+            ));
+        }
+    }
+
+    coverage(checker, &valid, &mut report);
+    frame_fixtures(&root.join("frames"), &mut report)?;
+    report.lines.push(format!(
+        "fixtures: {} valid, {} invalid, {} known divergences",
+        valid.len(),
+        invalid.len(),
+        divergences.len()
+    ));
+    Ok(report)
+}
+
+fn pointer_text(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "(root)"
+    } else {
+        pointer
+    }
+}
+
+/// Every value of every enum the envelope reaches appears in a valid fixture;
+/// every method has a valid call and a valid reply, every event a valid event.
+fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
+    let set = checker.schema_set();
+    let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut wire_enums: BTreeSet<String> = BTreeSet::new();
+    // Which enums are on the wire at all: walk the envelope's schema graph once.
+    checker.enums_reached_from("Envelope", &mut wire_enums);
+    for fixture in valid {
+        checker.visit_all(&fixture.type_name, &fixture.value, &mut |visit| {
+            if let Some(enum_type) = visit.enum_type {
+                let text = visit
+                    .value
+                    .as_str()
+                    .map_or_else(|| visit.value.to_string(), str::to_string);
+                seen.entry(enum_type.to_string()).or_default().insert(text);
+            }
+        });
+    }
+    report.lines.push("enum coverage:".into());
+    for doc in set
+        .of_kind(contract::DocKind::Type)
+        .filter(|doc| wire_enums.contains(&doc.name))
+    {
+        let values: Vec<String> = doc
+            .value
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect();
+        let got = seen.get(&doc.name).cloned().unwrap_or_default();
+        let missing: Vec<&String> = values.iter().filter(|v| !got.contains(*v)).collect();
+        report.lines.push(format!(
+            "  {:<18} {:>3}/{:<3} {}",
+            doc.name,
+            values.len() - missing.len(),
+            values.len(),
+            if missing.is_empty() {
+                "ok".to_string()
+            } else {
+                format!("missing {missing:?}")
+            }
+        ));
+        if !missing.is_empty() {
+            report.failures.push(format!(
+                "{}: no valid fixture uses {}",
+                doc.name,
+                missing
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let mut directions: BTreeSet<(String, String)> = BTreeSet::new();
+    for fixture in valid.iter().filter(|f| f.type_name == "Envelope") {
+        let kind = fixture
+            .value
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let body = fixture.value.get("body");
+        let name = body
+            .and_then(|b| b.get("method").or_else(|| b.get("name")))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        directions.insert((name.to_string(), kind.to_string()));
+    }
+    report.lines.push("method and event coverage:".into());
+    let wanted = proto::METHODS
+        .iter()
+        .flat_map(|m| [(m.name, "call"), (m.name, "reply")])
+        .chain(proto::EVENTS.iter().map(|e| (e.name, "event")));
+    let mut missing = Vec::new();
+    let mut total = 0;
+    for (name, kind) in wanted {
+        total += 1;
+        if !directions.contains(&(name.to_string(), kind.to_string())) {
+            missing.push(format!("{name} ({kind})"));
+        }
+    }
+    report.lines.push(format!(
+        "  {}/{total} directions have a valid fixture",
+        total - missing.len()
+    ));
+    for gap in missing {
+        report.failures.push(format!("no valid fixture for {gap}"));
+    }
+}
+
+/// `conformance/frames/*.bin` read as their `*.expect.json` sidecars say.
+fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
+    let input = |path: &Path, message: String| Error::Input {
+        path: path.display().to_string(),
+        message,
+    };
+    let mut count = 0;
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| input(dir, e.to_string()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "bin"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let bytes = std::fs::read(&path).map_err(|e| input(&path, e.to_string()))?;
+        let sidecar = path.with_extension("expect.json");
+        let expected: Value = std::fs::read_to_string(&sidecar)
+            .map_err(|e| input(&sidecar, e.to_string()))
+            .and_then(|text| {
+                serde_json::from_str(&text).map_err(|e| input(&sidecar, e.to_string()))
+            })?;
+        let expected: Vec<&str> = expected
+            .get("outcomes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let got = proto::frame::outcomes(&bytes[..]);
+        if got != expected {
+            report.failures.push(format!(
+                "{}: read as {got:?}, the sidecar says {expected:?}",
+                path.display()
+            ));
+        }
+        count += 1;
+    }
+    report.lines.push(format!(
+        "frame fixtures: {count} read as their sidecars say"
+    ));
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! Reading messages from a file: one JSON value, a JSON array of them, or
+//! JSON Lines; and checking many at once on every core.
+
+use serde_json::Value;
+
+use crate::{Checker, Error, Finding, Rule};
+
+/// One message of an input, located.
+#[derive(Debug)]
+pub struct Message<'a> {
+    /// Position in the file: array index, or the line's index among messages.
+    pub index: usize,
+    /// 1-based line where the message starts, when the layout tells it.
+    pub line: Option<usize>,
+    pub text: Source<'a>,
+}
+
+#[derive(Debug)]
+pub enum Source<'a> {
+    /// Text still to be parsed (a JSON Lines line).
+    Text(&'a str),
+    /// A value already parsed (an array element, or the whole file).
+    Value(Value),
+}
+
+/// Splits a file's text into messages. A file that is one JSON value is one
+/// message (or, if it is an array, one per element); anything else is read as
+/// JSON Lines, each non-blank line a message, so one bad line does not hide
+/// the rest.
+pub fn split(text: &str) -> Vec<Message<'_>> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            return match value {
+                Value::Array(items) => items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, value)| Message {
+                        index,
+                        line: None,
+                        text: Source::Value(value),
+                    })
+                    .collect(),
+                value => {
+                    let line = text.len() - trimmed.len();
+                    let line = text
+                        .get(..line)
+                        .map_or(1, |head| head.matches('\n').count() + 1);
+                    vec![Message {
+                        index: 0,
+                        line: Some(line),
+                        text: Source::Value(value),
+                    }]
+                }
+            };
+        }
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .enumerate()
+        .map(|(index, (number, line))| Message {
+            index,
+            line: Some(number + 1),
+            text: Source::Text(line),
+        })
+        .collect()
+}
+
+/// Checks every message as `target`, in parallel, keeping input order.
+/// A message with what was found in it.
+pub type Checked<'a> = (Message<'a>, Vec<Finding>);
+
+pub fn check_all<'a>(
+    checker: &Checker,
+    target: &str,
+    messages: Vec<Message<'a>>,
+) -> Result<Vec<Checked<'a>>, Error> {
+    checker.require_type(target)?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(messages.len().max(1));
+    let chunk = messages.len().div_ceil(threads).max(1);
+    let mut chunks: Vec<Vec<Message<'a>>> = Vec::with_capacity(threads);
+    let mut rest = messages.into_iter().peekable();
+    while rest.peek().is_some() {
+        chunks.push(rest.by_ref().take(chunk).collect());
+    }
+    let checked: Vec<Result<Vec<Checked<'a>>, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|message| {
+                            let findings = check_one(checker, target, &message)?;
+                            Ok((message, findings))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle.join().unwrap_or_else(|_| {
+                    Err(Error::Input {
+                        path: String::new(),
+                        message: "a checker thread failed".into(),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::new();
+    for part in checked {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+fn check_one(
+    checker: &Checker,
+    target: &str,
+    message: &Message<'_>,
+) -> Result<Vec<Finding>, Error> {
+    match &message.text {
+        Source::Value(value) => checker.check(target, value),
+        Source::Text(text) => match serde_json::from_str::<Value>(text) {
+            Ok(value) => checker.check(target, &value),
+            Err(err) => Ok(vec![Finding {
+                pointer: String::new(),
+                rule: Rule::Json,
+                message: format!("not JSON: {err}"),
+            }]),
+        },
+    }
+}

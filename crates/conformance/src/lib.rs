@@ -1,0 +1,414 @@
+//! The conformance checker: is a message (or a captured frame stream) what
+//! the contract says, and if not, exactly where and why.
+//!
+//! A message is checked three ways, and every failure is reported, not just
+//! the first: its `v` (rule `envelope.version`, before anything else), the
+//! JSON Schema (rule `schema`, or the rule an `x-rule` annotation names for
+//! the part of the schema that failed), and the semantic rules JSON Schema
+//! cannot say (byte ranges, coverage, sums: see [`rules`]).
+
+pub mod fixtures;
+pub mod generated;
+pub mod input;
+pub mod mirror;
+pub mod plan;
+pub mod report;
+pub mod rules;
+
+use std::collections::HashMap;
+use std::path::Path as FsPath;
+use std::sync::OnceLock;
+
+use contract::{DocKind, SchemaSet};
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+pub use rules::{Finding, Rule};
+
+use crate::plan::{Plan, Visit};
+use crate::rules::Path;
+
+/// Why a checker could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Schemas(#[from] contract::Error),
+    #[error("no type called {0:?}; known types: {1}")]
+    UnknownType(String, String),
+    #[error("the schema for {name} does not compile: {message}")]
+    Compile { name: String, message: String },
+    #[error("{path}: {message}")]
+    Input { path: String, message: String },
+}
+
+/// The types whose semantic rules the walk stops at.
+const SEMANTIC_TYPES: &[&str] = &["TaskDetail", "TaskSummary", "Segment"];
+
+/// A compiled checker for one schema set.
+pub struct Checker {
+    set: SchemaSet,
+    registry: jsonschema::Registry<'static>,
+    /// Where each named type's schema lives (`$id#pointer`).
+    locations: HashMap<String, String>,
+    validators: HashMap<String, OnceLock<Result<Validator, String>>>,
+    plan: Plan,
+    /// The walk for coverage visits every enum; built on first use.
+    coverage: OnceLock<Plan>,
+}
+
+impl Checker {
+    /// The checker for the schemas compiled into this binary.
+    pub fn embedded() -> Result<Self, Error> {
+        let set = SchemaSet::from_texts(
+            FsPath::new("contracts/schema"),
+            generated::schemas::SCHEMAS.iter().copied(),
+        )?;
+        Self::new(set)
+    }
+
+    pub fn new(set: SchemaSet) -> Result<Self, Error> {
+        let registry = set.registry()?;
+        let mut locations = HashMap::new();
+        for doc in &set.docs {
+            let Some(id) = doc.id() else { continue };
+            match doc.kind {
+                DocKind::Method | DocKind::Event => {
+                    for (shape, schema) in doc
+                        .value
+                        .get("$defs")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Some(title) = schema.get("title").and_then(Value::as_str) {
+                            locations.insert(title.to_string(), format!("{id}#/$defs/{shape}"));
+                        }
+                    }
+                }
+                _ => {
+                    locations.insert(doc.name.clone(), id.to_string());
+                }
+            }
+        }
+        let validators = locations
+            .keys()
+            .map(|name| (name.clone(), OnceLock::new()))
+            .collect();
+        let plan = Plan::compile(&set, SEMANTIC_TYPES);
+        Ok(Self {
+            set,
+            registry,
+            locations,
+            validators,
+            plan,
+            coverage: OnceLock::new(),
+        })
+    }
+
+    pub fn schema_set(&self) -> &SchemaSet {
+        &self.set
+    }
+
+    /// The names `check` accepts as a target, sorted.
+    pub fn type_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.locations.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// Fails unless `name` is a type this checker knows.
+    pub fn require_type(&self, name: &str) -> Result<(), Error> {
+        if self.locations.contains_key(name) {
+            self.validator(name).map(|_| ())
+        } else {
+            Err(Error::UnknownType(
+                name.to_string(),
+                self.type_names().join(", "),
+            ))
+        }
+    }
+
+    fn validator(&self, name: &str) -> Result<&Validator, Error> {
+        let (Some(cell), Some(location)) = (self.validators.get(name), self.locations.get(name))
+        else {
+            return Err(Error::UnknownType(
+                name.to_string(),
+                self.type_names().join(", "),
+            ));
+        };
+        cell.get_or_init(|| {
+            jsonschema::options()
+                .with_registry(&self.registry)
+                .should_validate_formats(true)
+                .build(&serde_json::json!({ "$ref": location }))
+                .map_err(|err| err.to_string())
+        })
+        .as_ref()
+        .map_err(|message| Error::Compile {
+            name: name.to_string(),
+            message: message.clone(),
+        })
+    }
+
+    /// Every rule `value` breaks as a `target` (a type name; `Envelope` for
+    /// messages), sorted by pointer.
+    pub fn check(&self, target: &str, value: &Value) -> Result<Vec<Finding>, Error> {
+        let mut out = Vec::new();
+        if target == "Envelope" {
+            if let Some(found) = version_finding(value) {
+                return Ok(vec![found]);
+            }
+        }
+        let validator = self.validator(target)?;
+        if !validator.is_valid(value) {
+            for error in validator.iter_errors(value) {
+                self.schema_findings(&error, &mut out);
+            }
+        }
+        if let Some(root) = self.plan.root(target) {
+            let mut path = Path::default();
+            self.plan.walk(
+                root,
+                value,
+                &mut path,
+                &mut |visit: &Visit<'_>, path: &mut Path| match visit.named {
+                    Some("TaskDetail") => rules::check_detail(visit.value, path, &mut out),
+                    Some("TaskSummary") => rules::check_summary(visit.value, path, &mut out),
+                    Some("Segment") => rules::check_segment(visit.value, path, &mut out),
+                    _ => {}
+                },
+            );
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Turns one validator error into findings: a failed `oneOf` is reported
+    /// by the errors of the branch the value's tag chose, and a failure inside
+    /// a part of a schema marked `x-rule` is reported under that rule.
+    fn schema_findings(&self, error: &ValidationError<'_>, out: &mut Vec<Finding>) {
+        let pointer = error.instance_path().as_str().to_string();
+        let location = error
+            .absolute_keyword_location()
+            .map(|uri| uri.as_str().to_string())
+            .unwrap_or_default();
+        if let ValidationErrorKind::OneOfNotValid { context } = error.kind() {
+            if let Some(branches) = self.schema_at(&location).and_then(Value::as_array) {
+                match self.branch_for(branches, error.instance()) {
+                    Ok(index) => {
+                        for inner in context.get(index).into_iter().flatten() {
+                            self.schema_findings(inner, out);
+                        }
+                    }
+                    Err(message) => out.push(Finding {
+                        pointer,
+                        rule: Rule::Schema,
+                        message,
+                    }),
+                }
+                return;
+            }
+        }
+        let (rule, description) = self.rule_at(&location);
+        let at = short_location(&location);
+        let message = match rule {
+            Rule::Schema => format!("{error} (`{}` at {at})", error.kind().keyword()),
+            rule => {
+                rule_message(rule, error.instance(), description.as_deref()).unwrap_or_else(|| {
+                    format!("{}: {error} (at {at})", description.unwrap_or_default())
+                })
+            }
+        };
+        out.push(Finding {
+            pointer,
+            rule,
+            message,
+        });
+    }
+
+    /// The schema node an absolute keyword location points at.
+    fn schema_at(&self, location: &str) -> Option<&Value> {
+        let (id, pointer) = location.split_once('#')?;
+        self.set.by_id(id)?.value.pointer(pointer)
+    }
+
+    /// Which branch of a tagged union the value names by its tag.
+    fn branch_for(&self, branches: &[Value], instance: &Value) -> Result<usize, String> {
+        let tag = branches
+            .first()
+            .and_then(|first| first.get("required"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|tag| {
+                branches
+                    .iter()
+                    .all(|b| b.pointer(&format!("/properties/{tag}/const")).is_some())
+            })
+            .ok_or_else(|| "the value matches none of the schema's alternatives".to_string())?;
+        let known: Vec<&str> = branches
+            .iter()
+            .filter_map(|b| {
+                b.pointer(&format!("/properties/{tag}/const"))
+                    .and_then(Value::as_str)
+            })
+            .collect();
+        let Some(object) = instance.as_object() else {
+            return Err(format!(
+                "expected an object with a {tag:?} tag, found {}",
+                kind_of(instance)
+            ));
+        };
+        let Some(given) = object.get(tag) else {
+            return Err(format!(
+                "missing {tag:?}; it must be one of {}",
+                known.join(", ")
+            ));
+        };
+        known
+            .iter()
+            .position(|value| Some(*value) == given.as_str())
+            .ok_or_else(|| format!("{tag} {given} is not one of {}", known.join(", ")))
+    }
+
+    /// The `x-rule` governing a schema location: the nearest enclosing node
+    /// that names one, with that node's description.
+    fn rule_at(&self, location: &str) -> (Rule, Option<String>) {
+        let Some((id, pointer)) = location.split_once('#') else {
+            return (Rule::Schema, None);
+        };
+        let Some(doc) = self.set.by_id(id) else {
+            return (Rule::Schema, None);
+        };
+        let mut prefix = pointer;
+        loop {
+            if let Some(node) = doc.value.pointer(prefix) {
+                if let Some(rule) = node
+                    .get("x-rule")
+                    .and_then(Value::as_str)
+                    .and_then(Rule::from_id)
+                {
+                    let description = node
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    return (rule, description);
+                }
+            }
+            match prefix.rfind('/') {
+                Some(cut) => prefix = &prefix[..cut],
+                None => return (Rule::Schema, None),
+            }
+        }
+    }
+
+    /// Walks `value` as `target`, calling `visit` for every enum value and
+    /// named type on the way (for coverage).
+    pub fn visit_all(&self, target: &str, value: &Value, visit: &mut dyn FnMut(&Visit<'_>)) {
+        let plan = self.coverage_plan();
+        if let Some(root) = plan.root(target) {
+            let mut path = Path::default();
+            plan.walk(
+                root,
+                value,
+                &mut path,
+                &mut |v: &Visit<'_>, _: &mut Path| visit(v),
+            );
+        }
+    }
+
+    /// Every enum type reachable from `target` (for coverage: an enum no
+    /// message can carry, such as `Transport`, needs no fixture).
+    pub fn enums_reached_from(&self, target: &str, out: &mut std::collections::BTreeSet<String>) {
+        if let Some(root) = self.coverage_plan().root(target) {
+            self.coverage_plan().enums_reachable(root, out);
+        }
+    }
+
+    fn coverage_plan(&self) -> &Plan {
+        self.coverage
+            .get_or_init(|| Plan::compile(&self.set, &["*enum"]))
+    }
+}
+
+/// `v` decides before anything else: a number other than 1 is a version error.
+fn version_finding(value: &Value) -> Option<Finding> {
+    let version = value.get("v")?;
+    if !version.is_number() || version.as_u64() == Some(proto::PROTOCOL_VERSION) {
+        return None;
+    }
+    Some(Finding {
+        pointer: "/v".into(),
+        rule: Rule::EnvelopeVersion,
+        message: format!(
+            "protocol version {version}, but this contract speaks {}; the rest of the message was not checked",
+            proto::PROTOCOL_VERSION
+        ),
+    })
+}
+
+/// Sentences for the rules the schemas carry as `x-rule`, from the value.
+fn rule_message(rule: Rule, instance: &Value, description: Option<&str>) -> Option<String> {
+    let code = instance.get("code").and_then(Value::as_str);
+    Some(match rule {
+        Rule::ErrorHttpStatus => {
+            let code = code?;
+            if instance.get("httpStatus").is_some() {
+                format!("httpStatus is present, but {code} does not come from an HTTP answer (see TaskErrorCode x-carriesHttpStatus)")
+            } else {
+                format!("{code} comes from an HTTP answer, so httpStatus is required")
+            }
+        }
+        Rule::ErrorCause => match code? {
+            "max_retries_exhausted" => {
+                "cause is max_retries_exhausted itself; it must name the underlying failure".into()
+            }
+            other => {
+                format!("cause is present on {other}; only max_retries_exhausted carries a cause")
+            }
+        },
+        Rule::SummaryErrorState => {
+            let state = instance.get("state").and_then(Value::as_str)?;
+            if instance.get("error").is_some() {
+                format!("error is present, but the state is {state}; only failed and retry_wait carry an error")
+            } else {
+                format!("the state is {state}, so error is required")
+            }
+        }
+        Rule::ChecksumLength => {
+            let algorithm = instance.get("algorithm").and_then(Value::as_str)?;
+            let length = instance
+                .get("value")
+                .and_then(Value::as_str)
+                .map_or(0, str::len);
+            format!(
+                "{} (this value has {length})",
+                description?.trim_end_matches('.')
+            )
+            .replace("A ", &format!("the value is {algorithm}, and a "))
+        }
+        _ => return None,
+    })
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A keyword location as a reviewer reads it: `types/X.json#/pointer`.
+fn short_location(location: &str) -> String {
+    location
+        .strip_prefix(contract::ID_BASE)
+        .unwrap_or(location)
+        .to_string()
+}

@@ -1,0 +1,202 @@
+//! `TaskErrorCode` against the engine's C++ `enum class`: same names, same
+//! order, after a leading `ok` that has no wire spelling.
+//!
+//! Written by hand rather than with a C++ parser crate: an enum body is a
+//! comma-separated list of identifiers with optional initialisers, and the
+//! only syntax around it that matters is comments.
+
+use crate::report::Violation;
+
+/// One enumerator of the header, normalised to the wire's snake_case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enumerator {
+    pub name: String,
+    pub line: usize,
+}
+
+/// Finds `enum class NAME` (or, without a name, the first enum class whose
+/// first enumerator is `ok`) and returns its enumerators after `ok`.
+pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enumerator>), String> {
+    let clean = strip_comments(text);
+    let mut rest = clean.as_str();
+    let mut offset = 0;
+    while let Some(at) = rest.find("enum class") {
+        let after = &rest[at + "enum class".len()..];
+        let name: String = after
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let Some(open) = after.find('{') else { break };
+        let Some(close) = after[open..].find('}') else {
+            break;
+        };
+        let body_start = offset + at + "enum class".len() + open + 1;
+        let body = &after[open + 1..open + close];
+        let enumerators = enumerators(&clean, body_start, body);
+        let starts_ok = enumerators.first().is_some_and(|e| e.name == "ok");
+        if wanted.map_or(starts_ok, |wanted| wanted == name) {
+            if !starts_ok {
+                return Err(format!(
+                    "enum class {name} does not start with `ok`; the wire values follow it"
+                ));
+            }
+            return Ok((name, enumerators.into_iter().skip(1).collect()));
+        }
+        let consumed = at + "enum class".len() + open + close;
+        offset += consumed;
+        rest = &rest[consumed..];
+    }
+    Err(match wanted {
+        Some(name) => format!("no `enum class {name}` in the header"),
+        None => "no `enum class` whose first enumerator is `ok`; name one with --enum".into(),
+    })
+}
+
+fn enumerators(full: &str, body_start: usize, body: &str) -> Vec<Enumerator> {
+    let mut out = Vec::new();
+    let mut position = body_start;
+    for item in body.split(',') {
+        let name = item.split('=').next().unwrap_or_default().trim();
+        if !name.is_empty() {
+            let lead = item.len() - item.trim_start().len();
+            let line = full
+                .get(..position + lead)
+                .map_or(0, |head| head.matches('\n').count())
+                + 1;
+            out.push(Enumerator {
+                name: snake(name),
+                line,
+            });
+        }
+        position += item.len() + 1;
+    }
+    out
+}
+
+/// `kInvalidUrl`, `InvalidUrl`, `INVALID_URL` and `invalid_url` all read as `invalid_url`.
+fn snake(name: &str) -> String {
+    let name = match name.strip_prefix('k') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_uppercase()) => rest,
+        _ => name,
+    };
+    if name.chars().any(|c| c.is_ascii_lowercase()) {
+        let mut out = String::new();
+        for (i, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    } else {
+        name.to_ascii_lowercase()
+    }
+}
+
+/// Comments become spaces (newlines kept), so offsets and lines still match.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                out.push(' ');
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    out.push(' ');
+                }
+            }
+            ('/', Some('*')) => {
+                out.push(' ');
+                let mut previous = ' ';
+                for c in chars.by_ref() {
+                    out.push(if c == '\n' { '\n' } else { ' ' });
+                    if previous == '*' && c == '/' {
+                        break;
+                    }
+                    previous = c;
+                }
+            }
+            (c, _) => out.push(c),
+        }
+    }
+    out
+}
+
+/// Compares the header's enumerators with the schema's values.
+pub fn compare(
+    file: &str,
+    enum_name: &str,
+    header: &[Enumerator],
+    schema: &[&str],
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let violation =
+        |line: Option<usize>, pointer: String, rule: crate::Rule, message: String| Violation {
+            file: file.to_string(),
+            index: None,
+            line,
+            offset: None,
+            pointer,
+            rule: rule.id().to_string(),
+            message,
+        };
+    for (index, value) in schema.iter().enumerate() {
+        if !header.iter().any(|e| e.name == *value) {
+            out.push(violation(
+                None,
+                format!("/enum/{index}"),
+                crate::Rule::MirrorMissing,
+                format!(
+                    "TaskErrorCode {value:?} (position {}) has no enumerator in {enum_name}",
+                    index + 1
+                ),
+            ));
+        }
+    }
+    for (index, e) in header.iter().enumerate() {
+        if !schema.contains(&e.name.as_str()) {
+            out.push(violation(
+                Some(e.line),
+                String::new(),
+                crate::Rule::MirrorExtra,
+                format!(
+                    "{enum_name} has {:?} (position {} after ok), which TaskErrorCode does not",
+                    e.name,
+                    index + 1
+                ),
+            ));
+        }
+    }
+    // Order is compared among the values both sides have, so one missing or
+    // extra value is not also reported as moving everything after it.
+    let common_schema: Vec<&str> = schema
+        .iter()
+        .copied()
+        .filter(|v| header.iter().any(|e| e.name == *v))
+        .collect();
+    let common_header: Vec<&Enumerator> = header
+        .iter()
+        .filter(|e| schema.contains(&e.name.as_str()))
+        .collect();
+    for (position, e) in common_header.iter().enumerate() {
+        if common_schema.get(position) != Some(&e.name.as_str()) {
+            let expected = common_schema
+                .iter()
+                .position(|v| *v == e.name)
+                .map_or(0, |p| p + 1);
+            let index = schema.iter().position(|v| *v == e.name).unwrap_or(0);
+            out.push(violation(
+                Some(e.line),
+                format!("/enum/{index}"),
+                crate::Rule::MirrorMoved,
+                format!("{:?} is enumerator {} of the shared values in {enum_name} but {expected} in TaskErrorCode", e.name, position + 1),
+            ));
+        }
+    }
+    out
+}

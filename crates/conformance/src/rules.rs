@@ -1,0 +1,355 @@
+//! The conformance rules: their ids, what each asks, and the semantic checks
+//! JSON Schema cannot express (closed inclusive byte ranges, coverage, sums).
+
+use std::fmt;
+
+use serde_json::Value;
+
+/// Every rule a message can break. Ids are stable: lanes grep for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// A JSON Schema failure no named rule covers.
+    Schema,
+    SegmentRangeOrder,
+    SegmentDownloadedBound,
+    SegmentCompleteFull,
+    DetailCount,
+    DetailIndexOrder,
+    DetailContiguous,
+    DetailCoverage,
+    DetailSum,
+    DetailEmptyWhenUnsized,
+    ErrorHttpStatus,
+    ErrorCause,
+    SummaryErrorState,
+    SummaryDownloadedBound,
+    SummaryCompleteFull,
+    ChecksumLength,
+    EnvelopeVersion,
+    /// Input that is not JSON at all.
+    Json,
+    FrameEmpty,
+    FrameTooLarge,
+    FrameTruncated,
+    /// The C++ mirror of an enum disagrees with the schema.
+    MirrorMissing,
+    MirrorExtra,
+    MirrorMoved,
+}
+
+impl Rule {
+    pub const ALL: &'static [Rule] = &[
+        Rule::Schema,
+        Rule::SegmentRangeOrder,
+        Rule::SegmentDownloadedBound,
+        Rule::SegmentCompleteFull,
+        Rule::DetailCount,
+        Rule::DetailIndexOrder,
+        Rule::DetailContiguous,
+        Rule::DetailCoverage,
+        Rule::DetailSum,
+        Rule::DetailEmptyWhenUnsized,
+        Rule::ErrorHttpStatus,
+        Rule::ErrorCause,
+        Rule::SummaryErrorState,
+        Rule::SummaryDownloadedBound,
+        Rule::SummaryCompleteFull,
+        Rule::ChecksumLength,
+        Rule::EnvelopeVersion,
+        Rule::Json,
+        Rule::FrameEmpty,
+        Rule::FrameTooLarge,
+        Rule::FrameTruncated,
+        Rule::MirrorMissing,
+        Rule::MirrorExtra,
+        Rule::MirrorMoved,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::Schema => "schema",
+            Rule::SegmentRangeOrder => "segment.range_order",
+            Rule::SegmentDownloadedBound => "segment.downloaded_bound",
+            Rule::SegmentCompleteFull => "segment.complete_full",
+            Rule::DetailCount => "detail.count",
+            Rule::DetailIndexOrder => "detail.index_order",
+            Rule::DetailContiguous => "detail.contiguous",
+            Rule::DetailCoverage => "detail.coverage",
+            Rule::DetailSum => "detail.sum",
+            Rule::DetailEmptyWhenUnsized => "detail.empty_when_unsized",
+            Rule::ErrorHttpStatus => "error.http_status",
+            Rule::ErrorCause => "error.cause",
+            Rule::SummaryErrorState => "summary.error_state",
+            Rule::SummaryDownloadedBound => "summary.downloaded_bound",
+            Rule::SummaryCompleteFull => "summary.complete_full",
+            Rule::ChecksumLength => "checksum.length",
+            Rule::EnvelopeVersion => "envelope.version",
+            Rule::Json => "json",
+            Rule::FrameEmpty => "frame.empty",
+            Rule::FrameTooLarge => "frame.too_large",
+            Rule::FrameTruncated => "frame.truncated",
+            Rule::MirrorMissing => "mirror.missing",
+            Rule::MirrorExtra => "mirror.extra",
+            Rule::MirrorMoved => "mirror.moved",
+        }
+    }
+
+    /// The rule an `x-rule` annotation names.
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|rule| rule.id() == id)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// One broken rule inside one value.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    /// JSON pointer into the value.
+    pub pointer: String,
+    pub rule: Rule,
+    pub message: String,
+}
+
+/// A place being checked: a JSON pointer kept as a stack of tokens, turned
+/// into text only when something is reported.
+#[derive(Clone, Debug, Default)]
+pub struct Path(Vec<String>);
+
+impl Path {
+    pub fn push(&mut self, token: impl fmt::Display) {
+        self.0.push(token.to_string());
+    }
+
+    pub fn pop(&mut self) {
+        self.0.pop();
+    }
+
+    pub fn pointer(&self) -> String {
+        self.0
+            .iter()
+            .map(|t| format!("/{}", contract::escape_pointer_token(t)))
+            .collect()
+    }
+
+    pub fn with(&self, token: impl fmt::Display) -> String {
+        format!(
+            "{}/{}",
+            self.pointer(),
+            contract::escape_pointer_token(&token.to_string())
+        )
+    }
+}
+
+fn uint(value: &Value, key: &str) -> Option<u64> {
+    value.get(key).and_then(Value::as_u64)
+}
+
+fn found(out: &mut Vec<Finding>, pointer: String, rule: Rule, message: String) {
+    out.push(Finding {
+        pointer,
+        rule,
+        message,
+    });
+}
+
+/// `Segment`: a closed, inclusive byte range and its progress.
+pub fn check_segment(segment: &Value, path: &Path, out: &mut Vec<Finding>) {
+    let (Some(start), Some(end), Some(done)) = (
+        uint(segment, "startByte"),
+        uint(segment, "endByte"),
+        uint(segment, "downloadedBytes"),
+    ) else {
+        return; // the schema reports missing or mistyped fields
+    };
+    if end < start {
+        found(
+            out,
+            path.with("endByte"),
+            Rule::SegmentRangeOrder,
+            format!(
+                "endByte {end} is before startByte {start}; ranges are closed and inclusive, so a \
+                 segment always holds at least one byte (endByte >= startByte)"
+            ),
+        );
+        return;
+    }
+    let length = end - start + 1;
+    if done > length {
+        found(
+            out,
+            path.with("downloadedBytes"),
+            Rule::SegmentDownloadedBound,
+            format!(
+                "downloadedBytes {done} is more than the segment's {length} bytes \
+                 ([{start}, {end}] inclusive holds endByte - startByte + 1)"
+            ),
+        );
+    }
+    if segment.get("state").and_then(Value::as_str) == Some("complete") && done != length {
+        found(
+            out,
+            path.with("downloadedBytes"),
+            Rule::SegmentCompleteFull,
+            format!(
+                "the segment is complete but downloadedBytes is {done}, not its length {length}"
+            ),
+        );
+    }
+}
+
+/// `TaskSummary`: progress against size, and completion.
+pub fn check_summary(summary: &Value, path: &Path, out: &mut Vec<Finding>) {
+    let done = uint(summary, "downloadedBytes");
+    let size = uint(summary, "sizeBytes");
+    if let (Some(done), Some(size)) = (done, size) {
+        if done > size {
+            found(
+                out,
+                path.with("downloadedBytes"),
+                Rule::SummaryDownloadedBound,
+                format!("downloadedBytes {done} is more than sizeBytes {size}"),
+            );
+        }
+    }
+    if summary.get("state").and_then(Value::as_str) == Some("complete")
+        && done.is_some()
+        && done != size
+    {
+        let size = size.map_or("unknown (null)".to_string(), |size| size.to_string());
+        found(
+            out,
+            path.with("downloadedBytes"),
+            Rule::SummaryCompleteFull,
+            format!(
+                "the task is complete but downloadedBytes is {}, and sizeBytes is {size}",
+                done.unwrap_or(0)
+            ),
+        );
+    }
+}
+
+/// `TaskDetail`: the segments tile `[0, sizeBytes − 1]` exactly. (Each
+/// segment's own rules are checked where the walk reaches it as a `Segment`.)
+pub fn check_detail(detail: &Value, path: &mut Path, out: &mut Vec<Finding>) {
+    let Some(summary) = detail.get("summary") else {
+        return;
+    };
+    let Some(segments) = detail.get("segmentDetail").and_then(Value::as_array) else {
+        return;
+    };
+    let size = uint(summary, "sizeBytes");
+    if size.is_none_or(|size| size == 0) {
+        if !segments.is_empty() {
+            found(
+                out,
+                path.with("segmentDetail"),
+                Rule::DetailEmptyWhenUnsized,
+                format!(
+                    "the size is {}, so segmentDetail must be empty, but it has {} entries",
+                    size.map_or("unknown".into(), |s| s.to_string()),
+                    segments.len()
+                ),
+            );
+        }
+        return;
+    }
+    if segments.is_empty() {
+        return;
+    }
+    if let Some(count) = uint(summary, "segments") {
+        if count != segments.len() as u64 {
+            found(
+                out,
+                path.with("segmentDetail"),
+                Rule::DetailCount,
+                format!(
+                    "segmentDetail has {} entries but summary.segments says {count} connections are in use",
+                    segments.len()
+                ),
+            );
+        }
+    }
+    let mut previous_end: Option<u64> = None;
+    let mut sum: u64 = 0;
+    path.push("segmentDetail");
+    for (position, segment) in segments.iter().enumerate() {
+        path.push(position);
+        if let Some(index) = uint(segment, "index") {
+            if index != position as u64 {
+                found(
+                    out,
+                    path.with("index"),
+                    Rule::DetailIndexOrder,
+                    format!("entry {position} has index {index}; segments are listed by index, 0 to n-1 in order"),
+                );
+            }
+        }
+        let start = uint(segment, "startByte");
+        let end = uint(segment, "endByte");
+        if let (Some(previous), Some(start)) = (previous_end, start) {
+            if previous.checked_add(1) != Some(start) {
+                let how = if start <= previous {
+                    "overlaps"
+                } else {
+                    "leaves a gap after"
+                };
+                let half_open = if start == previous {
+                    " (endByte looks half-open: one past the last byte)"
+                } else {
+                    ""
+                };
+                found(
+                    out,
+                    path.with("startByte"),
+                    Rule::DetailContiguous,
+                    format!(
+                        "startByte {start} {how} the previous segment, which ends at {previous}; the next \
+                         segment must start at {}{half_open}",
+                        previous.saturating_add(1)
+                    ),
+                );
+            }
+        }
+        previous_end = end.or(previous_end);
+        sum = sum.saturating_add(uint(segment, "downloadedBytes").unwrap_or(0));
+        path.pop();
+    }
+    path.pop();
+    if let Some(size) = size {
+        let first = segments.first().and_then(|s| uint(s, "startByte"));
+        let last = segments.last().and_then(|s| uint(s, "endByte"));
+        if first != Some(0) || last != Some(size - 1) {
+            let half_open = if last == Some(size) {
+                "; endByte is the last byte, not one past it"
+            } else {
+                ""
+            };
+            found(
+                out,
+                path.with("segmentDetail"),
+                Rule::DetailCoverage,
+                format!(
+                    "the segments cover [{}, {}] but a {size}-byte file is [0, {}]{half_open}",
+                    first.map_or("?".into(), |v| v.to_string()),
+                    last.map_or("?".into(), |v| v.to_string()),
+                    size - 1
+                ),
+            );
+        }
+    }
+    if let Some(total) = uint(summary, "downloadedBytes") {
+        if total != sum {
+            found(
+                out,
+                format!("{}/summary/downloadedBytes", path.pointer()),
+                Rule::DetailSum,
+                format!("the segments' downloadedBytes add up to {sum}, but summary.downloadedBytes is {total}"),
+            );
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! `vdm-conform` as a lane's CI runs it: files in, violations and an exit
+//! status out (0 conforms, 1 violations, 2 usage or I/O).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vdm-conform"))
+        .args(args)
+        .current_dir(repo())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vdm-conform starts");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.unwrap_or_default().as_bytes())
+        .expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("vdm-conform finishes")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A scratch file, removed afterwards.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(name: &str, contents: &[u8]) -> Self {
+        let path = std::env::temp_dir().join(format!("vdm-conform-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).expect("write temp file");
+        Temp(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("utf-8 temp path")
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+const GOOD: &str =
+    r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.pause","params":{"taskId":"t_01"}}}"#;
+const BAD_PARAMS: &str = r#"{"v":1,"kind":"call","id":2,"body":{"method":"download.add","params":{"spec":{"url":"https://example.org/a","segments":40}}}}"#;
+const BAD_RANGES: &str = r#"{"v":1,"kind":"reply","id":3,"body":{"method":"download.get","result":{"task":{"summary":{"taskId":"t","url":"https://example.org/a","fileName":"a","state":"downloading","sizeBytes":100,"downloadedBytes":0,"segments":2,"speedBytesPerSec":0,"etaSeconds":null,"createdAt":"2026-11-30T10:00:00Z"},"spec":{"url":"https://example.org/a"},"segmentDetail":[{"index":0,"startByte":0,"endByte":50,"downloadedBytes":0,"state":"pending"},{"index":1,"startByte":50,"endByte":100,"downloadedBytes":0,"state":"pending"}]}}}}"#;
+
+#[test]
+fn conforming_json_lines_exit_zero() {
+    let file = Temp::new("good.jsonl", format!("{GOOD}\n\n{GOOD}\n").as_bytes());
+    let output = run(&["check", file.path()], None);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn violations_are_listed_in_human_form_and_exit_one() {
+    let file = Temp::new(
+        "bad.jsonl",
+        format!("{GOOD}\n{BAD_PARAMS}\nnot json\n{BAD_RANGES}\n").as_bytes(),
+    );
+    let output = run(&["check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output).replace(file.path(), "bad.jsonl");
+    insta::assert_snapshot!("human_report", text);
+}
+
+#[test]
+fn json_format_gives_one_object_per_violation() {
+    let file = Temp::new("bad.json", format!("[{GOOD}, {BAD_PARAMS}]").as_bytes());
+    let output = run(&["--format", "json", "check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["index"], 1);
+    assert_eq!(lines[0]["pointer"], "/body/params/spec/segments");
+    assert_eq!(lines[0]["rule"], "schema");
+    assert_eq!(lines[0]["file"], file.path());
+}
+
+#[test]
+fn github_format_gives_annotations_with_lines() {
+    let file = Temp::new("gh.jsonl", format!("{GOOD}\n{BAD_PARAMS}\n").as_bytes());
+    let output = run(&["--format", "github", "check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(&format!(
+            "::error file={},line=2,title=schema at /body/params/spec/segments::",
+            file.path()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn standard_input_is_read_for_a_dash() {
+    let output = run(&["check", "-"], Some(BAD_RANGES));
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains("[detail.contiguous]") && text.contains("[detail.coverage]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bare_values_are_checked_as_a_named_type() {
+    let output = run(
+        &["check", "--type", "Segment", "-"],
+        Some(r#"{"index":0,"startByte":10,"endByte":5,"downloadedBytes":0,"state":"pending"}"#),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("[segment.range_order]"));
+    let output = run(
+        &["check", "--type", "Segment", "-"],
+        Some(r#"{"index":0,"startByte":0,"endByte":5,"downloadedBytes":6,"state":"complete"}"#),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+#[test]
+fn an_unknown_type_is_a_usage_error() {
+    let output = run(&["check", "--type", "Segmint", "-"], Some("{}"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no type called \"Segmint\""));
+}
+
+#[test]
+fn a_missing_file_is_an_io_error() {
+    let output = run(&["check", "/nonexistent/messages.jsonl"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/messages.jsonl"));
+}
+
+#[test]
+fn bad_arguments_are_a_usage_error() {
+    assert_eq!(run(&["check"], None).status.code(), Some(2));
+    assert_eq!(
+        run(&["--format", "xml", "check", "-"], None).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_frame_capture_is_checked_frame_by_frame_with_offsets() {
+    let mut bytes =
+        std::fs::read(repo().join("conformance/frames/two_frames.bin")).expect("fixture");
+    let first = bytes.len();
+    bytes.extend(
+        std::fs::read(repo().join("conformance/frames/wrong_version.bin")).expect("fixture"),
+    );
+    let second = bytes.len();
+    bytes.extend([0, 0, 0, 0]);
+    bytes.extend(std::fs::read(repo().join("conformance/frames/cut_body.bin")).expect("fixture"));
+    let capture = Temp::new("capture.bin", &bytes);
+    let output = run(&["frames", capture.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output).replace(capture.path(), "capture.bin");
+    assert!(
+        text.contains(&format!(
+            "capture.bin @ byte {first} /v: [envelope.version]"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "capture.bin @ byte {second} (root): [frame.empty]"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "capture.bin @ byte {} (root): [frame.truncated]",
+            second + 4
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn valid_frame_fixtures_conform() {
+    let output = run(
+        &[
+            "frames",
+            "conformance/frames/two_frames.bin",
+            "conformance/frames/tool_request.bin",
+            "conformance/frames/max_frame.bin",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+const HEADER: &str = "
+namespace vdm {
+// The engine's failure codes; ok has no wire spelling.
+enum class Error : int {
+    ok = 0,
+    invalid_url, unsupported_scheme, dns_failed, connect_failed, connect_timeout, tls_failed,
+    proxy_failed, probe_failed, http_client_error, http_server_error, auth_required,
+    proxy_auth_required, forbidden, not_found, range_not_supported, too_many_redirects,
+    read_timeout, connection_reset, server_file_changed, size_mismatch, checksum_mismatch,
+    disk_full, write_failed, permission_denied, file_exists, max_retries_exhausted,
+    internal_error, /* keep last */
+};
+}
+";
+
+#[test]
+fn a_header_that_mirrors_task_error_code_conforms() {
+    let header = Temp::new("good.hpp", HEADER.as_bytes());
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+#[test]
+fn camel_case_enumerators_mirror_too() {
+    let camel = HEADER
+        .replace("ok = 0", "kOk = 0")
+        .replace("invalid_url", "kInvalidUrl")
+        .replace("dns_failed", "DnsFailed");
+    let header = Temp::new("camel.hpp", camel.as_bytes());
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+#[test]
+fn a_drifted_header_reports_missing_extra_and_moved_values() {
+    let drifted = HEADER
+        .replace("disk_full, ", "")
+        .replace("internal_error,", "internal_error, quota_exceeded,")
+        .replace(
+            "unsupported_scheme, dns_failed,",
+            "dns_failed, unsupported_scheme,",
+        );
+    let header = Temp::new("drift.hpp", drifted.as_bytes());
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output).replace(header.path(), "drift.hpp");
+    insta::assert_snapshot!("mirror_report", text);
+}
+
+#[test]
+fn a_header_without_the_enum_is_an_input_error() {
+    let header = Temp::new("none.hpp", b"enum class Color { red, green };");
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .contains("no `enum class` whose first enumerator is `ok`"));
+}

@@ -1,0 +1,202 @@
+//! The conformance gate passes on the repository, and fails — saying why —
+//! when a fixture, a divergence or the coverage is wrong.
+
+use std::path::{Path, PathBuf};
+
+use conformance::fixtures::{gate, GateReport};
+use conformance::Checker;
+use serde_json::json;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn checker() -> Checker {
+    let set = contract::SchemaSet::load(&repo().join("contracts/schema")).expect("schemas load");
+    Checker::new(set).expect("checker builds")
+}
+
+/// A copy of `conformance/` to plant things in.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("vdm-gate-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_dir(&repo().join("conformance"), &dir);
+        Scratch(dir)
+    }
+
+    fn write(&self, rel: &str, value: &serde_json::Value) {
+        std::fs::write(
+            self.0.join(rel),
+            serde_json::to_string_pretty(value).expect("json"),
+        )
+        .expect("write");
+    }
+
+    fn run(&self) -> GateReport {
+        gate(&self.0, &checker()).expect("the gate runs")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+fn check_fails(report: &GateReport, needle: &str) {
+    assert!(
+        report
+            .failures
+            .iter()
+            .any(|failure| failure.contains(needle)),
+        "expected a failure mentioning {needle:?}, got:\n{}",
+        report.failures.join("\n")
+    );
+}
+
+#[test]
+fn the_conformance_gate_passes_on_the_repository() {
+    let report = gate(&repo().join("conformance"), &checker()).expect("the gate runs");
+    assert!(report.failures.is_empty(), "{}", report.failures.join("\n"));
+    assert!(report
+        .lines
+        .iter()
+        .any(|line| line.contains("TaskErrorCode") && line.contains("27/27")));
+}
+
+#[test]
+fn a_planted_divergence_fails_the_gate() {
+    let scratch = Scratch::new("divergence");
+    // Valid for serde (it does not check sums), refused by the validator, and not listed.
+    scratch.write(
+        "invalid/planted.json",
+        &json!({"description": "planted", "rule": "summary.downloaded_bound", "type": "TaskSummary", "value": {
+            "taskId": "t", "url": "https://example.org/x", "fileName": "x", "state": "downloading", "sizeBytes": 10,
+            "downloadedBytes": 11, "segments": 1, "speedBytesPerSec": 0, "etaSeconds": null, "createdAt": "2026-11-30T10:00:00Z"}}),
+    );
+    check_fails(
+        &scratch.run(),
+        "invalid/planted.json: the generated TaskSummary type accepts this value",
+    );
+}
+
+#[test]
+fn an_invalid_fixture_refused_by_another_rule_fails_the_gate() {
+    let scratch = Scratch::new("wrong-rule");
+    scratch.write(
+        "invalid/wrong_rule.json",
+        &json!({"description": "names the wrong rule", "rule": "detail.sum", "type": "Segment",
+                "value": {"index": 0, "startByte": 9, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    check_fails(&scratch.run(), "invalid/wrong_rule.json: expected to be refused by detail.sum exactly, but got [segment.range_order at /endByte]");
+}
+
+#[test]
+fn an_invalid_fixture_that_passes_fails_the_gate() {
+    let scratch = Scratch::new("passes");
+    scratch.write(
+        "invalid/not_invalid.json",
+        &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
+                "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    check_fails(
+        &scratch.run(),
+        "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",
+    );
+}
+
+#[test]
+fn a_valid_fixture_that_breaks_a_rule_fails_the_gate() {
+    let scratch = Scratch::new("valid-breaks");
+    scratch.write(
+        "valid/broken.json",
+        &json!({"description": "not valid", "type": "Segment",
+                "value": {"index": 0, "startByte": 0, "endByte": 9, "downloadedBytes": 3, "state": "complete"}}),
+    );
+    check_fails(
+        &scratch.run(),
+        "valid/broken.json: a valid fixture breaks segment.complete_full at /downloadedBytes",
+    );
+}
+
+#[test]
+fn an_enum_value_no_fixture_uses_fails_the_gate() {
+    let scratch = Scratch::new("coverage");
+    std::fs::remove_file(scratch.0.join("valid/checksum_md5.json")).expect("remove");
+    check_fails(
+        &scratch.run(),
+        "ChecksumAlgorithm: no valid fixture uses md5",
+    );
+}
+
+#[test]
+fn a_method_without_a_reply_fixture_fails_the_gate() {
+    let scratch = Scratch::new("directions");
+    std::fs::remove_file(scratch.0.join("valid/download_remove_reply.json")).expect("remove");
+    check_fails(
+        &scratch.run(),
+        "no valid fixture for download.remove (reply)",
+    );
+}
+
+#[test]
+fn a_stale_divergence_entry_fails_the_gate() {
+    let scratch = Scratch::new("stale");
+    let path = scratch.0.join("known-divergences");
+    let mut text = std::fs::read_to_string(&path).expect("read");
+    text.push_str("invalid/version_2.json  the types refuse it, so this entry is stale\n");
+    std::fs::write(&path, text).expect("write");
+    check_fails(&scratch.run(), "invalid/version_2.json: listed in conformance/known-divergences, but the generated types refuse it now");
+}
+
+#[test]
+fn a_divergence_without_a_reason_is_refused() {
+    let scratch = Scratch::new("no-reason");
+    let path = scratch.0.join("known-divergences");
+    std::fs::write(&path, "invalid/gap.json\n").expect("write");
+    let err =
+        gate(&scratch.0, &checker()).expect_err("an entry without a reason is an input error");
+    assert!(
+        err.to_string()
+            .contains("invalid/gap.json is listed without a reason"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_frame_fixture_whose_sidecar_disagrees_fails_the_gate() {
+    let scratch = Scratch::new("frames");
+    scratch.write(
+        "frames/call.expect.json",
+        &json!({"description": "wrong", "outcomes": ["envelope:reply", "closed"]}),
+    );
+    check_fails(&scratch.run(), "call.bin: read as [\"envelope:call\", \"closed\"], the sidecar says [\"envelope:reply\", \"closed\"]");
+}
+
+#[test]
+fn every_rule_id_is_documented() {
+    let doc =
+        std::fs::read_to_string(repo().join("docs/conformance.md")).expect("docs/conformance.md");
+    for rule in conformance::Rule::ALL {
+        assert!(
+            doc.contains(&format!("`{}`", rule.id())),
+            "docs/conformance.md does not document {rule}"
+        );
+    }
+}

@@ -1,0 +1,289 @@
+//! `cargo xtask bench conformance`: `vdm-conform check` beside what a lane
+//! would otherwise use, on one generated corpus, in the same run.
+//!
+//! The corpus is a daemon's everyday traffic (mostly progress events, with
+//! state events, calls, replies carrying summaries and segment details, and
+//! errors), written as one JSON Lines file and as one file per message. The
+//! peers (`ajv-cli`, `check-jsonschema`) are installed into `target/bench-peers`
+//! when missing, and read a single compound schema document (every contract
+//! file embedded under its `$id`), since neither resolves our `$id`s offline
+//! from a folder. Not part of CI.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use serde_json::{json, Value};
+
+pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let mut count = 100_000usize;
+    let mut peer_sample = 10_000usize;
+    let mut peers = true;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match *arg {
+            "--count" => count = rest.next().context("--count N")?.parse()?,
+            "--peer-sample" => peer_sample = rest.next().context("--peer-sample N")?.parse()?,
+            "--no-peers" => peers = false,
+            other => bail!("unknown argument {other}; use --count N, --peer-sample N, --no-peers"),
+        }
+    }
+    let dir = root.join("target/bench-conformance");
+    std::fs::create_dir_all(&dir)?;
+    println!("building release binaries ...");
+    cargo(
+        root,
+        &[
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "conformance",
+            "--bin",
+            "vdm-conform",
+            "--example",
+            "bare_jsonschema",
+        ],
+    )?;
+    let conform = root.join("target/release/vdm-conform");
+    let bare = root.join("target/release/examples/bare_jsonschema");
+
+    let corpus = corpus(count);
+    let jsonl = dir.join(format!("corpus-{count}.jsonl"));
+    std::fs::write(
+        &jsonl,
+        corpus.iter().map(|v| format!("{v}\n")).collect::<String>(),
+    )?;
+    println!(
+        "corpus: {count} envelopes, {} bytes of JSON Lines",
+        std::fs::metadata(&jsonl)?.len()
+    );
+
+    let ours = best_of(3, || {
+        time(Command::new(&conform).args(["check", path(&jsonl)?]))
+    })?;
+    let baseline = best_of(3, || time(Command::new(&bare).arg(path(&jsonl)?)))?;
+    println!(
+        "bare jsonschema crate (1 thread, schema only): {:>8.3} s",
+        baseline.as_secs_f64()
+    );
+    println!(
+        "vdm-conform check (schema + semantic rules):    {:>8.3} s   ratio {:.2}x the bare crate",
+        ours.as_secs_f64(),
+        ratio(ours, baseline)
+    );
+    if !peers {
+        return Ok(());
+    }
+
+    let files = dir.join(format!("files-{count}"));
+    if !files.join(format!("{:06}.json", count - 1)).exists() {
+        std::fs::create_dir_all(&files)?;
+        for (index, value) in corpus.iter().enumerate() {
+            std::fs::write(files.join(format!("{index:06}.json")), value.to_string())?;
+        }
+    }
+    let schema = dir.join("compound-schema.json");
+    std::fs::write(&schema, serde_json::to_string(&compound_schema(root)?)?)?;
+    let tools = install_peers(root)?;
+
+    let ajv = time(
+        Command::new(tools.join("node_modules/.bin/ajv"))
+            .args([
+                "validate",
+                "--spec=draft2020",
+                "--strict=false",
+                "--all-errors",
+                "-c",
+                "ajv-formats",
+                "-s",
+                path(&schema)?,
+                "-d",
+                &format!("{}/*.json", path(&files)?),
+            ])
+            .current_dir(&tools),
+    )?;
+    println!(
+        "ajv-cli, {count} files:                        {:>8.3} s   vdm-conform is {:.1}x faster",
+        ajv.as_secs_f64(),
+        ratio(ajv, ours)
+    );
+
+    let sample: Vec<String> = (0..peer_sample.min(count))
+        .map(|i| files.join(format!("{i:06}.json")).display().to_string())
+        .collect();
+    let check = time(
+        Command::new(tools.join("venv/bin/check-jsonschema"))
+            .arg("--schemafile")
+            .arg(&schema)
+            .args(&sample),
+    )?;
+    let per_message = check.as_secs_f64() / sample.len() as f64;
+    println!(
+        "check-jsonschema, {} files:                    {:>8.3} s   ({:.0} s for {count} at that rate; vdm-conform is {:.0}x faster)",
+        sample.len(),
+        check.as_secs_f64(),
+        per_message * count as f64,
+        per_message * count as f64 / ours.as_secs_f64()
+    );
+    Ok(())
+}
+
+fn path(p: &Path) -> anyhow::Result<&str> {
+    p.to_str().context("non-UTF-8 path")
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+}
+
+fn cargo(root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(root)
+        .status()?;
+    if !status.success() {
+        bail!("cargo {} failed", args.join(" "));
+    }
+    Ok(())
+}
+
+/// Runs a command to its end, discarding its output; the exit status is not
+/// judged (a checker that finds violations exits 1).
+fn time(command: &mut Command) -> anyhow::Result<Duration> {
+    let start = Instant::now();
+    let output = command
+        .output()
+        .with_context(|| format!("running {command:?}"))?;
+    let elapsed = start.elapsed();
+    if output.status.code().is_none_or(|code| code > 1) {
+        bail!(
+            "{command:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+                .chars()
+                .take(2000)
+                .collect::<String>()
+        );
+    }
+    Ok(elapsed)
+}
+
+fn best_of(
+    runs: usize,
+    mut f: impl FnMut() -> anyhow::Result<Duration>,
+) -> anyhow::Result<Duration> {
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        best = best.min(f()?);
+    }
+    Ok(best)
+}
+
+fn install_peers(root: &Path) -> anyhow::Result<PathBuf> {
+    let tools = root.join("target/bench-peers");
+    std::fs::create_dir_all(&tools)?;
+    if !tools.join("node_modules/.bin/ajv").exists() {
+        println!("installing ajv-cli and ajv-formats (npm) ...");
+        let status = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&tools)
+            .args(["ajv-cli@5", "ajv-formats@2"])
+            .status()?;
+        if !status.success() {
+            bail!("npm install ajv-cli failed");
+        }
+    }
+    if !tools.join("venv/bin/check-jsonschema").exists() {
+        println!("installing check-jsonschema (pip) ...");
+        let status = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(tools.join("venv"))
+            .status()?;
+        if !status.success() {
+            bail!("python3 -m venv failed");
+        }
+        let status = Command::new(tools.join("venv/bin/pip"))
+            .args(["install", "--quiet", "check-jsonschema"])
+            .status()?;
+        if !status.success() {
+            bail!("pip install check-jsonschema failed");
+        }
+    }
+    Ok(tools)
+}
+
+/// One document holding every contract file under its own `$id`, with the
+/// envelope as its root: a compound schema document any 2020-12 validator
+/// resolves without fetching.
+fn compound_schema(root: &Path) -> anyhow::Result<Value> {
+    let set = contract::SchemaSet::load(&root.join("contracts/schema"))?;
+    let mut defs = serde_json::Map::new();
+    for doc in &set.docs {
+        let mut value = doc.value.clone();
+        if let Value::Object(map) = &mut value {
+            map.remove("$schema");
+        }
+        defs.insert(doc.rel.replace('/', "_"), value);
+    }
+    Ok(json!({
+        "$schema": contract::DRAFT_2020_12,
+        "$id": format!("{}bench/compound.json", contract::ID_BASE),
+        "$ref": format!("{}envelope/Envelope.json", contract::ID_BASE),
+        "$defs": defs,
+    }))
+}
+
+/// A deterministic corpus (a linear congruential generator, so runs compare).
+fn corpus(count: usize) -> Vec<Value> {
+    let mut seed: u64 = 0x5eed;
+    let mut next = move |bound: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % bound.max(1)
+    };
+    let states = ["queued", "downloading", "paused", "complete", "cancelled"];
+    (0..count)
+        .map(|i| {
+            let task = format!("t_{:06}", next(5000));
+            match next(100) {
+                0..=59 => {
+                    let segments: Vec<Value> = (0..next(8) + 1)
+                        .map(|s| json!({"index": s, "downloadedBytes": next(1 << 30), "state": "downloading"}))
+                        .collect();
+                    json!({"v": 1, "kind": "event", "body": {"name": "event.task.progress", "params": {
+                        "taskId": task, "downloadedBytes": next(1 << 40), "speedBytesPerSec": next(1 << 27), "segments": segments}}})
+                }
+                60..=74 => json!({"v": 1, "kind": "event", "body": {"name": "event.task.state", "params": {
+                    "taskId": task, "state": states[next(5) as usize], "previousState": "downloading"}}}),
+                75..=84 => json!({"v": 1, "kind": "call", "id": i, "body": {"method": "download.add", "params": {"spec": {
+                    "url": format!("https://mirror{}.example.org/pub/{task}/image.iso", next(9)), "segments": next(16) + 1,
+                    "checksum": {"algorithm": "sha256", "value": format!("{:064x}", next(u64::MAX))}}}}}),
+                85..=92 => {
+                    let size = next(1 << 36) + 1024;
+                    let n = next(8) + 1;
+                    let per = size / n;
+                    let mut done = 0;
+                    let segments: Vec<Value> = (0..n)
+                        .map(|s| {
+                            let start = s * per;
+                            let end = if s == n - 1 { size - 1 } else { start + per - 1 };
+                            let got = next(end - start + 2);
+                            done += got;
+                            json!({"index": s, "startByte": start, "endByte": end, "downloadedBytes": got, "state": "downloading"})
+                        })
+                        .collect();
+                    json!({"v": 1, "kind": "reply", "id": i, "body": {"method": "download.get", "result": {"task": {
+                        "summary": {"taskId": task, "url": "https://example.org/a.iso", "fileName": "a.iso", "state": "downloading",
+                            "sizeBytes": size, "downloadedBytes": done, "segments": n, "speedBytesPerSec": next(1 << 27),
+                            "etaSeconds": next(86400), "createdAt": "2026-11-30T10:15:00Z"},
+                        "spec": {"url": "https://example.org/a.iso", "segments": n},
+                        "segmentDetail": segments}}}})
+                }
+                93..=97 => json!({"v": 1, "kind": "reply", "id": i, "body": {"method": "download.add", "result": {"taskId": task}}}),
+                _ => json!({"v": 1, "kind": "error", "id": i, "body": {"code": -32001, "message": format!("no task {task}")}}),
+            }
+        })
+        .collect()
+}
