@@ -62,10 +62,25 @@ pub fn run(root: &Path, mode: Mode) -> anyhow::Result<()> {
 
 /// Every generated file, by path relative to the root, with its full text.
 pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
-    let set = contract::SchemaSet::load(&root.join("contracts/schema"))
-        .context("loading contracts/schema")?;
-    let bundle = bundle::bundle(&set)?;
     let mut out = BTreeMap::new();
+    // The one schema whose source is Rust: the executor's tool-set file. It is
+    // written first and the set is read with it, so everything downstream
+    // (lint, the embedded copy) sees the current version.
+    let tool_set = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&exec::config::schema())?
+    );
+    out.insert(PathBuf::from(TOOL_SET_SCHEMA), tool_set.clone());
+    let mut set = contract::SchemaSet::load(&root.join("contracts/schema"))
+        .context("loading contracts/schema")?;
+    set.docs.retain(|doc| doc.rel != "config/ToolSet.json");
+    let generated = contract::SchemaSet::from_texts(
+        &root.join("contracts/schema"),
+        [("config/ToolSet.json", tool_set.as_str())],
+    )?;
+    set.docs.extend(generated.docs);
+    set.docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let bundle = bundle::bundle(&set)?;
     let tables = tables::tables(&set, &bundle)?;
     let types = bundle::typify(&bundle, &tables.replaced)?;
     let mut types: syn::File =
@@ -93,6 +108,9 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     );
     Ok(out)
 }
+
+/// Written from `exec::config::ToolSet`.
+const TOOL_SET_SCHEMA: &str = "contracts/schema/config/ToolSet.json";
 
 /// The schema set as text inside the conformance checker, so a lane installs
 /// one binary and needs no files beside it.

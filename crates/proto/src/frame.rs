@@ -137,8 +137,9 @@ pub(crate) fn check_length(prefix: [u8; HEADER]) -> Result<usize, FrameError> {
     }
 }
 
-/// Decodes one body. Version first, in outcome: see the module docs.
-pub(crate) fn decode_body(body: &[u8]) -> Result<Envelope, FrameError> {
+/// Decodes one frame's body (for callers that read bodies with
+/// [`FrameReader::read_raw`]). Version first, in outcome: see the module docs.
+pub fn decode_body(body: &[u8]) -> Result<Envelope, FrameError> {
     serde_json::from_slice::<Envelope>(body).map_err(|err| match stated_version(body) {
         Some(version) if version != crate::PROTOCOL_VERSION => FrameError::BadVersion(version),
         _ => FrameError::Json(err),

@@ -73,7 +73,9 @@ pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
     let mut places: Vec<(&SchemaDoc, String, &Value)> = Vec::new();
     for doc in &set.docs {
         match doc.kind {
-            DocKind::Type | DocKind::Envelope | DocKind::Config => {
+            // Config files are written from Rust types, not the other way round.
+            DocKind::Config => {}
+            DocKind::Type | DocKind::Envelope => {
                 names.insert((doc.rel.clone(), String::new()), doc.name.clone());
                 places.push((doc, String::new(), &doc.value));
             }
@@ -196,7 +198,7 @@ fn nullable_optional(set: &SchemaSet) -> anyhow::Result<BTreeSet<String>> {
         }
     }
     let (mut nullable, mut plain) = (BTreeSet::new(), BTreeSet::new());
-    for doc in &set.docs {
+    for doc in set.docs.iter().filter(|doc| doc.kind != DocKind::Config) {
         walk(&doc.value, &mut nullable, &mut plain);
     }
     if let Some(both) = nullable.intersection(&plain).next() {

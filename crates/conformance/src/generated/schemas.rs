@@ -4,6 +4,10 @@
 /// Every schema file, by its path under `contracts/schema/`.
 pub const SCHEMAS: &[(&str, &str)] = &[
     (
+        "config/ToolSet.json",
+        include_str!("../../../../contracts/schema/config/ToolSet.json"),
+    ),
+    (
         "envelope/CallBody.json",
         include_str!("../../../../contracts/schema/envelope/CallBody.json"),
     ),

@@ -1,0 +1,119 @@
+//! Tiny tools for the executor's tests and benchmarks, so they run real
+//! processes without depending on what a shell or the machine provides.
+//!
+//! usage: vdm-exec-helper MODE [ARGS]
+//!   echo                      copy stdin to stdout
+//!   sleep SECS                sleep
+//!   chatter BYTES [stderr]    write BYTES bytes to stdout (or stderr)
+//!   chatter-first BYTES       write BYTES to stdout before reading stdin, then echo stdin
+//!   background SECS PIDFILE   start a sleeper that keeps our stdout open, write its pid, exit
+//!   background-quiet SECS PIDFILE   the same, but the sleeper holds no pipe
+//!   abort                     end by a signal (SIGABRT)
+//!   ignore-term SECS          ignore SIGTERM and sleep
+//!   badutf8                   write invalid UTF-8 to stdout
+//!   env                       print the environment, one NAME=value per line, sorted
+//!   pwd                       print the working directory
+//!   exit CODE                 write to stdout and stderr, exit with CODE
+//!   args ...                  print each argument on its own line
+
+use std::io::{Read, Write};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let number = |text: &str| text.parse::<u64>().unwrap_or(0);
+    let mut out = std::io::stdout().lock();
+    match args.as_slice() {
+        ["echo"] => {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut out);
+        }
+        ["sleep", secs] => std::thread::sleep(Duration::from_secs_f64(secs.parse().unwrap_or(0.0))),
+        ["chatter", bytes, rest @ ..] => {
+            let chunk = vec![b'x'; 64 * 1024];
+            let mut left = number(bytes);
+            let mut err = std::io::stderr().lock();
+            let sink: &mut dyn Write = if rest == ["stderr"] {
+                &mut err
+            } else {
+                &mut out
+            };
+            while left > 0 {
+                let n = left.min(chunk.len() as u64) as usize;
+                if sink.write_all(&chunk[..n]).is_err() {
+                    break;
+                }
+                left -= n as u64;
+            }
+        }
+        ["chatter-first", bytes] => {
+            let _ = out.write_all(&vec![b'y'; number(bytes) as usize]);
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut out);
+        }
+        ["background", secs, pidfile] | ["background-quiet", secs, pidfile] => {
+            let quiet = args.first() == Some(&"background-quiet");
+            let mut sleeper = Command::new(std::env::current_exe().unwrap_or_default());
+            sleeper.args(["sleep", secs]).stdin(Stdio::null());
+            if quiet {
+                sleeper.stdout(Stdio::null()).stderr(Stdio::null());
+            }
+            match sleeper.spawn() {
+                Ok(child) => {
+                    let _ = std::fs::write(pidfile, child.id().to_string());
+                    let _ = writeln!(out, "started {}", child.id());
+                }
+                Err(err) => {
+                    eprintln!("cannot start the sleeper: {err}");
+                    return ExitCode::from(3);
+                }
+            }
+        }
+        ["abort"] => std::process::abort(),
+        ["ignore-term", secs] => {
+            // SAFETY: setting a signal's disposition to "ignore" touches no memory.
+            unsafe {
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+            }
+            std::thread::sleep(Duration::from_secs(number(secs)));
+        }
+        ["badutf8"] => {
+            let _ = out.write_all(b"ok \xff\xfe end\n");
+        }
+        ["env"] => {
+            let mut vars: Vec<String> = std::env::vars_os()
+                .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+                .collect();
+            vars.sort();
+            for var in vars {
+                let _ = writeln!(out, "{var}");
+            }
+        }
+        ["pwd"] => {
+            let _ = writeln!(
+                out,
+                "{}",
+                std::env::current_dir()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default()
+            );
+        }
+        ["args", rest @ ..] => {
+            for arg in rest {
+                let _ = writeln!(out, "{arg}");
+            }
+        }
+        ["exit", code] => {
+            let mut input = String::new();
+            let _ = std::io::stdin().read_to_string(&mut input);
+            let _ = writeln!(out, "input: {input}");
+            eprintln!("exiting with {code}");
+            return ExitCode::from(u8::try_from(number(code)).unwrap_or(1));
+        }
+        _ => {
+            eprintln!("usage: vdm-exec-helper MODE [ARGS] (see the source)");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}

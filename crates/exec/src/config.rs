@@ -1,0 +1,204 @@
+//! The tool set an operator configures: which tools this machine runs, with
+//! which argv, where, and for how long.
+//!
+//! These types are the source of `contracts/schema/config/ToolSet.json`
+//! (written by `cargo xtask codegen` from [`schema`]); loading checks a file
+//! against that schema first, so every refusal names a JSON pointer, then
+//! checks what a schema cannot say (unique names, an `inputSchema` that
+//! compiles).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The deadline of a tool whose entry names none.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
+
+/// The longest deadline an entry may name (a day): past that a call is lost, not slow.
+pub const MAX_DEADLINE_SECS: u64 = 86_400;
+
+/// The tools this executor may run. Anything not listed is refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "ToolSet", extend("x-since" = "1.0.0"))]
+pub struct ToolSet {
+    /// The tools, each with a name unique in the set.
+    pub tools: Vec<Tool>,
+}
+
+/// One tool: a name callers use, and how this machine runs it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Tool {
+    /// The name `tool.invoke` calls it by.
+    #[schemars(length(min = 1, max = 128))]
+    pub name: String,
+    /// The argv, spawned directly: no shell, and the call's input never
+    /// appears here (it goes to the tool's standard input).
+    #[schemars(length(min = 1))]
+    pub command: Vec<String>,
+    /// The absolute directory the tool runs in (the executor's own when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// Whether a call may name its own working directory (`tool.invoke`'s `cwd`).
+    #[serde(default)]
+    pub subject_cwd: bool,
+    /// A JSON Schema the call's input must pass before the tool runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    /// Names of the executor's environment variables passed through to the
+    /// tool, beside the default allow-list (PATH, LANG, LC_ALL, HOME, TZ).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// Seconds the whole call may take, capture included (120 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 86_400))]
+    pub deadline_secs: Option<u64>,
+}
+
+impl Tool {
+    pub fn deadline(&self) -> Duration {
+        self.deadline_secs
+            .map_or(DEFAULT_DEADLINE, Duration::from_secs)
+    }
+}
+
+/// A tool set that could not be loaded: where, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}#{pointer}: {reason}")]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// JSON pointer to the offending place (empty for the whole file).
+    pub pointer: String,
+    pub reason: String,
+}
+
+/// The schema of the tool-set file, as `cargo xtask codegen` writes it.
+pub fn schema() -> Value {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<ToolSet>()
+        .to_value();
+    if let Value::Object(map) = &mut schema {
+        map.insert(
+            "$id".into(),
+            Value::String("https://schemas.vdm.invalid/config/ToolSet.json".into()),
+        );
+    }
+    schema
+}
+
+/// A loaded tool set, with each input schema compiled once.
+#[derive(Debug)]
+pub struct Loaded {
+    pub set: ToolSet,
+    validators: BTreeMap<String, jsonschema::Validator>,
+}
+
+impl Loaded {
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.set.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// The compiled `inputSchema` of a tool, if it has one.
+    pub fn input_validator(&self, name: &str) -> Option<&jsonschema::Validator> {
+        self.validators.get(name)
+    }
+}
+
+/// Reads and checks a tool-set file.
+pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+    let error = |pointer: &str, reason: String| ConfigError {
+        file: path.to_path_buf(),
+        pointer: pointer.into(),
+        reason,
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|err| error("", format!("cannot read: {err}")))?;
+    parse(path, &text)
+}
+
+/// Checks a tool set given as text; `path` only names it in errors.
+pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
+    let error = |pointer: String, reason: String| ConfigError {
+        file: path.to_path_buf(),
+        pointer,
+        reason,
+    };
+    let value: Value = serde_json::from_str(text)
+        .map_err(|err| error(String::new(), format!("not JSON: {err}")))?;
+    let validator = jsonschema::validator_for(&schema()).map_err(|err| {
+        error(
+            String::new(),
+            format!("the tool-set schema does not compile: {err}"),
+        )
+    })?;
+    if let Some(first) = validator.iter_errors(&value).next() {
+        let pointer = first.instance_path().as_str().to_string();
+        let reason = match first.kind() {
+            jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                format!("unknown field(s) {}: a tool-set file has only the fields of contracts/schema/config/ToolSet.json", unexpected.join(", "))
+            }
+            _ => first.to_string(),
+        };
+        return Err(error(pointer, reason));
+    }
+    let set: ToolSet =
+        serde_json::from_value(value).map_err(|err| error(String::new(), err.to_string()))?;
+    let mut validators = BTreeMap::new();
+    for (index, tool) in set.tools.iter().enumerate() {
+        let at = |field: &str| format!("/tools/{index}/{field}");
+        if let Some(first) = set
+            .tools
+            .iter()
+            .position(|other| other.name == tool.name)
+            .filter(|first| *first != index)
+        {
+            return Err(error(
+                at("name"),
+                format!(
+                    "the name {:?} is already used by /tools/{first}; names must be unique",
+                    tool.name
+                ),
+            ));
+        }
+        if tool
+            .command
+            .first()
+            .is_none_or(|program| program.is_empty())
+        {
+            return Err(error(
+                at("command"),
+                "the argv is empty: give at least the program to run".into(),
+            ));
+        }
+        if let Some(cwd) = &tool.cwd {
+            if !cwd.is_absolute() {
+                return Err(error(
+                    at("cwd"),
+                    format!("{} is relative; it would resolve against wherever the executor was started, so give an absolute path", cwd.display()),
+                ));
+            }
+        }
+        if tool.deadline_secs == Some(0) {
+            return Err(error(
+                at("deadlineSecs"),
+                "a deadline of 0 seconds would refuse every call; give at least 1".into(),
+            ));
+        }
+        if let Some(input_schema) = &tool.input_schema {
+            let compiled = jsonschema::options().build(input_schema).map_err(|err| {
+                error(
+                    at("inputSchema"),
+                    format!("does not compile as a JSON Schema: {err}"),
+                )
+            })?;
+            validators.insert(tool.name.clone(), compiled);
+        }
+    }
+    Ok(Loaded { set, validators })
+}

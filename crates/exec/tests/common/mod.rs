@@ -1,0 +1,72 @@
+//! Shared by the executor's tests: a tool set around the helper program.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::time::Duration;
+
+pub const HELPER: &str = env!("CARGO_BIN_EXE_vdm-exec-helper");
+
+/// A tool set from `(name, helper args, extra fields)`; every command runs the helper.
+pub fn tools(entries: &[(&str, &[&str], serde_json::Value)]) -> exec::Loaded {
+    let tools: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|(name, args, extra)| {
+            let mut command = vec![HELPER.to_string()];
+            command.extend(args.iter().map(|a| a.to_string()));
+            let mut tool = serde_json::json!({"name": name, "command": command});
+            if let (Some(tool), Some(extra)) = (tool.as_object_mut(), extra.as_object()) {
+                tool.extend(extra.clone());
+            }
+            tool
+        })
+        .collect();
+    let text = serde_json::json!({ "tools": tools }).to_string();
+    exec::config::parse(Path::new("tools.json"), &text)
+        .unwrap_or_else(|err| panic!("test tool set: {err}"))
+}
+
+pub fn call(
+    tools: &exec::Loaded,
+    tool: &str,
+    input: serde_json::Value,
+    cwd: Option<&str>,
+) -> proto::ToolCapture {
+    exec::execute(
+        tools,
+        &exec::Invocation {
+            tool: tool.into(),
+            input,
+            cwd: cwd.map(str::to_string),
+        },
+    )
+}
+
+/// Whether a process is still running (a zombie waiting for its parent counts as gone).
+pub fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// Waits briefly for a pid file a helper writes.
+pub fn read_pid(path: &Path) -> u32 {
+    for _ in 0..200 {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            if let Ok(pid) = text.trim().parse() {
+                return pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("no pid in {}", path.display());
+}
+
+pub fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("vdm-exec-test-{}-{name}", std::process::id()))
+}

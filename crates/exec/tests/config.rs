@@ -1,0 +1,124 @@
+//! Loading a tool set: each refusal names the file, the JSON pointer and what to fix.
+
+use std::path::Path;
+
+use serde_json::json;
+
+fn check_refused(tools: serde_json::Value, pointer: &str, reason: &str) {
+    let err = exec::config::parse(Path::new("/etc/vdm/tools.json"), &tools.to_string())
+        .expect_err("must be refused");
+    assert_eq!(err.file, Path::new("/etc/vdm/tools.json"));
+    assert_eq!(err.pointer, pointer, "{err}");
+    assert!(err.reason.contains(reason), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with(&format!("/etc/vdm/tools.json#{pointer}: ")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_good_tool_set_loads() {
+    let set = exec::config::parse(
+        Path::new("tools.json"),
+        &json!({"tools": [{"name": "ls", "command": ["/bin/ls", "-l"], "cwd": "/srv", "subjectCwd": true,
+            "inputSchema": {"type": "object"}, "env": ["TERM"], "deadlineSecs": 5}]})
+        .to_string(),
+    )
+    .expect("loads");
+    let tool = set.tool("ls").expect("ls");
+    assert_eq!(tool.deadline(), std::time::Duration::from_secs(5));
+    assert!(set.input_validator("ls").is_some());
+}
+
+#[test]
+fn an_unknown_field_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "colour": "red"}]}),
+        "/tools/0",
+        "unknown field(s) colour",
+    );
+    check_refused(
+        json!({"tools": [], "version": 2}),
+        "",
+        "unknown field(s) version",
+    );
+}
+
+#[test]
+fn a_duplicate_name_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"]}, {"name": "ls", "command": ["ls", "-a"]}]}),
+        "/tools/1/name",
+        "already used by /tools/0",
+    );
+}
+
+#[test]
+fn an_empty_argv_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": []}]}),
+        "/tools/0/command",
+        "",
+    );
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": [""]}]}),
+        "/tools/0/command",
+        "the argv is empty",
+    );
+}
+
+#[test]
+fn a_relative_cwd_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "cwd": "srv/work"}]}),
+        "/tools/0/cwd",
+        "give an absolute path",
+    );
+}
+
+#[test]
+fn an_input_schema_that_does_not_compile_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"type": 12}}]}),
+        "/tools/0/inputSchema",
+        "does not compile",
+    );
+}
+
+#[test]
+fn an_input_schema_that_would_fetch_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"$ref": "https://example.org/schema.json"}}]}),
+        "/tools/0/inputSchema",
+        "does not compile",
+    );
+}
+
+#[test]
+fn a_zero_deadline_is_refused() {
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "deadlineSecs": 0}]}),
+        "/tools/0/deadlineSecs",
+        "minimum of 1",
+    );
+}
+
+#[test]
+fn a_file_that_is_not_json_is_refused() {
+    let err = exec::config::parse(Path::new("tools.json"), "{tools: []}").expect_err("not JSON");
+    assert!(
+        err.to_string().starts_with("tools.json#: not JSON"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_refused_by_name() {
+    let err = exec::load(Path::new("/nonexistent/tools.json")).expect_err("missing");
+    assert!(
+        err.to_string()
+            .starts_with("/nonexistent/tools.json#: cannot read"),
+        "{err}"
+    );
+}

@@ -1,0 +1,196 @@
+//! `vdm-exec serve` driven as a child process over pipes, and `vdm-exec run`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{temp_path, HELPER};
+use proto::{Envelope, FrameReader, ReplyBody, RpcErrorCode};
+use serde_json::json;
+
+const EXEC: &str = env!("CARGO_BIN_EXE_vdm-exec");
+
+fn tools_file(name: &str) -> std::path::PathBuf {
+    let path = temp_path(name);
+    let tools = json!({"tools": [
+        {"name": "echo", "command": [HELPER, "echo"]},
+        {"name": "slow", "command": [HELPER, "sleep", "1"]},
+        {"name": "exit", "command": [HELPER, "exit", "3"]},
+    ]});
+    std::fs::write(&path, tools.to_string()).expect("write tools");
+    path
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = u32::try_from(body.len())
+        .expect("small")
+        .to_be_bytes()
+        .to_vec();
+    out.extend_from_slice(body);
+    out
+}
+
+fn call(id: u64, method: &str, params: serde_json::Value) -> Vec<u8> {
+    frame(
+        json!({"v": 1, "kind": "call", "id": id, "body": {"method": method, "params": params}})
+            .to_string()
+            .as_bytes(),
+    )
+}
+
+/// Runs `serve` on `input`; returns the replies in arrival order, the exit code and stderr.
+fn serve(input: &[u8], name: &str) -> (Vec<Envelope>, Option<i32>, String) {
+    let tools = tools_file(name);
+    let mut child = Command::new(EXEC)
+        .args(["serve", "--jobs", "4", "--tools"])
+        .arg(&tools)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vdm-exec starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("write frames");
+    drop(stdin);
+    let output = child.wait_with_output().expect("vdm-exec finishes");
+    let replies: Result<Vec<Envelope>, _> = FrameReader::new(&output.stdout[..]).collect();
+    let _ = std::fs::remove_file(tools);
+    (
+        replies.expect("stdout carries only frames"),
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_mixed_stream_gets_every_answer_in_completion_order() {
+    let mut input = Vec::new();
+    input.extend(call(
+        1,
+        "tool.invoke",
+        json!({"tool": "slow", "input": null}),
+    ));
+    input.extend(call(
+        2,
+        "tool.invoke",
+        json!({"tool": "echo", "input": {"n": 2}}),
+    ));
+    input.extend(frame(b"{\"v\":1,\"kind\":"));
+    input.extend(call(3, "download.pause", json!({"taskId": "t"})));
+    input.extend(frame(br#"{"v":1,"kind":"call","id":4}"#));
+    input.extend(frame(br#"{"v":2,"kind":"call","id":5,"body":{}}"#));
+    input.extend([0, 0, 0, 0]);
+    input.extend(call(6, "tool.invoke", json!({"tool": "nope", "input": {}})));
+    input.extend(call(
+        7,
+        "tool.invoke",
+        json!({"tool": "exit", "input": "x"}),
+    ));
+    let started = Instant::now();
+    let (replies, code, stderr) = serve(&input, "mixed");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(stderr.contains("skipping an empty frame"), "{stderr}");
+
+    let mut captures = BTreeMap::new();
+    let mut errors = Vec::new();
+    for reply in &replies {
+        match reply {
+            Envelope::Reply {
+                id,
+                body: ReplyBody::ToolInvoke(capture),
+                ..
+            } => {
+                captures.insert(**id, capture.clone());
+            }
+            Envelope::Error { id, body, .. } => errors.push((*id, body.code, body.message.clone())),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(captures.keys().copied().collect::<Vec<_>>(), [1, 2, 6, 7]);
+    assert_eq!(captures[&2].stdout, r#"{"n":2}"#);
+    assert_eq!(captures[&6].exit_code, 127);
+    assert_eq!(captures[&7].exit_code, 3);
+    // The slow call was sent first and answered last.
+    assert!(
+        matches!(replies.last(), Some(Envelope::Reply { id, .. }) if **id == 1),
+        "{replies:?}"
+    );
+
+    let codes: Vec<(Option<u64>, RpcErrorCode)> =
+        errors.iter().map(|(id, code, _)| (*id, *code)).collect();
+    assert_eq!(
+        codes,
+        [
+            (None, RpcErrorCode::ParseError),
+            (Some(3), RpcErrorCode::MethodNotFound),
+            (None, RpcErrorCode::InvalidRequest),
+            (None, RpcErrorCode::InvalidRequest),
+        ]
+    );
+    assert!(errors[1].2.contains("tool.invoke only, not download.pause"));
+    assert!(errors[3].2.contains("protocol version 2"));
+}
+
+#[test]
+fn an_oversize_frame_ends_the_session_after_answering_what_came_before() {
+    let mut input = call(1, "tool.invoke", json!({"tool": "echo", "input": 1}));
+    input.extend(
+        u32::try_from(proto::MAX_FRAME + 1)
+            .expect("fits")
+            .to_be_bytes(),
+    );
+    input.extend(call(2, "tool.invoke", json!({"tool": "echo", "input": 2})));
+    let (replies, code, stderr) = serve(&input, "oversize");
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("more than the 1048576 a frame may carry"),
+        "{stderr}"
+    );
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(matches!(&replies[0], Envelope::Reply { id, .. } if **id == 1));
+}
+
+#[test]
+fn a_bad_tool_set_stops_serve_before_it_reads() {
+    let path = temp_path("bad-tools.json");
+    std::fs::write(&path, r#"{"tools": [{"name": "x", "command": []}]}"#).expect("write");
+    let output = Command::new(EXEC)
+        .args(["serve", "--tools"])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("#/tools/0/command"));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
+    let tools = tools_file("run");
+    let mut child = Command::new(EXEC)
+        .args(["run", "--tools"])
+        .arg(&tools)
+        .arg("exit")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"{\"a\": 1}")
+        .expect("input");
+    let output = child.wait_with_output().expect("finishes");
+    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Exit code: 3\ninput: {\"a\":1}\n--- stderr ---\nexiting with 3\n"
+    );
+    let _ = std::fs::remove_file(tools);
+}
