@@ -242,7 +242,7 @@ impl<'a> Compiler<'a> {
                 // A reference (with annotations beside it) is its target. In a
                 // cycle the placeholder above stays empty, which only makes the
                 // walk stop there: nothing in the contract is recursive.
-                let target_id = self.compile(target.doc, target.pointer, target.schema);
+                let target_id = self.compile(target.doc, &target.pointer, target.schema);
                 self.memo
                     .insert((doc.rel.clone(), pointer.to_string()), target_id);
                 return target_id;

@@ -48,6 +48,7 @@ pub enum LintRule {
     SecretTransport,
     EnvelopeCoverage,
     Annotation,
+    Pattern,
 }
 
 impl LintRule {
@@ -66,6 +67,7 @@ impl LintRule {
         LintRule::SecretTransport,
         LintRule::EnvelopeCoverage,
         LintRule::Annotation,
+        LintRule::Pattern,
     ];
 
     /// The stable id printed with every violation.
@@ -85,6 +87,7 @@ impl LintRule {
             LintRule::SecretTransport => "lint.secret_transport",
             LintRule::EnvelopeCoverage => "lint.envelope_coverage",
             LintRule::Annotation => "lint.annotation",
+            LintRule::Pattern => "lint.pattern",
         }
     }
 
@@ -105,6 +108,7 @@ impl LintRule {
             LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
             LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length)",
+            LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
         }
     }
 }
@@ -311,6 +315,11 @@ impl Linter<'_> {
                 self.report(&at.push("$ref"), LintRule::Ref, why);
             }
         }
+        if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+            if let Err(why) = portable_pattern(pattern) {
+                self.report(&at.push("pattern"), LintRule::Pattern, why);
+            }
+        }
         if let Some(values) = map.get("enum").and_then(Value::as_array) {
             for (index, value) in values.iter().enumerate() {
                 if let Some(text) = value.as_str() {
@@ -468,6 +477,30 @@ impl Linter<'_> {
             }
         }
     }
+}
+
+/// JSON Schema patterns are ECMA-262 regular expressions. Rust's and
+/// JavaScript's engines disagree on inline flags (`(?i)`, `(?i:...)`), which
+/// a JavaScript validator refuses outright; the common subset is the rule.
+fn portable_pattern(pattern: &str) -> Result<(), String> {
+    let bytes = pattern.as_bytes();
+    for (at, window) in bytes.windows(3).enumerate() {
+        let escaped = at > 0 && bytes.get(at - 1) == Some(&b'\\');
+        if window[0] == b'(' && window[1] == b'?' && window[2].is_ascii_alphabetic() && !escaped {
+            return Err(format!(
+                "pattern {pattern:?} uses an inline flag group at byte {at}; JavaScript validators refuse it: \
+                 spell the alternatives out (for example [Hh][Tt][Tt][Pp] for a case-insensitive http)"
+            ));
+        }
+    }
+    for anchor in ["\\A", "\\z", "\\Z"] {
+        if pattern.contains(anchor) {
+            return Err(format!(
+                "pattern {pattern:?} uses {anchor}, which ECMA-262 does not have; use ^ and $"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn has_description(schema: &Value) -> bool {

@@ -10,11 +10,11 @@ use serde_json::Value;
 use crate::{SchemaDoc, SchemaSet};
 
 /// Where a `$ref` leads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Resolved<'a> {
     pub doc: &'a SchemaDoc,
     /// The JSON pointer inside `doc` (empty for its root).
-    pub pointer: &'a str,
+    pub pointer: String,
     pub schema: &'a Value,
 }
 
@@ -23,7 +23,7 @@ pub struct Resolved<'a> {
 pub fn resolve_ref<'a>(
     set: &'a SchemaSet,
     from: &'a SchemaDoc,
-    reference: &'a str,
+    reference: &str,
 ) -> Result<Resolved<'a>, String> {
     let (path, fragment) = match reference.split_once('#') {
         Some((path, fragment)) => (path, fragment),
@@ -58,7 +58,7 @@ pub fn resolve_ref<'a>(
         .ok_or_else(|| format!("{reference:?}: {} has nothing at #{fragment}", doc.rel))?;
     Ok(Resolved {
         doc,
-        pointer: fragment,
+        pointer: fragment.to_string(),
         schema,
     })
 }

@@ -331,6 +331,16 @@ fn an_error_name_that_is_not_an_rpc_error_code_is_refused() {
 }
 
 #[test]
+fn a_pattern_with_an_inline_flag_is_refused() {
+    check(
+        "types/DownloadSpec.json",
+        |v| *at(v, "/properties/url/pattern") = json!("^(?i:https?)://"),
+        LintRule::Pattern,
+        "/properties/url/pattern",
+    );
+}
+
+#[test]
 fn every_rule_is_documented() {
     let doc = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/conformance.md"),

@@ -1,0 +1,428 @@
+//! The compatibility checker: for each change between two versions of the
+//! contract, does a new writer still satisfy an old reader (W), and an old
+//! writer a new reader (R)? From that, which version bump the change set needs.
+//!
+//! Verdicts come from containment ([`subset`]): W holds where every value the
+//! new schema accepts passes the old one, R where every old value passes the
+//! new one. Readers are tolerant of unknown fields (CONTRACT.md §7) unless
+//! strict readers are asked for. Each change is judged alone: the old schema
+//! with just that change applied is compared with the old schema, so one
+//! change's verdict does not hide another's. Where a direction breaks, the
+//! report carries a value one side accepts and the other refuses.
+
+pub mod accepts;
+pub mod example;
+pub mod node;
+pub mod report;
+pub mod subset;
+
+mod diff;
+pub use diff::inline;
+
+use std::fmt;
+
+use contract::{DocKind, SchemaSet};
+use serde::Serialize;
+use serde_json::Value;
+
+pub use node::Node;
+pub use subset::{Break, Subset};
+
+/// One direction's verdict for one change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Compatible,
+    Breaking,
+}
+
+impl Verdict {
+    pub fn holds(self) -> bool {
+        self == Verdict::Compatible
+    }
+}
+
+/// The version bump a change set needs, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bump {
+    None,
+    Patch,
+    Minor,
+    Major,
+}
+
+impl fmt::Display for Bump {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Bump::None => "none",
+            Bump::Patch => "patch",
+            Bump::Minor => "minor",
+            Bump::Major => "major",
+        })
+    }
+}
+
+/// One change, located in both versions, with a verdict per direction.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    /// The method, event or type the change belongs to.
+    pub group: String,
+    pub rule: String,
+    /// `file#pointer` in the old and the new schema set (absent for an addition or removal's missing side).
+    pub old_pointer: Option<String>,
+    pub new_pointer: Option<String>,
+    /// New writer → old reader.
+    pub writer: Verdict,
+    /// Old writer → new reader.
+    pub reader: Verdict,
+    /// What changed, in words.
+    pub detail: String,
+    /// Why a direction breaks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// A value one side accepts and the other refuses, where a direction breaks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<Example>,
+    /// Whether the change touches what validators accept (patch otherwise).
+    #[serde(skip)]
+    pub shape: bool,
+}
+
+/// A counterexample: `value`, at `path` in a message, passes `acceptedBy` and fails the other side.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Example {
+    pub path: String,
+    pub value: Value,
+    /// `new` (for a W break) or `old` (for an R break).
+    pub accepted_by: String,
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub writer: Verdict,
+    pub reader: Verdict,
+    pub bump: Bump,
+    pub changes: Vec<Change>,
+}
+
+/// The whole-schema verdicts of one part (a method's params or result, an
+/// event, a type), which decide the overall verdict.
+struct Whole {
+    group: String,
+    writer: Result<(), Box<Break>>,
+    reader: Result<(), Box<Break>>,
+}
+
+impl Whole {
+    fn of(group: &str, old: &Node<'_>, new: &Node<'_>, tolerant: bool) -> Self {
+        let (writer, reader) = directions(old, new, tolerant);
+        Whole {
+            group: group.to_string(),
+            writer,
+            reader,
+        }
+    }
+}
+
+impl Comparison {
+    /// Changes are judged one at a time; changes at one place can offset each
+    /// other (a field removed while the object opens). The whole-schema checks
+    /// decide: a direction that holds as a whole holds for every change in it,
+    /// and a direction that breaks as a whole always has a change that says so.
+    fn reconcile(mut changes: Vec<Change>, wholes: &[Whole]) -> Self {
+        for writer_side in [true, false] {
+            let broken = wholes.iter().find_map(|w| {
+                let result = if writer_side { &w.writer } else { &w.reader };
+                result
+                    .as_ref()
+                    .err()
+                    .map(|err| (w.group.clone(), err.clone()))
+            });
+            fn verdict_of(c: &mut Change, writer_side: bool) -> &mut Verdict {
+                if writer_side {
+                    &mut c.writer
+                } else {
+                    &mut c.reader
+                }
+            }
+            match broken {
+                None => {
+                    for change in changes.iter_mut() {
+                        if !verdict_of(change, writer_side).holds() {
+                            *verdict_of(change, writer_side) = Verdict::Compatible;
+                            change.why = None;
+                            change.example = None;
+                            change.detail.push_str(
+                                " (breaks alone, holds together with the other changes here)",
+                            );
+                        }
+                    }
+                }
+                Some((group, err))
+                    if changes
+                        .iter_mut()
+                        .all(|c| verdict_of(c, writer_side).holds()) =>
+                {
+                    let (accepted_by, direction) = if writer_side {
+                        ("new", "a new writer's value fails an old reader")
+                    } else {
+                        ("old", "an old writer's value fails a new reader")
+                    };
+                    let (old_pointer, new_pointer) = if writer_side {
+                        (
+                            format!("{}#{}", err.b_file, err.b_pointer),
+                            format!("{}#{}", err.a_file, err.a_pointer),
+                        )
+                    } else {
+                        (
+                            format!("{}#{}", err.a_file, err.a_pointer),
+                            format!("{}#{}", err.b_file, err.b_pointer),
+                        )
+                    };
+                    changes.push(Change {
+                        group,
+                        rule: "shape.changed".into(),
+                        old_pointer: Some(old_pointer),
+                        new_pointer: Some(new_pointer),
+                        writer: if writer_side {
+                            Verdict::Breaking
+                        } else {
+                            Verdict::Compatible
+                        },
+                        reader: if writer_side {
+                            Verdict::Compatible
+                        } else {
+                            Verdict::Breaking
+                        },
+                        detail: "the changes here together".into(),
+                        why: Some(format!("{direction}: {}", err.reason)),
+                        example: err.witness.clone().map(|value| Example {
+                            path: err.path.clone(),
+                            value,
+                            accepted_by: accepted_by.into(),
+                        }),
+                        shape: true,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        Self::from_changes(changes)
+    }
+
+    fn from_changes(changes: Vec<Change>) -> Self {
+        let writer = if changes.iter().all(|c| c.writer.holds()) {
+            Verdict::Compatible
+        } else {
+            Verdict::Breaking
+        };
+        let reader = if changes.iter().all(|c| c.reader.holds()) {
+            Verdict::Compatible
+        } else {
+            Verdict::Breaking
+        };
+        let bump = changes
+            .iter()
+            .map(|c| match (c.writer.holds() && c.reader.holds(), c.shape) {
+                (false, _) => Bump::Major,
+                (true, true) => Bump::Minor,
+                (true, false) => Bump::Patch,
+            })
+            .max()
+            .unwrap_or(Bump::None);
+        Comparison {
+            writer,
+            reader,
+            bump,
+            changes,
+        }
+    }
+}
+
+/// Options of a comparison.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Readers refuse unknown fields (the default is tolerant readers).
+    pub strict_readers: bool,
+}
+
+/// Compares two whole schema sets: every method's params and result, every
+/// event, and the types they reach.
+pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Comparison {
+    let tolerant = !options.strict_readers;
+    let mut differ = diff::Differ::new(tolerant);
+    let mut changes = Vec::new();
+    let mut wholes = Vec::new();
+    for (kind, noun) in [(DocKind::Method, "method"), (DocKind::Event, "event")] {
+        for old_doc in old.of_kind(kind) {
+            match new.get(kind, &old_doc.name) {
+                Some(new_doc) => {
+                    for shape in ["params", "result"] {
+                        let pointer = format!("/$defs/{shape}");
+                        let (Some(o), Some(n)) = (
+                            old_doc.value.pointer(&pointer),
+                            new_doc.value.pointer(&pointer),
+                        ) else {
+                            continue;
+                        };
+                        let o = Node::root(old, old_doc).at(o, "").with_pointer(&pointer);
+                        let n = Node::root(new, new_doc).at(n, "").with_pointer(&pointer);
+                        differ.diff(&o, &n, &old_doc.name, "", &mut changes);
+                        wholes.push(Whole::of(&old_doc.name, &o, &n, tolerant));
+                    }
+                    if old_doc.transports() != new_doc.transports() {
+                        let narrowed = old_doc
+                            .transports()
+                            .iter()
+                            .any(|t| !new_doc.transports().contains(t));
+                        changes.push(Change {
+                            group: old_doc.name.clone(),
+                            rule: "method.transports_changed".into(),
+                            old_pointer: Some(format!("{}#/x-transports", old_doc.rel)),
+                            new_pointer: Some(format!("{}#/x-transports", new_doc.rel)),
+                            writer: Verdict::Compatible,
+                            reader: if narrowed {
+                                Verdict::Breaking
+                            } else {
+                                Verdict::Compatible
+                            },
+                            detail: format!(
+                                "transports {:?} → {:?}",
+                                old_doc.transports(),
+                                new_doc.transports()
+                            ),
+                            why: narrowed.then(|| {
+                                "an old client on a removed transport can no longer call it".into()
+                            }),
+                            example: None,
+                            shape: true,
+                        });
+                    }
+                }
+                None => {
+                    let other = if kind == DocKind::Method {
+                        DocKind::Event
+                    } else {
+                        DocKind::Method
+                    };
+                    let became = new.get(other, &old_doc.name).is_some();
+                    changes.push(Change {
+                        group: old_doc.name.clone(),
+                        rule: if became {
+                            format!(
+                                "{noun}.became_{}",
+                                if kind == DocKind::Method {
+                                    "event"
+                                } else {
+                                    "method"
+                                }
+                            )
+                        } else {
+                            format!("{noun}.removed")
+                        },
+                        old_pointer: Some(format!("{}#", old_doc.rel)),
+                        new_pointer: None,
+                        writer: if became {
+                            Verdict::Breaking
+                        } else {
+                            Verdict::Compatible
+                        },
+                        reader: Verdict::Breaking,
+                        detail: format!(
+                            "{noun} {} {}",
+                            old_doc.name,
+                            if became { "changed kind" } else { "removed" }
+                        ),
+                        why: Some(if kind == DocKind::Method {
+                            "an old client still calls it, and the new daemon does not answer it"
+                                .into()
+                        } else {
+                            "an old daemon still sends it, and new clients no longer expect it"
+                                .into()
+                        }),
+                        example: None,
+                        shape: true,
+                    });
+                }
+            }
+        }
+        for new_doc in new.of_kind(kind) {
+            if old.get(kind, &new_doc.name).is_none()
+                && !old.docs.iter().any(|d| {
+                    d.name == new_doc.name && matches!(d.kind, DocKind::Method | DocKind::Event)
+                })
+            {
+                changes.push(Change {
+                    group: new_doc.name.clone(),
+                    rule: format!("{noun}.added"),
+                    old_pointer: None,
+                    new_pointer: Some(format!("{}#", new_doc.rel)),
+                    writer: Verdict::Compatible,
+                    reader: Verdict::Compatible,
+                    detail: format!("new {noun} {}", new_doc.name),
+                    why: None,
+                    example: None,
+                    shape: true,
+                });
+            }
+        }
+    }
+    // Types no method reaches (RpcError is reached through the envelope).
+    for old_doc in old
+        .of_kind(DocKind::Type)
+        .chain(old.of_kind(DocKind::Envelope))
+    {
+        if let Some(new_doc) = new.get(old_doc.kind, &old_doc.name) {
+            let (o, n) = (Node::root(old, old_doc), Node::root(new, new_doc));
+            differ.diff(&o, &n, &old_doc.name, "", &mut changes);
+            if old_doc.kind == DocKind::Type {
+                wholes.push(Whole::of(&old_doc.name, &o, &n, tolerant));
+            }
+        }
+    }
+    let mut comparison = Comparison::reconcile(changes, &wholes);
+    comparison.changes.sort_by(|a, b| {
+        (
+            a.group.as_str(),
+            a.rule.as_str(),
+            &a.old_pointer,
+            &a.new_pointer,
+        )
+            .cmp(&(
+                b.group.as_str(),
+                b.rule.as_str(),
+                &b.old_pointer,
+                &b.new_pointer,
+            ))
+    });
+    comparison
+}
+
+/// Compares two single schema documents (one type, read and written by both sides).
+pub fn compare_documents(old: &SchemaSet, new: &SchemaSet, options: Options) -> Comparison {
+    let mut changes = Vec::new();
+    let mut wholes = Vec::new();
+    if let (Some(old_doc), Some(new_doc)) = (old.docs.first(), new.docs.first()) {
+        let tolerant = !options.strict_readers;
+        let (o, n) = (Node::root(old, old_doc), Node::root(new, new_doc));
+        diff::Differ::new(tolerant).diff(&o, &n, &old_doc.name, "", &mut changes);
+        wholes.push(Whole::of(&old_doc.name, &o, &n, tolerant));
+    }
+    Comparison::reconcile(changes, &wholes)
+}
+
+/// Whole-schema verdicts for one pair of documents' roots: `(W, R)`.
+pub fn directions(
+    old: &Node<'_>,
+    new: &Node<'_>,
+    tolerant: bool,
+) -> (Result<(), Box<Break>>, Result<(), Box<Break>>) {
+    (
+        Subset::new(tolerant).check(new, old),
+        Subset::new(tolerant).check(old, new),
+    )
+}

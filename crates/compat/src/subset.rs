@@ -1,0 +1,804 @@
+//! Containment: does every value schema `a` accepts pass schema `b`?
+//!
+//! Decided by structure, not text: references are followed, `allOf`s merged,
+//! unions split (a union on the left holds when each branch does; on the
+//! right, when some branch does), and each JSON type compared keyword by
+//! keyword. Where the answer is no, the check names the place and builds a
+//! value `a` accepts and `b` rejects. Recursive schemas are handled
+//! coinductively (a pair met again is assumed to hold).
+//!
+//! Limits, by design: pattern containment is decided by equality or by a
+//! counterexample found among candidates; `not` and conditions with
+//! different `if`s are compared conservatively.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::accepts::{accepts, equal};
+use crate::example::{example, example_of_type, find_witness, to_number};
+use crate::node::{Node, TYPES};
+
+/// Where and why containment fails.
+#[derive(Debug, Clone)]
+pub struct Break {
+    /// JSON pointer into the instance.
+    pub path: String,
+    /// Pointers into `a`'s and `b`'s documents.
+    pub a_pointer: String,
+    pub b_pointer: String,
+    pub a_file: String,
+    pub b_file: String,
+    pub reason: String,
+    /// A value at `path` that `a` accepts and `b` rejects (wrapped up to the
+    /// node the check started from as the failure travels out).
+    pub witness: Option<Value>,
+}
+
+pub struct Subset {
+    /// `b` ignores object fields it does not know (a tolerant reader).
+    pub tolerant: bool,
+    seen: HashSet<(String, String, String, String)>,
+}
+
+type Outcome = Result<(), Box<Break>>;
+
+impl Subset {
+    pub fn new(tolerant: bool) -> Self {
+        Self {
+            tolerant,
+            seen: HashSet::new(),
+        }
+    }
+
+    pub fn check(&mut self, a: &Node<'_>, b: &Node<'_>) -> Outcome {
+        self.seen.clear();
+        self.sub(a, b, 0)
+    }
+
+    fn fail(&self, a: &Node<'_>, b: &Node<'_>, reason: String, witness: Option<Value>) -> Outcome {
+        let witness = witness.or_else(|| find_witness(a, b, self.tolerant));
+        Err(Box::new(Break {
+            path: String::new(),
+            a_pointer: a.pointer.clone(),
+            b_pointer: b.pointer.clone(),
+            a_file: a.doc.rel.clone(),
+            b_file: b.doc.rel.clone(),
+            reason,
+            witness,
+        }))
+    }
+
+    fn sub(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
+        if depth > 48 {
+            return Ok(());
+        }
+        let (a, b) = (merge_all_of(&a.resolved()), merge_all_of(&b.resolved()));
+        if matches!(a.value, std::borrow::Cow::Borrowed(_))
+            && matches!(b.value, std::borrow::Cow::Borrowed(_))
+        {
+            let key = (
+                a.doc.rel.clone(),
+                a.pointer.clone(),
+                b.doc.rel.clone(),
+                b.pointer.clone(),
+            );
+            if !self.seen.insert(key) {
+                return Ok(());
+            }
+        }
+        if a.is_false() || b.is_true() {
+            return Ok(());
+        }
+        if b.is_false() {
+            return self.fail(
+                &a,
+                &b,
+                "nothing is accepted here any more".into(),
+                Some(example(&a)),
+            );
+        }
+        if a.value.as_bool() == Some(true) {
+            return self.fail(
+                &a,
+                &b,
+                "anything was accepted here, and now only some values are".into(),
+                None,
+            );
+        }
+        // Conjunctions on the right: each part must hold.
+        if let Some(parts) = b.get("allOf").and_then(Value::as_array) {
+            for index in 0..parts.len() {
+                if let Some(part) = b.child("allOf").and_then(|l| l.child(&index.to_string())) {
+                    self.sub(&a, &part, depth + 1)?;
+                }
+            }
+            return self.sub(&a, &without(&b, &["allOf"]), depth + 1);
+        }
+        // Unions and conditions on the left: every case must hold.
+        for key in ["anyOf", "oneOf"] {
+            if let Some(branches) = a.get(key).and_then(Value::as_array).cloned() {
+                let base = without(&a, &[key]);
+                for index in 0..branches.len() {
+                    if let Some(branch) = a.child(key).and_then(|l| l.child(&index.to_string())) {
+                        let mut case = conjoin(&base, &branch);
+                        // A oneOf branch holds only the values no other branch accepts.
+                        let others: Vec<Value> = branches
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| *i != index)
+                            .map(|(_, v)| v.clone())
+                            .collect();
+                        if key == "oneOf"
+                            && !others.is_empty()
+                            && case.get("not").is_none()
+                            && base.doc.rel == branch.resolved().doc.rel
+                        {
+                            let mut value = case.value.into_owned();
+                            if let Value::Object(map) = &mut value {
+                                map.insert("not".into(), serde_json::json!({ "anyOf": others }));
+                            }
+                            case = base.with_value(value);
+                        }
+                        self.sub(&case, &b, depth + 1)?;
+                    }
+                }
+                return Ok(());
+            }
+        }
+        if let Some(condition) = a.get("if").cloned() {
+            if b.get("if").is_some_and(|other| equal(other, &condition)) {
+                // Same condition both sides: compare case by case.
+                let (a_base, b_base) = (
+                    without(&a, &["if", "then", "else"]),
+                    without(&b, &["if", "then", "else"]),
+                );
+                for case in ["then", "else"] {
+                    let a_case = a
+                        .child(case)
+                        .map_or(a_base.clone(), |c| conjoin(&a_base, &c));
+                    if let Some(b_case) = b.child(case) {
+                        self.sub(&a_case, &b_case, depth + 1)?;
+                    }
+                }
+                return self.sub(&a_base, &b_base, depth + 1);
+            }
+            let base = without(&a, &["if", "then", "else"]);
+            for case in ["then", "else"] {
+                let a_case = a.child(case).map_or(base.clone(), |c| conjoin(&base, &c));
+                self.sub(&a_case, &b, depth + 1)?;
+            }
+            return Ok(());
+        }
+        if let Some(condition) = b.child("if") {
+            let rest = without(&b, &["if", "then", "else"]);
+            self.sub(&a, &rest, depth + 1)?;
+            let then = b.child("then");
+            let otherwise = b.child("else");
+            let mut probe = Subset::new(self.tolerant);
+            if probe.sub(&a, &condition, depth + 1).is_ok() {
+                return then.map_or(Ok(()), |t| self.sub(&a, &t, depth + 1));
+            }
+            for case in [then, otherwise].into_iter().flatten() {
+                self.sub(&a, &case, depth + 1)?;
+            }
+            return Ok(());
+        }
+        if let Some(not_a) = a.child("not") {
+            if let Some(not_b) = b.child("not") {
+                // not X ⊆ not Y exactly when Y ⊆ X; a counterexample is the same value.
+                let rest = without(&b, &["not"]);
+                let mut inner = Subset::new(false);
+                if let Err(err) = inner.sub(&not_b, &not_a, depth + 1) {
+                    return self.fail(
+                        &a,
+                        &b,
+                        format!("the excluded values changed: {}", err.reason),
+                        err.witness,
+                    );
+                }
+                return self
+                    .sub(&without(&a, &["not"]), &rest, depth + 1)
+                    .or_else(|_| self.sub(&a, &rest, depth + 1));
+            }
+            if let Some(w) = find_witness(&a, &b, self.tolerant) {
+                return self.fail(
+                    &a,
+                    &b,
+                    "a value outside the excluded set is refused now".into(),
+                    Some(w),
+                );
+            }
+            // Otherwise go on with `a` as it is: the comparisons below read past
+            // its `not` (they over-approximate `a`), and every candidate value
+            // is still tried against all of `a`.
+        }
+        if let Some(not_b) = b.child("not") {
+            // a must share nothing with what b excludes.
+            let rest = without(&b, &["not"]);
+            self.sub(&a, &rest, depth + 1)?;
+            let both = crate::example::candidates(&a, &not_b)
+                .into_iter()
+                .find(|v| accepts(&a, v, false) && accepts(&not_b, v, false));
+            return match both {
+                Some(w) => self.fail(
+                    &a,
+                    &b,
+                    "a value that is now excluded (`not`) was accepted".into(),
+                    Some(w),
+                ),
+                None => Ok(()),
+            };
+        }
+        // Unions on the right: some branch must hold.
+        for key in ["anyOf", "oneOf"] {
+            if let Some(count) = b.get(key).and_then(Value::as_array).map(Vec::len) {
+                let base = without(&b, &[key]);
+                self.sub(&a, &base, depth + 1)?;
+                let mut first_break = None;
+                for index in 0..count {
+                    if let Some(branch) = b.child(key).and_then(|l| l.child(&index.to_string())) {
+                        let mut attempt = Subset {
+                            tolerant: self.tolerant,
+                            seen: self.seen.clone(),
+                        };
+                        match attempt.sub(&a, &branch, depth + 1) {
+                            Ok(()) if key == "oneOf" => {
+                                // oneOf also refuses a value that two branches accept.
+                                for other in (0..count).filter(|k| *k != index) {
+                                    let Some(other) =
+                                        b.child(key).and_then(|l| l.child(&other.to_string()))
+                                    else {
+                                        continue;
+                                    };
+                                    let shared = crate::example::candidates(&a, &other)
+                                        .into_iter()
+                                        .find(|v| {
+                                            accepts(&a, v, false)
+                                                && accepts(&branch, v, self.tolerant)
+                                                && accepts(&other, v, self.tolerant)
+                                        });
+                                    if let Some(w) = shared {
+                                        return self.fail(&a, &b, "a value that more than one `oneOf` branch accepts is refused".into(), Some(w));
+                                    }
+                                }
+                                return Ok(());
+                            }
+                            Ok(()) => return Ok(()),
+                            Err(err) if first_break.is_none() || tag_matches(&a, &branch) => {
+                                first_break = Some(err)
+                            }
+                            Err(_) => {}
+                        }
+                    }
+                }
+                return match first_break {
+                    Some(err) => Err(err),
+                    None => self.fail(
+                        &a,
+                        &b,
+                        format!("no branch of `{key}` accepts these values"),
+                        None,
+                    ),
+                };
+            }
+        }
+        self.flat(&a, &b, depth)
+    }
+
+    /// Neither side has combinators left: compare by type.
+    fn flat(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
+        if let Some(values) = a.finite() {
+            for value in values.iter().filter(|v| accepts(a, v, false)) {
+                if !accepts(b, value, self.tolerant) {
+                    return self.fail(
+                        a,
+                        b,
+                        format!("the value {value} is no longer accepted"),
+                        Some(value.clone()),
+                    );
+                }
+            }
+            return Ok(());
+        }
+        let a_types: Vec<&str> = match a.types() {
+            Some(types) => types,
+            None => TYPES.to_vec(),
+        };
+        let b_types = b.types();
+        for ty in a_types
+            .iter()
+            .copied()
+            .filter(|t| !(*t == "integer" && a_types.contains(&"number")))
+        {
+            let accepted = b_types
+                .as_ref()
+                .is_none_or(|bt| bt.contains(&ty) || (ty == "integer" && bt.contains(&"number")));
+            let only_integers = ty == "number"
+                && b_types
+                    .as_ref()
+                    .is_some_and(|bt| !bt.contains(&"number") && bt.contains(&"integer"));
+            if !accepted && !only_integers {
+                let witness = example_of_type(a, ty, 0);
+                return self.fail(
+                    a,
+                    b,
+                    format!("values of type {ty} are no longer accepted"),
+                    Some(witness),
+                );
+            }
+            if only_integers && !a.number("multipleOf").is_some_and(|m| m.fract() == 0.0) {
+                let witness = [0.5, 1.5, -0.5]
+                    .into_iter()
+                    .map(to_number)
+                    .find(|v| accepts(a, v, false));
+                if let Some(w) = witness {
+                    return self.fail(
+                        a,
+                        b,
+                        "numbers that are not integers are no longer accepted".into(),
+                        Some(w),
+                    );
+                }
+            }
+            if let Some(values) = b.finite() {
+                let domain: Option<Vec<Value>> = match ty {
+                    "null" => Some(vec![Value::Null]),
+                    "boolean" => Some(vec![Value::Bool(true), Value::Bool(false)]),
+                    _ => None,
+                };
+                let missing = match domain {
+                    Some(domain) => domain
+                        .into_iter()
+                        .find(|v| accepts(a, v, false) && !values.iter().any(|x| equal(x, v))),
+                    None => find_witness(a, b, self.tolerant)
+                        .or_else(|| Some(example_of_type(a, ty, 0))),
+                };
+                if let Some(w) = missing {
+                    return self.fail(
+                        a,
+                        b,
+                        "the allowed values were narrowed to a fixed list".into(),
+                        Some(w),
+                    );
+                }
+                continue;
+            }
+            match ty {
+                "integer" | "number" => self.numbers(a, b, ty == "integer")?,
+                "string" => self.strings(a, b)?,
+                "array" => self.arrays(a, b, depth)?,
+                "object" => self.objects(a, b, depth)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn numbers(&mut self, a: &Node<'_>, b: &Node<'_>, integer: bool) -> Outcome {
+        let (ai, bi) = (a.interval(), b.interval());
+        let tighten = |x: Option<f64>, open: bool, up: bool| -> Option<f64> {
+            x.map(|x| {
+                if integer && open {
+                    if up {
+                        x.floor() + 1.0
+                    } else {
+                        x.ceil() - 1.0
+                    }
+                } else {
+                    x
+                }
+            })
+        };
+        let (alo, ahi) = (
+            tighten(ai.lo, ai.lo_open, true),
+            tighten(ai.hi, ai.hi_open, false),
+        );
+        let lo_ok = match bi.lo {
+            None => true,
+            Some(blo) => {
+                alo.is_some_and(|alo| {
+                    alo > blo || (alo == blo && (!bi.lo_open || (ai.lo_open && !integer)))
+                }) || (integer && bi.lo_open && alo.is_some_and(|alo| alo > blo))
+            }
+        };
+        let hi_ok = match bi.hi {
+            None => true,
+            Some(bhi) => {
+                ahi.is_some_and(|ahi| {
+                    ahi < bhi || (ahi == bhi && (!bi.hi_open || (ai.hi_open && !integer)))
+                }) || (integer && bi.hi_open && ahi.is_some_and(|ahi| ahi < bhi))
+            }
+        };
+        if !lo_ok || !hi_ok {
+            return self.fail(
+                a,
+                b,
+                "the allowed range of numbers was narrowed".into(),
+                None,
+            );
+        }
+        if let Some(bm) = b.number("multipleOf").filter(|m| *m > 0.0) {
+            let divides = a
+                .number("multipleOf")
+                .is_some_and(|am| ((am / bm) - (am / bm).round()).abs() < 1e-9);
+            let integers_fit = integer && (1.0 / bm - (1.0 / bm).round()).abs() < 1e-9;
+            if !divides && !integers_fit {
+                return self.fail(
+                    a,
+                    b,
+                    format!("numbers must now be a multiple of {bm}"),
+                    None,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn strings(&mut self, a: &Node<'_>, b: &Node<'_>) -> Outcome {
+        let within = |key_a: &str, key_b: &str, lower: bool| -> bool {
+            match b.number(key_b) {
+                None => true,
+                Some(limit) => {
+                    a.number(key_a)
+                        .is_some_and(|x| if lower { x >= limit } else { x <= limit })
+                }
+            }
+        };
+        if !within("minLength", "minLength", true) || !within("maxLength", "maxLength", false) {
+            return self.fail(a, b, "the allowed string length was narrowed".into(), None);
+        }
+        // Whether one regular expression's language contains another's is not
+        // decided here: a pattern, format or content rule the reader adds or
+        // changes counts as narrowing (with a counterexample when one is found).
+        for (key, what) in [
+            ("pattern", "match the pattern"),
+            ("format", "be in the format"),
+            ("contentEncoding", "be encoded as"),
+            ("contentMediaType", "hold media of type"),
+        ] {
+            if let Some(rule) = b.get(key) {
+                if a.get(key) != Some(rule) {
+                    let witness = find_witness(a, b, self.tolerant);
+                    return self.fail(a, b, format!("strings must now {what} {rule}"), witness);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn arrays(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
+        let bound = |node: &Node<'_>, key: &str| node.number(key);
+        if bound(b, "minItems").is_some_and(|bm| bound(a, "minItems").unwrap_or(0.0) < bm)
+            || bound(b, "maxItems").is_some_and(|bm| bound(a, "maxItems").is_none_or(|am| am > bm))
+        {
+            return self.fail(
+                a,
+                b,
+                "the allowed number of items was narrowed".into(),
+                None,
+            );
+        }
+        let a_max = bound(a, "maxItems").map(|m| m as usize);
+        for index in 0..=a.tuple_len().max(b.tuple_len()) {
+            if a_max.is_some_and(|max| index >= max) {
+                break;
+            }
+            let Some(b_item) = b.item(index) else {
+                continue;
+            };
+            let a_item = a
+                .item(index)
+                .unwrap_or_else(|| a.with_value(Value::Bool(true)));
+            if let Err(mut err) = self.sub(&a_item, &b_item, depth + 1) {
+                err.path = format!("/{index}{}", err.path);
+                err.witness = err.witness.map(|w| {
+                    let mut items: Vec<Value> = (0..index)
+                        .map(|i| a.item(i).map_or(Value::Null, |n| example(&n)))
+                        .collect();
+                    items.push(w);
+                    Value::Array(items)
+                });
+                return Err(err);
+            }
+        }
+        if b.get("uniqueItems") == Some(&Value::Bool(true))
+            && a.get("uniqueItems") != Some(&Value::Bool(true))
+            && a_max.is_none_or(|m| m > 1)
+        {
+            let item = a.item(0).map_or(Value::Null, |n| example(&n));
+            return self.fail(
+                a,
+                b,
+                "items must now be unique".into(),
+                Some(Value::Array(vec![item.clone(), item])),
+            );
+        }
+        if let Some(contains) = b.child("contains") {
+            match a.child("contains") {
+                Some(a_contains) => self.sub(&a_contains, &contains, depth + 1)?,
+                None => {
+                    return self.fail(
+                        a,
+                        b,
+                        "the array must now contain a particular item".into(),
+                        None,
+                    )
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn objects(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
+        let a_required = a.strings("required");
+        for name in b.strings("required") {
+            if !a_required.contains(&name)
+                && !a.property(&name, false).is_some_and(|p| p.is_false())
+            {
+                let mut witness = example(a);
+                if let Value::Object(map) = &mut witness {
+                    map.remove(&name);
+                }
+                return self.fail(
+                    a,
+                    b,
+                    format!("the field {name:?} is now required"),
+                    Some(witness),
+                );
+            }
+        }
+        let mut names: Vec<String> = Vec::new();
+        for node in [a, b] {
+            names.extend(
+                node.get("properties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone()),
+            );
+        }
+        // A name neither side lists, and names matching each pattern.
+        names.push("extraField".into());
+        for node in [a, b] {
+            for pattern in node
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
+                let literal: String = pattern
+                    .trim_start_matches('^')
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(format!("{literal}x"));
+            }
+        }
+        names.sort();
+        names.dedup();
+        for name in names {
+            let Some(b_prop) = b.property(&name, self.tolerant) else {
+                continue;
+            };
+            let a_prop = a
+                .property(&name, false)
+                .unwrap_or_else(|| a.with_value(Value::Bool(true)));
+            if let Err(mut err) = self.sub(&a_prop, &b_prop, depth + 1) {
+                err.path = format!("/{}{}", contract::escape_pointer_token(&name), err.path);
+                if err.reason.starts_with("anything was accepted here") && name == "extraField" {
+                    err.reason = "fields the schema does not list are refused now".into();
+                }
+                err.witness = err.witness.map(|w| {
+                    let mut base = example(a);
+                    if let Value::Object(map) = &mut base {
+                        map.insert(name.clone(), w);
+                    }
+                    base
+                });
+                return Err(err);
+            }
+        }
+        let count = |node: &Node<'_>, key: &str| node.number(key);
+        if count(b, "minProperties").is_some_and(|bm| count(a, "minProperties").unwrap_or(0.0) < bm)
+            || count(b, "maxProperties")
+                .is_some_and(|bm| count(a, "maxProperties").is_none_or(|am| am > bm))
+        {
+            return self.fail(
+                a,
+                b,
+                "the allowed number of fields was narrowed".into(),
+                None,
+            );
+        }
+        if let Some(b_names) = b.child("propertyNames") {
+            let a_names = a
+                .child("propertyNames")
+                .unwrap_or_else(|| a.with_value(serde_json::json!({"type": "string"})));
+            self.sub(&a_names, &b_names, depth + 1)?;
+        }
+        for key in ["dependencies", "dependentRequired", "dependentSchemas"] {
+            for (trigger, dependency) in b.get(key).and_then(Value::as_object).into_iter().flatten()
+            {
+                let same = a
+                    .get(key)
+                    .and_then(|d| d.get(trigger))
+                    .is_some_and(|other| equal(other, dependency));
+                // A list of names is implied when `a` requires each always, or
+                // requires at least those names under the same trigger.
+                let a_dependency: Vec<&str> = a
+                    .get(key)
+                    .and_then(|d| d.get(trigger))
+                    .and_then(Value::as_array)
+                    .map(|n| n.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let implied = dependency.as_array().is_some_and(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .all(|n| a_required.iter().any(|r| r == n) || a_dependency.contains(&n))
+                });
+                if !same && !implied {
+                    let mut witness = example(a);
+                    if let (Value::Object(map), Some(p)) =
+                        (&mut witness, a.property(trigger, false))
+                    {
+                        map.insert(trigger.clone(), example(&p));
+                    }
+                    return self.fail(
+                        a,
+                        b,
+                        format!("a dependency on {trigger:?} was added or changed"),
+                        Some(witness),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `branch`'s tag `const` matches the tag value `a` fixes (for
+/// reporting the branch a value meant, in a tagged union).
+fn tag_matches(a: &Node<'_>, branch: &Node<'_>) -> bool {
+    let Some(props) = branch.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    props.iter().any(|(name, schema)| {
+        let Some(tag) = schema.get("const") else {
+            return false;
+        };
+        a.get("properties")
+            .and_then(|p| p.get(name))
+            .and_then(|s| s.get("const"))
+            .is_some_and(|own| own == tag)
+    })
+}
+
+/// The node without some keywords.
+pub fn without<'a>(node: &Node<'a>, keys: &[&str]) -> Node<'a> {
+    let mut value = node.value.clone().into_owned();
+    if let Value::Object(map) = &mut value {
+        for key in keys {
+            map.remove(*key);
+        }
+    }
+    node.with_value(value)
+}
+
+/// `base ∧ extra`, merged when both are in the same document.
+pub fn conjoin<'a>(base: &Node<'a>, extra: &Node<'a>) -> Node<'a> {
+    let extra = extra.resolved();
+    if extra.doc.rel != base.doc.rel {
+        return base.with_value(serde_json::json!({"allOf": [base.value.clone().into_owned()]}));
+    }
+    merge_all_of(&base.with_value(serde_json::json!({"allOf": [base.value.clone().into_owned(), extra.value.clone().into_owned()]})))
+}
+
+/// Folds `allOf` into its node where the keywords combine plainly; what does
+/// not combine stays in a residual `allOf` (checked part by part on the right).
+pub fn merge_all_of<'a>(node: &Node<'a>) -> Node<'a> {
+    let Some(parts) = node.get("allOf").and_then(Value::as_array).cloned() else {
+        return node.clone();
+    };
+    let mut merged: Map<String, Value> = node.object().cloned().unwrap_or_default();
+    merged.remove("allOf");
+    let mut residual = Vec::new();
+    for part in parts {
+        let part = node.with_value(part).resolved();
+        if part.doc.rel != node.doc.rel {
+            residual.push(part.value.into_owned());
+            continue;
+        }
+        let part = merge_all_of(&part);
+        let Some(map) = part.object() else {
+            if part.is_false() {
+                return node.with_value(Value::Bool(false));
+            }
+            continue;
+        };
+        let mut leftover = Map::new();
+        for (key, value) in map {
+            match (key.as_str(), merged.get(key)) {
+                (_, None) => {
+                    merged.insert(key.clone(), value.clone());
+                }
+                (_, Some(existing)) if equal(existing, value) => {}
+                ("required", Some(Value::Array(existing))) => {
+                    let mut all = existing.clone();
+                    all.extend(
+                        value
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter(|v| !existing.contains(v))
+                            .cloned(),
+                    );
+                    merged.insert(key.clone(), Value::Array(all));
+                }
+                ("properties", Some(Value::Object(existing))) => {
+                    let mut all = existing.clone();
+                    for (name, schema) in value.as_object().into_iter().flatten() {
+                        let combined = match all.get(name) {
+                            Some(old) => serde_json::json!({"allOf": [old, schema]}),
+                            None => schema.clone(),
+                        };
+                        all.insert(name.clone(), combined);
+                    }
+                    merged.insert(key.clone(), Value::Object(all));
+                }
+                ("minimum" | "minLength" | "minItems" | "minProperties", Some(existing)) => {
+                    let max = existing
+                        .as_f64()
+                        .unwrap_or(f64::MIN)
+                        .max(value.as_f64().unwrap_or(f64::MIN));
+                    merged.insert(key.clone(), to_number(max));
+                }
+                ("maximum" | "maxLength" | "maxItems" | "maxProperties", Some(existing)) => {
+                    let min = existing
+                        .as_f64()
+                        .unwrap_or(f64::MAX)
+                        .min(value.as_f64().unwrap_or(f64::MAX));
+                    merged.insert(key.clone(), to_number(min));
+                }
+                ("type", Some(existing)) => {
+                    let set = |v: &Value| -> Vec<String> {
+                        match v {
+                            Value::String(s) => vec![s.clone()],
+                            Value::Array(a) => a
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect(),
+                            _ => Vec::new(),
+                        }
+                    };
+                    let (x, y) = (set(existing), set(value));
+                    let both: Vec<Value> =
+                        x.iter()
+                            .filter(|t| {
+                                y.contains(t)
+                                    || (t.as_str() == "integer" && y.iter().any(|u| u == "number"))
+                            })
+                            .chain(y.iter().filter(|t| {
+                                t.as_str() == "integer" && x.iter().any(|u| u == "number")
+                            }))
+                            .map(|t| Value::String(t.clone()))
+                            .collect();
+                    merged.insert(key.clone(), Value::Array(both));
+                }
+                _ => {
+                    leftover.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        if !leftover.is_empty() {
+            residual.push(Value::Object(leftover));
+        }
+    }
+    if !residual.is_empty() {
+        merged.insert("allOf".into(), Value::Array(residual));
+    }
+    node.with_value(Value::Object(merged))
+}
