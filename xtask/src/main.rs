@@ -4,8 +4,10 @@
 
 mod bench;
 mod codegen;
+mod compat;
 mod conformance;
 mod lint;
+mod release;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,6 +22,9 @@ commands:
   conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement, frames)
   bench conformance [--count N] [--peer-sample N] [--no-peers]
                        time vdm-conform check against the bare jsonschema crate, ajv-cli and check-jsonschema
+  release              freeze contracts/schema and the valid fixtures under contracts/released/<VERSION>
+  compat [--from V|DIR|FILE] [--to V|DIR|FILE] [--strict-readers] [--format human|json]
+                       the changes since the latest release, W/R verdicts, and the bump they need
   gate                 the full contract gate: lint, codegen --check, conformance
 ";
 
@@ -32,6 +37,15 @@ fn main() -> ExitCode {
         ["codegen", "--check"] => codegen::run(&root(), codegen::Mode::Check),
         ["conformance"] => conformance::run(&root()),
         ["gate"] => gate(&root()),
+        ["release"] => release::run(&root()),
+        ["compat", rest @ ..] => match compat::run(&root(), rest) {
+            Ok(outcome) if outcome.ok => Ok(()),
+            Ok(_) => return ExitCode::FAILURE,
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                return ExitCode::from(2);
+            }
+        },
         ["bench", "conformance", rest @ ..] => bench::run(&root(), rest),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
@@ -51,10 +65,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn gate(root: &Path) -> anyhow::Result<()> {
+pub fn gate(root: &Path) -> anyhow::Result<()> {
     lint::run(root)?;
     codegen::run(root, codegen::Mode::Check)?;
     conformance::run(root)?;
+    if !compat::run(root, &[])?.ok {
+        anyhow::bail!("compat: the working tree is not covered by contracts/VERSION (see above)");
+    }
     println!("gate: ok");
     Ok(())
 }

@@ -426,3 +426,68 @@ pub fn directions(
         Subset::new(tolerant).check(old, new),
     )
 }
+
+/// The bump `VERSION` declares over the latest release: `new` against `old`
+/// (both `major.minor.patch`).
+pub fn declared_bump(old: &str, new: &str) -> Result<Bump, String> {
+    let parse = |text: &str| -> Result<(u64, u64, u64), String> {
+        let parts: Vec<&str> = text.trim().split('.').collect();
+        match parts.as_slice() {
+            [a, b, c] => Ok((
+                a.parse()
+                    .map_err(|_| format!("{text:?} is not a semver version"))?,
+                b.parse()
+                    .map_err(|_| format!("{text:?} is not a semver version"))?,
+                c.parse()
+                    .map_err(|_| format!("{text:?} is not a semver version"))?,
+            )),
+            _ => Err(format!(
+                "{text:?} is not a semver version (major.minor.patch)"
+            )),
+        }
+    };
+    let (o, n) = (parse(old)?, parse(new)?);
+    if n < o {
+        return Err(format!(
+            "VERSION {} is older than the latest release {}",
+            new.trim(),
+            old.trim()
+        ));
+    }
+    Ok(if n.0 > o.0 {
+        Bump::Major
+    } else if n.1 > o.1 {
+        Bump::Minor
+    } else if n.2 > o.2 {
+        Bump::Patch
+    } else {
+        Bump::None
+    })
+}
+
+/// Why a declared bump does not cover a comparison, in words; `None` when it does.
+pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String> {
+    (declared < comparison.bump).then(|| {
+        let worst = comparison
+            .changes
+            .iter()
+            .find(|c| match comparison.bump {
+                Bump::Major => !(c.writer.holds() && c.reader.holds()),
+                Bump::Minor => c.shape,
+                _ => true,
+            })
+            .map(|c| {
+                format!(
+                    " (for example {} in {}: {})",
+                    c.rule,
+                    c.group,
+                    c.why.as_deref().unwrap_or(&c.detail)
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            "the changes need a {} bump, but VERSION declares a {declared} bump{worst}",
+            comparison.bump
+        )
+    })
+}

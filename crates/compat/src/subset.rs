@@ -57,6 +57,9 @@ impl Subset {
     }
 
     fn fail(&self, a: &Node<'_>, b: &Node<'_>, reason: String, witness: Option<Value>) -> Outcome {
+        if std::env::var_os("VDM_COMPAT_DEBUG").is_some() {
+            eprintln!("FAIL {reason}\n  a={}\n  b={}", a.value, b.value);
+        }
         let witness = witness.or_else(|| find_witness(a, b, self.tolerant));
         Err(Box::new(Break {
             path: String::new(),
@@ -87,7 +90,7 @@ impl Subset {
                 return Ok(());
             }
         }
-        if a.is_false() || b.is_true() {
+        if a.is_false() || b.is_true() || empty(&a, 0) {
             return Ok(());
         }
         if b.is_false() {
@@ -146,27 +149,18 @@ impl Subset {
                 return Ok(());
             }
         }
-        if let Some(condition) = a.get("if").cloned() {
-            if b.get("if").is_some_and(|other| equal(other, &condition)) {
-                // Same condition both sides: compare case by case.
-                let (a_base, b_base) = (
-                    without(&a, &["if", "then", "else"]),
-                    without(&b, &["if", "then", "else"]),
-                );
-                for case in ["then", "else"] {
-                    let a_case = a
-                        .child(case)
-                        .map_or(a_base.clone(), |c| conjoin(&a_base, &c));
-                    if let Some(b_case) = b.child(case) {
-                        self.sub(&a_case, &b_case, depth + 1)?;
-                    }
-                }
-                return self.sub(&a_base, &b_base, depth + 1);
-            }
-            let base = without(&a, &["if", "then", "else"]);
-            for case in ["then", "else"] {
-                let a_case = a.child(case).map_or(base.clone(), |c| conjoin(&base, &c));
-                self.sub(&a_case, &b, depth + 1)?;
+        // A condition on the left (at the top or among unmerged allOf parts)
+        // is two cases: `if ∧ then`, and `not if ∧ else`.
+        if let Some((rest, condition, then, otherwise)) = take_condition(&a) {
+            let not_condition = serde_json::json!({ "not": condition });
+            for parts in [
+                vec![condition.clone(), then],
+                vec![not_condition, otherwise],
+            ] {
+                let mut all = vec![rest.value.clone().into_owned()];
+                all.extend(parts);
+                let case = merge_all_of(&rest.with_value(serde_json::json!({ "allOf": all })));
+                self.sub(&case, &b, depth + 1)?;
             }
             return Ok(());
         }
@@ -179,10 +173,31 @@ impl Subset {
             if probe.sub(&a, &condition, depth + 1).is_ok() {
                 return then.map_or(Ok(()), |t| self.sub(&a, &t, depth + 1));
             }
+            let excluded = condition
+                .with_value(serde_json::json!({ "not": condition.value.clone().into_owned() }));
+            let mut probe = Subset::new(self.tolerant);
+            if probe.sub(&a, &excluded, depth + 1).is_ok() {
+                return otherwise.map_or(Ok(()), |e| self.sub(&a, &e, depth + 1));
+            }
             for case in [then, otherwise].into_iter().flatten() {
                 self.sub(&a, &case, depth + 1)?;
             }
             return Ok(());
+        }
+        // Parts of `a` that did not merge (another document's type): `a` is
+        // inside each, so one part inside `b` is enough.
+        if let Some(count) = a.get("allOf").and_then(Value::as_array).map(Vec::len) {
+            for index in 0..count {
+                if let Some(part) = a.child("allOf").and_then(|l| l.child(&index.to_string())) {
+                    let mut probe = Subset {
+                        tolerant: self.tolerant,
+                        seen: self.seen.clone(),
+                    };
+                    if probe.sub(&part, &b, depth + 1).is_ok() {
+                        return Ok(());
+                    }
+                }
+            }
         }
         if let Some(not_a) = a.child("not") {
             if let Some(not_b) = b.child("not") {
@@ -659,6 +674,78 @@ impl Subset {
     }
 }
 
+/// Whether a schema accepts nothing, as far as its keywords show (a case of
+/// a condition split can be impossible: sha256 and sha512 at once).
+fn empty(node: &Node<'_>, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let node = merge_all_of(&node.resolved());
+    if node.is_false() {
+        return true;
+    }
+    if let Some(values) = node.finite() {
+        return !values.iter().any(|v| accepts(&node, v, false));
+    }
+    let Some(types) = node.types() else {
+        return false;
+    };
+    let count = |key: &str| node.number(key);
+    types.iter().all(|ty| match *ty {
+        "string" => count("minLength")
+            .zip(count("maxLength"))
+            .is_some_and(|(lo, hi)| lo > hi),
+        "integer" | "number" => {
+            let i = node.interval();
+            i.lo.zip(i.hi)
+                .is_some_and(|(lo, hi)| lo > hi || (lo == hi && (i.lo_open || i.hi_open)))
+        }
+        "array" => count("minItems")
+            .zip(count("maxItems"))
+            .is_some_and(|(lo, hi)| lo > hi),
+        "object" => {
+            count("minProperties")
+                .zip(count("maxProperties"))
+                .is_some_and(|(lo, hi)| lo > hi)
+                || node.strings("required").iter().any(|name| {
+                    node.property(name, false)
+                        .is_some_and(|p| empty(&p, depth + 1))
+                })
+        }
+        _ => false,
+    })
+}
+
+/// Splits off one condition: `(the rest, if, then, else)`, `then`/`else`
+/// defaulting to `true`.
+fn take_condition<'a>(node: &Node<'a>) -> Option<(Node<'a>, Value, Value, Value)> {
+    let parts = |map: &Map<String, Value>| -> Option<(Value, Value, Value)> {
+        let condition = map.get("if")?.clone();
+        Some((
+            condition,
+            map.get("then").cloned().unwrap_or(Value::Bool(true)),
+            map.get("else").cloned().unwrap_or(Value::Bool(true)),
+        ))
+    };
+    let map = node.object()?;
+    if let Some((c, t, e)) = parts(map) {
+        return Some((without(node, &["if", "then", "else"]), c, t, e));
+    }
+    let all = map.get("allOf")?.as_array()?;
+    let index = all.iter().position(|part| part.get("if").is_some())?;
+    let (c, t, e) = all.get(index)?.as_object().and_then(parts)?;
+    let mut rest = node.value.clone().into_owned();
+    if let Some(Value::Array(items)) = rest.get_mut("allOf") {
+        items.remove(index);
+        if items.is_empty() {
+            if let Value::Object(map) = &mut rest {
+                map.remove("allOf");
+            }
+        }
+    }
+    Some((node.with_value(rest), c, t, e))
+}
+
 /// Whether `branch`'s tag `const` matches the tag value `a` fixes (for
 /// reporting the branch a value meant, in a tagged union).
 fn tag_matches(a: &Node<'_>, branch: &Node<'_>) -> bool {
@@ -706,9 +793,11 @@ pub fn merge_all_of<'a>(node: &Node<'a>) -> Node<'a> {
     merged.remove("allOf");
     let mut residual = Vec::new();
     for part in parts {
+        let original = part.clone();
         let part = node.with_value(part).resolved();
         if part.doc.rel != node.doc.rel {
-            residual.push(part.value.into_owned());
+            // Kept as written (a `$ref`), so it still resolves from here.
+            residual.push(original);
             continue;
         }
         let part = merge_all_of(&part);
@@ -747,6 +836,13 @@ pub fn merge_all_of<'a>(node: &Node<'a>) -> Node<'a> {
                         all.insert(name.clone(), combined);
                     }
                     merged.insert(key.clone(), Value::Object(all));
+                }
+                ("not", Some(existing)) => {
+                    // not x ∧ not y = not (x ∨ y)
+                    merged.insert(
+                        key.clone(),
+                        serde_json::json!({ "anyOf": [existing, value] }),
+                    );
                 }
                 ("minimum" | "minLength" | "minItems" | "minProperties", Some(existing)) => {
                     let max = existing

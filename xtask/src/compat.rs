@@ -1,0 +1,303 @@
+//! `cargo xtask compat`: which changes the working tree makes over the latest
+//! release (or between any two versions, folders or files), whether each
+//! holds for new writer → old reader (W) and old writer → new reader (R), and
+//! whether `contracts/VERSION` is bumped enough. It also replays the old
+//! release's valid fixtures against the new schemas and the new fixtures
+//! against the old ones, and calls any disagreement with its own verdict a
+//! checker bug.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use compat::{Comparison, Options, Verdict};
+use contract::SchemaSet;
+use serde_json::{json, Value};
+
+/// Exit status of a compat run: 0 fine, 1 not (2 is usage, from main).
+pub struct Outcome {
+    pub ok: bool,
+}
+
+enum Side {
+    Set {
+        schemas: PathBuf,
+        fixtures: Option<PathBuf>,
+        label: String,
+    },
+    File(PathBuf),
+}
+
+fn side(root: &Path, spec: &str) -> anyhow::Result<Side> {
+    let released = root.join("contracts/released").join(spec);
+    if released.join("schema").is_dir() {
+        return Ok(Side::Set {
+            schemas: released.join("schema"),
+            fixtures: Some(released.join("valid")),
+            label: spec.to_string(),
+        });
+    }
+    let path = PathBuf::from(spec);
+    let path = if path.is_absolute() {
+        path
+    } else {
+        std::env::current_dir()?.join(path)
+    };
+    if path.is_file() {
+        return Ok(Side::File(path));
+    }
+    if path.is_dir() {
+        let schemas = if path.join("schema").is_dir() {
+            path.join("schema")
+        } else {
+            path.clone()
+        };
+        let fixtures = path.join("valid").is_dir().then(|| path.join("valid"));
+        return Ok(Side::Set {
+            schemas,
+            fixtures,
+            label: spec.to_string(),
+        });
+    }
+    bail!("{spec:?} is neither a released version (contracts/released/<version>), a folder, nor a schema file")
+}
+
+pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
+    let (mut from, mut to, mut strict, mut json_out) = (None, None, false, false);
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match *arg {
+            "--from" => {
+                from = Some(
+                    rest.next()
+                        .context("--from takes a version, folder or file")?
+                        .to_string(),
+                )
+            }
+            "--to" => {
+                to = Some(
+                    rest.next()
+                        .context("--to takes a version, folder or file")?
+                        .to_string(),
+                )
+            }
+            "--strict-readers" => strict = true,
+            "--format" => match rest.next().copied() {
+                Some("json") => json_out = true,
+                Some("human") => json_out = false,
+                other => bail!("--format takes human or json, not {other:?}"),
+            },
+            other => bail!("unknown argument {other:?}; see `cargo xtask help`"),
+        }
+    }
+    let latest = crate::release::latest(root)?;
+    let defaults = from.is_none() && to.is_none();
+    let old = match &from {
+        Some(spec) => side(root, spec)?,
+        None => match &latest {
+            Some((version, dir)) => Side::Set {
+                schemas: dir.join("schema"),
+                fixtures: Some(dir.join("valid")),
+                label: version.clone(),
+            },
+            None => {
+                println!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
+                return Ok(Outcome { ok: true });
+            }
+        },
+    };
+    let new = match &to {
+        Some(spec) => side(root, spec)?,
+        None => Side::Set {
+            schemas: root.join("contracts/schema"),
+            fixtures: Some(root.join("conformance/valid")),
+            label: "working tree".into(),
+        },
+    };
+    let declared = if defaults {
+        let version = std::fs::read_to_string(root.join("contracts/VERSION"))
+            .context("reading contracts/VERSION")?;
+        let released = latest.as_ref().map(|(v, _)| v.as_str()).unwrap_or("0.0.0");
+        Some(compat::declared_bump(released, &version).map_err(anyhow::Error::msg)?)
+    } else {
+        None
+    };
+    let options = Options {
+        strict_readers: strict,
+    };
+    let (comparison, replay) = match (&old, &new) {
+        (Side::File(o), Side::File(n)) => (
+            compat::compare_documents(&single(o)?, &single(n)?, options),
+            Vec::new(),
+        ),
+        (
+            Side::Set {
+                schemas: o,
+                fixtures: of,
+                ..
+            },
+            Side::Set {
+                schemas: n,
+                fixtures: nf,
+                ..
+            },
+        ) => {
+            let (old_set, new_set) = (SchemaSet::load(o)?, SchemaSet::load(n)?);
+            let comparison = compat::compare_sets(&old_set, &new_set, options);
+            let replay = replay(
+                &old_set,
+                &new_set,
+                of.as_deref(),
+                nf.as_deref(),
+                &comparison,
+                !strict,
+            )?;
+            (comparison, replay)
+        }
+        _ => bail!(
+            "--from and --to must both be schema sets (versions or folders) or both single files"
+        ),
+    };
+    let shortfall = declared.and_then(|declared| compat::bump_shortfall(&comparison, declared));
+    let ok = replay.is_empty()
+        && match declared {
+            Some(_) => shortfall.is_none(),
+            None => {
+                comparison.writer == Verdict::Compatible && comparison.reader == Verdict::Compatible
+            }
+        };
+    if json_out {
+        let mut value = serde_json::to_value(&comparison)?;
+        if let Value::Object(map) = &mut value {
+            map.insert(
+                "declared".into(),
+                declared.map_or(Value::Null, |d| json!(d.to_string())),
+            );
+            map.insert("replayDisagreements".into(), json!(replay));
+            map.insert("ok".into(), json!(ok));
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        let (from_label, to_label) = (label(&old), label(&new));
+        println!(
+            "compat: {from_label} → {to_label}{}",
+            if strict {
+                " (strict readers)"
+            } else {
+                " (tolerant readers)"
+            }
+        );
+        print!("{}", compat::report::human(&comparison, declared));
+        for line in &replay {
+            println!("checker bug: {line}");
+        }
+        if let Some(why) = &shortfall {
+            println!("compat: {why}");
+        }
+        println!("compat: {}", if ok { "ok" } else { "FAILED" });
+    }
+    Ok(Outcome { ok })
+}
+
+fn label(side: &Side) -> String {
+    match side {
+        Side::Set { label, .. } => label.clone(),
+        Side::File(path) => path.display().to_string(),
+    }
+}
+
+fn single(path: &Path) -> anyhow::Result<SchemaSet> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(SchemaSet::from_texts(
+        path.parent().unwrap_or(path),
+        [("types/Schema.json", text.as_str())],
+    )?)
+}
+
+/// A schema set as a tolerant reader reads it: no object is closed.
+fn opened(set: &SchemaSet) -> SchemaSet {
+    fn open(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+                    map.remove("additionalProperties");
+                }
+                map.values_mut().for_each(open);
+            }
+            Value::Array(items) => items.iter_mut().for_each(open),
+            _ => {}
+        }
+    }
+    let mut set = set.clone();
+    for doc in &mut set.docs {
+        open(&mut doc.value);
+    }
+    set
+}
+
+/// Valid fixtures of one side, checked against the other side's schemas:
+/// disagreements with the comparison's verdict for that direction.
+fn replay(
+    old: &SchemaSet,
+    new: &SchemaSet,
+    old_fixtures: Option<&Path>,
+    new_fixtures: Option<&Path>,
+    comparison: &Comparison,
+    tolerant: bool,
+) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let reader_set = |set: &SchemaSet| if tolerant { opened(set) } else { set.clone() };
+    for (fixtures, reader, verdict, direction) in [
+        (
+            old_fixtures,
+            reader_set(new),
+            comparison.reader,
+            "old fixture against the new schemas (R)",
+        ),
+        (
+            new_fixtures,
+            reader_set(old),
+            comparison.writer,
+            "new fixture against the old schemas (W)",
+        ),
+    ] {
+        let Some(dir) = fixtures.filter(|d| d.is_dir()) else {
+            continue;
+        };
+        if verdict != Verdict::Compatible {
+            continue; // a breaking verdict expects some fixtures to fail
+        }
+        let checker = conformance::Checker::new(reader)?;
+        for fixture in conformance::fixtures::load_fixtures(
+            dir.parent().unwrap_or(dir),
+            dir.file_name().and_then(|n| n.to_str()).unwrap_or("valid"),
+        )? {
+            if !known_to(&checker, &fixture) {
+                continue; // a method or event the reader's version does not have: judged by method.added
+            }
+            let findings = checker.check(&fixture.type_name, &fixture.value)?;
+            if let Some(first) = findings.first() {
+                out.push(format!(
+                    "{direction}: {} is refused ({} at {}: {}), but the comparison says this direction holds",
+                    fixture.path, first.rule, first.pointer, first.message
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the reader's schema set has the type, method or event a fixture is about.
+fn known_to(checker: &conformance::Checker, fixture: &conformance::fixtures::Fixture) -> bool {
+    if checker.require_type(&fixture.type_name).is_err() {
+        return false;
+    }
+    let body = fixture.value.get("body");
+    let name = body
+        .and_then(|b| b.get("method").or_else(|| b.get("name")))
+        .and_then(Value::as_str);
+    match name {
+        Some(name) => checker.schema_set().docs.iter().any(|doc| doc.name == name),
+        None => true,
+    }
+}
