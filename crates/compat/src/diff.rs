@@ -510,13 +510,18 @@ impl Differ {
             } else {
                 "an old writer's value fails a new reader"
             };
-            why.get_or_insert_with(|| format!("{direction}: {}", err.reason));
+            let inside = if err.path.is_empty() {
+                String::new()
+            } else {
+                format!(" (at {}{})", path, err.path)
+            };
+            why.get_or_insert_with(|| format!("{direction}: {}{inside}", err.reason));
             if example.is_none() {
                 if let Some(value) = &err.witness {
                     if accepts(accepting, value, false) && !accepts(refusing, value, self.tolerant)
                     {
                         example = Some(Example {
-                            path: format!("{path}{}", err.path),
+                            path: path.to_string(),
                             value: value.clone(),
                             accepted_by: accepted_by.into(),
                         });

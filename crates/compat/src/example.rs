@@ -11,7 +11,7 @@ pub fn example(node: &Node<'_>) -> Value {
 }
 
 fn example_depth(node: &Node<'_>, depth: usize) -> Value {
-    let node = node.resolved();
+    let node = crate::subset::merge_all_of(&node.resolved());
     if depth > 24 || node.is_false() {
         return Value::Null;
     }
@@ -25,10 +25,16 @@ fn example_depth(node: &Node<'_>, depth: usize) -> Value {
         }
     }
     for key in ["allOf", "anyOf", "oneOf"] {
-        if let Some(first) = node.child(key).and_then(|list| list.child("0")) {
-            let candidate = example_depth(&first, depth + 1);
-            if accepts(&node, &candidate, false) {
-                return candidate;
+        let count = node.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+        for index in 0..count {
+            if let Some(part) = node
+                .child(key)
+                .and_then(|list| list.child(&index.to_string()))
+            {
+                let candidate = example_depth(&part, depth + 1);
+                if accepts(&node, &candidate, false) {
+                    return candidate;
+                }
             }
         }
     }

@@ -57,9 +57,6 @@ impl Subset {
     }
 
     fn fail(&self, a: &Node<'_>, b: &Node<'_>, reason: String, witness: Option<Value>) -> Outcome {
-        if std::env::var_os("VDM_COMPAT_DEBUG").is_some() {
-            eprintln!("FAIL {reason}\n  a={}\n  b={}", a.value, b.value);
-        }
         let witness = witness.or_else(|| find_witness(a, b, self.tolerant));
         Err(Box::new(Break {
             path: String::new(),
@@ -548,9 +545,7 @@ impl Subset {
     fn objects(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
         let a_required = a.strings("required");
         for name in b.strings("required") {
-            if !a_required.contains(&name)
-                && !a.property(&name, false).is_some_and(|p| p.is_false())
-            {
+            if !a_required.contains(&name) {
                 let mut witness = example(a);
                 if let Value::Object(map) = &mut witness {
                     map.remove(&name);
@@ -600,6 +595,23 @@ impl Subset {
             let a_prop = a
                 .property(&name, false)
                 .unwrap_or_else(|| a.with_value(Value::Bool(true)));
+            if b_prop.is_false() && !a_prop.is_false() && !empty(&a_prop, 0) {
+                let mut witness = example(a);
+                if let Value::Object(map) = &mut witness {
+                    map.insert(name.clone(), example(&a_prop));
+                }
+                let what = if name == "extraField" {
+                    "a field the schema does not list".to_string()
+                } else {
+                    format!("the field {name:?}")
+                };
+                return self.fail(
+                    a,
+                    b,
+                    format!("{what} is unknown to this reader, whose object is closed"),
+                    Some(witness),
+                );
+            }
             if let Err(mut err) = self.sub(&a_prop, &b_prop, depth + 1) {
                 err.path = format!("/{}{}", contract::escape_pointer_token(&name), err.path);
                 if err.reason.starts_with("anything was accepted here") && name == "extraField" {
@@ -814,6 +826,8 @@ pub fn merge_all_of<'a>(node: &Node<'a>) -> Node<'a> {
                     merged.insert(key.clone(), value.clone());
                 }
                 (_, Some(existing)) if equal(existing, value) => {}
+                // Annotations do not constrain: the first one stands.
+                (k, Some(_)) if !crate::node::is_assertion(k) => {}
                 ("required", Some(Value::Array(existing))) => {
                     let mut all = existing.clone();
                     all.extend(

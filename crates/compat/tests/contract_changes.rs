@@ -1,0 +1,293 @@
+//! The checker on changes a lane would make to the contract: each change's
+//! rule, its verdict each way, a counterexample where it breaks, and the bump.
+
+use std::path::Path;
+
+use compat::{bump_shortfall, compare_sets, declared_bump, Bump, Comparison, Options, Verdict};
+use contract::SchemaSet;
+use serde_json::{json, Value};
+
+fn base() -> SchemaSet {
+    SchemaSet::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/schema"))
+        .expect("schemas load")
+}
+
+fn edited(file: &str, edit: impl FnOnce(&mut Value)) -> SchemaSet {
+    let mut set = base();
+    let doc = set
+        .docs
+        .iter_mut()
+        .find(|d| d.rel == file)
+        .unwrap_or_else(|| panic!("{file}"));
+    edit(&mut doc.value);
+    set
+}
+
+fn compare(new: &SchemaSet, strict: bool) -> Comparison {
+    compare_sets(
+        &base(),
+        new,
+        Options {
+            strict_readers: strict,
+        },
+    )
+}
+
+fn only_change(comparison: &Comparison) -> &compat::Change {
+    assert_eq!(comparison.changes.len(), 1, "{:#?}", comparison.changes);
+    &comparison.changes[0]
+}
+
+fn at<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Value {
+    value
+        .pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("nothing at {pointer}"))
+}
+
+#[test]
+fn the_same_contract_has_no_changes() {
+    let comparison = compare(&base(), false);
+    assert!(comparison.changes.is_empty(), "{:#?}", comparison.changes);
+    assert_eq!(comparison.bump, Bump::None);
+}
+
+#[test]
+fn a_new_optional_field_is_minor_for_tolerant_readers() {
+    let new = edited("types/TaskSummary.json", |v| {
+        at(v, "/properties").as_object_mut().expect("props").insert(
+            "effectiveBufferBytes".into(),
+            json!({"type": "integer", "minimum": 4096, "maximum": 67108864, "description": "In use."}),
+        );
+    });
+    let comparison = compare(&new, false);
+    let change = only_change(&comparison);
+    assert_eq!(
+        (change.rule.as_str(), change.group.as_str()),
+        ("property.added", "TaskSummary")
+    );
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Compatible, Verdict::Compatible)
+    );
+    assert_eq!(
+        change.new_pointer.as_deref(),
+        Some("types/TaskSummary.json#")
+    );
+    assert_eq!(comparison.bump, Bump::Minor);
+    // A strict old reader refuses the new field: that is a break, with an example.
+    let strict = compare(&new, true);
+    let change = only_change(&strict);
+    assert_eq!(change.writer, Verdict::Breaking);
+    let example = change.example.as_ref().expect("a counterexample");
+    assert_eq!(example.accepted_by, "new");
+    assert!(
+        example.value.get("effectiveBufferBytes").is_some(),
+        "{example:?}"
+    );
+    assert_eq!(strict.bump, Bump::Major);
+}
+
+#[test]
+fn a_new_required_param_breaks_old_clients() {
+    let new = edited("methods/download.pause.json", |v| {
+        at(v, "/$defs/params/properties")
+            .as_object_mut()
+            .expect("props")
+            .insert(
+                "reason".into(),
+                json!({"type": "string", "description": "Why."}),
+            );
+        at(v, "/$defs/params/required")
+            .as_array_mut()
+            .expect("required")
+            .push(json!("reason"));
+    });
+    let comparison = compare(&new, false);
+    let change = only_change(&comparison);
+    assert_eq!(change.rule, "property.added");
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Compatible, Verdict::Breaking)
+    );
+    let example = change.example.as_ref().expect("a counterexample");
+    assert_eq!(example.accepted_by, "old");
+    assert_eq!(example.value, json!({"taskId": "a"}));
+    assert_eq!(comparison.bump, Bump::Major);
+}
+
+#[test]
+fn a_new_enum_value_breaks_old_readers() {
+    let new = edited("types/TaskState.json", |v| {
+        at(v, "/enum")
+            .as_array_mut()
+            .expect("enum")
+            .push(json!("seeding"))
+    });
+    let comparison = compare(&new, false);
+    let change = only_change(&comparison);
+    assert_eq!(change.rule, "enum.value_added");
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Breaking, Verdict::Compatible)
+    );
+    assert_eq!(
+        change.example.as_ref().map(|e| e.value.clone()),
+        Some(json!("seeding"))
+    );
+    assert_eq!(comparison.bump, Bump::Major);
+}
+
+#[test]
+fn a_widened_bound_breaks_old_readers_and_a_narrowed_one_old_writers() {
+    let wider = edited("types/DownloadSpec.json", |v| {
+        *at(v, "/properties/segments/maximum") = json!(64)
+    });
+    let change = only_change(&compare(&wider, false)).clone();
+    assert_eq!(change.rule, "bound.widened");
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Breaking, Verdict::Compatible)
+    );
+    let narrower = edited("types/DownloadSpec.json", |v| {
+        *at(v, "/properties/segments/maximum") = json!(16)
+    });
+    let change = only_change(&compare(&narrower, false)).clone();
+    assert_eq!(change.rule, "bound.narrowed");
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Compatible, Verdict::Breaking)
+    );
+    assert_eq!(change.example.map(|e| e.value), Some(json!(32)));
+}
+
+#[test]
+fn a_description_change_is_a_patch() {
+    let new = edited("types/TaskId.json", |v| {
+        *at(v, "/description") = json!("Names a task.")
+    });
+    let comparison = compare(&new, false);
+    assert_eq!(only_change(&comparison).rule, "annotation.changed");
+    assert_eq!(comparison.bump, Bump::Patch);
+}
+
+#[test]
+fn moving_a_definition_behind_a_ref_is_no_change() {
+    let mut new = base();
+    // TaskDetail.summary's $ref is replaced by the TaskSummary schema it names, inlined.
+    let summary = new
+        .docs
+        .iter()
+        .find(|d| d.rel == "types/TaskSummary.json")
+        .expect("summary")
+        .value
+        .clone();
+    let detail = new
+        .docs
+        .iter_mut()
+        .find(|d| d.rel == "types/TaskDetail.json")
+        .expect("detail");
+    let mut inlined = summary;
+    if let Value::Object(map) = &mut inlined {
+        map.remove("$id");
+        map.remove("$schema");
+        // Its own $refs are relative to types/ as well, so they still resolve.
+    }
+    *at(&mut detail.value, "/properties/summary") = inlined;
+    let comparison = compare(&new, false);
+    assert!(
+        comparison
+            .changes
+            .iter()
+            .all(|c| c.rule == "annotation.changed"),
+        "{:#?}",
+        comparison.changes
+    );
+    assert!(comparison.bump <= Bump::Patch);
+}
+
+#[test]
+fn reordering_union_branches_is_no_change() {
+    let new = edited("envelope/Envelope.json", |v| {
+        at(v, "/oneOf").as_array_mut().expect("oneOf").reverse()
+    });
+    let comparison = compare(&new, false);
+    assert!(comparison.changes.is_empty(), "{:#?}", comparison.changes);
+}
+
+#[test]
+fn a_removed_method_breaks_old_clients_and_an_added_one_is_minor() {
+    let mut removed = base();
+    removed
+        .docs
+        .retain(|d| d.rel != "methods/download.remove.json");
+    let comparison = compare(&removed, false);
+    let change = comparison
+        .changes
+        .iter()
+        .find(|c| c.rule == "method.removed")
+        .expect("method.removed");
+    assert_eq!(change.reader, Verdict::Breaking);
+    assert_eq!(comparison.bump, Bump::Major);
+
+    let mut added = base();
+    let mut doc = added
+        .docs
+        .iter()
+        .find(|d| d.rel == "methods/download.pause.json")
+        .expect("pause")
+        .clone();
+    doc.rel = "methods/download.hold.json".into();
+    doc.name = "download.hold".into();
+    added.docs.push(doc);
+    let comparison = compare(&added, false);
+    let change = only_change(&comparison);
+    assert_eq!(change.rule, "method.added");
+    assert_eq!(comparison.bump, Bump::Minor);
+}
+
+#[test]
+fn a_method_that_becomes_an_event_is_major() {
+    let mut new = base();
+    let doc = new
+        .docs
+        .iter_mut()
+        .find(|d| d.rel == "methods/download.remove.json")
+        .expect("remove");
+    doc.kind = contract::DocKind::Event;
+    doc.rel = "events/download.remove.json".into();
+    let comparison = compare(&new, false);
+    assert!(
+        comparison
+            .changes
+            .iter()
+            .any(|c| c.rule == "method.became_event"),
+        "{:#?}",
+        comparison.changes
+    );
+    assert_eq!(comparison.bump, Bump::Major);
+}
+
+#[test]
+fn a_bump_too_small_for_the_changes_is_explained() {
+    let new = edited("types/TaskState.json", |v| {
+        at(v, "/enum")
+            .as_array_mut()
+            .expect("enum")
+            .push(json!("seeding"))
+    });
+    let comparison = compare(&new, false);
+    let declared = declared_bump("1.0.0", "1.1.0").expect("versions");
+    assert_eq!(declared, Bump::Minor);
+    let why = bump_shortfall(&comparison, declared).expect("minor does not cover a new enum value");
+    assert!(why.starts_with("the changes need a major bump, but VERSION declares a minor bump (for example enum.value_added in TaskState:"), "{why}");
+    assert_eq!(bump_shortfall(&comparison, Bump::Major), None);
+}
+
+#[test]
+fn versions_are_read_as_semver() {
+    assert_eq!(declared_bump("1.0.0", "2.0.0"), Ok(Bump::Major));
+    assert_eq!(declared_bump("1.0.0", "1.0.1\n"), Ok(Bump::Patch));
+    assert_eq!(declared_bump("1.0.0", "1.0.0"), Ok(Bump::None));
+    assert!(declared_bump("1.1.0", "1.0.9").is_err());
+    assert!(declared_bump("1.0.0", "1.0").is_err());
+}
