@@ -14,6 +14,7 @@
 //! is written by [`tables`] from the same schema set.
 
 mod bundle;
+mod reference;
 mod tables;
 
 use std::collections::BTreeMap;
@@ -99,6 +100,7 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
             &tables,
         )?,
     );
+    out.extend(reference::pages(root, &set)?);
     out.insert(
         PathBuf::from(SCHEMAS_RS),
         rust_file(
@@ -147,7 +149,7 @@ pub fn check(root: &Path, outputs: &BTreeMap<PathBuf, String>) -> anyhow::Result
         let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
             continue;
         };
-        for entry in entries.flatten() {
+        for entry in entries.flatten().filter(|e| e.path().is_file()) {
             let path = dir.join(entry.file_name());
             if !outputs.contains_key(&path) {
                 stale.push(format!(
@@ -184,7 +186,7 @@ fn write(root: &Path, outputs: &BTreeMap<PathBuf, String>) -> anyhow::Result<usi
         let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
             continue;
         };
-        for entry in entries.flatten() {
+        for entry in entries.flatten().filter(|e| e.path().is_file()) {
             if !outputs.contains_key(&dir.join(entry.file_name())) {
                 std::fs::remove_file(entry.path())
                     .with_context(|| format!("removing {}", entry.path().display()))?;
@@ -200,7 +202,7 @@ fn generated_dirs(outputs: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = outputs
         .keys()
         .filter_map(|path| path.parent().map(Path::to_path_buf))
-        .filter(|dir| dir.ends_with("generated"))
+        .filter(|dir| dir.ends_with("generated") || dir.starts_with(reference::DIR))
         .collect();
     dirs.dedup();
     dirs
