@@ -55,8 +55,8 @@ fn the_same_contract_has_no_changes() {
 fn a_new_optional_field_is_minor_for_tolerant_readers() {
     let new = edited("types/TaskSummary.json", |v| {
         at(v, "/properties").as_object_mut().expect("props").insert(
-            "effectiveBufferBytes".into(),
-            json!({"type": "integer", "minimum": 4096, "maximum": 67108864, "description": "In use."}),
+            "peakSpeedBytesPerSec".into(),
+            json!({"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991_u64, "description": "The fastest rate seen."}),
         );
     });
     let comparison = compare(&new, false);
@@ -81,7 +81,7 @@ fn a_new_optional_field_is_minor_for_tolerant_readers() {
     let example = change.example.as_ref().expect("a counterexample");
     assert_eq!(example.accepted_by, "new");
     assert!(
-        example.value.get("effectiveBufferBytes").is_some(),
+        example.value.get("peakSpeedBytesPerSec").is_some(),
         "{example:?}"
     );
     assert_eq!(strict.bump, Bump::Major);

@@ -200,6 +200,7 @@ fn the_method_table_lists_every_method_with_its_transports() {
             "download.update",
             "download.list",
             "download.get",
+            "download.provideAuth",
             "tool.invoke"
         ]
     );
@@ -210,4 +211,36 @@ fn the_method_table_lists_every_method_with_its_transports() {
     assert_eq!(add.transports, [Transport::Unix, Transport::Websocket]);
     assert!(add.errors.contains(&RpcErrorCode::InvalidParams));
     assert_eq!(EVENTS.len(), 5);
+}
+
+#[test]
+fn a_secret_reads_and_writes_as_a_string_and_never_prints() {
+    let envelope = check_round_trip(json!({
+        "v": 1, "kind": "call", "id": 15,
+        "body": {"method": "download.provideAuth", "params": {"taskId": "t_01", "username": "alice", "password": "hunter2", "save": true}}
+    }));
+    let printed = format!("{envelope:?}");
+    assert!(!printed.contains("hunter2"), "{printed}");
+    assert!(printed.contains("SecretString(<redacted>)"), "{printed}");
+    let Envelope::Call {
+        body: CallBody::DownloadProvideAuth(params),
+        ..
+    } = envelope
+    else {
+        panic!("not provideAuth")
+    };
+    assert_eq!(params.password.expose(), "hunter2");
+    assert_eq!(
+        proto::method_info("download.provideAuth").map(|m| m.transports),
+        Some(&[Transport::Unix][..])
+    );
+}
+
+#[test]
+fn a_field_newer_than_its_type_says_so_in_its_docs() {
+    let source = include_str!("../src/generated/types.rs");
+    assert!(
+        source.contains("(since contract 1.1.0)"),
+        "x-since of effectiveBufferBytes is not in the doc comments"
+    );
 }

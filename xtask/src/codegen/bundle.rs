@@ -32,6 +32,10 @@ const ASSERTION_ONLY: &[&str] = &[
     "examples",
 ];
 
+/// The Rust type of every `x-secret` field: a string that `Debug` never prints.
+pub const SECRET_TYPE: &str = "SecretString";
+const SECRET_REF: &str = "#/$defs/SecretString";
+
 /// The bundle and what codegen needs to know about it.
 pub struct Bundle {
     /// `{"$defs": {Name: schema, ...}}`.
@@ -46,6 +50,8 @@ pub struct Bundle {
     /// absent and `null` mean different things (`null` clears a setting).
     /// typify would fold both into one `Option`; `patch_nullable` fixes that.
     pub nullable_optional: BTreeSet<String>,
+    /// Whether any field is marked `x-secret` (it becomes `SecretString`).
+    pub has_secret: bool,
 }
 
 impl Bundle {
@@ -150,11 +156,16 @@ pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
         }
     }
     let nullable_optional = nullable_optional(set)?;
+    let has_secret = serde_json::to_string(&defs)?.contains(SECRET_REF);
+    if has_secret {
+        defs.insert(SECRET_TYPE.into(), serde_json::json!({"title": SECRET_TYPE, "type": "string", "description": "A credential."}));
+    }
     Ok(Bundle {
         document: serde_json::json!({ "$defs": defs }),
         names,
         empty_objects,
         nullable_optional,
+        has_secret,
     })
 }
 
@@ -310,6 +321,14 @@ fn shape(
     let Value::Object(map) = schema else {
         return Ok(schema.clone());
     };
+    if map.get("x-secret") == Some(&Value::Bool(true)) {
+        let mut secret = Map::new();
+        secret.insert("$ref".into(), Value::String(SECRET_REF.into()));
+        if let Some(description) = map.get("description") {
+            secret.insert("description".into(), description.clone());
+        }
+        return Ok(Value::Object(secret));
+    }
     let mut out = Map::new();
     let is_integer = match map.get("type") {
         Some(Value::String(one)) => one == "integer",
@@ -347,7 +366,15 @@ fn shape(
             "properties" => {
                 let mut props = Map::new();
                 for (name, sub) in value.as_object().into_iter().flatten() {
-                    props.insert(name.clone(), shape(set, doc, sub, names)?);
+                    let mut shaped = shape(set, doc, sub, names)?;
+                    // A field newer than its type says so in its doc comment.
+                    if let (Some(since), Some(Value::String(text))) = (
+                        sub.get("x-since").and_then(Value::as_str),
+                        shaped.get_mut("description"),
+                    ) {
+                        text.push_str(&format!(" (since contract {since})"));
+                    }
+                    props.insert(name.clone(), shaped);
                 }
                 Value::Object(props)
             }

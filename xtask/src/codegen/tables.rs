@@ -59,6 +59,40 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
     tokens.extend(protocol_version(set)?);
     replaced.push("ProtocolVersion".to_string());
 
+    if bundle.has_secret {
+        tokens.extend(quote! {
+            /// A credential (a field marked `x-secret`). It reads and writes as
+            /// the plain string on the wire, and `Debug` never prints it, so a
+            /// logged request does not leak it.
+            #[derive(Clone, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+            #[serde(transparent)]
+            pub struct SecretString(::std::string::String);
+
+            impl SecretString {
+                pub fn new(secret: impl Into<::std::string::String>) -> Self {
+                    Self(secret.into())
+                }
+
+                /// The secret itself, for the one place that needs it.
+                pub fn expose(&self) -> &str {
+                    &self.0
+                }
+            }
+
+            impl ::std::fmt::Debug for SecretString {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str("SecretString(<redacted>)")
+                }
+            }
+
+            impl ::std::convert::From<::std::string::String> for SecretString {
+                fn from(secret: ::std::string::String) -> Self {
+                    Self(secret)
+                }
+            }
+        });
+        replaced.push(super::bundle::SECRET_TYPE.to_string());
+    }
     for (name, description) in &bundle.empty_objects {
         let name_ident = ident(name);
         tokens.extend(quote! {

@@ -72,6 +72,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../../../contracts/schema/methods/download.pause.json"),
     ),
     (
+        "methods/download.provideAuth.json",
+        include_str!("../../../../contracts/schema/methods/download.provideAuth.json"),
+    ),
+    (
         "methods/download.remove.json",
         include_str!("../../../../contracts/schema/methods/download.remove.json"),
     ),

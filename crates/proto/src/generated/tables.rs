@@ -131,6 +131,31 @@ impl<'de> ::serde::Deserialize<'de> for ProtocolVersion {
         }
     }
 }
+/// A credential (a field marked `x-secret`). It reads and writes as
+/// the plain string on the wire, and `Debug` never prints it, so a
+/// logged request does not leak it.
+#[derive(Clone, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[serde(transparent)]
+pub struct SecretString(::std::string::String);
+impl SecretString {
+    pub fn new(secret: impl Into<::std::string::String>) -> Self {
+        Self(secret.into())
+    }
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+impl ::std::fmt::Debug for SecretString {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str("SecretString(<redacted>)")
+    }
+}
+impl ::std::convert::From<::std::string::String> for SecretString {
+    fn from(secret: ::std::string::String) -> Self {
+        Self(secret)
+    }
+}
 /**What download.cancel answers with.
 
 Since contract 1.0.0.*/
@@ -145,6 +170,13 @@ Since contract 1.0.0.*/
 /// Empty today; a reader ignores fields a later minor version adds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
 pub struct DownloadPauseResult {}
+/**What download.provideAuth answers with: nothing beyond success; the task resumes and reports through events.
+
+Since contract 1.1.0.*/
+///
+/// Empty today; a reader ignores fields a later minor version adds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+pub struct DownloadProvideAuthResult {}
 /**What download.remove answers with.
 
 Since contract 1.0.0.*/
@@ -422,6 +454,22 @@ pub const METHODS: &[MethodInfo] = &[
         result_type: "DownloadGetResult",
     },
     MethodInfo {
+        name: "download.provideAuth",
+        summary: "Answers a task that waits on auth_required or proxy_auth_required with a username and password. It carries a credential, so it is carried on the unix socket only; save only tells the daemon whether to keep the credential (in the system's secret store) for later tasks.",
+        transports: &[super::types::Transport::Unix],
+        errors: &[
+            RpcErrorCode::InvalidRequest,
+            RpcErrorCode::InvalidParams,
+            RpcErrorCode::InternalError,
+            RpcErrorCode::TaskNotFound,
+            RpcErrorCode::InvalidTransition,
+        ],
+        since: "1.1.0",
+        spawns_process: false,
+        params_type: "DownloadProvideAuthParams",
+        result_type: "DownloadProvideAuthResult",
+    },
+    MethodInfo {
         name: "tool.invoke",
         summary: "Runs one tool from the operator's tool set on the executor's machine. Every outcome, refusals and timeouts included, is a ToolCapture. It starts a process, so it is carried on the unix socket only.",
         transports: &[super::types::Transport::Unix],
@@ -454,6 +502,7 @@ impl super::types::CallBody {
             super::types::CallBody::DownloadUpdate(_) => "download.update",
             super::types::CallBody::DownloadList(_) => "download.list",
             super::types::CallBody::DownloadGet(_) => "download.get",
+            super::types::CallBody::DownloadProvideAuth(_) => "download.provideAuth",
             super::types::CallBody::ToolInvoke(_) => "tool.invoke",
         }
     }
@@ -471,6 +520,7 @@ impl super::types::ReplyBody {
             super::types::ReplyBody::DownloadUpdate(_) => "download.update",
             super::types::ReplyBody::DownloadList(_) => "download.list",
             super::types::ReplyBody::DownloadGet(_) => "download.get",
+            super::types::ReplyBody::DownloadProvideAuth(_) => "download.provideAuth",
             super::types::ReplyBody::ToolInvoke(_) => "tool.invoke",
         }
     }
@@ -540,6 +590,8 @@ pub const TYPE_NAMES: &[&str] = &[
     "DownloadListResult",
     "DownloadPauseParams",
     "DownloadPauseResult",
+    "DownloadProvideAuthParams",
+    "DownloadProvideAuthResult",
     "DownloadRemoveParams",
     "DownloadRemoveResult",
     "DownloadResumeParams",
@@ -556,6 +608,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "RequestId",
     "RpcError",
     "RpcErrorCode",
+    "SecretString",
     "Segment",
     "SegmentState",
     "SessionHelloParams",
@@ -601,6 +654,8 @@ pub fn reserialize(
         "DownloadListResult" => Some(again::<DownloadListResult>(value)),
         "DownloadPauseParams" => Some(again::<DownloadPauseParams>(value)),
         "DownloadPauseResult" => Some(again::<DownloadPauseResult>(value)),
+        "DownloadProvideAuthParams" => Some(again::<DownloadProvideAuthParams>(value)),
+        "DownloadProvideAuthResult" => Some(again::<DownloadProvideAuthResult>(value)),
         "DownloadRemoveParams" => Some(again::<DownloadRemoveParams>(value)),
         "DownloadRemoveResult" => Some(again::<DownloadRemoveResult>(value)),
         "DownloadResumeParams" => Some(again::<DownloadResumeParams>(value)),
@@ -617,6 +672,7 @@ pub fn reserialize(
         "RequestId" => Some(again::<RequestId>(value)),
         "RpcError" => Some(again::<RpcError>(value)),
         "RpcErrorCode" => Some(again::<RpcErrorCode>(value)),
+        "SecretString" => Some(again::<SecretString>(value)),
         "Segment" => Some(again::<Segment>(value)),
         "SegmentState" => Some(again::<SegmentState>(value)),
         "SessionHelloParams" => Some(again::<SessionHelloParams>(value)),

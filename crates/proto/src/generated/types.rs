@@ -34,6 +34,9 @@ pub enum CallBody {
     ///A call of download.get.
     #[serde(rename = "download.get")]
     DownloadGet(DownloadGetParams),
+    ///A call of download.provideAuth.
+    #[serde(rename = "download.provideAuth")]
+    DownloadProvideAuth(DownloadProvideAuthParams),
     ///A call of tool.invoke.
     #[serde(rename = "tool.invoke")]
     ToolInvoke(ToolInvokeParams),
@@ -81,6 +84,11 @@ impl ::std::convert::From<DownloadListParams> for CallBody {
 impl ::std::convert::From<DownloadGetParams> for CallBody {
     fn from(value: DownloadGetParams) -> Self {
         Self::DownloadGet(value)
+    }
+}
+impl ::std::convert::From<DownloadProvideAuthParams> for CallBody {
+    fn from(value: DownloadProvideAuthParams) -> Self {
+        Self::DownloadProvideAuth(value)
     }
 }
 impl ::std::convert::From<ToolInvokeParams> for CallBody {
@@ -227,6 +235,22 @@ pub struct DownloadPauseParams {
     ///The task.
     #[serde(rename = "taskId")]
     pub task_id: TaskId,
+}
+/**The parameters of download.provideAuth.
+
+Since contract 1.1.0.*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct DownloadProvideAuthParams {
+    ///The password. Never logged: generated code does not print it.
+    pub password: super::tables::SecretString,
+    ///Keep the credential for later tasks on the same host; it is used for this task only when absent or false.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub save: ::std::option::Option<bool>,
+    ///The task waiting for a credential.
+    #[serde(rename = "taskId")]
+    pub task_id: TaskId,
+    ///The user name to answer the server or proxy with.
+    pub username: ::std::string::String,
 }
 /**The parameters of download.remove.
 
@@ -526,6 +550,9 @@ pub enum ReplyBody {
     ///The result of download.get.
     #[serde(rename = "download.get")]
     DownloadGet(DownloadGetResult),
+    ///The result of download.provideAuth.
+    #[serde(rename = "download.provideAuth")]
+    DownloadProvideAuth(super::tables::DownloadProvideAuthResult),
     ///The result of tool.invoke.
     #[serde(rename = "tool.invoke")]
     ToolInvoke(ToolCapture),
@@ -573,6 +600,11 @@ impl ::std::convert::From<DownloadListResult> for ReplyBody {
 impl ::std::convert::From<DownloadGetResult> for ReplyBody {
     fn from(value: DownloadGetResult) -> Self {
         Self::DownloadGet(value)
+    }
+}
+impl ::std::convert::From<super::tables::DownloadProvideAuthResult> for ReplyBody {
+    fn from(value: super::tables::DownloadProvideAuthResult) -> Self {
+        Self::DownloadProvideAuth(value)
     }
 }
 impl ::std::convert::From<ToolCapture> for ReplyBody {
@@ -1138,6 +1170,12 @@ pub struct TaskSummary {
     ///Bytes written so far; at most sizeBytes when that is known, and equal to it once the task is complete.
     #[serde(rename = "downloadedBytes")]
     pub downloaded_bytes: u64,
+    ///The write buffer size in bytes actually in use now, as segments is the connection count actually in use; the requested size is DownloadSpec.bufferBytes. Absent while no buffer is allocated, and from daemons older than 1.1.0. (since contract 1.1.0)
+    #[serde(
+        rename = "effectiveBufferBytes",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub effective_buffer_bytes: ::std::option::Option<u32>,
     ///Why the task failed or is waiting to retry; present exactly when state is failed or retry_wait.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<TaskError>,
