@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::path::Path as FsPath;
 use std::sync::OnceLock;
 
-use contract::{DocKind, SchemaSet};
+use contract::SchemaSet;
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
@@ -72,23 +72,13 @@ impl Checker {
         let mut locations = HashMap::new();
         for doc in &set.docs {
             let Some(id) = doc.id() else { continue };
-            match doc.kind {
-                DocKind::Method | DocKind::Event => {
-                    for (shape, schema) in doc
-                        .value
-                        .get("$defs")
-                        .and_then(Value::as_object)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(title) = schema.get("title").and_then(Value::as_str) {
-                            locations.insert(title.to_string(), format!("{id}#/$defs/{shape}"));
-                        }
-                    }
-                }
-                _ => {
-                    locations.insert(doc.name.clone(), id.to_string());
-                }
+            for (name, pointer, _) in doc.named_places() {
+                let location = if pointer.is_empty() {
+                    id.to_string()
+                } else {
+                    format!("{id}#{pointer}")
+                };
+                locations.insert(name, location);
             }
         }
         let validators = locations

@@ -49,25 +49,9 @@ impl Plan {
         };
         let mut roots = BTreeMap::new();
         for doc in &set.docs {
-            match doc.kind {
-                DocKind::Type | DocKind::Envelope | DocKind::Config => {
-                    let id = compiler.compile(doc, "", &doc.value);
-                    roots.insert(doc.name.clone(), id);
-                }
-                DocKind::Method | DocKind::Event => {
-                    for (shape, schema) in doc
-                        .value
-                        .get("$defs")
-                        .and_then(Value::as_object)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(title) = schema.get("title").and_then(Value::as_str) {
-                            let id = compiler.compile(doc, &format!("/$defs/{shape}"), schema);
-                            roots.insert(title.to_string(), id);
-                        }
-                    }
-                }
+            for (name, pointer, schema) in doc.named_places() {
+                let id = compiler.compile(doc, &pointer, schema);
+                roots.insert(name, id);
             }
         }
         let mut plan = Plan {

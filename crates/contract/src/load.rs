@@ -74,6 +74,26 @@ impl SchemaDoc {
         self.value.get(key)
     }
 
+    /// The named schemas this file holds, as `(name, pointer, schema)`: the
+    /// file itself for a type, envelope part or config file; each titled
+    /// shape under `$defs` (`DownloadAddParams`, ...) for a method or event.
+    pub fn named_places(&self) -> Vec<(String, String, &Value)> {
+        match self.kind {
+            DocKind::Method | DocKind::Event => self
+                .value
+                .get("$defs")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .filter_map(|(shape, schema)| {
+                    let title = schema.get("title").and_then(Value::as_str)?;
+                    Some((title.to_string(), format!("/$defs/{shape}"), schema))
+                })
+                .collect(),
+            _ => vec![(self.name.clone(), String::new(), &self.value)],
+        }
+    }
+
     /// For methods: the transports it may be carried on.
     pub fn transports(&self) -> Vec<&str> {
         self.annotation("x-transports")
