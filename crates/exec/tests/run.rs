@@ -8,6 +8,15 @@ use common::{call, read_pid, running, temp_path, tools};
 use exec::run::{CAPTURE_LIMIT, NOT_RUN, SIGNALLED, TIMED_OUT};
 use serde_json::json;
 
+/// A helper the call left behind is gone within two seconds of the answer.
+fn assert_gone(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!running(pid), "the helper {pid} outlived the call");
+}
+
 #[test]
 fn the_input_goes_to_stdin_and_stdout_comes_back() {
     let set = tools(&[("echo", &["echo"], json!({}))]);
@@ -212,11 +221,7 @@ fn a_helper_holding_stdout_open_does_not_hold_back_the_answer_and_is_gone_afterw
     );
     let pid = read_pid(&pidfile);
     assert!(capture.stdout.starts_with(&format!("started {pid}")));
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while running(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(!running(pid), "the helper {pid} outlived the call");
+    assert_gone(pid);
     let _ = std::fs::remove_file(pidfile);
 }
 
@@ -228,11 +233,7 @@ fn a_quiet_helper_left_in_the_group_is_gone_afterwards() {
     let capture = call(&set, "bg", json!({}), None);
     assert_eq!(capture.exit_code, 0);
     let pid = read_pid(&pidfile);
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while running(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(!running(pid), "the helper {pid} outlived the call");
+    assert_gone(pid);
     let _ = std::fs::remove_file(pidfile);
 }
 

@@ -326,19 +326,28 @@ fn errors_read_as_sentences() {
     );
 }
 
-fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/frames")
+/// Every `conformance/frames/*.bin` with its bytes, in name order.
+fn frame_fixtures() -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/frames");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("conformance/frames exists")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "bin"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).expect("fixture reads");
+            (path, bytes)
+        })
+        .collect()
 }
 
 #[test]
 fn every_frame_fixture_reads_as_its_sidecar_says() {
     let mut seen = 0;
-    for entry in std::fs::read_dir(fixtures_dir()).expect("conformance/frames exists") {
-        let path = entry.expect("a directory entry").path();
-        if path.extension().is_none_or(|ext| ext != "bin") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).expect("fixture reads");
+    for (path, bytes) in frame_fixtures() {
         let sidecar: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(path.with_extension("expect.json"))
                 .expect("every fixture has a sidecar"),
@@ -371,12 +380,7 @@ fn every_frame_fixture_reads_as_its_sidecar_says() {
 #[test]
 fn writing_reproduces_every_valid_fixture_byte_for_byte() {
     let mut seen = 0;
-    for entry in std::fs::read_dir(fixtures_dir()).expect("conformance/frames exists") {
-        let path = entry.expect("a directory entry").path();
-        if path.extension().is_none_or(|ext| ext != "bin") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).expect("fixture reads");
+    for (path, bytes) in frame_fixtures() {
         let envelopes: Result<Vec<Envelope>, FrameError> = FrameReader::new(&bytes[..]).collect();
         let Ok(envelopes) = envelopes else { continue };
         let mut writer = FrameWriter::new(Vec::new());
