@@ -184,16 +184,10 @@ impl<'a> Node<'a> {
     }
 
     pub fn strings(&self, key: &str) -> Vec<String> {
-        self.get(key)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
+        contract::string_list(self.get(key))
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
     /// `[lo, hi]` with exclusivity, across draft 04 (boolean exclusives) and later.

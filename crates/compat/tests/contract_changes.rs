@@ -38,6 +38,16 @@ fn only_change(comparison: &Comparison) -> &compat::Change {
     &comparison.changes[0]
 }
 
+/// The contract with a thirteenth TaskState, `seeding`.
+fn with_seeding_state() -> SchemaSet {
+    edited("types/TaskState.json", |v| {
+        at(v, "/enum")
+            .as_array_mut()
+            .expect("enum")
+            .push(json!("seeding"))
+    })
+}
+
 fn at<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Value {
     value
         .pointer_mut(pointer)
@@ -117,12 +127,7 @@ fn a_new_required_param_breaks_old_clients() {
 
 #[test]
 fn a_new_enum_value_breaks_old_readers() {
-    let new = edited("types/TaskState.json", |v| {
-        at(v, "/enum")
-            .as_array_mut()
-            .expect("enum")
-            .push(json!("seeding"))
-    });
+    let new = with_seeding_state();
     let comparison = compare(&new, false);
     let change = only_change(&comparison);
     assert_eq!(change.rule, "enum.value_added");
@@ -269,12 +274,7 @@ fn a_method_that_becomes_an_event_is_major() {
 
 #[test]
 fn a_bump_too_small_for_the_changes_is_explained() {
-    let new = edited("types/TaskState.json", |v| {
-        at(v, "/enum")
-            .as_array_mut()
-            .expect("enum")
-            .push(json!("seeding"))
-    });
+    let new = with_seeding_state();
     let comparison = compare(&new, false);
     let declared = declared_bump("1.0.0", "1.1.0").expect("versions");
     assert_eq!(declared, Bump::Minor);

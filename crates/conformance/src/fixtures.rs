@@ -67,17 +67,10 @@ pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
                 .cloned()
                 .ok_or_else(|| input(&path, "missing \"value\"".into()))?,
             rule: field("rule"),
-            also_breaks: raw
-                .get("alsoBreaks")
-                .and_then(Value::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            also_breaks: contract::string_list(raw.get("alsoBreaks"))
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
             pointer: field("pointer"),
         });
     }

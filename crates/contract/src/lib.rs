@@ -29,6 +29,15 @@ pub const ID_BASE: &str = "https://schemas.vdm.invalid/";
 /// The draft every contract schema is written in.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// The strings of a JSON array (`required`, `enum`, `x-transports`, ...);
+/// anything that is not a string, or not an array, contributes nothing.
+pub fn string_list(value: Option<&serde_json::Value>) -> Vec<&str> {
+    value
+        .and_then(serde_json::Value::as_array)
+        .map(|items| items.iter().filter_map(serde_json::Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// Why a schema set could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

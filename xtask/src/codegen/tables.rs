@@ -42,10 +42,7 @@ fn doc_of(doc: &SchemaDoc) -> String {
 }
 
 fn strings(value: Option<&Value>) -> Vec<&str> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
+    contract::string_list(value)
 }
 
 pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
