@@ -64,42 +64,11 @@ pub fn run(root: &Path, mode: Mode) -> anyhow::Result<()> {
 /// Every generated file, by path relative to the root, with its full text.
 pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     let mut out = BTreeMap::new();
-    // The one schema whose source is Rust: the executor's tool-set file. It is
-    // written first and the set is read with it, so everything downstream
-    // (lint, the embedded copy) sees the current version.
-    let tool_set = format!(
-        "{}\n",
-        serde_json::to_string_pretty(&exec::config::schema())?
-    );
-    out.insert(PathBuf::from(TOOL_SET_SCHEMA), tool_set.clone());
-    let mut set = contract::SchemaSet::load(&root.join("contracts/schema"))
+    let set = contract::SchemaSet::load(&root.join("contracts/schema"))
         .context("loading contracts/schema")?;
-    set.docs.retain(|doc| doc.rel != "config/ToolSet.json");
-    let generated = contract::SchemaSet::from_texts(
-        &root.join("contracts/schema"),
-        [("config/ToolSet.json", tool_set.as_str())],
-    )?;
-    set.docs.extend(generated.docs);
-    set.docs.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let bundle = bundle::bundle(&set)?;
-    let tables = tables::tables(&set, &bundle)?;
-    let types = bundle::typify(&bundle, &tables.replaced)?;
-    let mut types: syn::File =
-        syn::parse2(types).context("typify wrote code that does not parse")?;
-    bundle::patch_nullable(&mut types, &bundle.nullable_optional)?;
-    let types = quote::ToTokens::to_token_stream(&types);
-    out.insert(
-        PathBuf::from(RUST_DIR).join("types.rs"),
-        rust_file("the contract's types, methods, events and envelope", &types)?,
-    );
-    let tables = tables.tokens;
-    out.insert(
-        PathBuf::from(RUST_DIR).join("tables.rs"),
-        rust_file(
-            "enums typify cannot write, and tables read from schema annotations",
-            &tables,
-        )?,
-    );
+    for (file, text) in rust_bindings(&set)? {
+        out.insert(PathBuf::from(RUST_DIR).join(file), text);
+    }
     out.extend(reference::pages(root, &set)?);
     out.insert(
         PathBuf::from(SCHEMAS_RS),
@@ -111,8 +80,30 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     Ok(out)
 }
 
-/// Written from `exec::config::ToolSet`.
-const TOOL_SET_SCHEMA: &str = "contracts/schema/config/ToolSet.json";
+/// The Rust bindings of a schema set: `types.rs` (typify) and `tables.rs`,
+/// by file name. A release freezes these beside its schemas.
+pub fn rust_bindings(set: &contract::SchemaSet) -> anyhow::Result<Vec<(&'static str, String)>> {
+    let bundle = bundle::bundle(set)?;
+    let tables = tables::tables(set, &bundle)?;
+    let types = bundle::typify(&bundle, &tables.replaced)?;
+    let mut types: syn::File =
+        syn::parse2(types).context("typify wrote code that does not parse")?;
+    bundle::patch_nullable(&mut types, &bundle.nullable_optional)?;
+    let types = quote::ToTokens::to_token_stream(&types);
+    Ok(vec![
+        (
+            "types.rs",
+            rust_file("the contract's types, methods, events and envelope", &types)?,
+        ),
+        (
+            "tables.rs",
+            rust_file(
+                "the envelope, its bodies, enums typify cannot write, and tables read from schema annotations",
+                &tables.tokens,
+            )?,
+        ),
+    ])
+}
 
 /// The schema set as text inside the conformance checker, so a lane installs
 /// one binary and needs no files beside it.

@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             black_box(exec::execute(
                 &tools,
-                &exec::Invocation {
+                &proto::ToolInvokeParams {
                     tool: "exit".into(),
                     input: input.clone(),
                     cwd: None,
@@ -89,7 +89,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             black_box(exec::execute(
                 &tools,
-                &exec::Invocation {
+                &proto::ToolInvokeParams {
                     tool: "chatter".into(),
                     input: json!(null),
                     cwd: None,

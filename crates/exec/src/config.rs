@@ -1,9 +1,9 @@
 //! The tool set an operator configures: which tools this machine runs, with
 //! which argv, where, and for how long.
 //!
-//! These types are the source of `contracts/schema/config/ToolSet.json`
-//! (written by `cargo xtask codegen` from [`schema`]); loading checks a file
-//! against that schema first, so every refusal names a JSON pointer, then
+//! These types describe `contracts/schema/config/ToolSet.json`, a contract
+//! file like the others (a test checks that [`schema`] is exactly that
+//! file); loading checks a file against that schema first, so every refusal names a JSON pointer, then
 //! checks what a schema cannot say (unique names, an `inputSchema` that
 //! compiles).
 
@@ -77,7 +77,8 @@ pub struct ConfigError {
     pub reason: String,
 }
 
-/// The schema of the tool-set file, as `cargo xtask codegen` writes it.
+/// The schema of the tool-set file, from these types (equal to
+/// `contracts/schema/config/ToolSet.json`).
 pub fn schema() -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()

@@ -9,4 +9,4 @@ pub mod run;
 pub mod serve;
 
 pub use config::{load, ConfigError, Loaded, Tool, ToolSet};
-pub use run::{execute, Invocation};
+pub use run::execute;

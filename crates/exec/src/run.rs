@@ -26,7 +26,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use proto::ToolCapture;
+use proto::{ToolCapture, ToolInvokeParams};
 use serde_json::Value;
 
 use crate::config::{Loaded, Tool};
@@ -61,14 +61,6 @@ pub const PIPE_LINGER: Duration = Duration::from_millis(200);
 /// Environment variables every tool receives (when the executor has them).
 pub const DEFAULT_ENV: &[&str] = &["PATH", "LANG", "LC_ALL", "HOME", "TZ"];
 
-/// One call, as `tool.invoke` carries it.
-#[derive(Debug, Clone)]
-pub struct Invocation {
-    pub tool: String,
-    pub input: Value,
-    pub cwd: Option<String>,
-}
-
 /// A refusal in the three facts: nothing ran, and one line says why and how to fix it.
 pub fn refused(reason: &str) -> ToolCapture {
     ToolCapture {
@@ -79,7 +71,7 @@ pub fn refused(reason: &str) -> ToolCapture {
 }
 
 /// Runs one invocation against the tool set. Every outcome is a capture.
-pub fn execute(tools: &Loaded, invocation: &Invocation) -> ToolCapture {
+pub fn execute(tools: &Loaded, invocation: &ToolInvokeParams) -> ToolCapture {
     let Some(tool) = tools.tool(&invocation.tool) else {
         let known: Vec<&str> = tools.set.tools.iter().map(|t| t.name.as_str()).collect();
         return refused(&format!(

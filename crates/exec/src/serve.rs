@@ -2,35 +2,43 @@
 //! frames on another, calls run concurrently and answered in completion
 //! order (each reply carries its call's id).
 //!
-//! What arrives that is not a `tool.invoke` call is answered, not fatal: a
-//! body that is not JSON gets `parse_error`, JSON that is not an envelope gets
-//! `invalid_request` (both with `id: null`), a wrong version gets an error
-//! envelope, another method gets `method_not_found`; an empty frame is
-//! skipped. Only a frame longer than `MAX_FRAME` ends the session: its body
-//! was not read, so the stream cannot be resynchronised.
+//! It answers as a JSON-RPC 2.0 server does, with the mapping `proto` gives
+//! every server of this contract ([`proto::DecodeError::answer`]): a body
+//! that is not JSON gets `parse_error` (id null), JSON that is not an
+//! envelope gets `invalid_request`, a call of any method but `tool.invoke`
+//! (one this contract knows or one from a newer peer) gets
+//! `method_not_found`, and `tool.invoke` with params that do not fit gets
+//! `invalid_params`; every answer carries the call's id whenever it was
+//! readable. Replies, errors and events are never answered: they are
+//! ignored with a log line, as is an empty frame. Only a frame longer than
+//! `MAX_FRAME`, or input that ends inside a frame, ends the session early:
+//! the stream cannot be resynchronised.
 
 use std::io::{Read, Write};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
 use proto::{
-    CallBody, Envelope, FrameError, FrameReader, FrameWriter, ProtocolVersion, ReplyBody, RpcError,
-    RpcErrorCode,
+    CallBody, Envelope, FrameError, FrameReader, FrameWriter, ProtocolVersion, ReplyBody,
+    ToolInvokeParams,
 };
 
 use crate::config::Loaded;
-use crate::run::{execute, Invocation};
+use crate::run::execute;
+
+/// The one method an executor serves.
+const SERVED: &[&str] = &["tool.invoke"];
 
 /// How a session ended.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum End {
     /// The input closed; every call was answered.
     Closed,
     /// A frame was too long, or the input ended inside a frame; calls in
     /// flight were still answered.
-    Broken(String),
+    Broken(FrameError),
     /// Replies could not be written (the peer went away).
-    WriteFailed(String),
+    WriteFailed(FrameError),
 }
 
 /// Serves until the input closes. `log` receives one line per diagnostic.
@@ -46,17 +54,14 @@ where
     W: Write + Send,
 {
     let (reply_tx, reply_rx) = mpsc::channel::<Envelope>();
-    let (job_tx, job_rx) = mpsc::channel::<(u64, Invocation)>();
+    let (job_tx, job_rx) = mpsc::channel::<(u64, ToolInvokeParams)>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     thread::scope(|scope| {
         let writer = scope.spawn(move || {
             let mut writer = FrameWriter::new(output);
-            for envelope in reply_rx {
-                if let Err(err) = writer.write(&envelope) {
-                    return Err(err.to_string());
-                }
-            }
-            Ok(())
+            reply_rx
+                .into_iter()
+                .try_for_each(|envelope| writer.write(&envelope))
         });
         for _ in 0..jobs.max(1) {
             let job_rx = Arc::clone(&job_rx);
@@ -64,10 +69,9 @@ where
             let tools = Arc::clone(&tools);
             scope.spawn(move || loop {
                 let next = job_rx.lock().ok().and_then(|rx| rx.recv().ok());
-                let Some((id, invocation)) = next else { return };
-                let capture = execute(&tools, &invocation);
+                let Some((id, params)) = next else { return };
                 let reply = Envelope::Reply {
-                    body: ReplyBody::ToolInvoke(capture),
+                    body: ReplyBody::ToolInvoke(execute(&tools, &params)),
                     id: id.into(),
                     v: ProtocolVersion,
                 };
@@ -76,106 +80,85 @@ where
                 }
             });
         }
-        let end = read_calls(input, &job_tx, &reply_tx, log);
+        let read = read_calls(input, &job_tx, &reply_tx, log);
         drop(job_tx);
         drop(reply_tx);
         match writer.join() {
-            Ok(Ok(())) => end,
+            Ok(Ok(())) => match read {
+                Ok(()) => End::Closed,
+                Err(err) => End::Broken(err),
+            },
             Ok(Err(err)) => End::WriteFailed(err),
-            Err(_) => End::WriteFailed("the reply writer failed".into()),
+            Err(panic) => std::panic::resume_unwind(panic),
         }
     })
 }
 
-fn error(id: Option<u64>, code: RpcErrorCode, message: String) -> Envelope {
-    Envelope::Error {
-        body: RpcError {
-            code,
-            message,
-            data: None,
-        },
-        id,
-        v: ProtocolVersion,
-    }
-}
-
+/// Reads until the input closes (`Ok`), breaks (`Err`), or the replies can
+/// no longer be sent (`Ok`: the writer reports its own error).
 fn read_calls<R: Read>(
     input: R,
-    jobs: &mpsc::Sender<(u64, Invocation)>,
+    jobs: &mpsc::Sender<(u64, ToolInvokeParams)>,
     replies: &mpsc::Sender<Envelope>,
     log: &(dyn Fn(&str) + Sync),
-) -> End {
+) -> Result<(), FrameError> {
     let mut reader = FrameReader::new(input);
     loop {
-        let decoded = match reader.read_raw() {
-            Ok(body) => proto::frame::decode_body(body),
-            Err(err) => Err(err),
-        };
-        let answer = match decoded {
+        let answer = match reader.read() {
             Ok(Envelope::Call {
                 body: CallBody::ToolInvoke(params),
                 id,
                 ..
             }) => {
-                let invocation = Invocation {
-                    tool: params.tool,
-                    input: params.input,
-                    cwd: params.cwd,
-                };
-                if jobs.send((*id, invocation)).is_err() {
-                    return End::WriteFailed("the workers stopped".into());
+                if jobs.send((*id, params)).is_err() {
+                    return Ok(());
                 }
                 None
             }
-            Ok(Envelope::Call { body, id, .. }) => Some(error(
-                Some(*id),
-                RpcErrorCode::MethodNotFound,
-                format!(
-                    "this executor serves tool.invoke only, not {}",
-                    body.method()
-                ),
-            )),
-            Ok(other) => {
+            Ok(Envelope::Call { body, id, .. }) => {
+                Some(proto::wire::method_not_found(*id, body.method(), SERVED))
+            }
+            Ok(Envelope::Event { body, .. }) => {
+                let known = if proto::event_info(body.name()).is_some() {
+                    ""
+                } else {
+                    " (a name this contract version does not know)"
+                };
                 log(&format!(
-                    "ignoring a {} envelope: an executor only answers calls",
-                    kind(&other)
+                    "ignoring the event {}{known}: an executor only answers calls",
+                    body.name()
                 ));
                 None
             }
-            Err(FrameError::Json(err)) => {
-                let code = match err.classify() {
-                    serde_json::error::Category::Data => RpcErrorCode::InvalidRequest,
-                    _ => RpcErrorCode::ParseError,
-                };
-                Some(error(
-                    None,
-                    code,
-                    format!("the frame's body is not a valid envelope: {err}"),
-                ))
+            Ok(other) => {
+                log(&format!(
+                    "ignoring an envelope of kind {}: an executor only answers calls",
+                    other.kind()
+                ));
+                None
             }
-            Err(err @ FrameError::BadVersion(_)) => {
-                Some(error(None, RpcErrorCode::InvalidRequest, err.to_string()))
+            Err(FrameError::Decode(err)) => {
+                let answer = err.answer();
+                if answer.is_none() {
+                    log(&format!(
+                        "ignoring an envelope of kind {} that cannot be read: {}",
+                        err.kind.map_or("?", |kind| kind.name()),
+                        proto::wire::sentence(&err)
+                    ));
+                }
+                answer
             }
             Err(FrameError::Empty) => {
                 log("skipping an empty frame");
                 None
             }
-            Err(FrameError::Closed) => return End::Closed,
-            Err(err) => return End::Broken(err.to_string()),
+            Err(FrameError::Closed) => return Ok(()),
+            Err(err) => return Err(err),
         };
         if let Some(answer) = answer {
             if replies.send(answer).is_err() {
-                return End::WriteFailed("the reply writer stopped".into());
+                return Ok(());
             }
         }
-    }
-}
-
-fn kind(envelope: &Envelope) -> &'static str {
-    match envelope {
-        Envelope::Call { .. } => "call",
-        Envelope::Reply { .. } => "reply",
-        Envelope::Error { .. } => "error",
-        Envelope::Event { .. } => "event",
     }
 }

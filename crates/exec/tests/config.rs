@@ -122,3 +122,20 @@ fn a_missing_file_is_refused_by_name() {
         "{err}"
     );
 }
+
+/// `contracts/schema/config/ToolSet.json` is a contract file like the others;
+/// the loader's Rust types must describe exactly what it says.
+#[test]
+fn the_tool_set_types_match_the_contract_file() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../contracts/schema/config/ToolSet.json"
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("ToolSet.json")).expect("JSON");
+    assert_eq!(
+        exec::config::schema(),
+        file,
+        "contracts/schema/config/ToolSet.json and exec::config's types disagree: change both together"
+    );
+}

@@ -127,12 +127,106 @@ fn a_mixed_stream_gets_every_answer_in_completion_order() {
         [
             (None, RpcErrorCode::ParseError),
             (Some(3), RpcErrorCode::MethodNotFound),
-            (None, RpcErrorCode::InvalidRequest),
-            (None, RpcErrorCode::InvalidRequest),
+            (Some(4), RpcErrorCode::InvalidRequest),
+            (Some(5), RpcErrorCode::InvalidRequest),
         ]
     );
-    assert!(errors[1].2.contains("tool.invoke only, not download.pause"));
-    assert!(errors[3].2.contains("protocol version 2"));
+    assert!(
+        errors[1]
+            .2
+            .contains("does not serve \"download.pause\"; it serves tool.invoke"),
+        "{errors:?}"
+    );
+    assert!(errors[2].2.contains("has a `body`"), "{errors:?}");
+    assert!(errors[3].2.contains("protocol version 2"), "{errors:?}");
+}
+
+/// What a newer peer may send, answered as a JSON-RPC 2.0 server answers it.
+#[test]
+fn a_newer_peers_stream_is_answered_with_the_callers_ids() {
+    let mut input = Vec::new();
+    input.extend(call(11, "download.frobnicate", json!({"taskId": "t_01"})));
+    input.extend(call(12, "tool.invoke", json!({"input": {}})));
+    input.extend(frame(
+        json!({"v": 1, "kind": "event", "body": {"name": "event.from.the.future", "params": {"x": 1}}})
+            .to_string()
+            .as_bytes(),
+    ));
+    input.extend(call(
+        13,
+        "tool.invoke",
+        json!({"tool": "echo", "input": "hi", "priority": "high"}),
+    ));
+    let (replies, code, stderr) = serve(&input, "newer-peer");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(replies.len(), 3, "the event is not answered: {replies:?}");
+    let by_id: BTreeMap<Option<u64>, &Envelope> = replies
+        .iter()
+        .map(|reply| match reply {
+            Envelope::Reply { id, .. } => (Some(**id), reply),
+            Envelope::Error { id, .. } => (*id, reply),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    let code_of = |id: u64| match by_id.get(&Some(id)) {
+        Some(Envelope::Error { body, .. }) => Some(body.code),
+        _ => None,
+    };
+    assert_eq!(
+        code_of(11),
+        Some(RpcErrorCode::MethodNotFound),
+        "{replies:?}"
+    );
+    assert_eq!(
+        code_of(12),
+        Some(RpcErrorCode::InvalidParams),
+        "{replies:?}"
+    );
+    assert!(
+        matches!(by_id.get(&Some(13)), Some(Envelope::Reply { body: ReplyBody::ToolInvoke(capture), .. }) if capture.stdout == "\"hi\""),
+        "{replies:?}"
+    );
+    assert!(
+        stderr.contains(
+            "ignoring the event event.from.the.future (a name this contract version does not know)"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn replies_and_errors_sent_to_the_executor_are_ignored_with_a_log_line() {
+    let mut input = Vec::new();
+    input.extend(frame(
+        json!({"v": 1, "kind": "reply", "id": 1, "body": {"method": "download.add", "result": {"taskId": "t"}}})
+            .to_string()
+            .as_bytes(),
+    ));
+    input.extend(frame(
+        json!({"v": 1, "kind": "error", "id": 2, "body": {"code": -32603, "message": "x"}})
+            .to_string()
+            .as_bytes(),
+    ));
+    input.extend(frame(
+        json!({"v": 1, "kind": "event", "body": {"name": "event.task.removed", "params": {}}})
+            .to_string()
+            .as_bytes(),
+    ));
+    let (replies, code, stderr) = serve(&input, "not-calls");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(replies.is_empty(), "{replies:?}");
+    assert!(
+        stderr.contains("ignoring an envelope of kind reply"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ignoring an envelope of kind error"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ignoring an envelope of kind event that cannot be read: the params of event.task.removed (/body/params) do not fit the contract: missing field `taskId`"),
+        "{stderr}"
+    );
 }
 
 #[test]

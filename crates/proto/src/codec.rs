@@ -1,19 +1,19 @@
 //! The frame rules for tokio: a `tokio_util::codec` `Decoder` and `Encoder`
 //! with the same limits, checks and errors as [`crate::frame`], sharing its
-//! length check and body decoding so the two cannot drift.
+//! length check and body decoding so the two cannot drift. Like the sync
+//! reader, it never reserves the length a peer claims: the buffer grows with
+//! the bytes that arrive (`FramedRead` reads in its own small steps).
 
 use bytes::{Buf, BufMut, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
-use crate::frame::{check_length, decode_body, encode_frame, FrameError};
+use crate::frame::{check_length, decode_body, encode_frame, FrameError, HEADER};
 use crate::Envelope;
-
-const HEADER: usize = 4;
 
 /// Frames for `tokio_util::codec::Framed`.
 ///
-/// After `Empty`, `Json` or `BadVersion` the frame has been consumed and
-/// decoding can go on; after `TooLarge` nothing was consumed and the stream
+/// After `Empty` or `Decode` the frame has been consumed and decoding can go
+/// on; after `TooLarge` nothing was consumed and the stream
 /// cannot be resynchronised.
 #[derive(Debug, Default)]
 pub struct FrameCodec {
@@ -46,8 +46,8 @@ impl Decoder for FrameCodec {
             Err(err) => return Err(err),
         };
         let Some(body) = src.get(HEADER..HEADER + len) else {
-            // Reserve only once the length is known to be within the limit.
-            src.reserve(HEADER + len - src.len());
+            // Not all here yet. Nothing is reserved for the rest: a peer that
+            // claims a megabyte and sends ten bytes costs ten bytes.
             return Ok(None);
         };
         let decoded = decode_body(body);

@@ -14,16 +14,16 @@
 //! `MAX_FRAME`: the body buffer grows with the bytes that arrive rather than
 //! with the length the peer claims.
 //!
-//! The envelope's `v` decides before anything else in the body: a body whose
-//! `v` is a number other than 1 is [`FrameError::BadVersion`] whatever else it
-//! holds, since a later version may change everything after it. (To keep the
-//! common case one parse, the body is decoded as a v1 envelope first and only a
-//! failed decode is examined for its version; the outcome is the same as
-//! checking the version first.)
+//! The body is decoded in two stages ([`crate::wire::decode`]): the head
+//! (`v`, `kind`, `id`, the body's name) first, so a failure is a
+//! [`FrameError::Decode`] that carries the id when it was readable and the
+//! JSON-RPC code to answer with. The envelope's `v` decides before anything
+//! else in the body: a `v` other than 1 is a version error whatever else the
+//! body holds, since a later version may change everything after it.
 //!
-//! After [`FrameError::Empty`], [`FrameError::Json`] or
-//! [`FrameError::BadVersion`] the whole frame has been consumed and the reader
-//! stands at the next one, so a server can answer and go on. After
+//! After [`FrameError::Empty`] or [`FrameError::Decode`] the whole frame has
+//! been consumed and the reader stands at the next one, so a server can
+//! answer and go on. After
 //! [`FrameError::TooLarge`] it does not: the body was not read, and the stream
 //! cannot be resynchronised; close it.
 //!
@@ -42,19 +42,20 @@
 
 use std::io::{self, Read, Write};
 
+use crate::wire::{DecodeError, Problem};
 use crate::Envelope;
 
 /// The largest body a frame may carry, in bytes.
 pub const MAX_FRAME: usize = 1_048_576;
 
 /// The length prefix's size.
-const HEADER: usize = 4;
+pub(crate) const HEADER: usize = 4;
 
 /// Why a frame could not be read or written.
 ///
-/// `Closed`, `Empty`, `BadVersion`, `Json` on reading and `TooLarge` on
-/// reading are the peer's doing; `TooLarge` and `Json` on writing are the
-/// caller's (an envelope that does not fit, or does not encode).
+/// `Closed`, `Empty`, `Decode`, and `TooLarge` on reading are the peer's
+/// doing; `TooLarge` and `Encode` on writing are the caller's (an envelope
+/// that does not fit, or does not encode).
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
     /// The stream ended cleanly, before the first byte of a frame.
@@ -66,15 +67,16 @@ pub enum FrameError {
     /// The length prefix, or an outgoing body, was larger than [`MAX_FRAME`].
     #[error("the frame's body is {0} bytes, more than the {MAX_FRAME} a frame may carry")]
     TooLarge(usize),
-    /// The envelope's `v` was a number other than the protocol version.
-    #[error("the envelope is protocol version {0}, and this reader speaks {ver}", ver = crate::PROTOCOL_VERSION)]
-    BadVersion(u64),
-    /// The body was not a valid envelope, or an envelope could not be encoded.
-    #[error("the frame's body is not a valid envelope: {0}")]
-    Json(#[source] serde_json::Error),
+    /// The body is not an envelope this reader can use; the error says what
+    /// could be read of it (the id, the kind) and how a server answers.
+    #[error("the frame's body is not a usable envelope")]
+    Decode(#[source] DecodeError),
+    /// An envelope could not be encoded.
+    #[error("the envelope could not be encoded")]
+    Encode(#[source] serde_json::Error),
     /// Any other I/O failure, including a stream that ends inside a frame
     /// (`UnexpectedEof`).
-    #[error("the frame could not be read or written: {0}")]
+    #[error("the frame could not be read or written")]
     Io(#[from] io::Error),
 }
 
@@ -82,10 +84,7 @@ impl FrameError {
     /// Whether the reader still stands at a frame boundary after this error,
     /// so it can answer and read on.
     pub fn is_recoverable(&self) -> bool {
-        matches!(
-            self,
-            FrameError::Empty | FrameError::Json(_) | FrameError::BadVersion(_)
-        )
+        matches!(self, FrameError::Empty | FrameError::Decode(_))
     }
 }
 
@@ -101,8 +100,11 @@ pub fn outcome_word(result: &Result<Envelope, FrameError>) -> String {
         Err(FrameError::Closed) => "closed".into(),
         Err(FrameError::Empty) => "empty".into(),
         Err(FrameError::TooLarge(n)) => format!("too_large:{n}"),
-        Err(FrameError::BadVersion(v)) => format!("bad_version:{v}"),
-        Err(FrameError::Json(_)) => "json".into(),
+        Err(FrameError::Decode(DecodeError {
+            problem: Problem::BadVersion(v),
+            ..
+        })) => format!("bad_version:{v}"),
+        Err(FrameError::Decode(_) | FrameError::Encode(_)) => "json".into(),
         Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
             "io:unexpected_eof".into()
         }
@@ -138,28 +140,16 @@ pub(crate) fn check_length(prefix: [u8; HEADER]) -> Result<usize, FrameError> {
 }
 
 /// Decodes one frame's body (for callers that read bodies with
-/// [`FrameReader::read_raw`]). Version first, in outcome: see the module docs.
+/// [`FrameReader::read_raw`]), in two stages: see [`crate::wire::decode`].
 pub fn decode_body(body: &[u8]) -> Result<Envelope, FrameError> {
-    serde_json::from_slice::<Envelope>(body).map_err(|err| match stated_version(body) {
-        Some(version) if version != crate::PROTOCOL_VERSION => FrameError::BadVersion(version),
-        _ => FrameError::Json(err),
-    })
-}
-
-/// The numeric `v` of a body that is a JSON object, if it has one.
-fn stated_version(body: &[u8]) -> Option<u64> {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        v: Option<serde_json::Value>,
-    }
-    serde_json::from_slice::<Probe>(body).ok()?.v?.as_u64()
+    crate::wire::decode(body).map_err(FrameError::Decode)
 }
 
 /// Encodes one envelope as a whole frame into `buf` (cleared first).
 pub(crate) fn encode_frame(envelope: &Envelope, buf: &mut Vec<u8>) -> Result<(), FrameError> {
     buf.clear();
     buf.extend_from_slice(&[0; HEADER]);
-    serde_json::to_writer(&mut *buf, envelope).map_err(FrameError::Json)?;
+    serde_json::to_writer(&mut *buf, envelope).map_err(FrameError::Encode)?;
     let len = buf.len() - HEADER;
     if len > MAX_FRAME {
         buf.clear();

@@ -201,7 +201,18 @@ fn a_refused_length_is_decided_before_the_body_is_read() {
             header: len.to_be_bytes(),
             at: 0,
         };
-        assert_eq!(outcome(&read_frame(&mut reader)), expected);
+        assert_eq!(outcome(&read_frame(&mut reader)), expected, "sync reader");
+        // The codec is handed only the header: it must decide on it rather
+        // than wait for a body.
+        #[cfg(feature = "tokio")]
+        {
+            use tokio_util::codec::Decoder;
+            let mut buf = bytes::BytesMut::from(&len.to_be_bytes()[..]);
+            let decided = proto::FrameCodec::new()
+                .decode(&mut buf)
+                .map(|got| got.expect("a refused length is decided, not awaited"));
+            assert_eq!(outcome(&decided), expected, "tokio codec");
+        }
     }
 }
 
@@ -313,7 +324,9 @@ fn errors_read_as_sentences() {
         FrameError::Closed.to_string(),
         FrameError::Empty.to_string(),
         FrameError::TooLarge(2_000_000).to_string(),
-        FrameError::BadVersion(2).to_string(),
+        read_frame(&mut &frame(br#"{"v":2,"kind":"call","id":3}"#)[..])
+            .map_err(|err| proto::wire::sentence(&err))
+            .expect_err("a v2 envelope is refused"),
     ];
     assert_eq!(
         messages,
@@ -321,7 +334,7 @@ fn errors_read_as_sentences() {
             "the stream closed between frames",
             "the frame is empty (length 0); a frame carries one envelope",
             "the frame's body is 2000000 bytes, more than the 1048576 a frame may carry",
-            "the envelope is protocol version 2, and this reader speaks 1",
+            "the frame's body is not a usable envelope: the envelope is protocol version 2, and this reader speaks 1",
         ]
     );
 }

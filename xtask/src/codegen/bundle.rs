@@ -50,8 +50,6 @@ pub struct Bundle {
     /// absent and `null` mean different things (`null` clears a setting).
     /// typify would fold both into one `Option`; `patch_nullable` fixes that.
     pub nullable_optional: BTreeSet<String>,
-    /// Whether any field is marked `x-secret` (it becomes `SecretString`).
-    pub has_secret: bool,
 }
 
 impl Bundle {
@@ -165,7 +163,6 @@ pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
         names,
         empty_objects,
         nullable_optional,
-        has_secret,
     })
 }
 
@@ -248,7 +245,7 @@ pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow:
                     rename = #json_name,
                     default,
                     skip_serializing_if = "::std::option::Option::is_none",
-                    deserialize_with = "super::tables::present_or_null"
+                    deserialize_with = "crate::wire::present_or_null"
                 )]
             });
         }
@@ -396,15 +393,18 @@ fn shape(
 
 /// Runs typify over the bundle. typify panics on shapes it does not handle;
 /// the panic becomes an error naming the schema instead of a crash.
-pub fn typify(bundle: &Bundle, replaced: &[String]) -> anyhow::Result<proc_macro2::TokenStream> {
+pub fn typify(
+    bundle: &Bundle,
+    replaced: &[(String, String)],
+) -> anyhow::Result<proc_macro2::TokenStream> {
     let root: schemars08::schema::RootSchema = serde_json::from_value(bundle.document.clone())
         .context("the bundle is not a schema typify reads")?;
     let mut settings = typify::TypeSpaceSettings::default();
     settings
         .with_derive("PartialEq".to_string())
         .with_map_type("::std::collections::BTreeMap");
-    for name in replaced {
-        settings.with_replacement(name, format!("super::tables::{name}"), std::iter::empty());
+    for (name, path) in replaced {
+        settings.with_replacement(name, path, std::iter::empty());
     }
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut space = typify::TypeSpace::new(&settings);

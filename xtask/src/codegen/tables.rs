@@ -1,7 +1,10 @@
 //! Code typify does not write, from the same schema set: `RpcErrorCode` as a
 //! real enum over its integers (typify would make a validated newtype of an
-//! integer enum), the protocol version as a type that only holds 1, tolerant
-//! empty structs, and constant tables read from the schemas' annotations.
+//! integer enum), tolerant empty structs, the envelope and its tagged bodies
+//! with a variant for names this version does not know (typify's serde enums
+//! refuse an unknown tag), and constant tables read from the schemas'
+//! annotations. What is written here is data — types, tables, variant lists;
+//! the code that acts on it is hand-written in `proto::wire`.
 
 use anyhow::{bail, Context};
 use contract::{DocKind, SchemaDoc, SchemaSet};
@@ -14,9 +17,15 @@ use super::bundle::Bundle;
 
 pub struct Tables {
     pub tokens: TokenStream,
-    /// Type names written here, which typify must refer to instead of generating.
-    pub replaced: Vec<String>,
+    /// Types typify must refer to instead of generating: their names, and the
+    /// paths of what is written here or hand-written in `proto::wire`.
+    pub replaced: Vec<(String, String)>,
 }
+
+/// Where the hand-written wire code lives, as the generated files name it.
+/// `crate::wire` is `proto::wire` in proto, and a re-export of it wherever
+/// frozen bindings are compiled.
+const WIRE: &str = "crate::wire";
 
 fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
@@ -52,43 +61,12 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
     let mut replaced = Vec::new();
 
     tokens.extend(rpc_error_code(set)?);
-    replaced.push("RpcErrorCode".to_string());
     tokens.extend(protocol_version(set)?);
-    replaced.push("ProtocolVersion".to_string());
 
-    if bundle.has_secret {
-        tokens.extend(quote! {
-            /// A credential (a field marked `x-secret`). It reads and writes as
-            /// the plain string on the wire, and `Debug` never prints it, so a
-            /// logged request does not leak it.
-            #[derive(Clone, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
-            #[serde(transparent)]
-            pub struct SecretString(::std::string::String);
-
-            impl SecretString {
-                pub fn new(secret: impl Into<::std::string::String>) -> Self {
-                    Self(secret.into())
-                }
-
-                /// The secret itself, for the one place that needs it.
-                pub fn expose(&self) -> &str {
-                    &self.0
-                }
-            }
-
-            impl ::std::fmt::Debug for SecretString {
-                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                    f.write_str("SecretString(<redacted>)")
-                }
-            }
-
-            impl ::std::convert::From<::std::string::String> for SecretString {
-                fn from(secret: ::std::string::String) -> Self {
-                    Self(secret)
-                }
-            }
-        });
-        replaced.push(super::bundle::SECRET_TYPE.to_string());
+    // Library code (`SecretString`, `ProtocolVersion`, `present_or_null`, the
+    // decoder) is hand-written in `proto::wire`; the types refer to it there.
+    for name in ["ProtocolVersion", super::bundle::SECRET_TYPE] {
+        replaced.push((name.to_string(), format!("{WIRE}::{name}")));
     }
     for (name, description) in &bundle.empty_objects {
         let name_ident = ident(name);
@@ -99,7 +77,7 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
             #[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
             pub struct #name_ident {}
         });
-        replaced.push(name.clone());
+        replaced.push((name.clone(), format!("super::tables::{name}")));
     }
 
     for doc in set.of_kind(DocKind::Type) {
@@ -135,21 +113,20 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
 
     tokens.extend(method_table(set, bundle)?);
     tokens.extend(event_table(set)?);
-    tokens.extend(reserialize(bundle));
-    tokens.extend(quote! {
-        /// Reads a field that is present, as a value or `null`: `Some(value)`
-        /// or `Some(None)`. An absent field never gets here (it takes the
-        /// field's default, `None`), which is how absent and `null` stay apart.
-        pub fn present_or_null<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<::std::option::Option<T>>, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-            T: ::serde::Deserialize<'de>,
-        {
-            <::std::option::Option<T> as ::serde::Deserialize>::deserialize(deserializer).map(Some)
-        }
-    });
+    tokens.extend(reserialize(bundle)?);
+    tokens.extend(envelope(set)?);
+    tokens.extend(body(set, bundle, Body::Call)?);
+    tokens.extend(body(set, bundle, Body::Reply)?);
+    tokens.extend(body(set, bundle, Body::Event)?);
+    for name in [
+        "RpcErrorCode",
+        "Envelope",
+        "CallBody",
+        "ReplyBody",
+        "EventBody",
+    ] {
+        replaced.push((name.to_string(), format!("super::tables::{name}")));
+    }
     Ok(Tables { tokens, replaced })
 }
 
@@ -196,7 +173,18 @@ fn rpc_error_code(set: &SchemaSet) -> anyhow::Result<TokenStream> {
 
             /// The code with this integer, if the contract has one.
             pub fn from_code(code: i64) -> Option<Self> {
-                Self::ALL.into_iter().find(|known| known.code() == code)
+                <Self as crate::wire::CodeEnum>::from_code(code)
+            }
+        }
+
+        impl crate::wire::CodeEnum for RpcErrorCode {
+            const ALL: &'static [Self] = &Self::ALL;
+            const TYPE_NAME: &'static str = "RpcErrorCode";
+            fn code(self) -> i64 {
+                Self::code(self)
+            }
+            fn name(self) -> &'static str {
+                Self::name(self)
             }
         }
 
@@ -209,25 +197,19 @@ fn rpc_error_code(set: &SchemaSet) -> anyhow::Result<TokenStream> {
         impl ::std::str::FromStr for RpcErrorCode {
             type Err = ::std::string::String;
             fn from_str(name: &str) -> ::std::result::Result<Self, Self::Err> {
-                Self::ALL
-                    .into_iter()
-                    .find(|known| known.name() == name)
-                    .ok_or_else(|| format!("{name:?} is not an RpcErrorCode name"))
+                crate::wire::parse_code(name)
             }
         }
 
         impl ::serde::Serialize for RpcErrorCode {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                serializer.serialize_i64(self.code())
+                crate::wire::serialize_code(*self, serializer)
             }
         }
 
         impl<'de> ::serde::Deserialize<'de> for RpcErrorCode {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let code = i64::deserialize(deserializer)?;
-                Self::from_code(code).ok_or_else(|| {
-                    <D::Error as ::serde::de::Error>::custom(format!("{code} is not an RpcErrorCode"))
-                })
+                crate::wire::deserialize_code(deserializer)
             }
         }
     })
@@ -248,36 +230,9 @@ fn protocol_version(set: &SchemaSet) -> anyhow::Result<TokenStream> {
             .context("envelope/ProtocolVersion.json: the version is not an integer")?,
         _ => bail!("envelope/ProtocolVersion.json: `enum` must hold exactly one version"),
     };
-    let description = doc_of(doc);
     Ok(quote! {
         /// The envelope format's version, read from `envelope/ProtocolVersion.json`.
         pub const PROTOCOL_VERSION: u64 = #version;
-
-        #[doc = #description]
-        ///
-        /// It holds one value, so it is a unit: it writes [`PROTOCOL_VERSION`]
-        /// and refuses to read anything else.
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-        pub struct ProtocolVersion;
-
-        impl ::serde::Serialize for ProtocolVersion {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                serializer.serialize_u64(PROTOCOL_VERSION)
-            }
-        }
-
-        impl<'de> ::serde::Deserialize<'de> for ProtocolVersion {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let version = u64::deserialize(deserializer)?;
-                if version == PROTOCOL_VERSION {
-                    Ok(ProtocolVersion)
-                } else {
-                    Err(<D::Error as ::serde::de::Error>::custom(format!(
-                        "protocol version {version} is not {PROTOCOL_VERSION}"
-                    )))
-                }
-            }
-        }
     })
 }
 
@@ -299,8 +254,6 @@ fn body_order(set: &SchemaSet, body: &str, tag: &str) -> Vec<String> {
 
 fn method_table(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<TokenStream> {
     let mut entries = Vec::new();
-    let mut call_arms = Vec::new();
-    let mut reply_arms = Vec::new();
     for name in body_order(set, "CallBody", "method") {
         let doc = set
             .get(DocKind::Method, &name)
@@ -327,7 +280,7 @@ fn method_table(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<TokenStream>
         let params = bundle.shape_name(doc, "params")?;
         let result = bundle.shape_name(doc, "result")?;
         entries.push(quote! {
-            MethodInfo {
+            crate::wire::MethodInfo {
                 name: #name,
                 summary: #summary,
                 transports: &[#(super::types::Transport::#transports),*],
@@ -338,59 +291,15 @@ fn method_table(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<TokenStream>
                 result_type: #result,
             }
         });
-        let variant = variant(&name);
-        call_arms.push(quote! { super::types::CallBody::#variant(_) => #name });
-        reply_arms.push(quote! { super::types::ReplyBody::#variant(_) => #name });
     }
     Ok(quote! {
-        /// What the schemas say about one method, beyond its shapes.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct MethodInfo {
-            /// The wire name (`noun.verb`).
-            pub name: &'static str,
-            /// The method's description.
-            pub summary: &'static str,
-            /// Where it may be carried (`x-transports`).
-            pub transports: &'static [super::types::Transport],
-            /// The call errors it may answer with (`x-errors`).
-            pub errors: &'static [RpcErrorCode],
-            /// The contract version that introduced it (`x-since`).
-            pub since: &'static str,
-            /// Whether it starts processes (`x-spawnsProcess`).
-            pub spawns_process: bool,
-            /// The Rust type of its params.
-            pub params_type: &'static str,
-            /// The Rust type of its result.
-            pub result_type: &'static str,
-        }
-
         /// Every method, in the order the envelope lists them.
-        pub const METHODS: &[MethodInfo] = &[#(#entries),*];
-
-        /// The method with this wire name.
-        pub fn method_info(name: &str) -> Option<&'static MethodInfo> {
-            METHODS.iter().find(|info| info.name == name)
-        }
-
-        impl super::types::CallBody {
-            /// The wire name of the method called.
-            pub fn method(&self) -> &'static str {
-                match self { #(#call_arms,)* }
-            }
-        }
-
-        impl super::types::ReplyBody {
-            /// The wire name of the method answered.
-            pub fn method(&self) -> &'static str {
-                match self { #(#reply_arms,)* }
-            }
-        }
+        pub const METHODS: &[crate::wire::MethodInfo<super::types::Transport, RpcErrorCode>] = &[#(#entries),*];
     })
 }
 
 fn event_table(set: &SchemaSet) -> anyhow::Result<TokenStream> {
     let mut entries = Vec::new();
-    let mut arms = Vec::new();
     for name in body_order(set, "EventBody", "name") {
         let doc = set
             .get(DocKind::Event, &name)
@@ -405,40 +314,287 @@ fn event_table(set: &SchemaSet) -> anyhow::Result<TokenStream> {
             .get("description")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        entries.push(quote! { EventInfo { name: #name, summary: #summary, since: #since } });
-        let variant = variant(&name);
-        arms.push(quote! { super::types::EventBody::#variant(_) => #name });
+        entries.push(
+            quote! { crate::wire::EventInfo { name: #name, summary: #summary, since: #since } },
+        );
     }
     Ok(quote! {
-        /// What the schemas say about one event.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct EventInfo {
-            /// The wire name (`event.<noun>.<what>`).
-            pub name: &'static str,
-            /// The event's description.
-            pub summary: &'static str,
-            /// The contract version that introduced it (`x-since`).
-            pub since: &'static str,
+        /// Every event, in the order the envelope lists them.
+        pub const EVENTS: &[crate::wire::EventInfo] = &[#(#entries),*];
+    })
+}
+
+/// The kinds of envelope this generator writes, as `envelope/Envelope.json`
+/// must list them. The envelope's shape is the protocol (version 1): a
+/// change to it is a new protocol version, not a schema edit, so the
+/// generator refuses a schema that differs rather than guess.
+const ENVELOPE_KINDS: [&str; 4] = ["call", "reply", "error", "event"];
+
+fn envelope(set: &SchemaSet) -> anyhow::Result<TokenStream> {
+    let doc = set
+        .get(DocKind::Envelope, "Envelope")
+        .context("envelope/Envelope.json is missing")?;
+    let branches = doc
+        .value
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .context("envelope/Envelope.json: no oneOf")?;
+    let kinds = body_order(set, "Envelope", "kind");
+    if kinds != ENVELOPE_KINDS {
+        bail!(
+            "envelope/Envelope.json lists the kinds {kinds:?}; protocol version 1 has exactly {ENVELOPE_KINDS:?}"
+        );
+    }
+    let described = |index: usize, field: &str| -> String {
+        branches
+            .get(index)
+            .and_then(|branch| branch.pointer(&format!("/properties/{field}/description")))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let variant_doc = |index: usize| -> String {
+        branches
+            .get(index)
+            .and_then(|branch| branch.get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let description = doc_of(doc);
+    let (call, reply, error, event) = (
+        variant_doc(0),
+        variant_doc(1),
+        variant_doc(2),
+        variant_doc(3),
+    );
+    let (call_body, call_id) = (described(0, "body"), described(0, "id"));
+    let (reply_body, reply_id) = (described(1, "body"), described(1, "id"));
+    let (error_body, error_id) = (described(2, "body"), described(2, "id"));
+    let event_body = described(3, "body");
+    let version = described(0, "v");
+    Ok(quote! {
+        #[doc = #description]
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize)]
+        #[serde(tag = "kind")]
+        pub enum Envelope {
+            #[doc = #call]
+            #[serde(rename = "call")]
+            Call {
+                #[doc = #call_body]
+                body: CallBody,
+                #[doc = #call_id]
+                id: RequestId,
+                #[doc = #version]
+                v: crate::wire::ProtocolVersion,
+            },
+            #[doc = #reply]
+            #[serde(rename = "reply")]
+            Reply {
+                #[doc = #reply_body]
+                body: ReplyBody,
+                #[doc = #reply_id]
+                id: RequestId,
+                #[doc = #version]
+                v: crate::wire::ProtocolVersion,
+            },
+            #[doc = #error]
+            #[serde(rename = "error")]
+            Error {
+                #[doc = #error_body]
+                body: RpcError,
+                #[doc = #error_id]
+                id: ::std::option::Option<u64>,
+                #[doc = #version]
+                v: crate::wire::ProtocolVersion,
+            },
+            #[doc = #event]
+            #[serde(rename = "event")]
+            Event {
+                #[doc = #event_body]
+                body: EventBody,
+                #[doc = #version]
+                v: crate::wire::ProtocolVersion,
+            },
         }
 
-        /// Every event, in the order the envelope lists them.
-        pub const EVENTS: &[EventInfo] = &[#(#entries),*];
+        impl crate::wire::EnvelopeParts for Envelope {
+            type Call = CallBody;
+            type Reply = ReplyBody;
+            type Error = RpcError;
+            type Event = EventBody;
+            fn call(id: u64, body: CallBody) -> Self {
+                Envelope::Call { body, id: RequestId(id), v: crate::wire::ProtocolVersion }
+            }
+            fn reply(id: u64, body: ReplyBody) -> Self {
+                Envelope::Reply { body, id: RequestId(id), v: crate::wire::ProtocolVersion }
+            }
+            fn error(id: ::std::option::Option<u64>, body: RpcError) -> Self {
+                Envelope::Error { body, id, v: crate::wire::ProtocolVersion }
+            }
+            fn event(body: EventBody) -> Self {
+                Envelope::Event { body, v: crate::wire::ProtocolVersion }
+            }
+            fn kind(&self) -> crate::wire::EnvelopeKind {
+                match self {
+                    Envelope::Call { .. } => crate::wire::EnvelopeKind::Call,
+                    Envelope::Reply { .. } => crate::wire::EnvelopeKind::Reply,
+                    Envelope::Error { .. } => crate::wire::EnvelopeKind::Error,
+                    Envelope::Event { .. } => crate::wire::EnvelopeKind::Event,
+                }
+            }
+        }
 
-        impl super::types::EventBody {
-            /// The wire name of the event.
-            pub fn name(&self) -> &'static str {
-                match self { #(#arms,)* }
+        impl<'de> ::serde::Deserialize<'de> for Envelope {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                crate::wire::deserialize_envelope(deserializer)
             }
         }
     })
 }
 
+/// The three tagged bodies of an envelope.
+#[derive(Clone, Copy)]
+pub enum Body {
+    Call,
+    Reply,
+    Event,
+}
+
+fn body(set: &SchemaSet, bundle: &Bundle, which: Body) -> anyhow::Result<TokenStream> {
+    let (type_name, tag, kind, shape, part) = match which {
+        Body::Call => (
+            "CallBody",
+            "method",
+            DocKind::Method,
+            "params",
+            quote!(Call),
+        ),
+        Body::Reply => (
+            "ReplyBody",
+            "method",
+            DocKind::Method,
+            "result",
+            quote!(Reply),
+        ),
+        Body::Event => ("EventBody", "name", DocKind::Event, "params", quote!(Event)),
+    };
+    let doc = set
+        .get(DocKind::Envelope, type_name)
+        .with_context(|| format!("envelope/{type_name}.json is missing"))?;
+    let description = doc_of(doc);
+    let branch_docs: Vec<String> = doc
+        .value
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|branch| {
+            branch
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    let names = body_order(set, type_name, tag);
+    if names.len() != branch_docs.len() {
+        bail!("envelope/{type_name}.json: every branch names its {tag} with a const");
+    }
+    let mut variants = Vec::new();
+    let mut contents = Vec::new();
+    for name in &names {
+        let doc = set
+            .get(kind, name)
+            .with_context(|| format!("{type_name} names {name}, which has no file"))?;
+        variants.push(variant(name));
+        contents.push(ident(bundle.shape_name(doc, shape)?));
+    }
+    let me = ident(type_name);
+    let unknown_doc = format!(
+        "A {tag} this version of the contract does not know (a newer peer's), with its {} as they arrived. Never a known {tag} whose {} do not fit: that is a decode error.",
+        shape, shape
+    );
+    Ok(quote! {
+        #[doc = #description]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #me {
+            #(#[doc = #branch_docs] #variants(#contents),)*
+            #[doc = #unknown_doc]
+            Unknown(crate::wire::Unknown),
+        }
+
+        impl crate::wire::Tagged for #me {
+            const PART: crate::wire::BodyPart = crate::wire::BodyPart::#part;
+            fn decode_known(name: &str, content: &str) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
+                ::std::option::Option::Some(match name {
+                    #(#names => crate::wire::content(content).map(#me::#variants),)*
+                    _ => return ::std::option::Option::None,
+                })
+            }
+            fn from_unknown(unknown: crate::wire::Unknown) -> Self {
+                #me::Unknown(unknown)
+            }
+            fn wire_name(&self) -> &str {
+                match self {
+                    #(#me::#variants(_) => #names,)*
+                    #me::Unknown(unknown) => unknown.name(),
+                }
+            }
+            fn unknown(&self) -> ::std::option::Option<&crate::wire::Unknown> {
+                match self {
+                    #me::Unknown(unknown) => ::std::option::Option::Some(unknown),
+                    _ => ::std::option::Option::None,
+                }
+            }
+            fn serialize_content<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                match self {
+                    #(#me::#variants(content) => ::serde::Serialize::serialize(content, serializer),)*
+                    #me::Unknown(unknown) => ::serde::Serialize::serialize(unknown.content(), serializer),
+                }
+            }
+        }
+
+        impl ::serde::Serialize for #me {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                crate::wire::serialize_body(self, serializer)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #me {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                crate::wire::deserialize_body(deserializer)
+            }
+        }
+
+        #(
+            impl ::std::convert::From<#contents> for #me {
+                fn from(value: #contents) -> Self {
+                    #me::#variants(value)
+                }
+            }
+        )*
+    })
+}
+
 /// A way to read any named type from JSON and write it back, by name, so a
 /// checker can ask the generated types for their own verdict on a value.
-fn reserialize(bundle: &Bundle) -> TokenStream {
+fn reserialize(bundle: &Bundle) -> anyhow::Result<TokenStream> {
     let names: Vec<&String> = bundle.defined_names().collect();
-    let types = names.iter().map(|name| ident(name));
-    quote! {
+    let mut types = Vec::new();
+    for name in &names {
+        // Hand-written types are named by their path in `proto::wire`.
+        let path =
+            if name.as_str() == "ProtocolVersion" || name.as_str() == super::bundle::SECRET_TYPE {
+                format!("{WIRE}::{name}")
+            } else {
+                name.to_string()
+            };
+        let path: syn::Path =
+            syn::parse_str(&path).with_context(|| format!("{path} is not a Rust path"))?;
+        types.push(path);
+    }
+    Ok(quote! {
         /// The name of every generated type, sorted.
         pub const TYPE_NAMES: &[&str] = &[#(#names),*];
 
@@ -460,5 +616,5 @@ fn reserialize(bundle: &Bundle) -> TokenStream {
                 _ => None,
             }
         }
-    }
+    })
 }

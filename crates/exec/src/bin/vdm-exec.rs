@@ -71,11 +71,17 @@ fn main() -> ExitCode {
             ) {
                 serve::End::Closed => ExitCode::SUCCESS,
                 serve::End::Broken(why) => {
-                    eprintln!("vdm-exec: the input cannot be read on: {why}");
+                    eprintln!(
+                        "vdm-exec: the input cannot be read on: {}",
+                        proto::wire::sentence(&why)
+                    );
                     ExitCode::from(2)
                 }
                 serve::End::WriteFailed(why) => {
-                    eprintln!("vdm-exec: replies cannot be written: {why}");
+                    eprintln!(
+                        "vdm-exec: replies cannot be written: {}",
+                        proto::wire::sentence(&why)
+                    );
                     ExitCode::from(2)
                 }
             }
@@ -104,7 +110,7 @@ fn main() -> ExitCode {
                     }
                 }
             };
-            let capture = run::execute(&tools, &run::Invocation { tool, input, cwd });
+            let capture = run::execute(&tools, &proto::ToolInvokeParams { tool, input, cwd });
             let content = render::render_capture(&capture);
             let mut stdout = std::io::stdout().lock();
             if stdout

@@ -34,7 +34,7 @@ pub fn call(
 ) -> proto::ToolCapture {
     exec::execute(
         tools,
-        &exec::Invocation {
+        &proto::ToolInvokeParams {
             tool: tool.into(),
             input,
             cwd: cwd.map(str::to_string),

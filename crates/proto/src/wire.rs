@@ -1,0 +1,598 @@
+//! Hand-written wire code that the generated bindings use: the envelope's
+//! two-stage decoder, the variant for a name this version does not know, the
+//! error a server answers with, and small types the generator refers to
+//! (`SecretString`, `ProtocolVersion`, the method and event table rows).
+//!
+//! Generated files hold data (types, tables, variant lists) and call in here;
+//! every release's frozen bindings (`contracts/released/<v>/rust/`) compile
+//! against this module too, so what they use of it stays put.
+//!
+//! # Two stages
+//!
+//! A body is read first for its head — `v`, `kind`, `id`, and the body's
+//! `method` or `name` — with everything else kept as raw JSON text, and only
+//! then is the body's content decoded into the type its name picks. So a
+//! failure always knows what could be read: a server answers with the
+//! caller's id whenever there was one, and [`DecodeError::rpc_code`] says
+//! which JSON-RPC error that answer carries. A name this version does not
+//! know decodes to the [`Unknown`] variant, keeping the name and the raw
+//! content; a name it knows whose content does not fit is an error, never
+//! [`Unknown`].
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeOwned, Error as _};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// The envelope format's version every envelope carries as `v`, read from
+/// `envelope/ProtocolVersion.json` by the generator.
+pub use crate::generated::tables::PROTOCOL_VERSION;
+
+/// The four kinds of envelope, told apart by `kind`. A test checks these
+/// names against `envelope/Envelope.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EnvelopeKind {
+    Call,
+    Reply,
+    Error,
+    Event,
+}
+
+impl EnvelopeKind {
+    pub const ALL: [EnvelopeKind; 4] = [Self::Call, Self::Reply, Self::Error, Self::Event];
+
+    /// The wire spelling of `kind`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Call => "call",
+            Self::Reply => "reply",
+            Self::Error => "error",
+            Self::Event => "event",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+}
+
+impl fmt::Display for EnvelopeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which tagged body a type is: it fixes the names of the tag and the content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyPart {
+    /// `{"method": …, "params": …}`
+    Call,
+    /// `{"method": …, "result": …}`
+    Reply,
+    /// `{"name": …, "params": …}`
+    Event,
+}
+
+impl BodyPart {
+    pub const fn tag(self) -> &'static str {
+        match self {
+            Self::Call | Self::Reply => "method",
+            Self::Event => "name",
+        }
+    }
+
+    pub const fn content(self) -> &'static str {
+        match self {
+            Self::Call | Self::Event => "params",
+            Self::Reply => "result",
+        }
+    }
+}
+
+/// A call, reply or event body whose name this version of the contract does
+/// not know: a newer peer's method or event. It keeps the name and the
+/// content as they arrived, and writes them back unchanged. Only the decoder
+/// makes one, and only for a name the bindings have no variant for, so a
+/// match on a known method's variant never sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unknown {
+    name: String,
+    content: Value,
+}
+
+impl Unknown {
+    /// The method or event name as it arrived.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The params or result as they arrived.
+    pub fn content(&self) -> &Value {
+        &self.content
+    }
+}
+
+/// A tagged body (`CallBody`, `ReplyBody`, `EventBody`). The generated
+/// bindings implement it with their variant lists; decoding and encoding
+/// live here, once.
+pub trait Tagged: Sized {
+    const PART: BodyPart;
+
+    /// Decodes the content of the variant called `name`; `None` when no
+    /// variant has that name.
+    fn decode_known(name: &str, content: &str) -> Option<Result<Self, serde_json::Error>>;
+
+    fn from_unknown(unknown: Unknown) -> Self;
+
+    /// The wire name of the method or event.
+    fn wire_name(&self) -> &str;
+
+    /// The unknown-name variant's contents, when this is it.
+    fn unknown(&self) -> Option<&Unknown>;
+
+    fn serialize_content<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+}
+
+/// An `Envelope` as the generated bindings write it; the decoder builds one
+/// through these constructors.
+pub trait EnvelopeParts: Sized {
+    type Call: Tagged;
+    type Reply: Tagged;
+    type Error: DeserializeOwned;
+    type Event: Tagged;
+
+    fn call(id: u64, body: Self::Call) -> Self;
+    fn reply(id: u64, body: Self::Reply) -> Self;
+    fn error(id: Option<u64>, body: Self::Error) -> Self;
+    fn event(body: Self::Event) -> Self;
+    fn kind(&self) -> EnvelopeKind;
+}
+
+/// Why a frame's body is not an envelope this reader can use, with what
+/// could be read of it.
+#[derive(Debug)]
+pub struct DecodeError {
+    /// The envelope's `kind`, when it was readable.
+    pub kind: Option<EnvelopeKind>,
+    /// The envelope's `id`, when it was readable.
+    pub id: Option<u64>,
+    pub problem: Problem,
+}
+
+// By hand rather than with thiserror: the message is the problem's, and so is
+// the source, so that neither is said twice.
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.problem.fmt(f)
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.problem.source()
+    }
+}
+
+/// What was wrong with an envelope.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// The body is not JSON at all.
+    #[error("the body is not JSON")]
+    NotJson(#[source] serde_json::Error),
+    /// `v` is a number other than [`PROTOCOL_VERSION`]; decided before anything else.
+    #[error("the envelope is protocol version {0}, and this reader speaks {PROTOCOL_VERSION}")]
+    BadVersion(u64),
+    /// JSON, but not shaped as an envelope.
+    #[error("not an envelope: {0}")]
+    NotEnvelope(String),
+    /// A known method or event, or an error body, whose content does not fit
+    /// its schema. The source's line and column count within that content.
+    #[error("{what} do not fit the contract")]
+    BadContent {
+        /// `the params of tool.invoke`, `the result of download.add`, …
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl DecodeError {
+    /// The one JSON-RPC code a server answers this failure with.
+    pub fn rpc_code(&self) -> crate::RpcErrorCode {
+        match self.problem {
+            Problem::NotJson(_) => crate::RpcErrorCode::ParseError,
+            Problem::BadVersion(_) | Problem::NotEnvelope(_) => crate::RpcErrorCode::InvalidRequest,
+            Problem::BadContent { .. } => crate::RpcErrorCode::InvalidParams,
+        }
+    }
+
+    /// The error envelope a server answers with, carrying the id when it was
+    /// readable; `None` when the envelope was a reply, an error or an event,
+    /// which are never answered.
+    pub fn answer(&self) -> Option<crate::Envelope> {
+        match self.kind {
+            None | Some(EnvelopeKind::Call) => Some(crate::Envelope::Error {
+                body: crate::RpcError {
+                    code: self.rpc_code(),
+                    message: sentence(self),
+                    data: None,
+                },
+                id: self.id,
+                v: ProtocolVersion,
+            }),
+            Some(_) => None,
+        }
+    }
+}
+
+/// An error and its causes, as one line.
+pub fn sentence(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(next) = cause {
+        text.push_str(": ");
+        text.push_str(&next.to_string());
+        cause = next.source();
+    }
+    text
+}
+
+/// The answer to a call of a method this server does not serve (whether or
+/// not the contract knows it): `method_not_found` with the call's id.
+pub fn method_not_found(id: u64, method: &str, served: &[&str]) -> crate::Envelope {
+    crate::Envelope::Error {
+        body: crate::RpcError {
+            code: crate::RpcErrorCode::MethodNotFound,
+            message: format!(
+                "this server does not serve {method:?}; it serves {}",
+                served.join(", ")
+            ),
+            data: None,
+        },
+        id: Some(id),
+        v: ProtocolVersion,
+    }
+}
+
+/// The head of an envelope: everything but the body's content stays raw.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow)]
+    v: Option<&'a RawValue>,
+    #[serde(borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    body: Option<&'a RawValue>,
+}
+
+/// The head of a tagged body. Both tag spellings are read so that one struct
+/// serves the three bodies; the one the body's part names is used.
+#[derive(Deserialize)]
+struct BodyHead<'a> {
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+}
+
+/// Decodes an envelope from one frame's body, in two stages.
+pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
+    let fail = |kind, id, problem| DecodeError { kind, id, problem };
+    let head: Head<'_> = match serde_json::from_slice(bytes) {
+        Ok(head) => head,
+        Err(err) => {
+            // A data error stops the head at the first misfit, before the rest
+            // was seen; whether the whole text is JSON decides the code.
+            let problem = match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Err(syntax) => Problem::NotJson(syntax),
+                Ok(_) => Problem::NotEnvelope(format!("{err}")),
+            };
+            return Err(fail(None, None, problem));
+        }
+    };
+    let id = head
+        .id
+        .and_then(|raw| serde_json::from_str::<u64>(raw.get()).ok());
+    let kind_name = head
+        .kind
+        .and_then(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok());
+    let kind = kind_name.as_deref().and_then(EnvelopeKind::from_name);
+    match head.v.map(|raw| serde_json::from_str::<u64>(raw.get())) {
+        Some(Ok(version)) if version == PROTOCOL_VERSION => {}
+        Some(Ok(version)) => return Err(fail(kind, id, Problem::BadVersion(version))),
+        Some(Err(_)) => {
+            return Err(fail(
+                kind,
+                id,
+                Problem::NotEnvelope("`v` is not a non-negative integer".into()),
+            ))
+        }
+        None => {
+            return Err(fail(
+                kind,
+                id,
+                Problem::NotEnvelope("`v`, the protocol version, is missing".into()),
+            ))
+        }
+    }
+    let Some(kind) = kind else {
+        let why = match kind_name {
+            Some(name) => format!("`kind` is {name:?}, not one of call, reply, error, event"),
+            None => "`kind` is missing or not a string".into(),
+        };
+        return Err(fail(None, id, Problem::NotEnvelope(why)));
+    };
+    let not_envelope = |why: String| fail(Some(kind), id, Problem::NotEnvelope(why));
+    let Some(body) = head.body else {
+        return Err(not_envelope(format!("a {kind} envelope has a `body`")));
+    };
+    let required_id = || match (head.id, id) {
+        (_, Some(id)) => Ok(id),
+        (None, None) => Err(not_envelope(format!("a {kind} envelope has an `id`"))),
+        (Some(_), None) => Err(not_envelope(
+            "`id` is not an integer from 0 to 2^53 - 1".into(),
+        )),
+    };
+    let content_error = |problem: Problem| fail(Some(kind), id, problem);
+    match kind {
+        EnvelopeKind::Call => {
+            let id = required_id()?;
+            let body = decode_body::<E::Call>(body.get()).map_err(content_error)?;
+            Ok(E::call(id, body))
+        }
+        EnvelopeKind::Reply => {
+            let id = required_id()?;
+            let body = decode_body::<E::Reply>(body.get()).map_err(content_error)?;
+            Ok(E::reply(id, body))
+        }
+        EnvelopeKind::Error => {
+            // An error answers something that may have had no readable id.
+            if head.id.is_some_and(|raw| raw.get() != "null") && id.is_none() {
+                return Err(not_envelope(
+                    "`id` is neither null nor an integer from 0 to 2^53 - 1".into(),
+                ));
+            }
+            let body = serde_json::from_str(body.get()).map_err(|source| {
+                content_error(Problem::BadContent {
+                    what: "the body of an error envelope (/body)".into(),
+                    source,
+                })
+            })?;
+            Ok(E::error(id, body))
+        }
+        EnvelopeKind::Event => {
+            let body = decode_body::<E::Event>(body.get()).map_err(content_error)?;
+            Ok(E::event(body))
+        }
+    }
+}
+
+/// Decodes a tagged body: its name first, then the content the name picks.
+pub fn decode_body<T: Tagged>(text: &str) -> Result<T, Problem> {
+    let part = T::PART;
+    let head: BodyHead<'_> = serde_json::from_str(text).map_err(|err| {
+        Problem::NotEnvelope(format!(
+            "a body is an object with `{}` and `{}`: {err}",
+            part.tag(),
+            part.content()
+        ))
+    })?;
+    let (name, content) = match part {
+        BodyPart::Call => (head.method, head.params),
+        BodyPart::Reply => (head.method, head.result),
+        BodyPart::Event => (head.name, head.params),
+    };
+    let Some(name) = name else {
+        return Err(Problem::NotEnvelope(format!(
+            "the body has no `{}`",
+            part.tag()
+        )));
+    };
+    let Some(content) = content else {
+        return Err(Problem::NotEnvelope(format!(
+            "the body of {name} has no `{}`",
+            part.content()
+        )));
+    };
+    match T::decode_known(&name, content.get()) {
+        Some(Ok(body)) => Ok(body),
+        Some(Err(source)) => Err(Problem::BadContent {
+            what: format!("the {0} of {name} (/body/{0})", part.content()),
+            source,
+        }),
+        None => {
+            let content =
+                serde_json::from_str(content.get()).map_err(|source| Problem::BadContent {
+                    what: format!("the {0} of {name} (/body/{0})", part.content()),
+                    source,
+                })?;
+            Ok(T::from_unknown(Unknown {
+                name: name.into_owned(),
+                content,
+            }))
+        }
+    }
+}
+
+/// The content of a known variant, for the generated `decode_known`.
+pub fn content<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// `Deserialize` for a generated `Envelope`: the same two stages, from any
+/// serde_json source (a `Value` is written out once to be read as raw text).
+pub fn deserialize_envelope<'de, E: EnvelopeParts, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<E, D::Error> {
+    let raw = Box::<RawValue>::deserialize(deserializer)?;
+    decode(raw.get().as_bytes()).map_err(|err| D::Error::custom(sentence(&err)))
+}
+
+/// `Deserialize` for a generated tagged body.
+pub fn deserialize_body<'de, T: Tagged, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    let raw = Box::<RawValue>::deserialize(deserializer)?;
+    decode_body(raw.get()).map_err(|err| D::Error::custom(sentence(&err)))
+}
+
+/// `Serialize` for a generated tagged body: the tag, then the content.
+pub fn serialize_body<T: Tagged, S: Serializer>(
+    body: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    struct Content<'a, T>(&'a T);
+    impl<T: Tagged> Serialize for Content<'_, T> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            self.0.serialize_content(serializer)
+        }
+    }
+    let mut out = serializer.serialize_struct("Body", 2)?;
+    out.serialize_field(T::PART.tag(), body.wire_name())?;
+    out.serialize_field(T::PART.content(), &Content(body))?;
+    out.end()
+}
+
+/// An integer enum with names (`RpcErrorCode`); the generated bindings give
+/// the table, serde and `Display` live here.
+pub trait CodeEnum: Copy + 'static {
+    const ALL: &'static [Self];
+    const TYPE_NAME: &'static str;
+    fn code(self) -> i64;
+    fn name(self) -> &'static str;
+
+    fn from_code(code: i64) -> Option<Self> {
+        Self::ALL.iter().copied().find(|known| known.code() == code)
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|known| known.name() == name)
+    }
+}
+
+pub fn serialize_code<C: CodeEnum, S: Serializer>(
+    code: C,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_i64(code.code())
+}
+
+pub fn deserialize_code<'de, C: CodeEnum, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<C, D::Error> {
+    let code = i64::deserialize(deserializer)?;
+    C::from_code(code).ok_or_else(|| D::Error::custom(format!("{code} is not an {}", C::TYPE_NAME)))
+}
+
+pub fn parse_code<C: CodeEnum>(name: &str) -> Result<C, String> {
+    C::from_name(name).ok_or_else(|| format!("{name:?} is not an {} name", C::TYPE_NAME))
+}
+
+/// The envelope format's version. It holds one value, so it is a unit: it
+/// writes [`PROTOCOL_VERSION`] and refuses to read anything else.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ProtocolVersion;
+
+impl Serialize for ProtocolVersion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(PROTOCOL_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for ProtocolVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let version = u64::deserialize(deserializer)?;
+        if version == PROTOCOL_VERSION {
+            Ok(ProtocolVersion)
+        } else {
+            Err(D::Error::custom(format!(
+                "protocol version {version} is not {PROTOCOL_VERSION}"
+            )))
+        }
+    }
+}
+
+/// A credential (a field marked `x-secret`). It reads and writes as the plain
+/// string on the wire, and `Debug` never prints it, so a logged request does
+/// not leak it.
+#[derive(Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct SecretString(String);
+
+impl SecretString {
+    pub fn new(secret: impl Into<String>) -> Self {
+        Self(secret.into())
+    }
+
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SecretString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretString(<redacted>)")
+    }
+}
+
+impl From<String> for SecretString {
+    fn from(secret: String) -> Self {
+        Self(secret)
+    }
+}
+
+/// Reads a field that is present, as a value or `null`: `Some(value)` or
+/// `Some(None)`. An absent field never gets here (it takes the field's
+/// default, `None`), which is how absent and `null` stay apart.
+pub fn present_or_null<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// What the schemas say about one method, beyond its shapes. Generic over
+/// the `Transport` and `RpcErrorCode` of the bindings that hold the table, so
+/// every release's frozen bindings can hold one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MethodInfo<T: 'static = crate::Transport, C: 'static = crate::RpcErrorCode> {
+    /// The wire name (`noun.verb`).
+    pub name: &'static str,
+    /// The method's description.
+    pub summary: &'static str,
+    /// Where it may be carried (`x-transports`).
+    pub transports: &'static [T],
+    /// The call errors it may answer with (`x-errors`).
+    pub errors: &'static [C],
+    /// The contract version that introduced it (`x-since`).
+    pub since: &'static str,
+    /// Whether it starts processes (`x-spawnsProcess`).
+    pub spawns_process: bool,
+    /// The Rust type of its params.
+    pub params_type: &'static str,
+    /// The Rust type of its result.
+    pub result_type: &'static str,
+}
+
+/// What the schemas say about one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventInfo {
+    /// The wire name (`event.<noun>.<what>`).
+    pub name: &'static str,
+    /// The event's description.
+    pub summary: &'static str,
+    /// The contract version that introduced it (`x-since`).
+    pub since: &'static str,
+}

@@ -1,0 +1,218 @@
+//! Two-stage decoding: what a newer peer's names decode to, and what every
+//! failure carries for the answer (the id when readable, the JSON-RPC code).
+
+use proto::wire::{self, Problem};
+use proto::{CallBody, DecodeError, Envelope, EnvelopeKind, EventBody, ReplyBody, RpcErrorCode};
+use serde_json::{json, Value};
+
+fn decode(value: &Value) -> Result<Envelope, DecodeError> {
+    wire::decode(value.to_string().as_bytes())
+}
+
+/// One failing case: the code, the id and the kind a server reads off it.
+fn check_refused(
+    body: &[u8],
+    code: RpcErrorCode,
+    id: Option<u64>,
+    kind: Option<EnvelopeKind>,
+    says: &str,
+) {
+    let err = wire::decode::<Envelope>(body).expect_err("refused");
+    let text = String::from_utf8_lossy(body);
+    assert_eq!(err.rpc_code(), code, "{text}: {err:?}");
+    assert_eq!(err.id, id, "{text}: {err:?}");
+    assert_eq!(err.kind, kind, "{text}: {err:?}");
+    let sentence = wire::sentence(&err);
+    assert!(
+        sentence.contains(says),
+        "{text}: {sentence:?} lacks {says:?}"
+    );
+}
+
+#[test]
+fn an_unknown_method_decodes_to_the_unknown_variant_with_its_name_and_params() {
+    let wire = json!({"v": 1, "kind": "call", "id": 11, "body": {"method": "download.frobnicate", "params": {"taskId": "t_01", "n": [1, 2]}}});
+    let envelope = decode(&wire).expect("an unknown method decodes");
+    let Envelope::Call {
+        body: CallBody::Unknown(unknown),
+        id,
+        ..
+    } = &envelope
+    else {
+        panic!("{envelope:?}");
+    };
+    assert_eq!(**id, 11);
+    assert_eq!(unknown.name(), "download.frobnicate");
+    assert_eq!(unknown.content(), &json!({"taskId": "t_01", "n": [1, 2]}));
+    // It writes back as it arrived.
+    assert_eq!(serde_json::to_value(&envelope).expect("encodes"), wire);
+}
+
+#[test]
+fn an_unknown_event_and_an_unknown_reply_decode_to_their_unknown_variants() {
+    let event = decode(&json!({"v": 1, "kind": "event", "body": {"name": "event.from.the.future", "params": {"x": 1}}}))
+        .expect("an unknown event decodes");
+    assert!(
+        matches!(&event, Envelope::Event { body: EventBody::Unknown(u), .. } if u.name() == "event.from.the.future"),
+        "{event:?}"
+    );
+    let reply = decode(&json!({"v": 1, "kind": "reply", "id": 3, "body": {"method": "download.frobnicate", "result": [true]}}))
+        .expect("an unknown reply decodes");
+    assert!(
+        matches!(&reply, Envelope::Reply { body: ReplyBody::Unknown(u), .. } if u.content() == &json!([true])),
+        "{reply:?}"
+    );
+}
+
+#[test]
+fn a_known_name_with_bad_content_is_an_error_never_the_unknown_variant() {
+    check_refused(
+        br#"{"v":1,"kind":"call","id":12,"body":{"method":"tool.invoke","params":{"input":{}}}}"#,
+        RpcErrorCode::InvalidParams,
+        Some(12),
+        Some(EnvelopeKind::Call),
+        "the params of tool.invoke (/body/params) do not fit the contract: missing field `tool`",
+    );
+    check_refused(
+        br#"{"v":1,"kind":"call","id":13,"body":{"method":"download.pause","params":{"taskId":7}}}"#,
+        RpcErrorCode::InvalidParams,
+        Some(13),
+        Some(EnvelopeKind::Call),
+        "the params of download.pause",
+    );
+    check_refused(
+        br#"{"v":1,"kind":"event","body":{"name":"event.task.state","params":{"taskId":"t","state":"asleep","previousState":"new"}}}"#,
+        RpcErrorCode::InvalidParams,
+        None,
+        Some(EnvelopeKind::Event),
+        "the params of event.task.state",
+    );
+    check_refused(
+        br#"{"v":1,"kind":"reply","id":4,"body":{"method":"download.add","result":{}}}"#,
+        RpcErrorCode::InvalidParams,
+        Some(4),
+        Some(EnvelopeKind::Reply),
+        "the result of download.add",
+    );
+}
+
+#[test]
+fn unknown_fields_stay_ignored_at_every_level() {
+    let envelope = decode(&json!({"v": 1, "kind": "call", "id": 1, "trace": "x",
+        "body": {"method": "download.pause", "params": {"taskId": "t_01", "urgent": true}, "hint": 1}}))
+    .expect("unknown fields are ignored");
+    assert!(
+        matches!(&envelope, Envelope::Call { body: CallBody::DownloadPause(p), .. } if *p.task_id == "t_01"),
+        "{envelope:?}"
+    );
+}
+
+#[test]
+fn every_failure_maps_to_one_json_rpc_code_and_keeps_a_readable_id() {
+    use EnvelopeKind::*;
+    use RpcErrorCode::*;
+    type Case<'a> = (
+        &'a [u8],
+        RpcErrorCode,
+        Option<u64>,
+        Option<EnvelopeKind>,
+        &'a str,
+    );
+    let cases: &[Case] = &[
+        (b"{\"v\":1,\"kind\":", ParseError, None, None, "not JSON"),
+        (b"\xff\xfe", ParseError, None, None, "not JSON"),
+        (b"[1,2]", InvalidRequest, None, None, "not an envelope"),
+        (br#"{"v":1,"kind":"nap","id":2}"#, InvalidRequest, Some(2), None, "`kind` is \"nap\""),
+        (br#"{"kind":"call","id":3,"body":{}}"#, InvalidRequest, Some(3), Some(Call), "`v`, the protocol version, is missing"),
+        (br#"{"v":"1","kind":"call","id":3}"#, InvalidRequest, Some(3), Some(Call), "`v` is not"),
+        (br#"{"v":2,"kind":"call","id":5,"body":{}}"#, InvalidRequest, Some(5), Some(Call), "protocol version 2"),
+        (br#"{"v":1,"kind":"call","id":4}"#, InvalidRequest, Some(4), Some(Call), "has a `body`"),
+        (br#"{"v":1,"kind":"call","body":{"method":"download.pause","params":{"taskId":"t"}}}"#, InvalidRequest, None, Some(Call), "has an `id`"),
+        (br#"{"v":1,"kind":"call","id":"7","body":{"method":"download.pause","params":{"taskId":"t"}}}"#, InvalidRequest, None, Some(Call), "`id` is not an integer"),
+        (br#"{"v":1,"kind":"call","id":6,"body":{"params":{}}}"#, InvalidRequest, Some(6), Some(Call), "has no `method`"),
+        (br#"{"v":1,"kind":"call","id":6,"body":{"method":"download.pause"}}"#, InvalidRequest, Some(6), Some(Call), "has no `params`"),
+        (br#"{"v":1,"kind":"call","id":6,"body":[]}"#, InvalidRequest, Some(6), Some(Call), "a body is an object"),
+        (br#"{"v":1,"kind":"error","id":"x","body":{"code":-32603,"message":"m"}}"#, InvalidRequest, None, Some(Error), "`id` is neither null nor an integer"),
+    ];
+    for (body, code, id, kind, says) in cases {
+        check_refused(body, *code, *id, *kind, says);
+    }
+}
+
+#[test]
+fn only_calls_and_unreadable_envelopes_are_answered() {
+    let answer = |body: &[u8]| {
+        wire::decode::<Envelope>(body)
+            .expect_err("refused")
+            .answer()
+    };
+    let Some(Envelope::Error { id, body, .. }) =
+        answer(br#"{"v":1,"kind":"call","id":9,"body":{"method":"tool.invoke","params":{}}}"#)
+    else {
+        panic!("a bad call is answered");
+    };
+    assert_eq!((id, body.code), (Some(9), RpcErrorCode::InvalidParams));
+    assert!(body.message.contains("missing field `"), "{}", body.message);
+    assert!(matches!(
+        answer(b"nope"),
+        Some(Envelope::Error { id: None, .. })
+    ));
+    assert!(
+        answer(br#"{"v":1,"kind":"event","body":{"name":"event.task.removed","params":{}}}"#)
+            .is_none()
+    );
+    assert!(answer(br#"{"v":1,"kind":"reply","id":1,"body":{}}"#).is_none());
+}
+
+#[test]
+fn the_version_decides_before_a_bad_kind_or_body() {
+    check_refused(
+        br#"{"v":3,"kind":"whatever","id":8}"#,
+        RpcErrorCode::InvalidRequest,
+        Some(8),
+        None,
+        "protocol version 3",
+    );
+    let err = wire::decode::<Envelope>(br#"{"v":3}"#).expect_err("refused");
+    assert!(matches!(err.problem, Problem::BadVersion(3)), "{err:?}");
+}
+
+#[test]
+fn the_envelope_kinds_are_the_schemas() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../contracts/schema/envelope/Envelope.json"
+    );
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("Envelope.json")).expect("JSON");
+    let kinds: Vec<&str> = schema["oneOf"]
+        .as_array()
+        .expect("oneOf")
+        .iter()
+        .filter_map(|branch| {
+            branch
+                .pointer("/properties/kind/const")
+                .and_then(Value::as_str)
+        })
+        .collect();
+    let ours: Vec<&str> = EnvelopeKind::ALL.iter().map(|kind| kind.name()).collect();
+    assert_eq!(kinds, ours);
+}
+
+#[test]
+fn deserialize_reads_envelopes_from_values_and_text_alike() {
+    let wire = json!({"v": 1, "kind": "event", "body": {"name": "event.task.removed", "params": {"taskId": "t_01"}}});
+    let from_value: Envelope = serde_json::from_value(wire.clone()).expect("from a value");
+    let from_text: Envelope = serde_json::from_str(&wire.to_string()).expect("from text");
+    assert_eq!(from_value, from_text);
+    let err = serde_json::from_value::<Envelope>(
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "tool.invoke", "params": {}}}),
+    )
+    .expect_err("bad params");
+    assert!(
+        err.to_string().contains(
+            "the params of tool.invoke (/body/params) do not fit the contract: missing field `"
+        ),
+        "{err}"
+    );
+}
