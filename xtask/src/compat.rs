@@ -301,3 +301,19 @@ fn known_to(checker: &conformance::Checker, fixture: &conformance::fixtures::Fix
         None => true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The gate's compat step as a test: `contracts/VERSION` covers the
+    /// changes since the latest release, and the fixture replay agrees with
+    /// the verdicts.
+    #[test]
+    fn the_working_tree_is_covered_by_contracts_version() {
+        let outcome = super::run(&crate::root(), &[])
+            .unwrap_or_else(|err| panic!("compat could not run: {err:#}"));
+        assert!(
+            outcome.ok,
+            "`cargo xtask compat` fails on the working tree; run it for the report"
+        );
+    }
+}

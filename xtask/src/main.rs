@@ -22,7 +22,10 @@ commands:
   conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement, frames)
   bench conformance [--count N] [--peer-sample N] [--no-peers]
                        time vdm-conform check against the bare jsonschema crate, ajv-cli and check-jsonschema
-  release              freeze contracts/schema and the valid fixtures under contracts/released/<VERSION>
+  release              freeze contracts/schema, the valid fixtures and their Rust bindings under
+                       contracts/released/<VERSION>
+  release --backfill-bindings
+                       give releases frozen without Rust bindings their rust/ folder
   compat [--from V|DIR|FILE] [--to V|DIR|FILE] [--strict-readers] [--format human|json]
                        the changes since the latest release, W/R verdicts, and the bump they need
   gate                 the full contract gate: lint, codegen --check, conformance
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         ["conformance"] => conformance::run(&root()),
         ["gate"] => gate(&root()),
         ["release"] => release::run(&root()),
+        ["release", "--backfill-bindings"] => release::backfill_bindings(&root()),
         ["compat", rest @ ..] => match compat::run(&root(), rest) {
             Ok(outcome) if outcome.ok => Ok(()),
             Ok(_) => return ExitCode::FAILURE,

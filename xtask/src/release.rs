@@ -1,5 +1,9 @@
 //! `cargo xtask release`: freezes the current contract under
-//! `contracts/released/<VERSION>/` (the schemas and the valid fixtures), once.
+//! `contracts/released/<VERSION>/` — the schemas, the valid fixtures, and the
+//! Rust bindings generated from them (`rust/`) — once. The frozen bindings
+//! are what a lane pinned to that version runs; the top-level `tests/` crate
+//! compiles every release's and reads every other release's fixtures with
+//! them.
 
 use std::path::{Path, PathBuf};
 
@@ -22,17 +26,62 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&staging);
     copy_dir(&root.join("contracts/schema"), &staging.join("schema"))?;
     copy_dir(&root.join("conformance/valid"), &staging.join("valid"))?;
+    freeze_bindings(&staging, version)?;
     std::fs::rename(&staging, &dest)
         .with_context(|| format!("moving the release into {}", dest.display()))?;
     println!("released {version} into contracts/released/{version}");
     Ok(())
 }
 
-/// The newest release: `(version, folder)`.
-pub fn latest(root: &Path) -> anyhow::Result<Option<(String, PathBuf)>> {
+/// Where a release keeps its frozen Rust bindings.
+pub const BINDINGS_DIR: &str = "rust";
+
+/// Writes `<release>/rust/` from `<release>/schema/`.
+fn freeze_bindings(release: &Path, version: &str) -> anyhow::Result<()> {
+    let set = contract::SchemaSet::load(&release.join("schema"))
+        .with_context(|| format!("loading the schemas of {version}"))?;
+    let origin = crate::codegen::Origin {
+        command: "cargo xtask release",
+        schemas: format!("contracts/released/{version}/schema/"),
+    };
+    let dir = release.join(BINDINGS_DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (file, text) in crate::codegen::rust_bindings(&set, &origin)? {
+        std::fs::write(dir.join(file), text)
+            .with_context(|| format!("writing {}", dir.join(file).display()))?;
+    }
+    Ok(())
+}
+
+/// `cargo xtask release --backfill-bindings`: gives each release frozen
+/// before bindings were frozen with it its `rust/`, from its own schemas.
+/// A release that has them is left alone.
+pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
+    let dir = root.join("contracts/released");
+    for (version, release) in releases(root)? {
+        if release.join(BINDINGS_DIR).exists() {
+            continue;
+        }
+        // Written beside, then renamed, so a failure leaves no half folder.
+        let staging = dir.join(format!(".{version}.bindings.partial"));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir_all(&staging)?;
+        copy_dir(&release.join("schema"), &staging.join("schema"))?;
+        freeze_bindings(&staging, &version)?;
+        std::fs::rename(staging.join(BINDINGS_DIR), release.join(BINDINGS_DIR))?;
+        std::fs::remove_dir_all(&staging)?;
+        println!(
+            "froze the bindings of {version} into contracts/released/{version}/{BINDINGS_DIR}"
+        );
+    }
+    Ok(())
+}
+
+/// Every release, oldest first: `(version, folder)`.
+pub fn releases(root: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
     let dir = root.join("contracts/released");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let mut versions: Vec<((u64, u64, u64), String)> = Vec::new();
     for entry in entries.flatten() {
@@ -44,8 +93,14 @@ pub fn latest(root: &Path) -> anyhow::Result<Option<(String, PathBuf)>> {
     }
     versions.sort();
     Ok(versions
-        .pop()
-        .map(|(_, name)| (name.clone(), dir.join(name))))
+        .into_iter()
+        .map(|(_, name)| (name.clone(), dir.join(name)))
+        .collect())
+}
+
+/// The newest release: `(version, folder)`.
+pub fn latest(root: &Path) -> anyhow::Result<Option<(String, PathBuf)>> {
+    Ok(releases(root)?.pop())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {

@@ -26,6 +26,13 @@ impl Envelope {
     pub fn kind(&self) -> EnvelopeKind {
         wire::EnvelopeParts::kind(self)
     }
+
+    /// The body's contents when it names a method or event this version of
+    /// the contract does not know (a reader skips it, or answers
+    /// `method_not_found` to a call).
+    pub fn unknown(&self) -> Option<&Unknown> {
+        wire::EnvelopeParts::unknown(self)
+    }
 }
 
 impl CallBody {

@@ -150,6 +150,10 @@ pub trait EnvelopeParts: Sized {
     fn error(id: Option<u64>, body: Self::Error) -> Self;
     fn event(body: Self::Event) -> Self;
     fn kind(&self) -> EnvelopeKind;
+
+    /// The body's unknown-name contents, when the body is a method or event
+    /// these bindings do not know (a reader skips it).
+    fn unknown(&self) -> Option<&Unknown>;
 }
 
 /// Why a frame's body is not an envelope this reader can use, with what

@@ -443,6 +443,14 @@ fn envelope(set: &SchemaSet) -> anyhow::Result<TokenStream> {
                     Envelope::Event { .. } => crate::wire::EnvelopeKind::Event,
                 }
             }
+            fn unknown(&self) -> ::std::option::Option<&crate::wire::Unknown> {
+                match self {
+                    Envelope::Call { body, .. } => crate::wire::Tagged::unknown(body),
+                    Envelope::Reply { body, .. } => crate::wire::Tagged::unknown(body),
+                    Envelope::Error { .. } => ::std::option::Option::None,
+                    Envelope::Event { body, .. } => crate::wire::Tagged::unknown(body),
+                }
+            }
         }
 
         impl<'de> ::serde::Deserialize<'de> for Envelope {

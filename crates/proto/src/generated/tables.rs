@@ -645,6 +645,14 @@ impl crate::wire::EnvelopeParts for Envelope {
             Envelope::Event { .. } => crate::wire::EnvelopeKind::Event,
         }
     }
+    fn unknown(&self) -> ::std::option::Option<&crate::wire::Unknown> {
+        match self {
+            Envelope::Call { body, .. } => crate::wire::Tagged::unknown(body),
+            Envelope::Reply { body, .. } => crate::wire::Tagged::unknown(body),
+            Envelope::Error { .. } => ::std::option::Option::None,
+            Envelope::Event { body, .. } => crate::wire::Tagged::unknown(body),
+        }
+    }
 }
 impl<'de> ::serde::Deserialize<'de> for Envelope {
     fn deserialize<D: ::serde::Deserializer<'de>>(

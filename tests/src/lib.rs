@@ -1,0 +1,194 @@
+//! Support for the tests that span crates and releases: every release's
+//! frozen Rust bindings compiled side by side ([`RELEASES`]), what a set of
+//! bindings does with a fixture ([`Outcome`]), and the check that what the
+//! bindings do agrees with what the compatibility checker says
+//! ([`disagreements`]).
+
+use std::path::{Path, PathBuf};
+
+use compat::{Comparison, Verdict};
+use conformance::fixtures::Fixture;
+use contract::SchemaSet;
+use proto::wire::EnvelopeParts;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// The frozen bindings name the hand-written wire code `crate::wire`.
+pub use proto::wire;
+
+include!(concat!(env!("OUT_DIR"), "/releases.rs"));
+
+/// One set of generated Rust bindings: a release's frozen ones, or the
+/// working tree's (`proto`).
+pub struct Bindings {
+    pub version: &'static str,
+    /// The release folder (schemas in `schema/`, fixtures in `valid/`).
+    pub dir: &'static str,
+    /// Reads a fixture as the named type; `None` when these bindings have no
+    /// such type.
+    pub read: fn(&str, &Value) -> Option<Outcome>,
+}
+
+/// The working tree's bindings: the `proto` crate itself.
+pub const WORKING_TREE: Bindings = Bindings {
+    version: "working tree",
+    dir: concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+    read: |type_name, value| read_with::<proto::Envelope>(proto::reserialize, type_name, value),
+};
+
+impl Bindings {
+    pub fn schemas(&self) -> PathBuf {
+        if self.version == WORKING_TREE.version {
+            Path::new(self.dir).join("contracts/schema")
+        } else {
+            Path::new(self.dir).join("schema")
+        }
+    }
+
+    /// The folder holding `valid/`.
+    pub fn fixtures_root(&self) -> PathBuf {
+        if self.version == WORKING_TREE.version {
+            Path::new(self.dir).join("conformance")
+        } else {
+            Path::new(self.dir).to_path_buf()
+        }
+    }
+}
+
+/// What a set of bindings did with one message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Decoded into the bindings' own types.
+    Read,
+    /// Decoded to the unknown-name variant: a method or event these bindings
+    /// do not know, which a reader skips.
+    Skipped(String),
+    /// Refused, with the decoder's words.
+    Refused(String),
+}
+
+/// Reads `value` as `type_name` with one set of bindings. An `Envelope` goes
+/// through the two-stage decoder so an unknown name shows as
+/// [`Outcome::Skipped`]; any other type through the bindings' `reserialize`.
+pub fn read_with<E: EnvelopeParts + DeserializeOwned>(
+    reserialize: fn(&str, &Value) -> Option<Result<Value, serde_json::Error>>,
+    type_name: &str,
+    value: &Value,
+) -> Option<Outcome> {
+    if type_name == "Envelope" {
+        return Some(match serde_json::from_value::<E>(value.clone()) {
+            Ok(envelope) => match envelope.unknown() {
+                Some(unknown) => Outcome::Skipped(unknown.name().to_string()),
+                None => Outcome::Read,
+            },
+            Err(err) => Outcome::Refused(err.to_string()),
+        });
+    }
+    reserialize(type_name, value).map(|result| match result {
+        Ok(_) => Outcome::Read,
+        Err(err) => Outcome::Refused(err.to_string()),
+    })
+}
+
+/// One side of a comparison: a label, its schemas, its valid fixtures and
+/// its bindings.
+pub struct Side<'a> {
+    pub label: String,
+    pub schemas: SchemaSet,
+    pub fixtures: Vec<Fixture>,
+    pub bindings: &'a Bindings,
+}
+
+impl<'a> Side<'a> {
+    pub fn of(bindings: &'a Bindings) -> Result<Self, String> {
+        let schemas = SchemaSet::load(&bindings.schemas()).map_err(|err| err.to_string())?;
+        let fixtures = conformance::fixtures::load_fixtures(&bindings.fixtures_root(), "valid")
+            .map_err(|err| err.to_string())?;
+        Ok(Side {
+            label: bindings.version.to_string(),
+            schemas,
+            fixtures,
+            bindings,
+        })
+    }
+}
+
+/// Breaking rules whose break the generated bindings themselves show on the
+/// fixtures (the coverage rules make every method, event and enum value
+/// appear in some valid fixture). Value assertions — bounds, patterns,
+/// lengths, formats — are the validator's, and the bindings do not check them.
+/// With tolerant readers (the default these tests compare under) an added
+/// property breaks only when it is required, which the bindings see.
+const SEEN_BY_BINDINGS: &[&str] = &[
+    "property.added",
+    "method.removed",
+    "event.removed",
+    "method.became_event",
+    "event.became_method",
+    "required.added",
+    "required.removed",
+    "enum.value_added",
+    "enum.value_removed",
+];
+
+fn seen_by_bindings(rule: &str) -> bool {
+    SEEN_BY_BINDINGS.contains(&rule) || rule.starts_with("type.")
+}
+
+/// Where the bindings of one side and the compatibility report disagree
+/// about the other side's fixtures: each line names the fixture (or the
+/// direction), the releases and both verdicts.
+///
+/// - A direction the report calls compatible: the reader's bindings read or
+///   skip (an unknown name) every writer fixture; a refusal disagrees.
+/// - A direction the report calls breaking through a change the bindings
+///   see: at least one writer fixture is refused or skipped; bindings that
+///   read them all disagree.
+pub fn disagreements(old: &Side<'_>, new: &Side<'_>, comparison: &Comparison) -> Vec<String> {
+    let mut out = Vec::new();
+    for (direction, writer, reader, verdict) in [
+        ("W (new writer → old reader)", new, old, comparison.writer),
+        ("R (old writer → new reader)", old, new, comparison.reader),
+    ] {
+        let mut noticed = false;
+        for fixture in &writer.fixtures {
+            let Some(outcome) = (reader.bindings.read)(&fixture.type_name, &fixture.value) else {
+                continue; // a type the reader's version does not have
+            };
+            match (&outcome, verdict) {
+                (Outcome::Refused(why), Verdict::Compatible) => out.push(format!(
+                    "{direction}: the bindings of {} refuse {}'s fixture {} ({why}), but compat says {} → {} is compatible in this direction",
+                    reader.label, writer.label, fixture.path, old.label, new.label
+                )),
+                (Outcome::Refused(_) | Outcome::Skipped(_), _) => noticed = true,
+                (Outcome::Read, _) => {}
+            }
+        }
+        if verdict == Verdict::Breaking && !noticed {
+            let seen: Vec<String> = comparison
+                .changes
+                .iter()
+                .filter(|change| {
+                    let breaks = if direction.starts_with('W') {
+                        change.writer
+                    } else {
+                        change.reader
+                    };
+                    breaks == Verdict::Breaking && seen_by_bindings(&change.rule)
+                })
+                .map(|change| format!("{} ({})", change.rule, change.detail))
+                .collect();
+            if !seen.is_empty() {
+                out.push(format!(
+                    "{direction}: compat says {} → {} breaks here ({}), but the bindings of {} read every fixture of {}",
+                    old.label,
+                    new.label,
+                    seen.join("; "),
+                    reader.label,
+                    writer.label
+                ));
+            }
+        }
+    }
+    out
+}

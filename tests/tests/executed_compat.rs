@@ -1,0 +1,175 @@
+//! Compatibility, executed: every release's frozen bindings read every later
+//! release's valid fixtures (new writer → old reader), and every later
+//! release's bindings read every earlier release's (old writer → new reader).
+//! What the bindings do must agree with what `cargo xtask compat` says for
+//! that pair.
+
+use std::path::Path;
+
+use compat::{Options, Verdict};
+use contract_tests::{disagreements, Bindings, Outcome, Side, RELEASES, WORKING_TREE};
+use serde_json::{json, Value};
+
+/// Every set of bindings, oldest first, the working tree last.
+fn all_bindings() -> Vec<&'static Bindings> {
+    RELEASES.iter().chain([&WORKING_TREE]).collect()
+}
+
+fn side(bindings: &'static Bindings) -> Side<'static> {
+    Side::of(bindings).unwrap_or_else(|err| panic!("{}: {err}", bindings.version))
+}
+
+fn compare(old: &Side<'_>, new: &Side<'_>) -> compat::Comparison {
+    compat::compare_sets(&old.schemas, &new.schemas, Options::default())
+}
+
+#[test]
+fn every_pair_of_releases_reads_as_compat_says() {
+    let bindings = all_bindings();
+    assert!(
+        bindings.len() >= 3,
+        "1.0.0, 1.1.0 and the working tree at least"
+    );
+    let sides: Vec<Side> = bindings.iter().map(|b| side(b)).collect();
+    let mut found = Vec::new();
+    let mut pairs = 0;
+    for (i, old) in sides.iter().enumerate() {
+        for new in sides.iter().skip(i + 1) {
+            found.extend(disagreements(old, new, &compare(old, new)));
+            pairs += 1;
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the bindings and compat disagree:\n{}",
+        found.join("\n")
+    );
+    assert_eq!(pairs, sides.len() * (sides.len() - 1) / 2);
+}
+
+#[test]
+fn the_first_release_skips_a_method_added_later_and_reads_the_rest() {
+    let first = RELEASES.first().expect("a release");
+    let newest = side(&WORKING_TREE);
+    let outcomes: Vec<(String, Outcome)> = newest
+        .fixtures
+        .iter()
+        .filter_map(|f| (first.read)(&f.type_name, &f.value).map(|o| (f.path.clone(), o)))
+        .collect();
+    let skipped: Vec<&str> = outcomes
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Outcome::Skipped(name) => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        skipped.contains(&"download.provideAuth"),
+        "{first_version} does not know download.provideAuth: {outcomes:?}",
+        first_version = first.version
+    );
+    let refused: Vec<_> = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, Outcome::Refused(_)))
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
+    assert!(
+        outcomes.iter().filter(|(_, o)| *o == Outcome::Read).count() > 50,
+        "the working tree's fixtures are read by {}",
+        first.version
+    );
+}
+
+#[test]
+fn every_reader_skips_names_no_release_knows_and_refuses_bad_known_ones() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/newer-peer");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures/newer-peer")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 4, "{paths:?}");
+    for path in paths {
+        let fixture: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("JSON");
+        let (type_name, value) = (fixture["type"].as_str().expect("type"), &fixture["value"]);
+        for bindings in all_bindings() {
+            let got = (bindings.read)(type_name, value).expect("every release has Envelope");
+            let word = match &got {
+                Outcome::Read => "read",
+                Outcome::Skipped(_) => "skipped",
+                Outcome::Refused(_) => "refused",
+            };
+            assert_eq!(
+                Some(word),
+                fixture["expect"].as_str(),
+                "{} with the bindings of {}: {got:?}",
+                path.display(),
+                bindings.version
+            );
+        }
+    }
+}
+
+/// The newest release's side, and the working tree's with one change planted
+/// into its schemas only (the bindings stay as they are).
+fn planted(plant: impl FnOnce(&mut contract::SchemaSet)) -> Vec<String> {
+    let old = side(RELEASES.last().expect("a release"));
+    let mut new = side(&WORKING_TREE);
+    plant(&mut new.schemas);
+    let comparison = compare(&old, &new);
+    assert_eq!(
+        comparison.reader,
+        Verdict::Breaking,
+        "the planted change breaks old writers"
+    );
+    disagreements(&old, &new, &comparison)
+}
+
+#[test]
+fn a_new_required_field_the_bindings_do_not_have_is_a_disagreement() {
+    let found = planted(|set| {
+        let doc = set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.name == "TaskSummary")
+            .expect("TaskSummary");
+        doc.value["properties"]["priority"] = json!({"type": "integer", "minimum": 0, "maximum": 9, "description": "A planted field."});
+        doc.value["required"]
+            .as_array_mut()
+            .expect("required")
+            .push(json!("priority"));
+    });
+    assert!(
+        found
+            .iter()
+            .any(|line| line.starts_with("R (old writer → new reader)")
+                && line.contains("property.added")
+                && line.contains("the bindings of working tree read every fixture of 1.1.0")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_removed_event_the_bindings_still_read_is_a_disagreement() {
+    let found = planted(|set| {
+        set.docs.retain(|doc| doc.name != "event.notify");
+        let body = set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.name == "EventBody")
+            .expect("EventBody");
+        body.value["oneOf"]
+            .as_array_mut()
+            .expect("oneOf")
+            .retain(|branch| {
+                branch.pointer("/properties/name/const") != Some(&json!("event.notify"))
+            });
+    });
+    assert!(
+        found
+            .iter()
+            .any(|line| line.contains("event.removed") && line.contains("1.1.0 → working tree")),
+        "{found:?}"
+    );
+}
