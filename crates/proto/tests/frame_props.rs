@@ -31,6 +31,9 @@ unsafe impl GlobalAlloc for Largest {
 #[global_allocator]
 static GLOBAL: Largest = Largest;
 
+/// The allocation properties take turns: `LARGEST` is one for the process.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const MAX_ID: u64 = 9_007_199_254_740_991;
 
 fn json_leaf() -> impl Strategy<Value = Value> {
@@ -113,6 +116,7 @@ proptest! {
     ) {
         let mut bytes = claimed.to_be_bytes().to_vec();
         bytes.extend_from_slice(&body);
+        let _turn = MEASURING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         LARGEST.store(0, Ordering::Relaxed);
         // Read until the reader stops; every error is a value, never a panic.
         for result in FrameReader::new(&bytes[..]) {
@@ -125,5 +129,43 @@ proptest! {
         // What the peer claims does not matter; what it sends does (with slack
         // for the test harness's own allocations on other threads).
         prop_assert!(largest <= 64 * 1024 + 16 * bytes.len(), "{largest} bytes held for {} sent", bytes.len());
+    }
+}
+
+/// The same property through the tokio codec, fed the way `FramedRead` feeds
+/// it: whatever has arrived, in small reads.
+#[cfg(feature = "tokio")]
+mod codec {
+    use super::*;
+    use tokio_util::codec::Decoder;
+
+    proptest! {
+        #[test]
+        fn any_bytes_through_the_codec_return_without_panicking_or_allocating_past_the_limit(
+            claimed in prop_oneof![any::<u32>(), Just(u32::MAX), 0u32..64, Just(1_048_576u32)],
+            body in prop::collection::vec(any::<u8>(), 0..4096),
+            step in 1usize..600,
+        ) {
+            let mut bytes = claimed.to_be_bytes().to_vec();
+            bytes.extend_from_slice(&body);
+            let _turn = MEASURING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            LARGEST.store(0, Ordering::Relaxed);
+            let mut codec = proto::FrameCodec::new();
+            let mut buf = bytes::BytesMut::new();
+            'feed: for chunk in bytes.chunks(step) {
+                buf.extend_from_slice(chunk);
+                loop {
+                    match codec.decode(&mut buf) {
+                        Ok(Some(_)) => {}
+                        Ok(None) => break,
+                        Err(err) if err.is_recoverable() => {}
+                        Err(_) => break 'feed,
+                    }
+                }
+            }
+            let largest = LARGEST.load(Ordering::Relaxed);
+            prop_assert!(largest <= MAX_FRAME + 4096, "a {largest}-byte allocation");
+            prop_assert!(largest <= 64 * 1024 + 16 * bytes.len(), "{largest} bytes held for {} sent", bytes.len());
+        }
     }
 }
