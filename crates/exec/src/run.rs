@@ -8,20 +8,24 @@
 //! not only the child: a helper the tool left in the background can hold the
 //! output pipes open after the tool exits, so once the child is gone the
 //! pipes get a bounded wait, and whatever is left of the group is then
-//! signalled the same way. A call is always answered by its deadline (plus
-//! the grace).
+//! signalled the same way. What still holds the pipes after that is outside
+//! the group; the capture then keeps what arrived and the one I/O thread of
+//! the call stops, so a long-running `serve` collects no stranded threads. A
+//! call is always answered by its deadline (plus the grace).
 //!
 //! # Caveats
 //!
 //! This is not a sandbox. The tool runs as the executor's user, with the
 //! directory and environment the tool set allows. A descendant that leaves
-//! the process group (`setsid`, `setpgid`) is outside the signal and survives;
+//! the process group (`setsid`, `setpgid`) is outside the signal and survives
+//! (and output it writes after the capture ended is lost);
 //! CPU, memory and file-system use are not limited.
 
 use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -150,25 +154,157 @@ impl Bounded {
     }
 }
 
-/// Reads a pipe to its end, keeping at most `CAPTURE_LIMIT` bytes and
-/// counting the rest, so the child never blocks on a full pipe.
-fn pump(mut pipe: impl Read) -> Bounded {
-    let mut out = Bounded::default();
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        match pipe.read(&mut chunk) {
-            Ok(0) => return out,
-            Ok(n) => {
-                let room = CAPTURE_LIMIT.saturating_sub(out.kept.len());
-                let read = chunk.get(..n).unwrap_or_default();
-                let (keep, drop) = read.split_at(n.min(room));
-                out.kept.extend_from_slice(keep);
-                out.dropped += drop.len() as u64;
+impl Bounded {
+    /// Keeps what fits under `CAPTURE_LIMIT` and counts the rest.
+    fn take(&mut self, read: &[u8]) {
+        let room = CAPTURE_LIMIT.saturating_sub(self.kept.len());
+        let (keep, drop) = read.split_at(read.len().min(room));
+        self.kept.extend_from_slice(keep);
+        self.dropped += drop.len() as u64;
+    }
+}
+
+/// The three pipes of one child, moved on one thread: the input is written
+/// to stdin (then closed) while stdout and stderr are drained into bounded
+/// captures, so the child never blocks on a full pipe and a tool that writes
+/// before it reads cannot deadlock against us. It ends when all three are
+/// done, or as soon as `stop` is closed: a descendant outside the process
+/// group can hold the pipes open for as long as it lives, and then the
+/// capture keeps what was read so far rather than a thread that waits on it.
+struct Pumps {
+    stdin: Option<ChildStdin>,
+    input: Vec<u8>,
+    written: usize,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    out: Bounded,
+    err: Bounded,
+}
+
+impl Pumps {
+    fn run(mut self, stop: OwnedFd) -> (Bounded, Bounded) {
+        for fd in [
+            self.stdin.as_ref().map(AsRawFd::as_raw_fd),
+            self.stdout.as_ref().map(AsRawFd::as_raw_fd),
+            self.stderr.as_ref().map(AsRawFd::as_raw_fd),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            set_nonblocking(fd);
+        }
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            if self.stdin.is_some() && self.written >= self.input.len() {
+                self.stdin = None; // all written: the tool sees the end of its input
             }
+            let watched = [
+                (self.stdin.as_ref().map(AsRawFd::as_raw_fd), libc::POLLOUT),
+                (self.stdout.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
+                (self.stderr.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
+                (Some(stop.as_raw_fd()), libc::POLLIN),
+            ];
+            if watched.iter().take(3).all(|(fd, _)| fd.is_none()) {
+                break;
+            }
+            let mut fds: Vec<libc::pollfd> = watched
+                .iter()
+                .map(|(fd, events)| libc::pollfd {
+                    fd: fd.unwrap_or(-1), // poll(2) skips negative descriptors
+                    events: *events,
+                    revents: 0,
+                })
+                .collect();
+            // SAFETY: `fds` is a live, writable array of `fds.len()` pollfds.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            if ready < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                break;
+            }
+            let revents = |index: usize| fds.get(index).map_or(0, |fd| fd.revents);
+            if revents(3) != 0 {
+                break; // stopped: keep what was read
+            }
+            if revents(0) != 0 {
+                self.feed();
+            }
+            if revents(1) != 0 {
+                drain(&mut self.stdout, &mut self.out, &mut chunk);
+            }
+            if revents(2) != 0 {
+                drain(&mut self.stderr, &mut self.err, &mut chunk);
+            }
+        }
+        (self.out, self.err)
+    }
+
+    /// Writes what the pipe takes now. A tool that exits or closes its input
+    /// without reading it all is not an error: the rest is not sent.
+    fn feed(&mut self) {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return;
+        };
+        loop {
+            let Some(rest) = self
+                .input
+                .get(self.written..)
+                .filter(|rest| !rest.is_empty())
+            else {
+                return;
+            };
+            match stdin.write(rest) {
+                Ok(0) => break,
+                Ok(n) => self.written += n,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(_) => break,
+            }
+        }
+        self.stdin = None;
+    }
+}
+
+/// Reads what a pipe holds now into its capture; at its end (or an error)
+/// the pipe is closed.
+fn drain<P: Read>(pipe: &mut Option<P>, into: &mut Bounded, chunk: &mut [u8]) {
+    let Some(reader) = pipe.as_mut() else {
+        return;
+    };
+    loop {
+        match reader.read(chunk) {
+            Ok(0) => break,
+            Ok(n) => into.take(chunk.get(..n).unwrap_or_default()),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return out,
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => return,
+            Err(_) => break,
         }
     }
+    *pipe = None;
+}
+
+fn set_nonblocking(fd: RawFd) {
+    // SAFETY: fcntl(2) on a descriptor this process owns, with integer flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// A pipe whose write end, once dropped, wakes the pumps' poll: the read end
+/// goes to the pumps, the write end stays with the caller.
+fn stop_pipe() -> Option<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: pipe2(2) writes two descriptors into the array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return None;
+    }
+    let [read, write] = fds;
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    Some(unsafe { (OwnedFd::from_raw_fd(read), OwnedFd::from_raw_fd(write)) })
 }
 
 fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) -> ToolCapture {
@@ -210,21 +346,23 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
         let _ = child.wait();
         return refused("the tool's pipes could not be set up");
     };
-    // All three pipes move at once: a tool that writes a lot before it reads
-    // its input must not deadlock against us.
-    let body = serde_json::to_vec(input).unwrap_or_default();
-    let feeder = thread::spawn(move || {
-        let mut stdin = stdin;
-        // A tool that exits without reading its input closes the pipe: not an error.
-        let _ = stdin.write_all(&body);
-    });
-    let (out_tx, out_rx) = mpsc::channel();
-    let (err_tx, err_rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = out_tx.send(pump(stdout));
-    });
-    thread::spawn(move || {
-        let _ = err_tx.send(pump(stderr));
+    let Some((stop_rx, stop_tx)) = stop_pipe() else {
+        signal_group(group, libc::SIGKILL);
+        let _ = child.wait();
+        return refused("the executor could not create a pipe; it may be out of file descriptors");
+    };
+    let pumps = Pumps {
+        stdin: Some(stdin),
+        input: serde_json::to_vec(input).unwrap_or_default(),
+        written: 0,
+        stdout: Some(stdout),
+        stderr: Some(stderr),
+        out: Bounded::default(),
+        err: Bounded::default(),
+    };
+    let (io_tx, io_rx) = mpsc::channel();
+    let io = thread::spawn(move || {
+        let _ = io_tx.send(pumps.run(stop_rx));
     });
 
     // A waiter thread blocks in wait(2), so a quick tool is answered as soon
@@ -248,30 +386,31 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     } else {
         (Instant::now() + PIPE_LINGER).min(deadline.max(Instant::now()))
     };
-    let mut stdout = out_rx
-        .recv_timeout(linger.saturating_duration_since(Instant::now()))
-        .ok();
-    let mut stderr = err_rx
+    let mut captured = io_rx
         .recv_timeout(linger.saturating_duration_since(Instant::now()))
         .ok();
     // Whatever is left of the group goes now, which also closes the pipes it held.
     if group_alive(group) {
         stop_group(group, &exit_rx);
+        if captured.is_none() {
+            captured = io_rx.recv_timeout(GRACE).ok();
+        }
     }
-    if stdout.is_none() {
-        stdout = out_rx.recv_timeout(GRACE).ok();
+    if captured.is_none() {
+        // What still holds the pipes is outside the group: stop pumping and
+        // keep what arrived, so no thread is left waiting on it.
+        drop(stop_tx);
+        captured = io_rx.recv().ok();
     }
-    if stderr.is_none() {
-        stderr = err_rx.recv_timeout(GRACE).ok();
-    }
-    let _ = feeder.join();
+    let _ = io.join();
+    let (stdout, stderr) = captured.unwrap_or_default();
 
     let exit_code = match (timed_out, status) {
         (true, _) => TIMED_OUT,
         (false, Some(status)) => status.code().unwrap_or(SIGNALLED),
         (false, None) => SIGNALLED,
     };
-    let mut stderr = stderr.unwrap_or_default().into_text("stderr");
+    let mut stderr = stderr.into_text("stderr");
     if timed_out {
         stderr.push_str(&format!(
             "{PREFIX} the tool {:?} overran its {} s deadline and was stopped\n",
@@ -281,7 +420,7 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     }
     ToolCapture {
         exit_code,
-        stdout: stdout.unwrap_or_default().into_text("stdout"),
+        stdout: stdout.into_text("stdout"),
         stderr,
     }
 }

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{call, read_pid, running, temp_path, tools};
+use common::{call, group_members, printed_pid, read_pid, running, temp_path, tools};
 use exec::run::{CAPTURE_LIMIT, NOT_RUN, SIGNALLED, TIMED_OUT};
 use serde_json::json;
 
@@ -166,12 +166,16 @@ fn input_that_fails_the_input_schema_is_refused_before_anything_runs() {
 
 #[test]
 fn a_tool_that_overruns_its_deadline_gets_124_on_time() {
-    let set = tools(&[("sleep", &["sleep", "30"], json!({"deadlineSecs": 1}))]);
+    let set = tools(&[("sleep", &["pid", "sleep", "30"], json!({"deadlineSecs": 1}))]);
     let started = Instant::now();
     let capture = call(&set, "sleep", json!({}), None);
     let took = started.elapsed();
     assert_eq!(capture.exit_code, TIMED_OUT);
     assert!(took < Duration::from_secs(3), "answered after {took:?}");
+    let pid = printed_pid(&capture.stdout);
+    assert_gone(pid);
+    // The tool led its own group: nothing of it is left.
+    assert_eq!(group_members(pid), Vec::<u32>::new());
     assert!(
         capture
             .stderr
@@ -185,7 +189,7 @@ fn a_tool_that_overruns_its_deadline_gets_124_on_time() {
 fn a_tool_that_ignores_term_is_killed_after_the_grace() {
     let set = tools(&[(
         "stubborn",
-        &["ignore-term", "30"],
+        &["pid", "ignore-term", "30"],
         json!({"deadlineSecs": 1}),
     )]);
     let started = Instant::now();
@@ -196,6 +200,9 @@ fn a_tool_that_ignores_term_is_killed_after_the_grace() {
         "answered after {:?}",
         started.elapsed()
     );
+    let pid = printed_pid(&capture.stdout);
+    assert_gone(pid);
+    assert_eq!(group_members(pid), Vec::<u32>::new());
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //!   chatter-first BYTES       write BYTES to stdout before reading stdin, then echo stdin
 //!   background SECS PIDFILE   start a sleeper that keeps our stdout open, write its pid, exit
 //!   background-quiet SECS PIDFILE   the same, but the sleeper holds no pipe
+//!   escape SECS               start a sleeper in a process group of its own that keeps
+//!                             stdout and stderr open, print "started PID", exit
+//!   pid MODE [ARGS]           print "pid PID" (our own), then act as MODE
 //!   abort                     end by a signal (SIGABRT)
 //!   ignore-term SECS          ignore SIGTERM and sleep
 //!   badutf8                   write invalid UTF-8 to stdout
@@ -23,9 +26,22 @@ use std::time::Duration;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["pid", rest @ ..] => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "pid {}", std::process::id());
+            let _ = out.flush();
+            drop(out);
+            act(rest)
+        }
+        _ => act(&args),
+    }
+}
+
+fn act(args: &[&str]) -> ExitCode {
     let number = |text: &str| text.parse::<u64>().unwrap_or(0);
     let mut out = std::io::stdout().lock();
-    match args.as_slice() {
+    match args {
         ["echo"] => {
             let _ = std::io::copy(&mut std::io::stdin().lock(), &mut out);
         }
@@ -61,6 +77,24 @@ fn main() -> ExitCode {
             match sleeper.spawn() {
                 Ok(child) => {
                     let _ = std::fs::write(pidfile, child.id().to_string());
+                    let _ = writeln!(out, "started {}", child.id());
+                }
+                Err(err) => {
+                    eprintln!("cannot start the sleeper: {err}");
+                    return ExitCode::from(3);
+                }
+            }
+        }
+        ["escape", secs] => {
+            use std::os::unix::process::CommandExt;
+            let mut sleeper = Command::new(std::env::current_exe().unwrap_or_default());
+            // A group of its own: the executor's signals to the tool's group miss it.
+            sleeper
+                .args(["sleep", secs])
+                .stdin(Stdio::null())
+                .process_group(0);
+            match sleeper.spawn() {
+                Ok(child) => {
                     let _ = writeln!(out, "started {}", child.id());
                 }
                 Err(err) => {

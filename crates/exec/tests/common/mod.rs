@@ -70,3 +70,38 @@ pub fn read_pid(path: &Path) -> u32 {
 pub fn temp_path(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("vdm-exec-test-{}-{name}", std::process::id()))
 }
+
+/// The live processes of a process group (found by scanning /proc).
+pub fn group_members(group: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // Fields after the command: state, ppid, pgrp.
+                let rest: Vec<&str> = stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .collect();
+                rest.first()
+                    .is_some_and(|state| *state != "Z" && *state != "X")
+                    && rest.get(2) == Some(&group.to_string().as_str())
+            })
+        })
+        .collect()
+}
+
+/// The pid a helper run as `pid MODE ...` printed first.
+pub fn printed_pid(stdout: &str) -> u32 {
+    stdout
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("pid "))
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid line in {stdout:?}"))
+}
