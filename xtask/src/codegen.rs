@@ -7,7 +7,7 @@
 //! what describes a *shape*: assertion-only keywords (`if`/`then`/`else`, `not`,
 //! patterns, lengths, formats) constrain values, which is the validator's job,
 //! and typify either panics on them or would pull in crates for them. Closed
-//! objects are opened too: generated types are tolerant readers (CONTRACT §7),
+//! objects are opened too: generated types are tolerant readers (`docs/wire.md`),
 //! so `additionalProperties: false` must not become `deny_unknown_fields`.
 //!
 //! What typify cannot say (integer enums with names, tables from annotations)

@@ -4,7 +4,7 @@
 //!
 //! Verdicts come from containment ([`subset`]): W holds where every value the
 //! new schema accepts passes the old one, R where every old value passes the
-//! new one. Readers are tolerant of unknown fields (CONTRACT.md §7) unless
+//! new one. Readers are tolerant of unknown fields (`docs/wire.md`, "Evolution") unless
 //! strict readers are asked for. Each change is judged alone: the old schema
 //! with just that change applied is compared with the old schema, so one
 //! change's verdict does not hide another's. Where a direction breaks, the

@@ -1,4 +1,4 @@
-//! The generated types read and write the wire as CONTRACT.md §4 shows it.
+//! The generated types read and write the wire as `docs/wire.md` shows it.
 
 use proto::{
     CallBody, Envelope, EventBody, ReplyBody, RpcErrorCode, TaskErrorCode, TaskState, Transport,
