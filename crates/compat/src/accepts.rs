@@ -8,17 +8,43 @@ use serde_json::Value;
 
 use crate::node::{type_of, Node};
 
+/// How many subschemas one answer may visit: unions over recursive
+/// references would otherwise multiply without end.
+const MAX_VISITS: usize = 4096;
+
 pub fn accepts(node: &Node<'_>, value: &Value, tolerant: bool) -> bool {
-    accepts_depth(node, value, tolerant, 0)
+    let visits = std::cell::Cell::new(MAX_VISITS);
+    accepts_within(node, value, tolerant, 0, &visits)
 }
 
-fn accepts_depth(node: &Node<'_>, value: &Value, tolerant: bool, depth: usize) -> bool {
-    if depth > 64 {
-        return true;
+/// [`accepts`], drawing on a caller's budget of visits (shared by a search
+/// that asks many times).
+pub fn accepts_counted(
+    node: &Node<'_>,
+    value: &Value,
+    tolerant: bool,
+    visits: &std::cell::Cell<usize>,
+) -> bool {
+    accepts_within(node, value, tolerant, 0, visits)
+}
+
+/// Past the depth or the visits it answers `true`, as for a keyword it does
+/// not model: this validator only proposes counterexamples, and every one is
+/// confirmed before it is shown.
+fn accepts_within(
+    node: &Node<'_>,
+    value: &Value,
+    tolerant: bool,
+    depth: usize,
+    visits: &std::cell::Cell<usize>,
+) -> bool {
+    match visits.get().checked_sub(1) {
+        Some(left) if depth <= 64 => visits.set(left),
+        _ => return true,
     }
     let node = node.resolved();
     let recurse = |child: Option<Node<'_>>, v: &Value| {
-        child.is_none_or(|c| accepts_depth(&c, v, tolerant, depth + 1))
+        child.is_none_or(|c| accepts_within(&c, v, tolerant, depth + 1, visits))
     };
     match &*node.value {
         Value::Bool(b) => return *b,
@@ -92,7 +118,7 @@ fn accepts_depth(node: &Node<'_>, value: &Value, tolerant: bool, depth: usize) -
             if let Some(contains) = node.child("contains") {
                 if !items
                     .iter()
-                    .any(|item| accepts_depth(&contains, item, tolerant, depth + 1))
+                    .any(|item| accepts_within(&contains, item, tolerant, depth + 1, visits))
                 {
                     return false;
                 }
@@ -117,7 +143,13 @@ fn accepts_depth(node: &Node<'_>, value: &Value, tolerant: bool, depth: usize) -
                     return false;
                 }
                 if let Some(names) = node.child("propertyNames") {
-                    if !accepts_depth(&names, &Value::String(name.clone()), tolerant, depth + 1) {
+                    if !accepts_within(
+                        &names,
+                        &Value::String(name.clone()),
+                        tolerant,
+                        depth + 1,
+                        visits,
+                    ) {
                         return false;
                     }
                 }
@@ -152,33 +184,33 @@ fn accepts_depth(node: &Node<'_>, value: &Value, tolerant: bool, depth: usize) -
     };
     if !branches("allOf")
         .iter()
-        .all(|b| accepts_depth(b, value, tolerant, depth + 1))
+        .all(|b| accepts_within(b, value, tolerant, depth + 1, visits))
     {
         return false;
     }
     if node.get("anyOf").is_some()
         && !branches("anyOf")
             .iter()
-            .any(|b| accepts_depth(b, value, tolerant, depth + 1))
+            .any(|b| accepts_within(b, value, tolerant, depth + 1, visits))
     {
         return false;
     }
     if node.get("oneOf").is_some()
         && branches("oneOf")
             .iter()
-            .filter(|b| accepts_depth(b, value, tolerant, depth + 1))
+            .filter(|b| accepts_within(b, value, tolerant, depth + 1, visits))
             .count()
             != 1
     {
         return false;
     }
     if let Some(not) = node.child("not") {
-        if accepts_depth(&not, value, tolerant, depth + 1) {
+        if accepts_within(&not, value, tolerant, depth + 1, visits) {
             return false;
         }
     }
     if let Some(condition) = node.child("if") {
-        let branch = if accepts_depth(&condition, value, tolerant, depth + 1) {
+        let branch = if accepts_within(&condition, value, tolerant, depth + 1, visits) {
             node.child("then")
         } else {
             node.child("else")

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::accepts::{accepts, equal};
+use crate::accepts::equal;
 use crate::node::{is_assertion, Node};
 use crate::subset::Subset;
 use crate::{Change, Example, Verdict};
@@ -21,6 +21,8 @@ pub struct Differ {
     /// Documents not entered (the envelope's bodies: each method and event is
     /// compared on its own, and adding one is judged by the contract's rules).
     pub skip: HashSet<String>,
+    /// Confirms each counterexample with the `jsonschema` crate before it is shown.
+    confirm: std::rc::Rc<crate::confirm::Confirm>,
 }
 
 /// Keywords whose subschemas the walk enters instead of judging them whole.
@@ -33,11 +35,12 @@ const NESTED: &[(&str, &str)] = &[
 ];
 
 impl Differ {
-    pub fn new(tolerant: bool) -> Self {
+    pub fn new(tolerant: bool, confirm: std::rc::Rc<crate::confirm::Confirm>) -> Self {
         Self {
             tolerant,
             visited: HashSet::new(),
             skip: HashSet::new(),
+            confirm,
         }
     }
 
@@ -100,6 +103,7 @@ impl Differ {
                 detail: "descriptions or other annotations changed".into(),
                 why: None,
                 example: None,
+                undecided: None,
                 shape: false,
             });
         }
@@ -508,9 +512,7 @@ impl Differ {
         };
         let mut why = None;
         let mut example = None;
-        for (result, accepted_by, accepting, refusing) in
-            [(&w, "new", &changed, old), (&r, "old", old, &changed)]
-        {
+        for (result, accepted_by) in [(&w, "new"), (&r, "old")] {
             let Err(err) = result else { continue };
             let direction = if accepted_by == "new" {
                 "a new writer's value fails an old reader"
@@ -525,8 +527,15 @@ impl Differ {
             why.get_or_insert_with(|| format!("{direction}: {}{inside}", err.reason));
             if example.is_none() {
                 if let Some(value) = &err.witness {
-                    if accepts(accepting, value, false) && !accepts(refusing, value, self.tolerant)
-                    {
+                    // Shown only when it separates the two schemas as they
+                    // are, not merely the old one from the old one plus
+                    // this change (another change may refuse it too).
+                    let direction = if accepted_by == "new" {
+                        crate::confirm::Direction::Writer
+                    } else {
+                        crate::confirm::Direction::Reader
+                    };
+                    if self.confirm.separates(direction, old, new, value) {
                         example = Some(Example {
                             path: path.to_string(),
                             value: value.clone(),
@@ -546,6 +555,9 @@ impl Differ {
             detail,
             why,
             example,
+            undecided: [&w, &r]
+                .into_iter()
+                .find_map(|result| result.as_ref().err().and_then(|err| err.undecided.clone())),
             shape,
         });
     }

@@ -1,24 +1,34 @@
 //! Small values a schema accepts, and candidates for counterexamples.
 
+use std::cell::Cell;
+
 use serde_json::{json, Map, Value};
 
-use crate::accepts::accepts;
+use crate::accepts::{accepts, accepts_counted};
 use crate::node::{type_of, Node, TYPES};
 
 /// A small value `node` is meant to accept (best effort: `accepts` has the last word).
 pub fn example(node: &Node<'_>) -> Value {
-    example_depth(node, 0)
+    example_depth(node, 0, &Cell::new(MAX_VISITS))
 }
 
-fn example_depth(node: &Node<'_>, depth: usize) -> Value {
+/// How many subschemas one example may visit (unions over recursive
+/// references would otherwise multiply without end); past that, `null`.
+const MAX_VISITS: usize = 4096;
+
+fn example_depth(node: &Node<'_>, depth: usize, visits: &Cell<usize>) -> Value {
+    match visits.get().checked_sub(1) {
+        Some(left) if depth <= 24 => visits.set(left),
+        _ => return Value::Null,
+    }
     let node = crate::subset::merge_all_of(&node.resolved());
-    if depth > 24 || node.is_false() {
+    if node.is_false() {
         return Value::Null;
     }
     if let Some(values) = node.finite() {
         if let Some(first) = values
             .iter()
-            .find(|v| accepts(&node, v, false))
+            .find(|v| accepts_counted(&node, v, false, visits))
             .or(values.first())
         {
             return first.clone();
@@ -31,8 +41,8 @@ fn example_depth(node: &Node<'_>, depth: usize) -> Value {
                 .child(key)
                 .and_then(|list| list.child(&index.to_string()))
             {
-                let candidate = example_depth(&part, depth + 1);
-                if accepts(&node, &candidate, false) {
+                let candidate = example_depth(&part, depth + 1, visits);
+                if accepts_counted(&node, &candidate, false, visits) {
                     return candidate;
                 }
             }
@@ -57,23 +67,41 @@ fn example_depth(node: &Node<'_>, depth: usize) -> Value {
         .find(|t| *t != "null")
         .or(types.first().copied())
         .unwrap_or("null");
-    example_of_type(&node, ty, depth)
+    of_type(&node, ty, depth, visits)
+}
+
+/// The longest string, and the most items, an example is given: a schema's
+/// `minLength` of 10^12 asks for nothing that large. An example cut short may
+/// not fit its schema; every counterexample is checked before it is used.
+pub const MAX_EXAMPLE: usize = 4096;
+
+/// A count from a schema, as a size this module will build.
+fn size(count: f64) -> usize {
+    if count.is_finite() && count > 0.0 {
+        (count as usize).min(MAX_EXAMPLE)
+    } else {
+        0
+    }
 }
 
 /// A small value of type `ty` shaped by `node`'s keywords for that type.
-pub fn example_of_type(node: &Node<'_>, ty: &str, depth: usize) -> Value {
+pub fn example_of_type(node: &Node<'_>, ty: &str) -> Value {
+    of_type(node, ty, 0, &Cell::new(MAX_VISITS))
+}
+
+fn of_type(node: &Node<'_>, ty: &str, depth: usize, visits: &Cell<usize>) -> Value {
     match ty {
         "null" => Value::Null,
         "boolean" => Value::Bool(false),
         "integer" | "number" => number_in(node),
         "string" => string_for(node),
         "array" => {
-            let min = node.number("minItems").unwrap_or(0.0) as usize;
+            let min = size(node.number("minItems").unwrap_or(0.0));
             Value::Array(
                 (0..min.max(node.tuple_len().min(min.max(1))))
                     .map(|i| {
                         node.item(i)
-                            .map_or(json!(0), |item| example_depth(&item, depth + 1))
+                            .map_or(json!(0), |item| example_depth(&item, depth + 1, visits))
                     })
                     .collect(),
             )
@@ -83,7 +111,7 @@ pub fn example_of_type(node: &Node<'_>, ty: &str, depth: usize) -> Value {
             for name in node.strings("required") {
                 let value = node
                     .property(&name, false)
-                    .map_or(json!(0), |p| example_depth(&p, depth + 1));
+                    .map_or(json!(0), |p| example_depth(&p, depth + 1, visits));
                 map.insert(name, value);
             }
             Value::Object(map)
@@ -123,7 +151,7 @@ fn string_for(node: &Node<'_>) -> Value {
         Some("email") => return json!("someone@example.org"),
         _ => {}
     }
-    let min = node.number("minLength").unwrap_or(0.0) as usize;
+    let min = size(node.number("minLength").unwrap_or(0.0));
     let candidates = [
         String::new(),
         "a".into(),
@@ -148,7 +176,7 @@ pub fn candidates(a: &Node<'_>, b: &Node<'_>) -> Vec<Value> {
     let (a, b) = (a.resolved(), b.resolved());
     let mut out = vec![example(&a)];
     for ty in TYPES {
-        out.push(example_of_type(&a, ty, 0));
+        out.push(example_of_type(&a, ty));
     }
     out.extend([
         json!(null),
@@ -184,8 +212,8 @@ pub fn candidates(a: &Node<'_>, b: &Node<'_>) -> Vec<Value> {
         }
         for key in ["minLength", "maxLength"] {
             if let Some(n) = node.number(key) {
-                let n = n as usize;
-                for len in [n.saturating_sub(1), n, n + 1] {
+                let n = size(n);
+                for len in [n.saturating_sub(1), n, (n + 1).min(MAX_EXAMPLE)] {
                     out.push(Value::String("x".repeat(len)));
                     out.push(Value::String("A".repeat(len)));
                     out.push(Value::String("0".repeat(len)));

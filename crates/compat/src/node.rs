@@ -386,6 +386,12 @@ pub fn is_assertion(key: &str) -> bool {
             | "if"
             | "then"
             | "else"
+            | "minContains"
+            | "maxContains"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "$dynamicRef"
+            | "$recursiveRef"
     )
 }
 

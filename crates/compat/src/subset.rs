@@ -7,9 +7,13 @@
 //! value `a` accepts and `b` rejects. Recursive schemas are handled
 //! coinductively (a pair met again is assumed to hold).
 //!
-//! Limits, by design: pattern containment is decided by equality or by a
-//! counterexample found among candidates; `not` and conditions with
-//! different `if`s are compared conservatively.
+//! Where it cannot decide, it says so: a [`Break`] whose `undecided` names the
+//! keyword, counted as breaking (the safe answer). That covers regex
+//! containment beyond equality or a found counterexample (`pattern`,
+//! `patternProperties`), `not` on the reader's side, the exclusivity of
+//! `oneOf` branches it cannot prove disjoint, keywords it does not model
+//! (`minContains`, `maxContains`, `unevaluated*`, dynamic references), and
+//! nesting past [`MAX_DEPTH`].
 
 use std::collections::HashSet;
 
@@ -33,12 +37,43 @@ pub struct Break {
     /// A value at `path` that `a` accepts and `b` rejects (wrapped up to the
     /// node the check started from as the failure travels out).
     pub witness: Option<Value>,
+    /// Set when the check could not decide, to the keyword it could not
+    /// reason about: the break is assumed, not shown.
+    pub undecided: Option<String>,
 }
+
+/// How deep the check follows nested schemas and references before it says
+/// it cannot decide (a verdict, not a stack overflow).
+pub const MAX_DEPTH: usize = 48;
+
+/// Keywords that constrain values and that the check does not model. On the
+/// reader's side (`b`) they make the answer "cannot decide" unless the
+/// writer's side has exactly the same; on the writer's side (`a`) ignoring
+/// them only lets more values through, which is safe.
+const UNMODELLED: &[&str] = &[
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// How many pairs one comparison may examine, probes included, before it
+/// says it cannot decide: a bound in time for schemas whose unions and
+/// references multiply the pairs.
+pub const MAX_STEPS: usize = 5_000;
 
 pub struct Subset {
     /// `b` ignores object fields it does not know (a tolerant reader).
     pub tolerant: bool,
+    /// Pairs met on the way, by place and (for schemas built on the way,
+    /// which have no place of their own) by content.
     seen: HashSet<(String, String, String, String)>,
+    /// Steps left, shared with every probe this comparison makes.
+    steps: std::rc::Rc<std::cell::Cell<usize>>,
+    /// Whether two documents are equal and self-contained, by their paths.
+    same_docs: std::collections::HashMap<(String, String), bool>,
 }
 
 type Outcome = Result<(), Box<Break>>;
@@ -48,6 +83,43 @@ impl Subset {
         Self {
             tolerant,
             seen: HashSet::new(),
+            steps: std::rc::Rc::new(std::cell::Cell::new(MAX_STEPS)),
+            same_docs: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Whether `a` and `b` are the same place of two equal documents whose
+    /// references all stay inside them: the same schema, so nothing to check.
+    fn same_place(&mut self, a: &Node<'_>, b: &Node<'_>) -> bool {
+        if a.pointer != b.pointer || a.doc.rel != b.doc.rel || a.value != b.value {
+            return false;
+        }
+        let key = (a.doc.rel.clone(), b.doc.rel.clone());
+        if let Some(same) = self.same_docs.get(&key) {
+            return *same;
+        }
+        let same = documents_alike(a, b);
+        self.same_docs.insert(key, same);
+        same
+    }
+
+    /// A side question of this comparison: its own pairs seen, the same budget.
+    fn probe(&self, tolerant: bool) -> Self {
+        Self {
+            tolerant,
+            seen: HashSet::new(),
+            steps: self.steps.clone(),
+            same_docs: self.same_docs.clone(),
+        }
+    }
+
+    /// Like [`Subset::probe`], knowing the pairs already met.
+    fn branch(&self) -> Self {
+        Self {
+            tolerant: self.tolerant,
+            seen: self.seen.clone(),
+            steps: self.steps.clone(),
+            same_docs: self.same_docs.clone(),
         }
     }
 
@@ -66,26 +138,86 @@ impl Subset {
             b_file: b.doc.rel.clone(),
             reason,
             witness,
+            undecided: None,
+        }))
+    }
+
+    /// The check cannot reason about `keyword` here: a break is assumed,
+    /// unless a counterexample shows a real one.
+    fn undecided(&self, a: &Node<'_>, b: &Node<'_>, keyword: &str, why: &str) -> Outcome {
+        // Out of depth or steps, no more searching: the answer must come back.
+        let exhausted = matches!(keyword, "nesting" | "size");
+        if let Some(witness) = (!exhausted)
+            .then(|| find_witness(a, b, self.tolerant))
+            .flatten()
+        {
+            return self.fail(a, b, format!("{why} (shown by a value)"), Some(witness));
+        }
+        Err(Box::new(Break {
+            path: String::new(),
+            a_pointer: a.pointer.clone(),
+            b_pointer: b.pointer.clone(),
+            a_file: a.doc.rel.clone(),
+            b_file: b.doc.rel.clone(),
+            reason: format!(
+                "cannot decide: {keyword} at {}#{} ({why}); counted as breaking",
+                b.doc.rel, b.pointer
+            ),
+            witness: None,
+            undecided: Some(keyword.to_string()),
         }))
     }
 
     fn sub(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
-        if depth > 48 {
-            return Ok(());
+        if depth > MAX_DEPTH {
+            return self.undecided(
+                a,
+                b,
+                "nesting",
+                &format!("schemas nested more than {MAX_DEPTH} levels deep"),
+            );
+        }
+        match self.steps.get().checked_sub(1) {
+            Some(left) => self.steps.set(left),
+            None => {
+                return self.undecided(
+                    a,
+                    b,
+                    "size",
+                    &format!("the comparison needs more than {MAX_STEPS} steps"),
+                )
+            }
         }
         let (a, b) = (merge_all_of(&a.resolved()), merge_all_of(&b.resolved()));
-        if matches!(a.value, std::borrow::Cow::Borrowed(_))
-            && matches!(b.value, std::borrow::Cow::Borrowed(_))
-        {
-            let key = (
-                a.doc.rel.clone(),
-                a.pointer.clone(),
-                b.doc.rel.clone(),
-                b.pointer.clone(),
-            );
-            if !self.seen.insert(key) {
-                return Ok(());
+        if self.same_place(&a, &b) {
+            return Ok(());
+        }
+        if let Some(keyword) = UNMODELLED.iter().find(|k| b.get(k).is_some()) {
+            let has_ref =
+                |value: Option<&Value>| value.is_some_and(|v| v.to_string().contains("\"$ref\""));
+            if a.value == b.value && !has_ref(Some(&b.value)) {
+                return Ok(()); // the same schema, referring to nothing else
             }
+            // The same count of the same `contains` constrains both alike.
+            let same = |key: &str| a.get(key) == b.get(key);
+            let alike = matches!(*keyword, "minContains" | "maxContains")
+                && same("contains")
+                && same("minContains")
+                && same("maxContains")
+                && !has_ref(b.get("contains"));
+            if !alike {
+                return self.undecided(&a, &b, keyword, "the checker does not model this keyword");
+            }
+        }
+        // A pair met again is assumed to hold (recursive schemas). A schema
+        // built on the way is known by its content as well as its place.
+        let place = |node: &Node<'_>| match &node.value {
+            std::borrow::Cow::Borrowed(_) => node.pointer.clone(),
+            std::borrow::Cow::Owned(value) => format!("{}={value}", node.pointer),
+        };
+        let key = (a.doc.rel.clone(), place(&a), b.doc.rel.clone(), place(&b));
+        if !self.seen.insert(key) {
+            return Ok(());
         }
         if a.is_false() || b.is_true() || empty(&a, 0) {
             return Ok(());
@@ -166,13 +298,13 @@ impl Subset {
             self.sub(&a, &rest, depth + 1)?;
             let then = b.child("then");
             let otherwise = b.child("else");
-            let mut probe = Subset::new(self.tolerant);
+            let mut probe = self.probe(self.tolerant);
             if probe.sub(&a, &condition, depth + 1).is_ok() {
                 return then.map_or(Ok(()), |t| self.sub(&a, &t, depth + 1));
             }
             let excluded = condition
                 .with_value(serde_json::json!({ "not": condition.value.clone().into_owned() }));
-            let mut probe = Subset::new(self.tolerant);
+            let mut probe = self.probe(self.tolerant);
             if probe.sub(&a, &excluded, depth + 1).is_ok() {
                 return otherwise.map_or(Ok(()), |e| self.sub(&a, &e, depth + 1));
             }
@@ -186,10 +318,7 @@ impl Subset {
         if let Some(count) = a.get("allOf").and_then(Value::as_array).map(Vec::len) {
             for index in 0..count {
                 if let Some(part) = a.child("allOf").and_then(|l| l.child(&index.to_string())) {
-                    let mut probe = Subset {
-                        tolerant: self.tolerant,
-                        seen: self.seen.clone(),
-                    };
+                    let mut probe = self.branch();
                     if probe.sub(&part, &b, depth + 1).is_ok() {
                         return Ok(());
                     }
@@ -200,7 +329,7 @@ impl Subset {
             if let Some(not_b) = b.child("not") {
                 // not X ⊆ not Y exactly when Y ⊆ X; a counterexample is the same value.
                 let rest = without(&b, &["not"]);
-                let mut inner = Subset::new(false);
+                let mut inner = self.probe(false);
                 if let Err(err) = inner.sub(&not_b, &not_a, depth + 1) {
                     return self.fail(
                         &a,
@@ -239,7 +368,13 @@ impl Subset {
                     "a value that is now excluded (`not`) was accepted".into(),
                     Some(w),
                 ),
-                None => Ok(()),
+                None if disjoint(&a, &not_b) || excludes(&a, &not_b) => Ok(()),
+                None => self.undecided(
+                    &a,
+                    &b,
+                    "not",
+                    "whether the writer's values avoid every excluded value is not decided",
+                ),
             };
         }
         // Unions on the right: some branch must hold.
@@ -250,10 +385,7 @@ impl Subset {
                 let mut first_break = None;
                 for index in 0..count {
                     if let Some(branch) = b.child(key).and_then(|l| l.child(&index.to_string())) {
-                        let mut attempt = Subset {
-                            tolerant: self.tolerant,
-                            seen: self.seen.clone(),
-                        };
+                        let mut attempt = self.branch();
                         match attempt.sub(&a, &branch, depth + 1) {
                             Ok(()) if key == "oneOf" => {
                                 // oneOf also refuses a value that two branches accept.
@@ -272,6 +404,9 @@ impl Subset {
                                         });
                                     if let Some(w) = shared {
                                         return self.fail(&a, &b, "a value that more than one `oneOf` branch accepts is refused".into(), Some(w));
+                                    }
+                                    if !disjoint(&a, &other) {
+                                        return self.undecided(&a, &b, "oneOf", "whether another branch also accepts the writer's values (which oneOf refuses) is not decided");
                                     }
                                 }
                                 return Ok(());
@@ -331,7 +466,7 @@ impl Subset {
                     .as_ref()
                     .is_some_and(|bt| !bt.contains(&"number") && bt.contains(&"integer"));
             if !accepted && !only_integers {
-                let witness = example_of_type(a, ty, 0);
+                let witness = example_of_type(a, ty);
                 return self.fail(
                     a,
                     b,
@@ -363,8 +498,9 @@ impl Subset {
                     Some(domain) => domain
                         .into_iter()
                         .find(|v| accepts(a, v, false) && !values.iter().any(|x| equal(x, v))),
-                    None => find_witness(a, b, self.tolerant)
-                        .or_else(|| Some(example_of_type(a, ty, 0))),
+                    None => {
+                        find_witness(a, b, self.tolerant).or_else(|| Some(example_of_type(a, ty)))
+                    }
                 };
                 if let Some(w) = missing {
                     return self.fail(
@@ -471,8 +607,12 @@ impl Subset {
         ] {
             if let Some(rule) = b.get(key) {
                 if a.get(key) != Some(rule) {
-                    let witness = find_witness(a, b, self.tolerant);
-                    return self.fail(a, b, format!("strings must now {what} {rule}"), witness);
+                    return self.undecided(
+                        a,
+                        b,
+                        key,
+                        &format!("strings must {what} {rule}, and whether every string the writer sends does is not decided"),
+                    );
                 }
             }
         }
@@ -491,7 +631,7 @@ impl Subset {
                 None,
             );
         }
-        let a_max = bound(a, "maxItems").map(|m| m as usize);
+        let a_max = bound(a, "maxItems").map(|m| if m > 0.0 { m as usize } else { 0 });
         for index in 0..=a.tuple_len().max(b.tuple_len()) {
             if a_max.is_some_and(|max| index >= max) {
                 break;
@@ -558,6 +698,32 @@ impl Subset {
                 );
             }
         }
+        // Which names patterns match is a question about regular languages:
+        // decided only when both sides have the same patterns.
+        let (a_patterns, b_patterns) = (a.get("patternProperties"), b.get("patternProperties"));
+        let has = |p: Option<&Value>| p.and_then(Value::as_object).is_some_and(|m| !m.is_empty());
+        // Also decided: each of the reader's patterns is one of the writer's,
+        // with the same schema, and the reader leaves other names open. Every
+        // pattern the reader applies to a name then held for the writer too.
+        let within = b_patterns
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .all(|(pattern, schema)| a_patterns.and_then(|p| p.get(pattern)) == Some(schema));
+        let open = self.tolerant
+            || matches!(
+                b.get("additionalProperties"),
+                None | Some(Value::Bool(true))
+            );
+        let same = a_patterns == b_patterns || (within && open);
+        if (has(a_patterns) || has(b_patterns)) && (!same || has_ref(b_patterns)) {
+            return self.undecided(
+                a,
+                b,
+                "patternProperties",
+                "which property names the changed patterns match is not decided",
+            );
+        }
         let mut names: Vec<String> = Vec::new();
         for node in [a, b] {
             names.extend(
@@ -568,63 +734,44 @@ impl Subset {
                     .map(|(k, _)| k.clone()),
             );
         }
-        // A name neither side lists, and names matching each pattern.
-        names.push("extraField".into());
-        for node in [a, b] {
-            for pattern in node
-                .get("patternProperties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .map(|(k, _)| k)
-            {
-                let literal: String = pattern
-                    .trim_start_matches('^')
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                names.push(format!("{literal}x"));
-            }
-        }
         names.sort();
         names.dedup();
-        for name in names {
-            let Some(b_prop) = b.property(&name, self.tolerant) else {
+        for name in &names {
+            let Some(b_prop) = b.property(name, self.tolerant) else {
                 continue;
             };
             let a_prop = a
-                .property(&name, false)
+                .property(name, false)
                 .unwrap_or_else(|| a.with_value(Value::Bool(true)));
-            if b_prop.is_false() && !a_prop.is_false() && !empty(&a_prop, 0) {
-                let mut witness = example(a);
-                if let Value::Object(map) = &mut witness {
-                    map.insert(name.clone(), example(&a_prop));
-                }
-                let what = if name == "extraField" {
-                    "a field the schema does not list".to_string()
-                } else {
-                    format!("the field {name:?}")
-                };
-                return self.fail(
+            self.property(
+                a,
+                &a_prop,
+                &b_prop,
+                name,
+                &format!("the field {name:?}"),
+                depth,
+            )?;
+        }
+        // Fields neither side declares: a name no pattern matches stands for them all.
+        if let Some(extra) = unlisted_name(&names, b_patterns) {
+            if let Some(b_extra) = b.property(&extra, self.tolerant) {
+                let a_extra = a
+                    .property(&extra, false)
+                    .unwrap_or_else(|| a.with_value(Value::Bool(true)));
+                self.property(
                     a,
-                    b,
-                    format!("{what} is unknown to this reader, whose object is closed"),
-                    Some(witness),
-                );
-            }
-            if let Err(mut err) = self.sub(&a_prop, &b_prop, depth + 1) {
-                err.path = format!("/{}{}", contract::escape_pointer_token(&name), err.path);
-                if err.reason.starts_with("anything was accepted here") && name == "extraField" {
-                    err.reason = "fields the schema does not list are refused now".into();
-                }
-                err.witness = err.witness.map(|w| {
-                    let mut base = example(a);
-                    if let Value::Object(map) = &mut base {
-                        map.insert(name.clone(), w);
+                    &a_extra,
+                    &b_extra,
+                    &extra,
+                    "a field the schema does not list",
+                    depth,
+                )
+                .map_err(|mut err| {
+                    if err.reason.starts_with("anything was accepted here") {
+                        err.reason = "fields the schema does not list are refused now".into();
                     }
-                    base
-                });
-                return Err(err);
+                    err
+                })?;
             }
         }
         let count = |node: &Node<'_>, key: &str| node.number(key);
@@ -684,6 +831,224 @@ impl Subset {
         }
         Ok(())
     }
+}
+
+impl Subset {
+    /// One property: `a`'s schema for it inside `b`'s, the failure placed at it.
+    fn property(
+        &mut self,
+        a: &Node<'_>,
+        a_prop: &Node<'_>,
+        b_prop: &Node<'_>,
+        name: &str,
+        what: &str,
+        depth: usize,
+    ) -> Outcome {
+        if b_prop.is_false() && !a_prop.is_false() && !empty(a_prop, 0) {
+            let mut witness = example(a);
+            if let Value::Object(map) = &mut witness {
+                map.insert(name.to_string(), example(a_prop));
+            }
+            return self.fail(
+                a,
+                b_prop,
+                format!("{what} is unknown to this reader, whose object is closed"),
+                Some(witness),
+            );
+        }
+        self.sub(a_prop, b_prop, depth + 1).map_err(|mut err| {
+            err.path = format!("/{}{}", contract::escape_pointer_token(name), err.path);
+            err.witness = err.witness.map(|w| {
+                let mut base = example(a);
+                if let Value::Object(map) = &mut base {
+                    map.insert(name.to_string(), w);
+                }
+                base
+            });
+            err
+        })
+    }
+}
+
+/// Whether `a`'s and `b`'s documents are equal, and so is every document
+/// their references reach (compared by path).
+fn documents_alike(a: &Node<'_>, b: &Node<'_>) -> bool {
+    fn refs<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                    out.push(r);
+                }
+                map.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let mut queue = vec![a.doc.rel.clone()];
+    let mut done = HashSet::new();
+    while let Some(rel) = queue.pop() {
+        if !done.insert(rel.clone()) {
+            continue;
+        }
+        let (Some(old), Some(new)) = (
+            a.set.docs.iter().find(|d| d.rel == rel),
+            b.set.docs.iter().find(|d| d.rel == rel),
+        ) else {
+            return false;
+        };
+        if old.value != new.value {
+            return false;
+        }
+        let mut found = Vec::new();
+        refs(&old.value, &mut found);
+        for reference in found {
+            match contract::resolve_ref(a.set, old, reference) {
+                Ok(target) => queue.push(target.doc.rel.clone()),
+                Err(_) => return false,
+            }
+        }
+    }
+    true
+}
+
+/// A property name that neither side declares and no pattern matches, to
+/// stand for every such name (`None` when the patterns seem to cover all).
+fn unlisted_name(declared: &[String], patterns: Option<&Value>) -> Option<String> {
+    let patterns: Vec<regex::Regex> = patterns
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(pattern, _)| regex::Regex::new(pattern).ok())
+        .collect();
+    (0..64)
+        .map(|n| format!("unlistedField{n}"))
+        .find(|name| !declared.contains(name) && !patterns.iter().any(|re| re.is_match(name)))
+}
+
+fn has_ref(value: Option<&Value>) -> bool {
+    value.is_some_and(|v| v.to_string().contains("\"$ref\""))
+}
+
+/// Whether `a` provably accepts nothing `excluded` accepts, for the shapes a
+/// `not` takes in practice: "this field is absent" (`required`) and "not this
+/// value" (`const`/`enum`).
+fn excludes(a: &Node<'_>, excluded: &Node<'_>) -> bool {
+    let excluded = merge_all_of(&excluded.resolved());
+    let Some(map) = excluded.object() else {
+        return false;
+    };
+    let asserting: Vec<&String> = map
+        .keys()
+        .filter(|k| crate::node::is_assertion(k))
+        .collect();
+    // What `a` itself excludes with its own `not`s.
+    let own: Vec<Value> = match a.get("not") {
+        Some(not) => match not.get("anyOf") {
+            Some(Value::Array(all)) => all.clone(),
+            _ => vec![not.clone()],
+        },
+        None => Vec::new(),
+    };
+    let only = |keys: &[&str]| asserting.iter().all(|k| keys.contains(&k.as_str()));
+    if only(&["required"]) {
+        // Non-objects pass `required`: `a` must hold objects only.
+        if a.types().as_deref() != Some(&["object"][..]) {
+            return false;
+        }
+        return excluded.strings("required").iter().any(|name| {
+            let absent = serde_json::json!({ "required": [name] });
+            own.iter().any(|e| e == &absent)
+                || a.get("properties").and_then(|p| p.get(name)) == Some(&Value::Bool(false))
+                || (a.get("additionalProperties") == Some(&Value::Bool(false))
+                    && a.get("patternProperties").is_none()
+                    && a.get("properties").and_then(|p| p.get(name)).is_none())
+        });
+    }
+    if only(&["const", "enum"]) {
+        let values = excluded.finite().unwrap_or_default();
+        return !values.is_empty()
+            && values.iter().all(|value| {
+                let named = serde_json::json!({ "const": value });
+                own.iter().any(|e| e == &named)
+                    || a.types().is_some_and(|types| {
+                        let ty = crate::node::type_of(value);
+                        !types
+                            .iter()
+                            .any(|t| *t == ty || (*t == "number" && ty == "integer"))
+                    })
+                    || a.finite()
+                        .is_some_and(|mine| !mine.iter().any(|m| equal(m, value)))
+            });
+    }
+    false
+}
+
+/// Whether two schemas provably share no value: different JSON types, finite
+/// sets with nothing in common, or a required property each fixes to a
+/// different constant (a tag).
+fn disjoint(a: &Node<'_>, b: &Node<'_>) -> bool {
+    let (a, b) = (merge_all_of(&a.resolved()), merge_all_of(&b.resolved()));
+    if a.is_false() || b.is_false() {
+        return true;
+    }
+    // One excludes the other by name (a `oneOf` case carries `not` of its
+    // siblings), written out without references, so equal text is equal meaning.
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let excluded = x.get("not").map(|not| match not.get("anyOf") {
+            Some(Value::Array(all)) => all.clone(),
+            _ => vec![not.clone()],
+        });
+        if excluded.is_some_and(|all| all.iter().any(|e| e == y.value.as_ref()))
+            && !has_ref(Some(y.value.as_ref()))
+        {
+            return true;
+        }
+    }
+    if let (Some(x), Some(y)) = (a.types(), b.types()) {
+        let overlaps = x.iter().any(|t| {
+            y.contains(t)
+                || (*t == "integer" && y.contains(&"number"))
+                || (*t == "number" && y.contains(&"integer"))
+        });
+        if !overlaps {
+            return true;
+        }
+    }
+    for (finite, other) in [(&a, &b), (&b, &a)] {
+        if let Some(values) = finite.finite() {
+            if values
+                .iter()
+                .all(|v| !accepts(other, v, false) || !accepts(finite, v, false))
+            {
+                // `accepts` is the small validator; trusted here only for
+                // `const`/`enum` sets, which it decides by equality.
+                if other.finite().is_some() {
+                    return true;
+                }
+            }
+        }
+    }
+    let tag = |node: &Node<'_>, name: &str| -> Option<Value> {
+        if !node.strings("required").iter().any(|r| r == name) {
+            return None;
+        }
+        let prop = node.property(name, false)?;
+        let prop = merge_all_of(&prop.resolved());
+        prop.get("const").cloned().or_else(|| {
+            prop.get("enum")
+                .and_then(Value::as_array)
+                .filter(|values| values.len() == 1)
+                .and_then(|values| values.first().cloned())
+        })
+    };
+    a.get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .any(|(name, _)| {
+            matches!((tag(&a, name), tag(&b, name)), (Some(x), Some(y)) if !equal(&x, &y))
+        })
 }
 
 /// Whether a schema accepts nothing, as far as its keywords show (a case of
