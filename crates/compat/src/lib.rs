@@ -78,6 +78,9 @@ pub struct Change {
     pub writer: Verdict,
     /// Old writer → new reader.
     pub reader: Verdict,
+    /// Code built on the generated bindings: a removed or renamed field,
+    /// enum value, method or event no longer compiles, whatever the wire does.
+    pub api: Verdict,
     /// What changed, in words.
     pub detail: String,
     /// Why a direction breaks.
@@ -111,6 +114,8 @@ pub struct Example {
 pub struct Comparison {
     pub writer: Verdict,
     pub reader: Verdict,
+    /// Code built on the generated bindings (see [`Change::api`]).
+    pub api: Verdict,
     pub bump: Bump,
     pub changes: Vec<Change>,
 }
@@ -231,6 +236,7 @@ impl Comparison {
                         } else {
                             Verdict::Breaking
                         },
+                        api: Verdict::Compatible,
                         detail: "the changes here together".into(),
                         why: Some(format!("{direction}: {}", err.reason)),
                         example: err.witness.clone().map(|value| Example {
@@ -248,32 +254,60 @@ impl Comparison {
         Self::from_changes(changes)
     }
 
-    fn from_changes(changes: Vec<Change>) -> Self {
-        let writer = if changes.iter().all(|c| c.writer.holds()) {
-            Verdict::Compatible
-        } else {
-            Verdict::Breaking
+    fn from_changes(mut changes: Vec<Change>) -> Self {
+        for change in &mut changes {
+            change.api = api_verdict(&change.rule);
+        }
+        let all = |verdict: fn(&Change) -> Verdict| {
+            if changes.iter().all(|c| verdict(c).holds()) {
+                Verdict::Compatible
+            } else {
+                Verdict::Breaking
+            }
         };
-        let reader = if changes.iter().all(|c| c.reader.holds()) {
-            Verdict::Compatible
-        } else {
-            Verdict::Breaking
-        };
+        let (writer, reader, api) = (all(|c| c.writer), all(|c| c.reader), all(|c| c.api));
         let bump = changes
             .iter()
-            .map(|c| match (c.writer.holds() && c.reader.holds(), c.shape) {
-                (false, _) => Bump::Major,
-                (true, true) => Bump::Minor,
-                (true, false) => Bump::Patch,
+            .map(|c| {
+                match (
+                    c.writer.holds() && c.reader.holds() && c.api.holds(),
+                    c.shape,
+                ) {
+                    (false, _) => Bump::Major,
+                    (true, true) => Bump::Minor,
+                    (true, false) => Bump::Patch,
+                }
             })
             .max()
             .unwrap_or(Bump::None);
         Comparison {
             writer,
             reader,
+            api,
             bump,
             changes,
         }
+    }
+}
+
+/// Rules whose change removes or renames something the generated bindings
+/// name: code that uses it stops compiling, so the bump is major even when
+/// both wire directions hold. Additions are minor.
+const API_BREAKING: &[&str] = &[
+    "property.removed",
+    "enum.value_removed",
+    "method.removed",
+    "event.removed",
+    "method.became_event",
+    "event.became_method",
+    "type.removed",
+];
+
+fn api_verdict(rule: &str) -> Verdict {
+    if API_BREAKING.contains(&rule) {
+        Verdict::Breaking
+    } else {
+        Verdict::Compatible
     }
 }
 
@@ -332,6 +366,7 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                             } else {
                                 Verdict::Compatible
                             },
+                            api: Verdict::Compatible,
                             detail: format!(
                                 "transports {:?} → {:?}",
                                 old_doc.transports(),
@@ -375,6 +410,7 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                             Verdict::Compatible
                         },
                         reader: Verdict::Breaking,
+                        api: Verdict::Compatible,
                         detail: format!(
                             "{noun} {} {}",
                             old_doc.name,
@@ -407,6 +443,7 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                     new_pointer: Some(format!("{}#", new_doc.rel)),
                     writer: Verdict::Compatible,
                     reader: Verdict::Compatible,
+                    api: Verdict::Compatible,
                     detail: format!("new {noun} {}", new_doc.name),
                     why: None,
                     example: None,

@@ -23,10 +23,11 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:<32} W {:<6} R {:<6} {}",
+            "  {:<32} W {:<6} R {:<6} API {:<6} {}",
             change.rule,
             mark(change.writer),
             mark(change.reader),
+            mark(change.api),
             change.detail
         );
         let pointers = [
@@ -64,9 +65,10 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
     }
     let _ = writeln!(
         out,
-        "\nnew writer → old reader (W): {}; old writer → new reader (R): {}; the change set needs a {} bump",
+        "\nnew writer → old reader (W): {}; old writer → new reader (R): {}; code on the generated bindings (API): {}; the change set needs a {} bump",
         verdict_word(comparison.writer),
         verdict_word(comparison.reader),
+        verdict_word(comparison.api),
         comparison.bump
     );
     if let Some(declared) = declared {

@@ -291,3 +291,26 @@ fn versions_are_read_as_semver() {
     assert!(declared_bump("1.1.0", "1.0.9").is_err());
     assert!(declared_bump("1.0.0", "1.0").is_err());
 }
+
+/// Both wire directions hold when an optional field goes (readers are
+/// tolerant, writers never had to send it), but code that reads it from the
+/// generated bindings stops compiling: the API verdict makes it major.
+#[test]
+fn removing_an_optional_field_breaks_the_api_and_needs_a_major_bump() {
+    let new = edited("types/TaskSummary.json", |schema| {
+        at(schema, "/properties")
+            .as_object_mut()
+            .expect("properties")
+            .remove("effectiveBufferBytes");
+    });
+    let comparison = compare(&new, false);
+    assert_eq!(comparison.writer, Verdict::Compatible, "{comparison:#?}");
+    assert_eq!(comparison.reader, Verdict::Compatible, "{comparison:#?}");
+    assert_eq!(comparison.api, Verdict::Breaking, "{comparison:#?}");
+    assert_eq!(comparison.bump, Bump::Major);
+    assert_eq!(only_change(&comparison).rule, "property.removed");
+    // Added back, it is an addition: minor, and the API holds.
+    let added = compare_sets(&new, &base(), Options::default());
+    assert_eq!(added.api, Verdict::Compatible, "{added:#?}");
+    assert_eq!(added.bump, Bump::Minor);
+}
