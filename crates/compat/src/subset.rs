@@ -1184,6 +1184,26 @@ pub fn merge_all_of<'a>(node: &Node<'a>) -> Node<'a> {
             }
             continue;
         };
+        // `additionalProperties` speaks of the properties beside it: merging
+        // would put another part's properties beside it and change what it
+        // refuses. Such a part stays a part.
+        let names = |m: &Map<String, Value>| -> Vec<String> {
+            m.get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let closes = |m: &Map<String, Value>| {
+            m.get("additionalProperties")
+                .is_some_and(|v| v != &Value::Bool(true))
+        };
+        let (mine, theirs) = (names(&merged), names(map));
+        if (closes(&merged) && !theirs.iter().all(|n| mine.contains(n)))
+            || (closes(map) && !mine.iter().all(|n| theirs.contains(n)))
+        {
+            residual.push(original);
+            continue;
+        }
         let mut leftover = Map::new();
         for (key, value) in map {
             match (key.as_str(), merged.get(key)) {
