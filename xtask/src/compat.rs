@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use compat::{Comparison, Options, Verdict};
+use compat::{Comparison, Formats, Options, Verdict};
 use contract::SchemaSet;
 use serde_json::{json, Value};
 
@@ -61,36 +61,112 @@ fn side(root: &Path, spec: &str) -> anyhow::Result<Side> {
     bail!("{spec:?} is neither a released version (contracts/released/<version>), a folder, nor a schema file")
 }
 
-pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
-    let (mut from, mut to, mut strict, mut json_out) = (None, None, false, false);
+/// How the report is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
+    Markdown,
+    Github,
+    Sarif,
+}
+
+/// What one run compares, read from the command line.
+struct Request {
+    from: Option<String>,
+    to: Option<String>,
+    options: Options,
+    format: Format,
+    all_releases: bool,
+}
+
+fn request(args: &[&str]) -> anyhow::Result<Request> {
+    let mut request = Request {
+        from: None,
+        to: None,
+        options: Options::default(),
+        format: Format::Human,
+        all_releases: false,
+    };
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match *arg {
             "--from" => {
-                from = Some(
+                request.from = Some(
                     rest.next()
                         .context("--from takes a version, folder or file")?
                         .to_string(),
                 )
             }
             "--to" => {
-                to = Some(
+                request.to = Some(
                     rest.next()
                         .context("--to takes a version, folder or file")?
                         .to_string(),
                 )
             }
-            "--strict-readers" => strict = true,
-            "--format" => match rest.next().copied() {
-                Some("json") => json_out = true,
-                Some("human") => json_out = false,
-                other => bail!("--format takes human or json, not {other:?}"),
-            },
+            "--strict-readers" => request.options.strict_readers = true,
+            "--against-all-releases" => request.all_releases = true,
+            "--formats" => {
+                request.options.formats = match rest.next().copied() {
+                    Some("assertion") => Formats::Assertion,
+                    Some("annotation") => Formats::Annotation,
+                    other => bail!("--formats takes assertion or annotation, not {other:?}"),
+                }
+            }
+            "--format" => {
+                request.format = match rest.next().copied() {
+                    Some("human") => Format::Human,
+                    Some("json") => Format::Json,
+                    Some("markdown") => Format::Markdown,
+                    Some("github") => Format::Github,
+                    Some("sarif") => Format::Sarif,
+                    other => {
+                        bail!(
+                            "--format takes human, json, markdown, github or sarif, not {other:?}"
+                        )
+                    }
+                }
+            }
             other => bail!("unknown argument {other:?}; see `cargo xtask help`"),
         }
     }
+    if request.all_releases && request.from.is_some() {
+        bail!("--against-all-releases compares with every release; leave out --from");
+    }
+    Ok(request)
+}
+
+pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
+    let request = request(args)?;
+    if !request.all_releases {
+        return run_one(root, &request, request.from.clone());
+    }
+    let mut ok = true;
+    let releases = crate::release::releases(root)?;
+    if releases.is_empty() {
+        println!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
+    }
+    for (version, _) in releases {
+        ok &= run_one(root, &request, Some(version))?.ok;
+    }
+    Ok(Outcome { ok })
+}
+
+fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Result<Outcome> {
+    let Request {
+        to,
+        options,
+        format,
+        all_releases,
+        ..
+    } = request;
+    let (options, format) = (*options, *format);
+    let strict = options.strict_readers;
     let latest = crate::release::latest(root)?;
-    let defaults = from.is_none() && to.is_none();
+    // VERSION is judged against the release compared with: the latest one,
+    // or each one in turn.
+    let defaults = to.is_none() && (from.is_none() || *all_releases);
     let old = match &from {
         Some(spec) => side(root, spec)?,
         None => match &latest {
@@ -116,13 +192,17 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
     let declared = if defaults {
         let version = std::fs::read_to_string(root.join("contracts/VERSION"))
             .context("reading contracts/VERSION")?;
-        let released = latest.as_ref().map(|(v, _)| v.as_str()).unwrap_or("0.0.0");
+        let released = from
+            .as_deref()
+            .or(latest.as_ref().map(|(v, _)| v.as_str()))
+            .unwrap_or("0.0.0");
         Some(compat::declared_bump(released, &version).map_err(anyhow::Error::msg)?)
     } else {
         None
     };
     let options = Options {
         strict_readers: strict,
+        ..Default::default()
     };
     let (comparison, replay) = match (&old, &new) {
         (Side::File(o), Side::File(n)) => (
@@ -165,7 +245,44 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
                 comparison.writer == Verdict::Compatible && comparison.reader == Verdict::Compatible
             }
         };
-    if json_out {
+    let (from_label, to_label) = (label(&old), label(&new));
+    let schemas_of = |side: &Side| match side {
+        Side::Set { schemas, .. } => schemas.clone(),
+        Side::File(path) => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let (old_dir, new_dir) = (schemas_of(&old), schemas_of(&new));
+    // `file#pointer` of a change → the file under the repository and the line.
+    let locate = |place: &str| -> Option<(String, usize)> {
+        let (file, pointer) = place.split_once('#')?;
+        let path = [&new_dir, &old_dir]
+            .into_iter()
+            .map(|dir| match &new {
+                Side::File(single) if dir == &new_dir => single.clone(),
+                _ => dir.join(file),
+            })
+            .find(|path| path.is_file())?;
+        let text = std::fs::read_to_string(&path).ok()?;
+        let shown = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        Some((shown, compat::report::line_of(&text, pointer)))
+    };
+    let pair = format!("{from_label} → {to_label}");
+    if format == Format::Markdown {
+        print!(
+            "{}",
+            compat::report::markdown(&comparison, declared, &pair, !strict)
+        );
+    } else if format == Format::Github {
+        print!("{}", compat::report::github(&comparison, &locate));
+    } else if format == Format::Sarif {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&compat::report::sarif(&comparison, &locate))?
+        );
+    } else if format == Format::Json {
         let mut value = serde_json::to_value(&comparison)?;
         if let Value::Object(map) = &mut value {
             map.insert(
@@ -177,13 +294,12 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        let (from_label, to_label) = (label(&old), label(&new));
         println!(
-            "compat: {from_label} → {to_label}{}",
-            if strict {
-                " (strict readers)"
-            } else {
-                " (tolerant readers)"
+            "compat: {pair} ({} readers, formats read as {})",
+            if strict { "strict" } else { "tolerant" },
+            match options.formats {
+                Formats::Assertion => "assertions",
+                Formats::Annotation => "annotations",
             }
         );
         print!("{}", compat::report::human(&comparison, declared));

@@ -26,8 +26,9 @@ commands:
                        contracts/released/<VERSION>
   release --backfill-bindings
                        give releases frozen without Rust bindings their rust/ folder
-  compat [--from V|DIR|FILE] [--to V|DIR|FILE] [--strict-readers] [--format human|json]
-                       the changes since the latest release, W/R verdicts, and the bump they need
+  compat [--from V|DIR|FILE | --against-all-releases] [--to V|DIR|FILE] [--strict-readers]
+         [--formats assertion|annotation] [--format human|json|markdown|github|sarif]
+                       the changes since the latest release, W/R/API verdicts, and the bump they need
   gate                 the full contract gate: lint, codegen --check, conformance
 ";
 

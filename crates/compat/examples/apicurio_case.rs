@@ -32,6 +32,7 @@ fn main() {
             &new,
             compat::Options {
                 strict_readers: true,
+                ..Default::default()
             },
         );
         println!("{id}: expected {}", case["compatibility"]);

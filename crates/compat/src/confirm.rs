@@ -19,12 +19,13 @@ pub struct Compiled {
     registry: Option<jsonschema::Registry<'static>>,
     /// `$id` (or the id the file would have) by relative path.
     ids: HashMap<String, String>,
+    formats: crate::Formats,
     validators: RefCell<HashMap<String, Option<jsonschema::Validator>>>,
 }
 
 impl Compiled {
     /// `open` reads every object as open, as a tolerant reader does.
-    pub fn new(set: &SchemaSet, open: bool) -> Self {
+    pub fn new(set: &SchemaSet, open: bool, formats: crate::Formats) -> Self {
         let mut ids = HashMap::new();
         let mut resources = Vec::new();
         for doc in &set.docs {
@@ -46,6 +47,7 @@ impl Compiled {
         Compiled {
             registry,
             ids,
+            formats,
             validators: RefCell::new(HashMap::new()),
         }
     }
@@ -60,7 +62,7 @@ impl Compiled {
         let validator = validators.entry(location.clone()).or_insert_with(|| {
             jsonschema::options()
                 .with_registry(registry)
-                .should_validate_formats(true)
+                .should_validate_formats(self.formats == crate::Formats::Assertion)
                 .build(&serde_json::json!({ "$ref": location }))
                 .ok()
         });
@@ -86,12 +88,12 @@ pub enum Direction {
 }
 
 impl Confirm {
-    pub fn new(old: &SchemaSet, new: &SchemaSet, tolerant: bool) -> Self {
+    pub fn new(old: &SchemaSet, new: &SchemaSet, tolerant: bool, formats: crate::Formats) -> Self {
         Confirm {
-            old_written: Compiled::new(old, false),
-            old_read: Compiled::new(old, tolerant),
-            new_written: Compiled::new(new, false),
-            new_read: Compiled::new(new, tolerant),
+            old_written: Compiled::new(old, false, formats),
+            old_read: Compiled::new(old, tolerant, formats),
+            new_written: Compiled::new(new, false, formats),
+            new_read: Compiled::new(new, tolerant, formats),
         }
     }
 

@@ -23,6 +23,7 @@ pub struct Differ {
     pub skip: HashSet<String>,
     /// Confirms each counterexample with the `jsonschema` crate before it is shown.
     confirm: std::rc::Rc<crate::confirm::Confirm>,
+    formats: crate::Formats,
 }
 
 /// Keywords whose subschemas the walk enters instead of judging them whole.
@@ -35,12 +36,17 @@ const NESTED: &[(&str, &str)] = &[
 ];
 
 impl Differ {
-    pub fn new(tolerant: bool, confirm: std::rc::Rc<crate::confirm::Confirm>) -> Self {
+    pub fn new(
+        tolerant: bool,
+        formats: crate::Formats,
+        confirm: std::rc::Rc<crate::confirm::Confirm>,
+    ) -> Self {
         Self {
             tolerant,
             visited: HashSet::new(),
             skip: HashSet::new(),
             confirm,
+            formats,
         }
     }
 
@@ -292,6 +298,11 @@ impl Differ {
                 true,
                 out,
             );
+            // Point at the field itself, where a reviewer looks.
+            if let Some(change) = out.last_mut() {
+                let at_field = format!("/properties/{}", contract::escape_pointer_token(name));
+                change.new_pointer = Some(at(new, &at_field));
+            }
         }
         for name in removed {
             let mut changed = old.value.clone().into_owned();
@@ -308,6 +319,10 @@ impl Differ {
                 true,
                 out,
             );
+            if let Some(change) = out.last_mut() {
+                let at_field = format!("/properties/{}", contract::escape_pointer_token(name));
+                change.old_pointer = Some(at(old, &at_field));
+            }
         }
         for name in names(old.object().unwrap_or(&Map::new()), "properties") {
             if added.contains(&name) || removed.contains(&name) {
@@ -473,6 +488,16 @@ impl Differ {
         };
         let detail = format!("`{key}`: {} → {}", show(old.get(key)), show(new.get(key)));
         self.judge(old, new, changed, group, path, family, detail, true, out);
+        // Point at the keyword itself on each side that has it.
+        if let Some(change) = out.last_mut() {
+            let at_key = format!("/{}", contract::escape_pointer_token(key));
+            if old.get(key).is_some() {
+                change.old_pointer = Some(at(old, &at_key));
+            }
+            if new.get(key).is_some() {
+                change.new_pointer = Some(at(new, &at_key));
+            }
+        }
     }
 
     /// Judges the old schema against the old schema with one change applied.
@@ -490,8 +515,12 @@ impl Differ {
         out: &mut Vec<Change>,
     ) {
         let changed = old.with_value(changed);
-        let w = Subset::new(self.tolerant).check(&changed, old);
-        let r = Subset::new(self.tolerant).check(old, &changed);
+        let w = Subset::new(self.tolerant)
+            .reading_formats(self.formats)
+            .check(&changed, old);
+        let r = Subset::new(self.tolerant)
+            .reading_formats(self.formats)
+            .check(old, &changed);
         let verdict = |result: &Result<(), Box<crate::Break>>| {
             if result.is_ok() {
                 Verdict::Compatible

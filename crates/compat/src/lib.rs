@@ -117,6 +117,8 @@ pub struct Comparison {
     /// Code built on the generated bindings (see [`Change::api`]).
     pub api: Verdict,
     pub bump: Bump,
+    /// How `format` was read.
+    pub formats: Formats,
     pub changes: Vec<Change>,
 }
 
@@ -134,9 +136,10 @@ impl Whole {
         old: &Node<'_>,
         new: &Node<'_>,
         tolerant: bool,
+        formats: Formats,
         confirm: &confirm::Confirm,
     ) -> Self {
-        let (mut writer, mut reader) = directions(old, new, tolerant);
+        let (mut writer, mut reader) = directions(old, new, tolerant, formats);
         // A counterexample the jsonschema crate does not confirm is not shown
         // (the verdict stands: the check found a break it could not illustrate).
         for (result, direction) in [
@@ -285,6 +288,7 @@ impl Comparison {
             reader,
             api,
             bump,
+            formats: Formats::default(),
             changes,
         }
     }
@@ -316,14 +320,27 @@ fn api_verdict(rule: &str) -> Verdict {
 pub struct Options {
     /// Readers refuse unknown fields (the default is tolerant readers).
     pub strict_readers: bool,
+    /// How `format` is read.
+    pub formats: Formats,
+}
+
+/// How `format` is read: this project's validators assert it, so a changed
+/// format is a change (the default); 2020-12's own default reads it as an
+/// annotation that constrains nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Formats {
+    #[default]
+    Assertion,
+    Annotation,
 }
 
 /// Compares two whole schema sets: every method's params and result, every
 /// event, and the types they reach.
 pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Comparison {
     let tolerant = !options.strict_readers;
-    let confirm = std::rc::Rc::new(confirm::Confirm::new(old, new, tolerant));
-    let mut differ = diff::Differ::new(tolerant, confirm.clone());
+    let confirm = std::rc::Rc::new(confirm::Confirm::new(old, new, tolerant, options.formats));
+    let mut differ = diff::Differ::new(tolerant, options.formats, confirm.clone());
     differ.skip = [
         "envelope/CallBody.json",
         "envelope/ReplyBody.json",
@@ -348,7 +365,14 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                         let o = Node::root(old, old_doc).at(o, "").with_pointer(&pointer);
                         let n = Node::root(new, new_doc).at(n, "").with_pointer(&pointer);
                         differ.diff(&o, &n, &old_doc.name, "", &mut changes);
-                        wholes.push(Whole::of(&old_doc.name, &o, &n, tolerant, &confirm));
+                        wholes.push(Whole::of(
+                            &old_doc.name,
+                            &o,
+                            &n,
+                            tolerant,
+                            options.formats,
+                            &confirm,
+                        ));
                     }
                     if old_doc.transports() != new_doc.transports() {
                         let narrowed = old_doc
@@ -462,11 +486,19 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
             let (o, n) = (Node::root(old, old_doc), Node::root(new, new_doc));
             differ.diff(&o, &n, &old_doc.name, "", &mut changes);
             if old_doc.kind == DocKind::Type {
-                wholes.push(Whole::of(&old_doc.name, &o, &n, tolerant, &confirm));
+                wholes.push(Whole::of(
+                    &old_doc.name,
+                    &o,
+                    &n,
+                    tolerant,
+                    options.formats,
+                    &confirm,
+                ));
             }
         }
     }
     let mut comparison = Comparison::reconcile(changes, &wholes);
+    comparison.formats = options.formats;
     comparison.changes.sort_by(|a, b| {
         (
             a.group.as_str(),
@@ -491,11 +523,26 @@ pub fn compare_documents(old: &SchemaSet, new: &SchemaSet, options: Options) -> 
     if let (Some(old_doc), Some(new_doc)) = (old.docs.first(), new.docs.first()) {
         let tolerant = !options.strict_readers;
         let (o, n) = (Node::root(old, old_doc), Node::root(new, new_doc));
-        let confirm = std::rc::Rc::new(confirm::Confirm::new(old, new, tolerant));
-        diff::Differ::new(tolerant, confirm.clone()).diff(&o, &n, &old_doc.name, "", &mut changes);
-        wholes.push(Whole::of(&old_doc.name, &o, &n, tolerant, &confirm));
+        let confirm = std::rc::Rc::new(confirm::Confirm::new(old, new, tolerant, options.formats));
+        diff::Differ::new(tolerant, options.formats, confirm.clone()).diff(
+            &o,
+            &n,
+            &old_doc.name,
+            "",
+            &mut changes,
+        );
+        wholes.push(Whole::of(
+            &old_doc.name,
+            &o,
+            &n,
+            tolerant,
+            options.formats,
+            &confirm,
+        ));
     }
-    Comparison::reconcile(changes, &wholes)
+    let mut comparison = Comparison::reconcile(changes, &wholes);
+    comparison.formats = options.formats;
+    comparison
 }
 
 /// Whole-schema verdicts for one pair of documents' roots: `(W, R)`.
@@ -503,10 +550,15 @@ pub fn directions(
     old: &Node<'_>,
     new: &Node<'_>,
     tolerant: bool,
+    formats: Formats,
 ) -> (Result<(), Box<Break>>, Result<(), Box<Break>>) {
     (
-        Subset::new(tolerant).check(new, old),
-        Subset::new(tolerant).check(old, new),
+        Subset::new(tolerant)
+            .reading_formats(formats)
+            .check(new, old),
+        Subset::new(tolerant)
+            .reading_formats(formats)
+            .check(old, new),
     )
 }
 

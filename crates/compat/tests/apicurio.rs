@@ -36,6 +36,7 @@ fn verdicts(case: &Value) -> (bool, bool) {
         &set(&case["updated"]),
         Options {
             strict_readers: true,
+            ..Default::default()
         },
     );
     (

@@ -359,6 +359,7 @@ fn check_pair(label: &str, old: &Value, new: &Value, seed: u64) -> Vec<String> {
         &set(new),
         Options {
             strict_readers: true,
+            ..Default::default()
         },
     );
     let mut found = Vec::new();
@@ -494,6 +495,7 @@ fn no_compatible_verdict_on_random_schema_pairs_is_refuted_by_a_value() {
             &set(&new),
             Options {
                 strict_readers: true,
+                ..Default::default()
             },
         );
         compatible +=

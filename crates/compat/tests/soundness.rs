@@ -25,6 +25,7 @@ fn compare(old: &Value, new: &Value) -> Comparison {
         &set(new),
         Options {
             strict_readers: true,
+            ..Default::default()
         },
     );
     // Generous: a verdict, not a runaway search.
