@@ -37,10 +37,15 @@ const MAX_VALUES: usize = 600;
 
 /// Candidate values for `schema` (inside `root`, for local `$ref`s).
 fn values(schema: &Value, root: &Value, rng: &mut Rng) -> Vec<Value> {
+    values_sampled(schema, root, rng, 300)
+}
+
+/// [`values`], with `samples` seeded samples after the boundary values.
+fn values_sampled(schema: &Value, root: &Value, rng: &mut Rng, samples: usize) -> Vec<Value> {
     let mut out = Vec::new();
     generate(schema, root, 0, rng, &mut out);
     // Seeded samples: recombine what the bounds gave.
-    for _ in 0..300 {
+    for _ in 0..samples {
         generate_one(schema, root, 0, rng, &mut out);
     }
     let mut unique: Vec<Value> = Vec::new();
@@ -506,5 +511,121 @@ fn no_compatible_verdict_on_random_schema_pairs_is_refuted_by_a_value() {
     assert!(
         compatible > 100,
         "only {compatible} compatible directions: the oracle had little to check"
+    );
+}
+
+/// A schema set as one document: each file under `$defs` by its path, every
+/// reference rewritten to point inside it, so one generator and one
+/// validator see the whole set.
+fn bundle(set: &SchemaSet, open: bool) -> Value {
+    fn rewrite(value: &mut Value, set: &SchemaSet, doc: &contract::SchemaDoc) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    if let Ok(target) = contract::resolve_ref(set, doc, reference) {
+                        let place = format!(
+                            "#/$defs/{}{}",
+                            contract::escape_pointer_token(&target.doc.rel),
+                            target.pointer
+                        );
+                        map.insert("$ref".into(), Value::String(place));
+                    }
+                }
+                map.values_mut().for_each(|v| rewrite(v, set, doc));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| rewrite(v, set, doc)),
+            _ => {}
+        }
+    }
+    let mut defs = Map::new();
+    for doc in &set.docs {
+        let mut value = doc.value.clone();
+        rewrite(&mut value, set, doc);
+        if let Value::Object(map) = &mut value {
+            map.remove("$id");
+            map.remove("$schema");
+        }
+        if open {
+            compat::confirm::open_objects(&mut value);
+        }
+        defs.insert(doc.rel.clone(), value);
+    }
+    json!({ "$defs": defs })
+}
+
+fn release(version: &str) -> SchemaSet {
+    SchemaSet::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../contracts/released")
+            .join(version)
+            .join("schema"),
+    )
+    .expect("release loads")
+}
+
+/// Every method's params and result and every event's params, in each
+/// direction the checker calls compatible between two releases (tolerant
+/// readers, as the contract's are).
+#[test]
+fn no_compatible_verdict_between_the_contracts_releases_is_refuted_by_a_value() {
+    let (old, new) = (release("1.0.0"), release("1.1.0"));
+    let working =
+        SchemaSet::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/schema"))
+            .expect("working tree loads");
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for (label, old, new) in [
+        ("1.0.0 → 1.1.0", &old, &new),
+        ("1.1.0 → working tree", &new, &working),
+    ] {
+        let comparison = compat::compare_sets(old, new, Options::default());
+        for (direction, verdict, writer, reader) in [
+            ("W", comparison.writer, new, old),
+            ("R", comparison.reader, old, new),
+        ] {
+            if verdict != Verdict::Compatible {
+                continue;
+            }
+            let (written, read) = (bundle(writer, false), bundle(reader, true));
+            for doc in writer
+                .docs
+                .iter()
+                .filter(|d| matches!(d.kind, contract::DocKind::Method | contract::DocKind::Event))
+            {
+                if !reader.docs.iter().any(|d| d.rel == doc.rel) {
+                    continue; // added: judged by the contract's rules
+                }
+                for shape in ["params", "result"] {
+                    if doc.value.pointer(&format!("/$defs/{shape}")).is_none() {
+                        continue;
+                    }
+                    let at = json!({"$ref": format!("#/$defs/{}/$defs/{shape}", contract::escape_pointer_token(&doc.rel))});
+                    let mut writer_schema = written.clone();
+                    let mut reader_schema = read.clone();
+                    writer_schema["$ref"] = at["$ref"].clone();
+                    reader_schema["$ref"] = at["$ref"].clone();
+                    let (Some(writes), Some(reads)) =
+                        (validator(&writer_schema), validator(&reader_schema))
+                    else {
+                        found.push(format!("{label}: {} {shape} does not compile", doc.rel));
+                        continue;
+                    };
+                    let mut rng = Rng(checked as u64 + 11);
+                    for value in values_sampled(&writer_schema, &writer_schema, &mut rng, 40) {
+                        if writes.is_valid(&value) {
+                            checked += 1;
+                            if !reads.is_valid(&value) {
+                                found.push(format!("{label} {direction}: {} {shape}: {value} passes the writer and fails the reader", doc.rel));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
+    assert!(
+        checked > 200,
+        "only {checked} writer-valid values were generated: the oracle had little to check"
     );
 }
