@@ -271,10 +271,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     };
     let pair = format!("{from_label} → {to_label}");
     if format == Format::Markdown {
-        print!(
-            "{}",
-            compat::report::markdown(&comparison, declared, &pair, !strict)
-        );
+        print!("{}", compat::report::markdown(&comparison, declared, &pair));
     } else if format == Format::Github {
         print!("{}", compat::report::github(&comparison, &locate));
     } else if format == Format::Sarif {

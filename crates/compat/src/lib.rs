@@ -26,6 +26,7 @@ use contract::{DocKind, SchemaSet};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use confirm::Direction;
 pub use node::Node;
 pub use subset::{Break, Subset};
 
@@ -119,6 +120,8 @@ pub struct Comparison {
     pub bump: Bump,
     /// How `format` was read.
     pub formats: Formats,
+    /// Whether readers were taken to refuse unknown fields.
+    pub strict_readers: bool,
     pub changes: Vec<Change>,
 }
 
@@ -170,19 +173,21 @@ impl Comparison {
     /// decide: a direction that holds as a whole holds for every change in it,
     /// and a direction that breaks as a whole always has a change that says so.
     fn reconcile(mut changes: Vec<Change>, wholes: &[Whole]) -> Self {
-        for writer_side in [true, false] {
+        for direction in [Direction::Writer, Direction::Reader] {
             let broken = wholes.iter().find_map(|w| {
-                let result = if writer_side { &w.writer } else { &w.reader };
+                let result = match direction {
+                    Direction::Writer => &w.writer,
+                    Direction::Reader => &w.reader,
+                };
                 result
                     .as_ref()
                     .err()
                     .map(|err| (w.group.clone(), err.clone()))
             });
-            fn verdict_of(c: &mut Change, writer_side: bool) -> &mut Verdict {
-                if writer_side {
-                    &mut c.writer
-                } else {
-                    &mut c.reader
+            fn verdict_of(c: &mut Change, direction: Direction) -> &mut Verdict {
+                match direction {
+                    Direction::Writer => &mut c.writer,
+                    Direction::Reader => &mut c.reader,
                 }
             }
             match broken {
@@ -193,8 +198,8 @@ impl Comparison {
                         .iter_mut()
                         .filter(|c| !c.rule.starts_with("method.") && !c.rule.starts_with("event."))
                     {
-                        if !verdict_of(change, writer_side).holds() {
-                            *verdict_of(change, writer_side) = Verdict::Compatible;
+                        if !verdict_of(change, direction).holds() {
+                            *verdict_of(change, direction) = Verdict::Compatible;
                             change.why = None;
                             change.example = None;
                             change.detail.push_str(
@@ -204,44 +209,42 @@ impl Comparison {
                     }
                 }
                 Some((group, err))
-                    if changes
-                        .iter_mut()
-                        .all(|c| verdict_of(c, writer_side).holds()) =>
+                    if changes.iter_mut().all(|c| verdict_of(c, direction).holds()) =>
                 {
-                    let (accepted_by, direction) = if writer_side {
-                        ("new", "a new writer's value fails an old reader")
-                    } else {
-                        ("old", "an old writer's value fails a new reader")
-                    };
-                    let (old_pointer, new_pointer) = if writer_side {
-                        (
-                            format!("{}#{}", err.b_file, err.b_pointer),
-                            format!("{}#{}", err.a_file, err.a_pointer),
-                        )
-                    } else {
-                        (
-                            format!("{}#{}", err.a_file, err.a_pointer),
-                            format!("{}#{}", err.b_file, err.b_pointer),
-                        )
-                    };
+                    // The whole check ran `new ⊆ old` for W and `old ⊆ new` for R.
+                    let (a, b) = (
+                        format!("{}#{}", err.a_file, err.a_pointer),
+                        format!("{}#{}", err.b_file, err.b_pointer),
+                    );
+                    let (accepted_by, says, old_pointer, new_pointer, writer, reader) =
+                        match direction {
+                            Direction::Writer => (
+                                "new",
+                                "a new writer's value fails an old reader",
+                                b,
+                                a,
+                                Verdict::Breaking,
+                                Verdict::Compatible,
+                            ),
+                            Direction::Reader => (
+                                "old",
+                                "an old writer's value fails a new reader",
+                                a,
+                                b,
+                                Verdict::Compatible,
+                                Verdict::Breaking,
+                            ),
+                        };
                     changes.push(Change {
                         group,
                         rule: "shape.changed".into(),
                         old_pointer: Some(old_pointer),
                         new_pointer: Some(new_pointer),
-                        writer: if writer_side {
-                            Verdict::Breaking
-                        } else {
-                            Verdict::Compatible
-                        },
-                        reader: if writer_side {
-                            Verdict::Compatible
-                        } else {
-                            Verdict::Breaking
-                        },
+                        writer,
+                        reader,
                         api: Verdict::Compatible,
                         detail: "the changes here together".into(),
-                        why: Some(format!("{direction}: {}", err.reason)),
+                        why: Some(format!("{says}: {}", err.reason)),
                         example: err.witness.clone().map(|value| Example {
                             path: err.path.clone(),
                             value,
@@ -289,6 +292,7 @@ impl Comparison {
             api,
             bump,
             formats: Formats::default(),
+            strict_readers: false,
             changes,
         }
     }
@@ -499,6 +503,7 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
     }
     let mut comparison = Comparison::reconcile(changes, &wholes);
     comparison.formats = options.formats;
+    comparison.strict_readers = options.strict_readers;
     comparison.changes.sort_by(|a, b| {
         (
             a.group.as_str(),
@@ -542,6 +547,7 @@ pub fn compare_documents(old: &SchemaSet, new: &SchemaSet, options: Options) -> 
     }
     let mut comparison = Comparison::reconcile(changes, &wholes);
     comparison.formats = options.formats;
+    comparison.strict_readers = options.strict_readers;
     comparison
 }
 

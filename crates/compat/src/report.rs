@@ -118,10 +118,14 @@ fn where_of(change: &crate::Change) -> &str {
     first.as_deref().or(second.as_deref()).unwrap_or("")
 }
 
-fn readings(comparison: &Comparison, tolerant: bool) -> String {
+fn readings(comparison: &Comparison) -> String {
     format!(
         "{} readers, formats read as {}",
-        if tolerant { "tolerant" } else { "strict" },
+        if comparison.strict_readers {
+            "strict"
+        } else {
+            "tolerant"
+        },
         match comparison.formats {
             crate::Formats::Assertion => "assertions",
             crate::Formats::Annotation => "annotations",
@@ -131,12 +135,7 @@ fn readings(comparison: &Comparison, tolerant: bool) -> String {
 
 /// A pull-request comment: one summary line, a table of changes breaking
 /// first, the reasons and examples folded away.
-pub fn markdown(
-    comparison: &Comparison,
-    declared: Option<Bump>,
-    label: &str,
-    tolerant: bool,
-) -> String {
+pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) -> String {
     let mut out = String::new();
     let cell = |v: Verdict| match v {
         Verdict::Compatible => "ok",
@@ -157,7 +156,7 @@ pub fn markdown(
                 ", too little"
             }
         )),
-        readings(comparison, tolerant),
+        readings(comparison),
     );
     if comparison.changes.is_empty() {
         let _ = writeln!(out, "No changes.");

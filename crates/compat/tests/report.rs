@@ -70,7 +70,7 @@ fn the_review_formats_read_as_their_readers_expect() {
     let declared = declared_bump("1.0.0", "1.1.0").ok();
     insta::assert_snapshot!(
         "markdown_1_0_0_to_1_1_0",
-        report::markdown(&comparison, declared, "1.0.0 → 1.1.0", true)
+        report::markdown(&comparison, declared, "1.0.0 → 1.1.0")
     );
     let (old, new) = breaking();
     let comparison = compare_sets(&old, &new, Options::default());
@@ -79,8 +79,7 @@ fn the_review_formats_read_as_their_readers_expect() {
         report::markdown(
             &comparison,
             declared_bump("1.1.0", "1.1.1").ok(),
-            "1.1.0 → working tree",
-            true
+            "1.1.0 → working tree"
         )
     );
     insta::assert_snapshot!("github_breaking", report::github(&comparison, &locate));
