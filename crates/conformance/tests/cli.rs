@@ -268,3 +268,31 @@ fn a_header_without_the_enum_is_an_input_error() {
     assert!(String::from_utf8_lossy(&output.stderr)
         .contains("no `enum class` whose first enumerator is `ok`"));
 }
+
+/// Nothing checked is not a pass: an empty capture is usually a failed
+/// capture step in a lane's CI.
+#[test]
+fn an_input_with_no_message_fails_unless_allowed() {
+    let empty = Temp::new("empty.jsonl", b"\n  \n");
+    let capture = Temp::new("empty.bin", b"");
+    for args in [vec!["check", empty.path()], vec!["frames", capture.path()]] {
+        let output = run(&args, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("holds no message, so nothing was checked; pass --allow-empty"),
+            "{args:?}: {stderr}"
+        );
+        let mut allowed = args.clone();
+        allowed.push("--allow-empty");
+        let output = run(&allowed, None);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{allowed:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // Standard input that holds nothing is refused the same way.
+    assert_eq!(run(&["check", "-"], Some("")).status.code(), Some(1));
+}

@@ -23,6 +23,10 @@ struct Cli {
     /// How to print violations.
     #[arg(long, value_enum, default_value = "human", global = true)]
     format: Format,
+    /// Let an input that holds no message pass (by default nothing checked
+    /// is a failure: an empty capture usually means a broken capture step).
+    #[arg(long, global = true)]
+    allow_empty: bool,
 }
 
 #[derive(Subcommand)]
@@ -66,6 +70,8 @@ fn main() -> ExitCode {
 
 /// `Ok(true)` when everything conforms.
 fn run(cli: Cli) -> Result<bool, String> {
+    // Messages (or frames) looked at, for check and frames.
+    let mut checked: Option<usize> = None;
     let violations = match cli.command {
         Command::Check { type_name, files } => {
             let checker = Checker::embedded().map_err(|err| err.to_string())?;
@@ -73,9 +79,11 @@ fn run(cli: Cli) -> Result<bool, String> {
                 .require_type(&type_name)
                 .map_err(|err| err.to_string())?;
             let mut all = Vec::new();
+            let mut count = 0;
             for file in &files {
                 let text = read_text(file)?;
                 let messages = input::split(&text);
+                count += messages.len();
                 for (message, findings) in
                     input::check_all(&checker, &type_name, messages).map_err(|e| e.to_string())?
                 {
@@ -90,14 +98,19 @@ fn run(cli: Cli) -> Result<bool, String> {
                     }));
                 }
             }
+            checked = Some(count);
             all
         }
         Command::Frames { files } => {
             let checker = Checker::embedded().map_err(|err| err.to_string())?;
             let mut all = Vec::new();
+            let mut count = 0;
             for file in &files {
-                all.extend(check_frames(&checker, file, read_bytes(file)?));
+                let (violations, frames) = check_frames(&checker, file, read_bytes(file)?);
+                all.extend(violations);
+                count += frames;
             }
+            checked = Some(count);
             all
         }
         Command::Mirror {
@@ -128,13 +141,26 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
     };
     print!("{}", render(&violations, cli.format));
+    if checked == Some(0) {
+        // Nothing checked is not a pass: an empty capture is usually a
+        // capture step that failed.
+        if cli.allow_empty {
+            eprintln!(
+                "vdm-conform: the input holds no message; nothing was checked (--allow-empty)"
+            );
+            return Ok(true);
+        }
+        eprintln!("vdm-conform: the input holds no message, so nothing was checked; pass --allow-empty if that is expected");
+        return Ok(false);
+    }
     if violations.is_empty() && cli.format == Format::Human {
         eprintln!("vdm-conform: everything conforms");
     }
     Ok(violations.is_empty())
 }
 
-fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> Vec<Violation> {
+/// The violations in one capture, and how many frames it held.
+fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> (Vec<Violation>, usize) {
     let mut out = Vec::new();
     let mut reader = FrameReader::new(Cursor::new(bytes));
     let mut index = 0;
@@ -190,7 +216,7 @@ fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> Vec<Violation>
         }
         index += 1;
     }
-    out
+    (out, index)
 }
 
 fn read_bytes(file: &str) -> Result<Vec<u8>, String> {
