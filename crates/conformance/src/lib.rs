@@ -170,6 +170,11 @@ impl Checker {
                 },
             );
         }
+        if !out.is_empty() {
+            if let Some(root) = self.plan.root(target) {
+                redact(&mut out, &self.plan.secret_places(root, value));
+            }
+        }
         out.sort();
         out.dedup();
         Ok(out)
@@ -401,4 +406,39 @@ fn short_location(location: &str) -> String {
         .strip_prefix(contract::ID_BASE)
         .unwrap_or(location)
         .to_string()
+}
+
+/// What a report says in place of a credential.
+pub const REDACTED: &str = "<redacted>";
+
+/// No finding prints a value at an `x-secret` place, or an instance that
+/// holds one: a finding at or under such a place says only which rule it
+/// broke there, and any other finding has the secret's text replaced.
+fn redact(findings: &mut [Finding], secrets: &[(String, &Value)]) {
+    for finding in findings.iter_mut() {
+        for (place, value) in secrets {
+            let inside = finding.pointer == *place
+                || finding
+                    .pointer
+                    .strip_prefix(place.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'));
+            if inside {
+                finding.message = format!(
+                    "{REDACTED} breaks `{}` here (a value at an x-secret place is never printed)",
+                    finding.rule.id()
+                );
+                continue;
+            }
+            let written = value.to_string();
+            let mut texts = vec![written];
+            if let Some(raw) = value.as_str().filter(|raw| !raw.is_empty()) {
+                texts.push(raw.to_string());
+            }
+            for text in texts {
+                if finding.message.contains(&text) {
+                    finding.message = finding.message.replace(&text, REDACTED);
+                }
+            }
+        }
+    }
 }

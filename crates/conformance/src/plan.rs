@@ -29,6 +29,8 @@ struct Node {
     union: Option<(String, HashMap<String, NodeId>)>,
     /// Whether a walk looking for `interesting` types must enter this node.
     relevant: bool,
+    /// Whether the schema marks this place `x-secret` (a credential).
+    secret: bool,
 }
 
 /// The compiled walk.
@@ -190,6 +192,71 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// The places of `value` (as JSON pointers) that its schema marks
+    /// `x-secret`, so that no report prints what is there.
+    pub fn secret_places<'v>(&self, node: NodeId, value: &'v Value) -> Vec<(String, &'v Value)> {
+        let mut out = Vec::new();
+        self.find_secrets(node, value, String::new(), 0, &mut out);
+        out
+    }
+
+    fn find_secrets<'v>(
+        &self,
+        node: NodeId,
+        value: &'v Value,
+        pointer: String,
+        depth: usize,
+        out: &mut Vec<(String, &'v Value)>,
+    ) {
+        let Some(schema) = self.nodes.get(node) else {
+            return;
+        };
+        // The contract nests a few levels; a message nested past this holds
+        // nothing the schema describes.
+        if depth > 64 {
+            return;
+        }
+        if schema.secret {
+            out.push((pointer, value));
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                if let Some((tag, branches)) = &schema.union {
+                    if let Some(branch) = map
+                        .get(tag)
+                        .and_then(Value::as_str)
+                        .and_then(|t| branches.get(t))
+                    {
+                        self.find_secrets(*branch, value, pointer.clone(), depth + 1, out);
+                    }
+                }
+                for (key, child) in map {
+                    if let Some(next) = schema.properties.get(key).copied().or(schema.map_values) {
+                        let at = format!("{pointer}/{}", contract::escape_pointer_token(key));
+                        self.find_secrets(next, child, at, depth + 1, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item) = schema.items {
+                    for (index, child) in items.iter().enumerate() {
+                        self.find_secrets(
+                            item,
+                            child,
+                            format!("{pointer}/{index}"),
+                            depth + 1,
+                            out,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// What a walk reports at one place.
 pub struct Visit<'a> {
     pub named: Option<&'a str>,
@@ -212,7 +279,10 @@ impl<'a> Compiler<'a> {
         let id = self.nodes.len();
         self.nodes.push(Node::default());
         self.memo.insert(key, id);
-        let mut node = Node::default();
+        let mut node = Node {
+            secret: schema.get("x-secret") == Some(&Value::Bool(true)),
+            ..Node::default()
+        };
         let is_type_root =
             pointer.is_empty() && matches!(doc.kind, DocKind::Type | DocKind::Envelope);
         if is_type_root {

@@ -296,3 +296,80 @@ fn an_input_with_no_message_fails_unless_allowed() {
     // Standard input that holds nothing is refused the same way.
     assert_eq!(run(&["check", "-"], Some("")).status.code(), Some(1));
 }
+
+/// Captured traffic can hold credentials: no report, in any format, prints a
+/// value at an `x-secret` place (`download.provideAuth`'s `password`) or an
+/// instance that holds one; it still names the pointer and the rule.
+#[test]
+fn reports_never_print_a_secret() {
+    let call = |password: serde_json::Value, extra: serde_json::Value| {
+        let mut params =
+            serde_json::json!({"taskId": "t_01", "username": "u", "password": password});
+        if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
+            params.extend(extra.clone());
+        }
+        serde_json::json!({"v": 1, "kind": "call", "id": 5,
+            "body": {"method": "download.provideAuth", "params": params}})
+        .to_string()
+    };
+    let cases = [
+        // A secret of the wrong type: the schema rule fires at the secret itself.
+        (
+            call(serde_json::json!(987654321), serde_json::json!({})),
+            "987654321",
+            "/body/params/password",
+        ),
+        // A fine secret beside a refused field: the finding above it must not quote it.
+        (
+            call(
+                serde_json::json!("hunter2-s3cret"),
+                serde_json::json!({"save": "yes"}),
+            ),
+            "hunter2-s3cret",
+            "/body/params/save",
+        ),
+        // A secret that is an object: its contents are never printed either.
+        (
+            call(
+                serde_json::json!({"pin": "42-topsecret-42"}),
+                serde_json::json!({}),
+            ),
+            "42-topsecret-42",
+            "/body/params/password",
+        ),
+    ];
+    for (message, secret, pointer) in cases {
+        let file = Temp::new("secret.jsonl", message.as_bytes());
+        for format in ["human", "json", "github"] {
+            let output = run(&["--format", format, "check", file.path()], None);
+            let printed = format!(
+                "{}{}",
+                stdout(&output),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_eq!(output.status.code(), Some(1), "{format}: {printed}");
+            assert!(
+                !printed.contains(secret),
+                "{format} printed the secret: {printed}"
+            );
+            assert!(
+                printed.contains(pointer),
+                "{format} lost the pointer {pointer}: {printed}"
+            );
+        }
+        let human = stdout(&run(&["check", file.path()], None));
+        assert!(human.contains("[schema]"), "{human}");
+    }
+    let output = stdout(&run(
+        &[
+            "check",
+            Temp::new(
+                "secret2.jsonl",
+                call(serde_json::json!(987654321), serde_json::json!({})).as_bytes(),
+            )
+            .path(),
+        ],
+        None,
+    ));
+    assert!(output.contains("<redacted>"), "{output}");
+}
