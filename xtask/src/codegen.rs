@@ -74,7 +74,7 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
         PathBuf::from(SCHEMAS_RS),
         rust_file(
             "the schema set, compiled into the checker",
-            &embedded_schemas(&set),
+            &embedded_schemas(root, &set)?,
         )?,
     );
     Ok(out)
@@ -132,15 +132,40 @@ pub fn rust_bindings(
 /// one binary and needs no files beside it.
 const SCHEMAS_RS: &str = "crates/conformance/src/generated/schemas.rs";
 
-fn embedded_schemas(set: &contract::SchemaSet) -> proc_macro2::TokenStream {
+fn embedded_schemas(
+    root: &Path,
+    set: &contract::SchemaSet,
+) -> anyhow::Result<proc_macro2::TokenStream> {
     let rels: Vec<&str> = set.docs.iter().map(|doc| doc.rel.as_str()).collect();
     let paths = rels
         .iter()
         .map(|rel| format!("../../../../contracts/schema/{rel}"));
-    quote::quote! {
+    let version = std::fs::read_to_string(root.join("contracts/VERSION"))
+        .context("reading contracts/VERSION")?;
+    let version = version.trim();
+    // Every frozen release too, so a lane pinned to one checks against it.
+    let mut releases = Vec::new();
+    for (name, dir) in crate::release::releases(root)? {
+        let frozen = contract::SchemaSet::load(&dir.join("schema"))
+            .with_context(|| format!("loading contracts/released/{name}/schema"))?;
+        let rels: Vec<&str> = frozen.docs.iter().map(|doc| doc.rel.as_str()).collect();
+        let paths = rels
+            .iter()
+            .map(|rel| format!("../../../../contracts/released/{name}/schema/{rel}"));
+        releases.push(quote::quote! {
+            (#name, &[#((#rels, include_str!(#paths))),*])
+        });
+    }
+    Ok(quote::quote! {
+        /// The working tree's contract version (`contracts/VERSION`).
+        pub const VERSION: &str = #version;
+
         /// Every schema file, by its path under `contracts/schema/`.
         pub const SCHEMAS: &[(&str, &str)] = &[#((#rels, include_str!(#paths))),*];
-    }
+
+        /// Every frozen release's schema files, oldest first.
+        pub const RELEASES: &[(&str, &[(&str, &str)])] = &[#(#releases),*];
+    })
 }
 
 /// Paths that differ from what codegen would write, with why.

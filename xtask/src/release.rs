@@ -30,6 +30,8 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     std::fs::rename(&staging, &dest)
         .with_context(|| format!("moving the release into {}", dest.display()))?;
     println!("released {version} into contracts/released/{version}");
+    // vdm-conform compiles every release in: its embedded list grows.
+    crate::codegen::run(root, crate::codegen::Mode::Write)?;
     Ok(())
 }
 

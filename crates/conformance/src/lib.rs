@@ -40,6 +40,8 @@ pub enum Error {
     Compile { name: String, message: String },
     #[error("{path}: {message}")]
     Input { path: String, message: String },
+    #[error("no contract {0:?} is compiled in; there are: {1}")]
+    UnknownContract(String, String),
 }
 
 /// The types whose semantic rules the walk stops at.
@@ -57,7 +59,45 @@ pub struct Checker {
     coverage: OnceLock<Plan>,
 }
 
+/// The contract versions compiled into this binary, oldest first: every
+/// frozen release, then the working tree's version if it is not one of them.
+pub fn contract_versions() -> Vec<&'static str> {
+    let mut versions: Vec<&str> = generated::schemas::RELEASES
+        .iter()
+        .map(|(version, _)| *version)
+        .collect();
+    if !versions.contains(&generated::schemas::VERSION) {
+        versions.push(generated::schemas::VERSION);
+    }
+    versions
+}
+
+/// The newest contract compiled in: the working tree's.
+pub const NEWEST_CONTRACT: &str = generated::schemas::VERSION;
+
 impl Checker {
+    /// The checker for one contract version compiled into this binary (the
+    /// newest is the working tree's schemas; older ones are frozen releases).
+    pub fn embedded_contract(version: &str) -> Result<Self, Error> {
+        if version == generated::schemas::VERSION {
+            return Self::embedded();
+        }
+        let Some((_, files)) = generated::schemas::RELEASES
+            .iter()
+            .find(|(name, _)| *name == version)
+        else {
+            return Err(Error::UnknownContract(
+                version.to_string(),
+                contract_versions().join(", "),
+            ));
+        };
+        let set = SchemaSet::from_texts(
+            FsPath::new(&format!("contracts/released/{version}/schema")),
+            files.iter().copied(),
+        )?;
+        Self::new(set)
+    }
+
     /// The checker for the schemas compiled into this binary.
     pub fn embedded() -> Result<Self, Error> {
         let set = SchemaSet::from_texts(

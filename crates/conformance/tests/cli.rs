@@ -373,3 +373,40 @@ fn reports_never_print_a_secret() {
     ));
     assert!(output.contains("<redacted>"), "{output}");
 }
+
+/// A lane pinned to a release checks against that release.
+#[test]
+fn a_pinned_contract_refuses_what_only_a_later_one_has() {
+    let provide_auth = r#"{"v":1,"kind":"call","id":9,"body":{"method":"download.provideAuth","params":{"taskId":"t_01","username":"u","password":"p"}}}"#;
+    let file = Temp::new("provide-auth.jsonl", provide_auth.as_bytes());
+    let pinned = run(&["--contract", "1.0.0", "check", file.path()], None);
+    assert_eq!(pinned.status.code(), Some(1), "{}", stdout(&pinned));
+    assert!(
+        stdout(&pinned).contains("download.provideAuth"),
+        "{}",
+        stdout(&pinned)
+    );
+    assert!(
+        String::from_utf8_lossy(&pinned.stderr).contains("checked against contract 1.0.0"),
+        "{}",
+        String::from_utf8_lossy(&pinned.stderr)
+    );
+    let newest = run(&["check", file.path()], None);
+    assert_eq!(
+        newest.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&newest.stderr)
+    );
+    let list = run(&["--contract", "list", "rules"], None);
+    let versions = stdout(&list);
+    assert!(
+        versions.lines().any(|v| v == "1.0.0") && versions.lines().any(|v| v == "1.1.0"),
+        "{versions}"
+    );
+    let unknown = run(&["--contract", "0.9.0", "check", file.path()], None);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("no contract \"0.9.0\" is compiled in")
+    );
+}

@@ -23,6 +23,10 @@ struct Cli {
     /// How to print violations.
     #[arg(long, value_enum, default_value = "human", global = true)]
     format: Format,
+    /// The contract version to check against: any release compiled in, or
+    /// `list` to print them (default: the newest).
+    #[arg(long, value_name = "VERSION", global = true)]
+    contract: Option<String>,
     /// Let an input that holds no message pass (by default nothing checked
     /// is a failure: an empty capture usually means a broken capture step).
     #[arg(long, global = true)]
@@ -70,11 +74,22 @@ fn main() -> ExitCode {
 
 /// `Ok(true)` when everything conforms.
 fn run(cli: Cli) -> Result<bool, String> {
+    let contract = cli
+        .contract
+        .clone()
+        .unwrap_or_else(|| conformance::NEWEST_CONTRACT.to_string());
+    if contract == "list" {
+        for version in conformance::contract_versions() {
+            println!("{version}");
+        }
+        return Ok(true);
+    }
+    let checker = || Checker::embedded_contract(&contract).map_err(|err| err.to_string());
     // Messages (or frames) looked at, for check and frames.
     let mut checked: Option<usize> = None;
     let violations = match cli.command {
         Command::Check { type_name, files } => {
-            let checker = Checker::embedded().map_err(|err| err.to_string())?;
+            let checker = checker()?;
             checker
                 .require_type(&type_name)
                 .map_err(|err| err.to_string())?;
@@ -102,7 +117,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             all
         }
         Command::Frames { files } => {
-            let checker = Checker::embedded().map_err(|err| err.to_string())?;
+            let checker = checker()?;
             let mut all = Vec::new();
             let mut count = 0;
             for file in &files {
@@ -120,7 +135,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             let text = read_text(&cpp_header)?;
             let (name, header) = mirror::parse_header(&text, enum_name.as_deref())
                 .map_err(|e| format!("{cpp_header}: {e}"))?;
-            let checker = Checker::embedded().map_err(|err| err.to_string())?;
+            let checker = checker()?;
             let values: Vec<&str> = checker
                 .schema_set()
                 .get(contract::DocKind::Type, "TaskErrorCode")
@@ -154,7 +169,9 @@ fn run(cli: Cli) -> Result<bool, String> {
         return Ok(false);
     }
     if violations.is_empty() && cli.format == Format::Human {
-        eprintln!("vdm-conform: everything conforms");
+        eprintln!("vdm-conform: everything conforms to contract {contract}");
+    } else if cli.format == Format::Human {
+        eprintln!("vdm-conform: checked against contract {contract}");
     }
     Ok(violations.is_empty())
 }
