@@ -5,11 +5,11 @@
 //! reason), and the frame fixtures read as their sidecars say.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::{Checker, Error};
+use crate::{Checker, Error, Rule};
 
 /// One fixture file.
 #[derive(Debug, Clone)]
@@ -211,6 +211,7 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
 
     coverage(checker, &valid, &mut report);
     frame_fixtures(&root.join("frames"), &mut report)?;
+    trace_fixtures(checker, &root.join("traces"), &mut report)?;
     report.lines.push(format!(
         "fixtures: {} valid, {} invalid, {} known divergences",
         valid.len(),
@@ -319,6 +320,97 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
     for gap in missing {
         report.failures.push(format!("no valid fixture for {gap}"));
     }
+}
+
+/// `conformance/traces/`: every valid trace conforms (its calls all
+/// answered, its transitions in `transitions.json`), and every invalid one,
+/// named after its rule, breaks exactly that rule; and every trace rule has
+/// an invalid trace.
+fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Result<(), Error> {
+    use crate::trace::{Tracer, Transitions};
+    let input = |path: &Path, message: String| Error::Input {
+        path: path.display().to_string(),
+        message,
+    };
+    let table_path = dir.join("transitions.json");
+    let table = std::fs::read_to_string(&table_path)
+        .map_err(|e| input(&table_path, e.to_string()))
+        .and_then(|text| Transitions::parse(&text).map_err(|why| input(&table_path, why)))?;
+    let run = |path: &Path| -> Result<Vec<String>, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| input(path, e.to_string()))?;
+        let mut tracer = Tracer::new(checker, Some(table.clone()));
+        let mut rules: Vec<String> = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            let found = tracer.feed_line(index + 1, line);
+            rules.extend(
+                found
+                    .iter()
+                    .map(|f| format!("{} at line {}", f.rule, f.line)),
+            );
+        }
+        rules.extend(
+            tracer
+                .unanswered()
+                .iter()
+                .map(|f| format!("{} at line {}", f.rule, f.line)),
+        );
+        Ok(rules)
+    };
+    let list = |folder: &str| -> Result<Vec<PathBuf>, Error> {
+        let dir = dir.join(folder);
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| input(&dir, e.to_string()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .collect();
+        paths.sort();
+        Ok(paths)
+    };
+    let (valid, invalid) = (list("valid")?, list("invalid")?);
+    for path in &valid {
+        let found = run(path)?;
+        if !found.is_empty() {
+            report.failures.push(format!(
+                "{}: a valid trace breaks {}",
+                path.display(),
+                found.join(", ")
+            ));
+        }
+    }
+    let mut covered = Vec::new();
+    for path in &invalid {
+        let rule = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let found = run(path)?;
+        let exactly =
+            !found.is_empty() && found.iter().all(|f| f.starts_with(&format!("{rule} at")));
+        if !exactly {
+            report.failures.push(format!(
+                "{}: expected to break {rule} exactly, but got {found:?}",
+                path.display()
+            ));
+        }
+        covered.push(rule);
+    }
+    for rule in Rule::ALL
+        .iter()
+        .filter(|r| r.id().starts_with("trace.") && **r != Rule::TraceRecord)
+    {
+        if !covered.iter().any(|c| c == rule.id()) {
+            report.failures.push(format!(
+                "no invalid trace breaks {rule} (add conformance/traces/invalid/{rule}.jsonl)"
+            ));
+        }
+    }
+    report.lines.push(format!(
+        "trace fixtures: {} valid, {} invalid",
+        valid.len(),
+        invalid.len()
+    ));
+    Ok(())
 }
 
 /// `conformance/frames/*.bin` read as their `*.expect.json` sidecars say.

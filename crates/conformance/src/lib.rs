@@ -14,6 +14,7 @@ pub mod mirror;
 pub mod plan;
 pub mod report;
 pub mod rules;
+pub mod trace;
 
 use std::collections::HashMap;
 use std::path::Path as FsPath;

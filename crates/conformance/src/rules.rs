@@ -35,6 +35,20 @@ pub enum Rule {
     MirrorMissing,
     MirrorExtra,
     MirrorMoved,
+    /// A trace line that is not a record of one message.
+    TraceRecord,
+    TraceDirection,
+    TraceReplyWithoutCall,
+    TraceDuplicateAnswer,
+    TraceIdInFlight,
+    TraceReplyMethod,
+    TraceUnanswered,
+    TraceNotOffered,
+    TraceTransport,
+    TracePreviousState,
+    TraceProgressBackwards,
+    TraceAfterRemoved,
+    TraceTransition,
 }
 
 impl Rule {
@@ -63,6 +77,19 @@ impl Rule {
         Rule::MirrorMissing,
         Rule::MirrorExtra,
         Rule::MirrorMoved,
+        Rule::TraceRecord,
+        Rule::TraceDirection,
+        Rule::TraceReplyWithoutCall,
+        Rule::TraceDuplicateAnswer,
+        Rule::TraceIdInFlight,
+        Rule::TraceReplyMethod,
+        Rule::TraceUnanswered,
+        Rule::TraceNotOffered,
+        Rule::TraceTransport,
+        Rule::TracePreviousState,
+        Rule::TraceProgressBackwards,
+        Rule::TraceAfterRemoved,
+        Rule::TraceTransition,
     ];
 
     pub fn id(self) -> &'static str {
@@ -91,6 +118,19 @@ impl Rule {
             Rule::MirrorMissing => "mirror.missing",
             Rule::MirrorExtra => "mirror.extra",
             Rule::MirrorMoved => "mirror.moved",
+            Rule::TraceRecord => "trace.record",
+            Rule::TraceDirection => "trace.direction",
+            Rule::TraceReplyWithoutCall => "trace.reply_without_call",
+            Rule::TraceDuplicateAnswer => "trace.duplicate_answer",
+            Rule::TraceIdInFlight => "trace.id_in_flight",
+            Rule::TraceReplyMethod => "trace.reply_method",
+            Rule::TraceUnanswered => "trace.unanswered",
+            Rule::TraceNotOffered => "trace.not_offered",
+            Rule::TraceTransport => "trace.transport",
+            Rule::TracePreviousState => "trace.previous_state",
+            Rule::TraceProgressBackwards => "trace.progress_backwards",
+            Rule::TraceAfterRemoved => "trace.after_removed",
+            Rule::TraceTransition => "trace.transition",
         }
     }
 

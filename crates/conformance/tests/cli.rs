@@ -410,3 +410,57 @@ fn a_pinned_contract_refuses_what_only_a_later_one_has() {
         String::from_utf8_lossy(&unknown.stderr).contains("no contract \"0.9.0\" is compiled in")
     );
 }
+
+/// `trace` over the fixtures: the realistic session conforms, a broken one
+/// is reported with the lines of both messages, in every format.
+#[test]
+fn trace_checks_a_conversation() {
+    let table = "conformance/traces/transitions.json";
+    let session = run(
+        &[
+            "trace",
+            "--closed",
+            "--transitions",
+            table,
+            "conformance/traces/valid/session.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(
+        session.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&session),
+        String::from_utf8_lossy(&session.stderr)
+    );
+    let duplicate = "conformance/traces/invalid/trace.duplicate_answer.jsonl";
+    for format in ["human", "json", "github"] {
+        let output = run(&["--format", format, "trace", duplicate], None);
+        assert_eq!(output.status.code(), Some(1));
+        insta::assert_snapshot!(format!("trace_duplicate_answer_{format}"), stdout(&output));
+    }
+    // Open calls at the end: a warning, unless the capture says it closed cleanly.
+    let open = "conformance/traces/invalid/trace.unanswered.jsonl";
+    let warned = run(&["trace", open], None);
+    assert_eq!(warned.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&warned.stderr).contains("warning:"),
+        "{}",
+        String::from_utf8_lossy(&warned.stderr)
+    );
+    assert_eq!(
+        run(&["trace", "--closed", open], None).status.code(),
+        Some(1)
+    );
+    // A lane pinned to 1.0.0 checks its conversation against 1.0.0.
+    let pinned = run(
+        &[
+            "--contract",
+            "1.0.0",
+            "trace",
+            "conformance/traces/invalid/trace.transport.jsonl",
+        ],
+        None,
+    );
+    assert!(stdout(&pinned).contains("[schema]"), "{}", stdout(&pinned));
+}

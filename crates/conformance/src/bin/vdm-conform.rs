@@ -48,6 +48,20 @@ enum Command {
         #[arg(required = true)]
         files: Vec<String>,
     },
+    /// Check conversations: JSON Lines of {"conn", "from", "transport", "msg"}
+    /// records, read as a stream; every message rule, and the rules between
+    /// messages of a connection.
+    Trace {
+        /// A table of allowed state transitions: {"state": ["next", ...], ...}.
+        #[arg(long, value_name = "FILE")]
+        transitions: Option<String>,
+        /// The capture ended cleanly: calls left unanswered are violations,
+        /// not warnings.
+        #[arg(long)]
+        closed: bool,
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
     /// Compare TaskErrorCode with the engine's C++ enum class.
     Mirror {
         #[arg(long, value_name = "FILE")]
@@ -128,6 +142,30 @@ fn run(cli: Cli) -> Result<bool, String> {
             checked = Some(count);
             all
         }
+        Command::Trace {
+            transitions,
+            closed,
+            files,
+        } => {
+            let checker = checker()?;
+            let table = match &transitions {
+                Some(path) => Some(
+                    conformance::trace::Transitions::parse(&read_text(path)?)
+                        .map_err(|why| format!("{path}: {why}"))?,
+                ),
+                None => None,
+            };
+            let mut all = Vec::new();
+            let mut count = 0;
+            for file in &files {
+                let (violations, records) =
+                    check_trace(&checker, file, table.clone(), closed, cli.format)?;
+                all.extend(violations);
+                count += records;
+            }
+            checked = Some(count);
+            all
+        }
         Command::Mirror {
             cpp_header,
             enum_name,
@@ -174,6 +212,59 @@ fn run(cli: Cli) -> Result<bool, String> {
         eprintln!("vdm-conform: checked against contract {contract}");
     }
     Ok(violations.is_empty())
+}
+
+/// The violations in one trace, read line by line, and how many records it
+/// held. Calls left open at the end are violations when the capture is
+/// `closed`, warnings (on stderr) otherwise.
+fn check_trace(
+    checker: &Checker,
+    file: &str,
+    transitions: Option<conformance::trace::Transitions>,
+    closed: bool,
+    format: Format,
+) -> Result<(Vec<Violation>, usize), String> {
+    use std::io::BufRead;
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::io::BufReader::new(
+            std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?,
+        ))
+    };
+    let violation = |f: conformance::trace::TraceFinding| Violation {
+        file: file.to_string(),
+        index: None,
+        line: Some(f.line),
+        offset: None,
+        pointer: f.pointer,
+        rule: f.rule.id().to_string(),
+        message: f.message,
+    };
+    let mut tracer = conformance::trace::Tracer::new(checker, transitions);
+    let mut out = Vec::new();
+    for (index, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| format!("{file}: {e}"))?;
+        out.extend(
+            tracer
+                .feed_line(index + 1, &line)
+                .into_iter()
+                .map(violation),
+        );
+    }
+    let open: Vec<Violation> = tracer.unanswered().into_iter().map(violation).collect();
+    if closed {
+        out.extend(open);
+    } else if !open.is_empty() {
+        eprint!(
+            "{}",
+            render(&open, format)
+                .lines()
+                .map(|l| format!("vdm-conform: warning: {l}\n"))
+                .collect::<String>()
+        );
+    }
+    Ok((out, tracer.records))
 }
 
 /// The violations in one capture, and how many frames it held.
