@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use compat::{Comparison, Verdict};
+use compat::{Comparison, Family, Rule, Verdict};
 use conformance::fixtures::Fixture;
 use contract::SchemaSet;
 use proto::wire::EnvelopeParts;
@@ -119,20 +119,20 @@ impl<'a> Side<'a> {
 /// lengths, formats — are the validator's, and the bindings do not check them.
 /// With tolerant readers (the default these tests compare under) an added
 /// property breaks only when it is required, which the bindings see.
-const SEEN_BY_BINDINGS: &[&str] = &[
-    "property.added",
-    "method.removed",
-    "event.removed",
-    "method.became_event",
-    "event.became_method",
-    "required.added",
-    "required.removed",
-    "enum.value_added",
-    "enum.value_removed",
-];
-
-fn seen_by_bindings(rule: &str) -> bool {
-    SEEN_BY_BINDINGS.contains(&rule) || rule.starts_with("type.")
+fn seen_by_bindings(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::PropertyAdded
+            | Rule::MethodRemoved
+            | Rule::EventRemoved
+            | Rule::MethodBecameEvent
+            | Rule::EventBecameMethod
+            | Rule::RequiredAdded
+            | Rule::RequiredRemoved
+            | Rule::EnumValueAdded
+            | Rule::EnumValueRemoved
+            | Rule::Keyword(Family::Type, _)
+    )
 }
 
 /// Where the bindings of one side and the compatibility report disagree
@@ -174,7 +174,7 @@ pub fn disagreements(old: &Side<'_>, new: &Side<'_>, comparison: &Comparison) ->
                     } else {
                         change.reader
                     };
-                    breaks == Verdict::Breaking && seen_by_bindings(&change.rule)
+                    breaks == Verdict::Breaking && seen_by_bindings(change.rule)
                 })
                 .map(|change| format!("{} ({})", change.rule, change.detail))
                 .collect();

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::accepts::equal;
 use crate::node::{is_assertion, Node};
 use crate::subset::Subset;
-use crate::{Change, Example, Verdict};
+use crate::{Change, Example, Family, How, Rule, Verdict};
 
 pub struct Differ {
     tolerant: bool,
@@ -24,6 +24,13 @@ pub struct Differ {
     /// Confirms each counterexample with the `jsonschema` crate before it is shown.
     confirm: std::rc::Rc<crate::confirm::Confirm>,
     formats: crate::Formats,
+}
+
+/// What a judged change is called: a fixed rule, or a keyword family whose
+/// direction the verdicts decide (`bound.narrowed`, `bound.widened`, ...).
+enum Named {
+    Rule(Rule),
+    Family(Family),
 }
 
 /// Keywords whose subschemas the walk enters instead of judging them whole.
@@ -85,7 +92,7 @@ impl Differ {
                 inline(&new),
                 &group,
                 path,
-                "schema.replaced",
+                Named::Rule(Rule::SchemaReplaced),
                 "the schema was replaced".into(),
                 true,
                 out,
@@ -101,7 +108,7 @@ impl Differ {
         if annotations_differ {
             out.push(Change {
                 group: group.clone(),
-                rule: "annotation.changed".into(),
+                rule: Rule::AnnotationChanged,
                 old_pointer: Some(at(&old, "")),
                 new_pointer: Some(at(&new, "")),
                 writer: Verdict::Compatible,
@@ -152,7 +159,7 @@ impl Differ {
                             changed,
                             &group,
                             path,
-                            "required.added",
+                            Named::Rule(Rule::RequiredAdded),
                             format!("{name:?} became required"),
                             true,
                             out,
@@ -170,7 +177,7 @@ impl Differ {
                             changed,
                             &group,
                             path,
-                            "required.removed",
+                            Named::Rule(Rule::RequiredRemoved),
                             format!("{name:?} became optional"),
                             true,
                             out,
@@ -195,7 +202,7 @@ impl Differ {
                             changed,
                             &group,
                             path,
-                            "enum.value_added",
+                            Named::Rule(Rule::EnumValueAdded),
                             format!("enum value {value} added"),
                             true,
                             out,
@@ -210,7 +217,7 @@ impl Differ {
                             changed,
                             &group,
                             path,
-                            "enum.value_removed",
+                            Named::Rule(Rule::EnumValueRemoved),
                             format!("enum value {value} removed"),
                             true,
                             out,
@@ -293,7 +300,7 @@ impl Differ {
                 changed,
                 group,
                 path,
-                "property.added",
+                Named::Rule(Rule::PropertyAdded),
                 detail,
                 true,
                 out,
@@ -314,7 +321,7 @@ impl Differ {
                 changed,
                 group,
                 path,
-                "property.removed",
+                Named::Rule(Rule::PropertyRemoved),
                 format!("field {name:?} removed"),
                 true,
                 out,
@@ -424,7 +431,7 @@ impl Differ {
                 changed,
                 group,
                 path,
-                "branch.added",
+                Named::Rule(Rule::BranchAdded),
                 format!("`{key}` branch {ni} of the new schema added"),
                 true,
                 out,
@@ -443,7 +450,7 @@ impl Differ {
                 changed,
                 group,
                 path,
-                "branch.removed",
+                Named::Rule(Rule::BranchRemoved),
                 format!("`{key}` branch {oi} of the old schema removed"),
                 true,
                 out,
@@ -472,20 +479,7 @@ impl Differ {
                 }
             }
         }
-        let family = match key {
-            "type" => "type",
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
-                "bound"
-            }
-            "minLength" | "maxLength" => "length",
-            "minItems" | "maxItems" | "minProperties" | "maxProperties" | "uniqueItems" => "count",
-            "pattern" => "pattern",
-            "format" => "format",
-            "const" | "enum" => "const",
-            "additionalProperties" | "patternProperties" => "map",
-            "items" | "prefixItems" | "additionalItems" | "contains" => "items",
-            _ => "condition",
-        };
+        let family = Named::Family(Family::of(key));
         let detail = format!("`{key}`: {} → {}", show(old.get(key)), show(new.get(key)));
         self.judge(old, new, changed, group, path, family, detail, true, out);
         // Point at the keyword itself on each side that has it.
@@ -509,7 +503,7 @@ impl Differ {
         changed: Value,
         group: &str,
         path: &str,
-        rule: &str,
+        rule: Named,
         detail: String,
         shape: bool,
         out: &mut Vec<Change>,
@@ -529,16 +523,16 @@ impl Differ {
             }
         };
         let (writer, reader) = (verdict(&w), verdict(&r));
-        let rule = if rule.contains('.') {
-            rule.to_string()
-        } else {
-            let how = match (writer, reader) {
-                (Verdict::Compatible, Verdict::Compatible) => "changed",
-                (Verdict::Breaking, Verdict::Compatible) => "widened",
-                (Verdict::Compatible, Verdict::Breaking) => "narrowed",
-                (Verdict::Breaking, Verdict::Breaking) => "changed",
-            };
-            format!("{rule}.{how}")
+        let rule = match rule {
+            Named::Rule(rule) => rule,
+            Named::Family(family) => Rule::Keyword(
+                family,
+                match (writer, reader) {
+                    (Verdict::Breaking, Verdict::Compatible) => How::Widened,
+                    (Verdict::Compatible, Verdict::Breaking) => How::Narrowed,
+                    _ => How::Changed,
+                },
+            ),
         };
         let mut why = None;
         let mut example = None;

@@ -21,7 +21,7 @@ fn example_depth(node: &Node<'_>, depth: usize, visits: &Cell<usize>) -> Value {
         Some(left) if depth <= 24 => visits.set(left),
         _ => return Value::Null,
     }
-    let node = crate::subset::merge_all_of(&node.resolved());
+    let node = crate::merge::merge_all_of(&node.resolved());
     if node.is_false() {
         return Value::Null;
     }
@@ -136,13 +136,7 @@ fn number_in(node: &Node<'_>) -> Value {
     to_number(x)
 }
 
-pub fn to_number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        json!(x as i64)
-    } else {
-        json!(x)
-    }
-}
+pub use crate::node::to_number;
 
 fn string_for(node: &Node<'_>) -> Value {
     match node.get("format").and_then(Value::as_str) {

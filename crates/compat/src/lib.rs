@@ -13,8 +13,10 @@
 pub mod accepts;
 pub mod confirm;
 pub mod example;
+pub mod merge;
 pub mod node;
 pub mod report;
+pub mod rule;
 pub mod subset;
 
 mod diff;
@@ -28,6 +30,7 @@ use serde_json::Value;
 
 pub use confirm::Direction;
 pub use node::Node;
+pub use rule::{Family, How, Rule};
 pub use subset::{Break, Subset};
 
 /// One direction's verdict for one change.
@@ -71,7 +74,7 @@ impl fmt::Display for Bump {
 pub struct Change {
     /// The method, event or type the change belongs to.
     pub group: String,
-    pub rule: String,
+    pub rule: Rule,
     /// `file#pointer` in the old and the new schema set (absent for an addition or removal's missing side).
     pub old_pointer: Option<String>,
     pub new_pointer: Option<String>,
@@ -194,10 +197,7 @@ impl Comparison {
                 None => {
                     // Methods and events appearing or going are judged by the
                     // contract's rules, not by a shape both sides have.
-                    for change in changes
-                        .iter_mut()
-                        .filter(|c| !c.rule.starts_with("method.") && !c.rule.starts_with("event."))
-                    {
+                    for change in changes.iter_mut().filter(|c| !c.rule.is_method_or_event()) {
                         if !verdict_of(change, direction).holds() {
                             *verdict_of(change, direction) = Verdict::Compatible;
                             change.why = None;
@@ -237,7 +237,7 @@ impl Comparison {
                         };
                     changes.push(Change {
                         group,
-                        rule: "shape.changed".into(),
+                        rule: Rule::ShapeChanged,
                         old_pointer: Some(old_pointer),
                         new_pointer: Some(new_pointer),
                         writer,
@@ -262,7 +262,11 @@ impl Comparison {
 
     fn from_changes(mut changes: Vec<Change>) -> Self {
         for change in &mut changes {
-            change.api = api_verdict(&change.rule);
+            change.api = if change.rule.breaks_api() {
+                Verdict::Breaking
+            } else {
+                Verdict::Compatible
+            };
         }
         let all = |verdict: fn(&Change) -> Verdict| {
             if changes.iter().all(|c| verdict(c).holds()) {
@@ -295,27 +299,6 @@ impl Comparison {
             strict_readers: false,
             changes,
         }
-    }
-}
-
-/// Rules whose change removes or renames something the generated bindings
-/// name: code that uses it stops compiling, so the bump is major even when
-/// both wire directions hold. Additions are minor.
-const API_BREAKING: &[&str] = &[
-    "property.removed",
-    "enum.value_removed",
-    "method.removed",
-    "event.removed",
-    "method.became_event",
-    "event.became_method",
-    "type.removed",
-];
-
-fn api_verdict(rule: &str) -> Verdict {
-    if API_BREAKING.contains(&rule) {
-        Verdict::Breaking
-    } else {
-        Verdict::Compatible
     }
 }
 
@@ -385,7 +368,7 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                             .any(|t| !new_doc.transports().contains(t));
                         changes.push(Change {
                             group: old_doc.name.clone(),
-                            rule: "method.transports_changed".into(),
+                            rule: Rule::MethodTransportsChanged,
                             old_pointer: Some(format!("{}#/x-transports", old_doc.rel)),
                             new_pointer: Some(format!("{}#/x-transports", new_doc.rel)),
                             writer: Verdict::Compatible,
@@ -418,17 +401,11 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                     let became = new.get(other, &old_doc.name).is_some();
                     changes.push(Change {
                         group: old_doc.name.clone(),
-                        rule: if became {
-                            format!(
-                                "{noun}.became_{}",
-                                if kind == DocKind::Method {
-                                    "event"
-                                } else {
-                                    "method"
-                                }
-                            )
-                        } else {
-                            format!("{noun}.removed")
+                        rule: match (kind == DocKind::Method, became) {
+                            (true, true) => Rule::MethodBecameEvent,
+                            (true, false) => Rule::MethodRemoved,
+                            (false, true) => Rule::EventBecameMethod,
+                            (false, false) => Rule::EventRemoved,
                         },
                         old_pointer: Some(format!("{}#", old_doc.rel)),
                         new_pointer: None,
@@ -466,7 +443,11 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
             {
                 changes.push(Change {
                     group: new_doc.name.clone(),
-                    rule: format!("{noun}.added"),
+                    rule: if kind == DocKind::Method {
+                        Rule::MethodAdded
+                    } else {
+                        Rule::EventAdded
+                    },
                     old_pointer: None,
                     new_pointer: Some(format!("{}#", new_doc.rel)),
                     writer: Verdict::Compatible,
@@ -507,13 +488,13 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
     comparison.changes.sort_by(|a, b| {
         (
             a.group.as_str(),
-            a.rule.as_str(),
+            a.rule.to_string(),
             &a.old_pointer,
             &a.new_pointer,
         )
             .cmp(&(
                 b.group.as_str(),
-                b.rule.as_str(),
+                b.rule.to_string(),
                 &b.old_pointer,
                 &b.new_pointer,
             ))

@@ -411,3 +411,12 @@ pub fn type_of(value: &Value) -> &'static str {
         Value::Object(_) => "object",
     }
 }
+
+/// A number as JSON writes it: an integer when it is whole (and exact).
+pub fn to_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        serde_json::json!(x as i64)
+    } else {
+        serde_json::json!(x)
+    }
+}

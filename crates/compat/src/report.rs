@@ -110,7 +110,7 @@ fn review_order(comparison: &Comparison) -> Vec<&crate::Change> {
 
 /// Where a reviewer looks: the new schema, or the old one for what was removed.
 fn where_of(change: &crate::Change) -> &str {
-    let (first, second) = if change.rule.ends_with(".removed") {
+    let (first, second) = if change.rule.is_removal() {
         (&change.old_pointer, &change.new_pointer)
     } else {
         (&change.new_pointer, &change.old_pointer)
@@ -247,7 +247,11 @@ fn escape_github(text: &str) -> String {
 
 /// SARIF 2.1.0 for code scanning: one result per change, `error` for a break.
 pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value {
-    let mut rules: Vec<&str> = comparison.changes.iter().map(|c| c.rule.as_str()).collect();
+    let mut rules: Vec<String> = comparison
+        .changes
+        .iter()
+        .map(|c| c.rule.to_string())
+        .collect();
     rules.sort_unstable();
     rules.dedup();
     let results: Vec<serde_json::Value> = review_order(comparison)
@@ -255,7 +259,7 @@ pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value 
         .map(|change| {
             let breaks = !(change.writer.holds() && change.reader.holds() && change.api.holds());
             let mut result = serde_json::json!({
-                "ruleId": change.rule,
+                "ruleId": change.rule.to_string(),
                 "level": if breaks { "error" } else { "note" },
                 "message": {"text": format!(
                     "{} (W {}, R {}, API {}){}",

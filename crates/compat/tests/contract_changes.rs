@@ -73,8 +73,8 @@ fn a_new_optional_field_is_minor_for_tolerant_readers() {
     let comparison = compare(&new, false);
     let change = only_change(&comparison);
     assert_eq!(
-        (change.rule.as_str(), change.group.as_str()),
-        ("property.added", "TaskSummary")
+        (change.rule, change.group.as_str()),
+        (compat::Rule::PropertyAdded, "TaskSummary")
     );
     assert_eq!(
         (change.writer, change.reader),
