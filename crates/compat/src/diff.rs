@@ -580,9 +580,12 @@ impl Differ {
             detail,
             why,
             example,
-            undecided: [&w, &r]
-                .into_iter()
-                .find_map(|result| result.as_ref().err().and_then(|err| err.undecided.clone())),
+            undecided: [&w, &r].into_iter().find_map(|result| {
+                result
+                    .as_ref()
+                    .err()
+                    .and_then(|err| err.undecided().map(str::to_string))
+            }),
             shape,
         });
     }

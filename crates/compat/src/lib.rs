@@ -31,7 +31,16 @@ use serde_json::Value;
 pub use confirm::Direction;
 pub use node::Node;
 pub use rule::{Family, How, Rule};
-pub use subset::{Break, Subset};
+pub use subset::{Break, BreakKind, Subset};
+
+/// What the checker refuses to work with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("{0:?} is not a semver version (major.minor.patch)")]
+    NotAVersion(String),
+    #[error("VERSION {version} is older than the latest release {release}")]
+    OlderThanRelease { version: String, release: String },
+}
 
 /// One direction's verdict for one change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -250,7 +259,7 @@ impl Comparison {
                             value,
                             accepted_by: accepted_by.into(),
                         }),
-                        undecided: err.undecided.clone(),
+                        undecided: err.undecided().map(str::to_string),
                         shape: true,
                     });
                 }
@@ -551,30 +560,24 @@ pub fn directions(
 
 /// The bump `VERSION` declares over the latest release: `new` against `old`
 /// (both `major.minor.patch`).
-pub fn declared_bump(old: &str, new: &str) -> Result<Bump, String> {
-    let parse = |text: &str| -> Result<(u64, u64, u64), String> {
-        let parts: Vec<&str> = text.trim().split('.').collect();
-        match parts.as_slice() {
+pub fn declared_bump(old: &str, new: &str) -> Result<Bump, Error> {
+    let parse = |text: &str| -> Result<(u64, u64, u64), Error> {
+        let not_semver = || Error::NotAVersion(text.trim().to_string());
+        match text.trim().split('.').collect::<Vec<&str>>().as_slice() {
             [a, b, c] => Ok((
-                a.parse()
-                    .map_err(|_| format!("{text:?} is not a semver version"))?,
-                b.parse()
-                    .map_err(|_| format!("{text:?} is not a semver version"))?,
-                c.parse()
-                    .map_err(|_| format!("{text:?} is not a semver version"))?,
+                a.parse().map_err(|_| not_semver())?,
+                b.parse().map_err(|_| not_semver())?,
+                c.parse().map_err(|_| not_semver())?,
             )),
-            _ => Err(format!(
-                "{text:?} is not a semver version (major.minor.patch)"
-            )),
+            _ => Err(not_semver()),
         }
     };
     let (o, n) = (parse(old)?, parse(new)?);
     if n < o {
-        return Err(format!(
-            "VERSION {} is older than the latest release {}",
-            new.trim(),
-            old.trim()
-        ));
+        return Err(Error::OlderThanRelease {
+            version: new.trim().to_string(),
+            release: old.trim().to_string(),
+        });
     }
     Ok(if n.0 > o.0 {
         Bump::Major

@@ -7,7 +7,8 @@
 //! value `a` accepts and `b` rejects. Recursive schemas are handled
 //! coinductively (a pair met again is assumed to hold).
 //!
-//! Where it cannot decide, it says so: a [`Break`] whose `undecided` names the
+//! Where it cannot decide, it says so: a [`Break`] of kind
+//! [`BreakKind::Undecided`] names the
 //! keyword, counted as breaking (the safe answer). That covers regex
 //! containment beyond equality or a found counterexample (`pattern`,
 //! `patternProperties`), `not` on the reader's side, the exclusivity of
@@ -41,9 +42,30 @@ pub struct Break {
     /// A value at `path` that `a` accepts and `b` rejects (wrapped up to the
     /// node the check started from as the failure travels out).
     pub witness: Option<Value>,
-    /// Set when the check could not decide, to the keyword it could not
-    /// reason about: the break is assumed, not shown.
-    pub undecided: Option<String>,
+    /// What kind of break this is.
+    pub kind: BreakKind,
+}
+
+/// What kind of break a [`Break`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BreakKind {
+    /// Shown: the reader refuses values the writer sends.
+    Refused,
+    /// Shown, where the writer accepted anything at all and the reader does
+    /// not (for an unlisted field: the reader refuses fields it does not list).
+    AnyNarrowed,
+    /// Assumed: the check could not reason about this keyword (the safe answer).
+    Undecided { keyword: String },
+}
+
+impl Break {
+    /// The keyword the check could not reason about, when it could not decide.
+    pub fn undecided(&self) -> Option<&str> {
+        match &self.kind {
+            BreakKind::Undecided { keyword } => Some(keyword),
+            _ => None,
+        }
+    }
 }
 
 /// How deep the check follows nested schemas and references before it says
@@ -144,6 +166,17 @@ impl Subset {
     }
 
     fn fail(&self, a: &Node<'_>, b: &Node<'_>, reason: String, witness: Option<Value>) -> Outcome {
+        self.fail_as(BreakKind::Refused, a, b, reason, witness)
+    }
+
+    fn fail_as(
+        &self,
+        kind: BreakKind,
+        a: &Node<'_>,
+        b: &Node<'_>,
+        reason: String,
+        witness: Option<Value>,
+    ) -> Outcome {
         let witness = witness.or_else(|| find_witness(a, b, self.tolerant));
         Err(Box::new(Break {
             path: String::new(),
@@ -153,7 +186,7 @@ impl Subset {
             b_file: b.doc.rel.clone(),
             reason,
             witness,
-            undecided: None,
+            kind,
         }))
     }
 
@@ -179,7 +212,9 @@ impl Subset {
                 b.doc.rel, b.pointer
             ),
             witness: None,
-            undecided: Some(keyword.to_string()),
+            kind: BreakKind::Undecided {
+                keyword: keyword.to_string(),
+            },
         }))
     }
 
@@ -246,7 +281,8 @@ impl Subset {
             );
         }
         if a.value.as_bool() == Some(true) {
-            return self.fail(
+            return self.fail_as(
+                BreakKind::AnyNarrowed,
                 &a,
                 &b,
                 "anything was accepted here, and now only some values are".into(),

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{empty, has_ref, Outcome, Subset};
+use super::{empty, has_ref, BreakKind, Outcome, Subset};
 use crate::accepts::{accepts, equal};
 use crate::example::{example, example_of_type, find_witness};
 use crate::node::{to_number, Node, TYPES};
@@ -347,7 +347,7 @@ impl Subset {
                     depth,
                 )
                 .map_err(|mut err| {
-                    if err.reason.starts_with("anything was accepted here") {
+                    if err.kind == BreakKind::AnyNarrowed {
                         err.reason = "fields the schema does not list are refused now".into();
                     }
                     err
