@@ -329,21 +329,9 @@ fn single(path: &Path) -> anyhow::Result<SchemaSet> {
 
 /// A schema set as a tolerant reader reads it: no object is closed.
 fn opened(set: &SchemaSet) -> SchemaSet {
-    fn open(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                if map.get("additionalProperties") == Some(&Value::Bool(false)) {
-                    map.remove("additionalProperties");
-                }
-                map.values_mut().for_each(open);
-            }
-            Value::Array(items) => items.iter_mut().for_each(open),
-            _ => {}
-        }
-    }
     let mut set = set.clone();
     for doc in &mut set.docs {
-        open(&mut doc.value);
+        compat::confirm::open_objects(&mut doc.value);
     }
     set
 }

@@ -269,6 +269,13 @@ impl Comparison {
         Self::from_changes(changes)
     }
 
+    /// Records how the schemas were read.
+    fn read_with(mut self, options: Options) -> Self {
+        self.formats = options.formats;
+        self.strict_readers = options.strict_readers;
+        self
+    }
+
     fn from_changes(mut changes: Vec<Change>) -> Self {
         for change in &mut changes {
             change.api = if change.rule.breaks_api() {
@@ -491,9 +498,7 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
             }
         }
     }
-    let mut comparison = Comparison::reconcile(changes, &wholes);
-    comparison.formats = options.formats;
-    comparison.strict_readers = options.strict_readers;
+    let mut comparison = Comparison::reconcile(changes, &wholes).read_with(options);
     comparison.changes.sort_by(|a, b| {
         (
             a.group.as_str(),
@@ -535,10 +540,7 @@ pub fn compare_documents(old: &SchemaSet, new: &SchemaSet, options: Options) -> 
             &confirm,
         ));
     }
-    let mut comparison = Comparison::reconcile(changes, &wholes);
-    comparison.formats = options.formats;
-    comparison.strict_readers = options.strict_readers;
-    comparison
+    Comparison::reconcile(changes, &wholes).read_with(options)
 }
 
 /// Whole-schema verdicts for one pair of documents' roots: `(W, R)`.
