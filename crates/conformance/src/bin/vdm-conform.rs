@@ -3,7 +3,7 @@
 //! Exit status: 0 when everything conforms, 1 on any violation, 2 on a usage
 //! or I/O error. The schemas are compiled in; nothing else is needed.
 
-use std::io::{Cursor, Read};
+use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -101,46 +101,32 @@ fn run(cli: Cli) -> Result<bool, String> {
     let checker = || Checker::embedded_contract(&contract).map_err(|err| err.to_string());
     // Messages (or frames) looked at, for check and frames.
     let mut checked: Option<usize> = None;
+    // check and frames print as they go, so memory does not grow with the input.
+    let mut out = Output {
+        format: cli.format,
+        found: 0,
+    };
     let violations = match cli.command {
         Command::Check { type_name, files } => {
             let checker = checker()?;
             checker
                 .require_type(&type_name)
                 .map_err(|err| err.to_string())?;
-            let mut all = Vec::new();
             let mut count = 0;
             for file in &files {
-                let text = read_text(file)?;
-                let messages = input::split(&text);
-                count += messages.len();
-                for (message, findings) in
-                    input::check_all(&checker, &type_name, messages).map_err(|e| e.to_string())?
-                {
-                    all.extend(findings.into_iter().map(|f| Violation {
-                        file: file.clone(),
-                        index: Some(message.index),
-                        line: message.line,
-                        offset: None,
-                        pointer: f.pointer,
-                        rule: f.rule.id().to_string(),
-                        message: f.message,
-                    }));
-                }
+                count += check_file(&checker, &type_name, file, &mut out)?;
             }
             checked = Some(count);
-            all
+            Vec::new()
         }
         Command::Frames { files } => {
             let checker = checker()?;
-            let mut all = Vec::new();
             let mut count = 0;
             for file in &files {
-                let (violations, frames) = check_frames(&checker, file, read_bytes(file)?);
-                all.extend(violations);
-                count += frames;
+                count += check_frames(&checker, file, open(file)?, &mut out);
             }
             checked = Some(count);
-            all
+            Vec::new()
         }
         Command::Trace {
             transitions,
@@ -155,16 +141,12 @@ fn run(cli: Cli) -> Result<bool, String> {
                 ),
                 None => None,
             };
-            let mut all = Vec::new();
             let mut count = 0;
             for file in &files {
-                let (violations, records) =
-                    check_trace(&checker, file, table.clone(), closed, cli.format)?;
-                all.extend(violations);
-                count += records;
+                count += check_trace(&checker, file, table.clone(), closed, &mut out)?;
             }
             checked = Some(count);
-            all
+            Vec::new()
         }
         Command::Mirror {
             cpp_header,
@@ -193,7 +175,8 @@ fn run(cli: Cli) -> Result<bool, String> {
             return Ok(true);
         }
     };
-    print!("{}", render(&violations, cli.format));
+    out.emit(violations);
+    let violations = out.found;
     if checked == Some(0) {
         // Nothing checked is not a pass: an empty capture is usually a
         // capture step that failed.
@@ -206,32 +189,160 @@ fn run(cli: Cli) -> Result<bool, String> {
         eprintln!("vdm-conform: the input holds no message, so nothing was checked; pass --allow-empty if that is expected");
         return Ok(false);
     }
-    if violations.is_empty() && cli.format == Format::Human {
+    if violations == 0 && cli.format == Format::Human {
         eprintln!("vdm-conform: everything conforms to contract {contract}");
     } else if cli.format == Format::Human {
         eprintln!("vdm-conform: checked against contract {contract}");
     }
-    Ok(violations.is_empty())
+    Ok(violations == 0)
 }
 
-/// The violations in one trace, read line by line, and how many records it
-/// held. Calls left open at the end are violations when the capture is
-/// `closed`, warnings (on stderr) otherwise.
-fn check_trace(
-    checker: &Checker,
-    file: &str,
-    transitions: Option<conformance::trace::Transitions>,
-    closed: bool,
+/// Where violations go: printed as they are found, counted.
+struct Output {
     format: Format,
-) -> Result<(Vec<Violation>, usize), String> {
-    use std::io::BufRead;
-    let reader: Box<dyn BufRead> = if file == "-" {
+    found: usize,
+}
+
+impl Output {
+    fn emit(&mut self, violations: Vec<Violation>) {
+        if violations.is_empty() {
+            return;
+        }
+        self.found += violations.len();
+        let mut stdout = std::io::stdout().lock();
+        // A closed stdout (a pager quit) is not a reason to stop checking.
+        let _ = stdout.write_all(render(&violations, self.format).as_bytes());
+    }
+}
+
+/// Lines checked together: both cores work on a batch, and memory holds one.
+const BATCH: usize = 8192;
+
+/// Checks one file's messages, printing violations as they are found;
+/// returns how many messages it held. JSON Lines are read as a stream, a
+/// batch at a time; a JSON array, or one value spread over lines, is read
+/// whole.
+fn check_file(
+    checker: &Checker,
+    type_name: &str,
+    file: &str,
+    out: &mut Output,
+) -> Result<usize, String> {
+    let mut reader = open(file)?;
+    let read_line = |reader: &mut Box<dyn BufRead>, line: &mut String| {
+        line.clear();
+        reader.read_line(line).map_err(|e| format!("{file}: {e}"))
+    };
+    let mut first = String::new();
+    let mut skipped = 0;
+    loop {
+        if read_line(&mut reader, &mut first)? == 0 {
+            return Ok(0);
+        }
+        if !first.trim().is_empty() {
+            break;
+        }
+        skipped += 1;
+    }
+    let head = first.trim();
+    let one_line_value = serde_json::from_str::<serde::de::IgnoredAny>(head).is_ok();
+    let checked = |batch: Vec<input::Message<'_>>| -> Result<Vec<Violation>, String> {
+        Ok(input::check_all(checker, type_name, batch)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .flat_map(|(message, findings)| {
+                findings.into_iter().map(move |f| Violation {
+                    file: file.to_string(),
+                    index: Some(message.index),
+                    line: message.line,
+                    offset: None,
+                    pointer: f.pointer,
+                    rule: f.rule.id().to_string(),
+                    message: f.message,
+                })
+            })
+            .collect())
+    };
+    if head.starts_with('[') || !one_line_value {
+        let mut text = "\n".repeat(skipped);
+        text.push_str(&first);
+        reader
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{file}: {e}"))?;
+        let messages = input::split(&text);
+        let count = messages.len();
+        out.emit(checked(messages)?);
+        return Ok(count);
+    }
+    let mut count = 0;
+    let mut number = skipped + 1;
+    let mut batch: Vec<(usize, String)> = vec![(number, std::mem::take(&mut first))];
+    let mut line = String::new();
+    loop {
+        let more = read_line(&mut reader, &mut line)? > 0;
+        if more {
+            number += 1;
+            if !line.trim().is_empty() {
+                batch.push((number, std::mem::take(&mut line)));
+            }
+        }
+        if batch.len() >= BATCH || (!more && !batch.is_empty()) {
+            let messages: Vec<input::Message<'_>> = batch
+                .iter()
+                .enumerate()
+                .map(|(offset, (number, text))| input::Message {
+                    index: count + offset,
+                    line: Some(*number),
+                    text: input::Source::Text(text.trim_end()),
+                })
+                .collect();
+            count += messages.len();
+            out.emit(checked(messages)?);
+            batch.clear();
+        }
+        if !more {
+            return Ok(count);
+        }
+    }
+}
+
+/// A file, or standard input for `-`, read through a buffer.
+fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
+    Ok(if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(std::io::BufReader::new(
             std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?,
         ))
-    };
+    })
+}
+
+/// Counts the bytes read through it, to place each frame.
+struct Counting<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// Checks one trace as a stream, line by line, printing violations as they
+/// are found; returns how many records it held. Calls left open at the end
+/// are violations when the capture is `closed`, warnings (on stderr)
+/// otherwise.
+fn check_trace(
+    checker: &Checker,
+    file: &str,
+    transitions: Option<conformance::trace::Transitions>,
+    closed: bool,
+    out: &mut Output,
+) -> Result<usize, String> {
+    let reader = open(file)?;
     let violation = |f: conformance::trace::TraceFinding| Violation {
         file: file.to_string(),
         index: None,
@@ -242,38 +353,47 @@ fn check_trace(
         message: f.message,
     };
     let mut tracer = conformance::trace::Tracer::new(checker, transitions);
-    let mut out = Vec::new();
     for (index, line) in reader.lines().enumerate() {
         let line = line.map_err(|e| format!("{file}: {e}"))?;
-        out.extend(
+        out.emit(
             tracer
                 .feed_line(index + 1, &line)
                 .into_iter()
-                .map(violation),
+                .map(violation)
+                .collect(),
         );
     }
-    let open: Vec<Violation> = tracer.unanswered().into_iter().map(violation).collect();
+    let open_calls: Vec<Violation> = tracer.unanswered().into_iter().map(violation).collect();
     if closed {
-        out.extend(open);
-    } else if !open.is_empty() {
+        out.emit(open_calls);
+    } else if !open_calls.is_empty() {
         eprint!(
             "{}",
-            render(&open, format)
+            render(&open_calls, out.format)
                 .lines()
                 .map(|l| format!("vdm-conform: warning: {l}\n"))
                 .collect::<String>()
         );
     }
-    Ok((out, tracer.records))
+    Ok(tracer.records)
 }
 
-/// The violations in one capture, and how many frames it held.
-fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> (Vec<Violation>, usize) {
-    let mut out = Vec::new();
-    let mut reader = FrameReader::new(Cursor::new(bytes));
+/// Checks one capture frame by frame, printing violations as they are
+/// found; returns how many frames it held.
+fn check_frames(
+    checker: &Checker,
+    file: &str,
+    input: Box<dyn BufRead>,
+    sink: &mut Output,
+) -> usize {
+    let mut reader = FrameReader::new(Counting {
+        inner: input,
+        count: 0,
+    });
     let mut index = 0;
     loop {
-        let offset = reader.get_ref().position();
+        let mut out = Vec::new();
+        let offset = reader.get_ref().count;
         let violation = |rule: Rule, pointer: String, message: String| Violation {
             file: file.to_string(),
             index: Some(index),
@@ -311,6 +431,7 @@ fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> (Vec<Violation
                     String::new(),
                     format!("{err}; the rest of the capture cannot be read"),
                 ));
+                sink.emit(out);
                 break;
             }
             Err(err) => {
@@ -319,12 +440,14 @@ fn check_frames(checker: &Checker, file: &str, bytes: Vec<u8>) -> (Vec<Violation
                     String::new(),
                     format!("{err}; the capture ends inside a frame"),
                 ));
+                sink.emit(out);
                 break;
             }
         }
+        sink.emit(out);
         index += 1;
     }
-    (out, index)
+    index
 }
 
 fn read_bytes(file: &str) -> Result<Vec<u8>, String> {
