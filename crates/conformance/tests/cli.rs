@@ -464,3 +464,28 @@ fn trace_checks_a_conversation() {
     );
     assert!(stdout(&pinned).contains("[schema]"), "{}", stdout(&pinned));
 }
+
+/// JSON Lines are read a batch at a time: places stay right past a batch's end.
+#[test]
+fn a_long_json_lines_file_is_checked_across_batches_with_the_right_places() {
+    let mut text = String::new();
+    for number in 1..=8200 {
+        if number == 8195 {
+            text.push_str(BAD_PARAMS);
+        } else if number == 10 {
+            // A blank line: not a message, but a line.
+        } else {
+            text.push_str(GOOD);
+        }
+        text.push('\n');
+    }
+    let file = Temp::new("long.jsonl", text.as_bytes());
+    let output = run(&["check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let report = stdout(&output).replace(file.path(), "long.jsonl");
+    assert!(
+        report.starts_with("long.jsonl:8195 [message 8193] /body/params/spec/segments: [schema]"),
+        "{report}"
+    );
+    assert_eq!(report.lines().count(), 1, "{report}");
+}
