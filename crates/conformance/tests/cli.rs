@@ -489,3 +489,37 @@ fn a_long_json_lines_file_is_checked_across_batches_with_the_right_places() {
     );
     assert_eq!(report.lines().count(), 1, "{report}");
 }
+
+/// Every trace rule's report, in each format, as lanes read it.
+#[test]
+fn every_trace_rule_reads_the_same_in_each_format() {
+    let dir = repo().join("conformance/traces/invalid");
+    let mut traces: Vec<_> = std::fs::read_dir(&dir)
+        .expect("invalid traces")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    traces.sort();
+    let table = "conformance/traces/transitions.json";
+    for format in ["human", "json", "github"] {
+        let mut all = String::new();
+        for trace in &traces {
+            let name = trace.strip_prefix(repo()).expect("under the repository");
+            let name = name.to_str().expect("utf-8");
+            let output = run(
+                &[
+                    "--format",
+                    format,
+                    "trace",
+                    "--closed",
+                    "--transitions",
+                    table,
+                    name,
+                ],
+                None,
+            );
+            assert_eq!(output.status.code(), Some(1), "{name}");
+            all.push_str(&stdout(&output));
+        }
+        insta::assert_snapshot!(format!("trace_rules_{format}"), all);
+    }
+}
