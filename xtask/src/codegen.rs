@@ -14,8 +14,11 @@
 //! is written by [`tables`] from the same schema set.
 
 mod bundle;
+mod cpp;
+mod model;
 mod reference;
 mod tables;
+mod ts;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,6 +71,14 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
         .context("loading contracts/schema")?;
     for (file, text) in rust_bindings(&set, &Origin::working_tree())? {
         out.insert(PathBuf::from(RUST_DIR).join(file), text);
+    }
+    let version = std::fs::read_to_string(root.join("contracts/VERSION"))
+        .context("reading contracts/VERSION")?;
+    for (file, text) in cpp_bindings(&set, version.trim(), &Origin::working_tree())? {
+        out.insert(PathBuf::from(cpp::DIR).join(file), text);
+    }
+    for (file, text) in ts_bindings(&set, version.trim(), &Origin::working_tree())? {
+        out.insert(PathBuf::from(ts::DIR).join(file), text);
     }
     out.extend(reference::pages(root, &set)?);
     out.insert(
@@ -126,6 +137,26 @@ pub fn rust_bindings(
             )?,
         ),
     ])
+}
+
+/// The C++ bindings of a schema set (`contract.hpp`, `frame.hpp`), by file name.
+pub fn cpp_bindings(
+    set: &contract::SchemaSet,
+    version: &str,
+    origin: &Origin,
+) -> anyhow::Result<Vec<(&'static str, String)>> {
+    let model = model::model(set)?;
+    cpp::files(&model, version, &origin.schemas)
+}
+
+/// The TypeScript bindings of a schema set (`index.js`, `index.d.ts`), by file name.
+pub fn ts_bindings(
+    set: &contract::SchemaSet,
+    version: &str,
+    origin: &Origin,
+) -> anyhow::Result<Vec<(&'static str, String)>> {
+    let model = model::model(set)?;
+    ts::files(&model, version, &origin.schemas)
 }
 
 /// The schema set as text inside the conformance checker, so a lane installs
@@ -241,7 +272,11 @@ fn generated_dirs(outputs: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = outputs
         .keys()
         .filter_map(|path| path.parent().map(Path::to_path_buf))
-        .filter(|dir| dir.ends_with("generated") || dir.starts_with(reference::DIR))
+        .filter(|dir| {
+            dir.ends_with("generated")
+                || dir.starts_with(reference::DIR)
+                || dir.starts_with(cpp::DIR)
+        })
         .collect();
     dirs.dedup();
     dirs

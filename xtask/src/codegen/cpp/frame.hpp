@@ -1,0 +1,107 @@
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include "vdm/contract.hpp"
+
+namespace vdm::contract {
+
+/// Frames: a 4-byte big-endian length N, then N bytes of UTF-8 JSON, one
+/// envelope. The length is checked before anything is allocated or read:
+/// 0 is `empty`, more than MAX_FRAME is `too_large`. The body buffer grows
+/// with the bytes that arrive, never with the length a peer claims.
+inline constexpr std::size_t MAX_FRAME = @MAX_FRAME@;
+
+/// Why a frame could not be read or written. After `empty` the reader stands
+/// at the next frame and can go on; after the others it cannot.
+class FrameError : public std::runtime_error {
+ public:
+  enum class Kind { empty, too_large, unexpected_eof, io };
+
+  FrameError(Kind kind, std::size_t length, const std::string& why)
+      : std::runtime_error(why), kind_(kind), length_(length) {}
+  Kind kind() const noexcept { return kind_; }
+  /// For `too_large`: the length claimed or written.
+  std::size_t length() const noexcept { return length_; }
+  bool recoverable() const noexcept { return kind_ == Kind::empty; }
+
+ private:
+  Kind kind_;
+  std::size_t length_;
+};
+
+namespace detail {
+
+/// Reads up to `size` bytes; returns how many arrived before the end.
+inline std::size_t read_some(std::istream& in, char* into, std::size_t size) {
+  in.read(into, static_cast<std::streamsize>(size));
+  std::size_t got = static_cast<std::size_t>(in.gcount());
+  if (in.bad()) throw FrameError(FrameError::Kind::io, 0, "the stream failed while reading a frame");
+  return got;
+}
+
+}  // namespace detail
+
+/// Reads one frame and decodes its envelope. Returns nothing when the stream
+/// ends cleanly before a frame. Throws FrameError for a bad length or a
+/// stream that ends inside a frame, and ContractError (VersionError for a `v`
+/// other than PROTOCOL_VERSION) for a body that is not a usable envelope;
+/// after a ContractError the whole frame has been consumed.
+inline std::optional<Envelope> read_frame(std::istream& in) {
+  std::array<char, 4> header{};
+  std::size_t got = detail::read_some(in, header.data(), header.size());
+  if (got == 0) return std::nullopt;
+  if (got < header.size()) {
+    throw FrameError(FrameError::Kind::unexpected_eof, 0, "the stream ended inside a frame's length");
+  }
+  std::size_t length = 0;
+  for (char byte : header) length = (length << 8) | static_cast<unsigned char>(byte);
+  if (length == 0) throw FrameError(FrameError::Kind::empty, 0, "a frame of length 0");
+  if (length > MAX_FRAME) {
+    throw FrameError(FrameError::Kind::too_large, length,
+                     "a frame of " + std::to_string(length) + " bytes, more than the " +
+                         std::to_string(MAX_FRAME) + " a frame may carry");
+  }
+  std::string body;
+  constexpr std::size_t chunk = 64 * 1024;
+  while (body.size() < length) {
+    std::size_t want = std::min(chunk, length - body.size());
+    std::size_t start = body.size();
+    body.resize(start + want);
+    std::size_t read = detail::read_some(in, &body[start], want);
+    if (read < want) {
+      throw FrameError(FrameError::Kind::unexpected_eof, length, "the stream ended inside a frame's body");
+    }
+  }
+  return parse_envelope(body);
+}
+
+/// Writes one envelope as a frame and flushes. An envelope over MAX_FRAME is
+/// refused (FrameError too_large) with nothing written.
+inline void write_frame(std::ostream& out, const Envelope& envelope) {
+  std::string body = nlohmann::json(envelope).dump();
+  if (body.size() > MAX_FRAME) {
+    throw FrameError(FrameError::Kind::too_large, body.size(),
+                     "an envelope of " + std::to_string(body.size()) + " bytes, more than the " +
+                         std::to_string(MAX_FRAME) + " a frame may carry");
+  }
+  std::array<char, 4> header{};
+  std::size_t length = body.size();
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    header[header.size() - 1 - i] = static_cast<char>((length >> (8 * i)) & 0xFF);
+  }
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(body.data(), static_cast<std::streamsize>(body.size()));
+  out.flush();
+  if (!out) throw FrameError(FrameError::Kind::io, 0, "the stream failed while writing a frame");
+}
+
+}  // namespace vdm::contract

@@ -1,0 +1,892 @@
+//! The contract as the C++ and TypeScript generators see it: named types made
+//! of fields, with every value assertion a typed reader can check (bounds,
+//! lengths, patterns, enums, the `if`/`then` rules), and the methods and
+//! events the envelope's bodies carry.
+//!
+//! typify reads the schemas for the Rust bindings; no library reads them into
+//! a language-neutral model, so this one is written here. It accepts the
+//! subset of JSON Schema the contract uses and refuses anything else with the
+//! file and JSON pointer: a generator that skipped a keyword it did not know
+//! would write readers that accept what the contract refuses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{anyhow, bail, Context};
+use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
+use heck::ToPascalCase;
+use serde_json::{Map, Value};
+
+/// The envelope's parts: the generators write them from `Model::calls` and
+/// `Model::events`, not as types.
+const ENVELOPE_PARTS: &[&str] = &["Envelope", "CallBody", "ReplyBody", "EventBody"];
+
+pub struct Model {
+    /// Every named type, each after the types it uses.
+    pub types: Vec<Named>,
+    /// Methods in `CallBody`'s order.
+    pub calls: Vec<Call>,
+    /// Events in `EventBody`'s order.
+    pub events: Vec<Event>,
+    /// The envelope's `v`.
+    pub protocol_version: u64,
+}
+
+pub struct Named {
+    pub name: String,
+    pub description: String,
+    pub since: String,
+    /// `file#pointer`, for messages and comments.
+    pub origin: String,
+    pub def: Def,
+}
+
+pub enum Def {
+    Struct(Struct),
+    StringEnum(Vec<String>),
+    /// An integer enum with names (`x-enum-varnames`): `(value, name)`.
+    IntEnum(Vec<(i64, String)>),
+    /// A name for a plain type (`TaskId` is a string with rules).
+    Alias(Ty),
+}
+
+#[derive(Default)]
+pub struct Struct {
+    pub fields: Vec<Field>,
+    pub rules: Vec<Rule>,
+}
+
+pub struct Field {
+    pub json: String,
+    pub ty: Ty,
+    pub required: bool,
+    /// `null` is a value of its own: for a required field it means "none",
+    /// for an optional one it differs from absent (it clears a setting).
+    pub nullable: bool,
+    pub secret: bool,
+    pub description: String,
+}
+
+#[derive(Clone)]
+pub enum Ty {
+    Bool,
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Str(StrRules),
+    Named(String),
+    Array {
+        items: Box<Ty>,
+        max_items: Option<u64>,
+        unique: bool,
+    },
+    /// An object used as a map from names to values.
+    Map {
+        values: Box<Ty>,
+        max_entries: Option<u64>,
+    },
+    /// Any JSON value (`{}`): kept as it came.
+    Any,
+}
+
+#[derive(Clone, Default)]
+pub struct StrRules {
+    pub min_len: Option<u64>,
+    pub max_len: Option<u64>,
+    /// An ECMA-262 regular expression, unanchored as in JSON Schema.
+    pub pattern: Option<String>,
+}
+
+/// One `if`/`then`/`else` of an object: when `field`'s value is one of
+/// `values`, `then` holds; otherwise `otherwise` holds.
+pub struct Rule {
+    pub id: String,
+    pub description: String,
+    pub field: String,
+    pub values: Vec<String>,
+    pub then: Vec<Clause>,
+    pub otherwise: Vec<Clause>,
+}
+
+pub enum Clause {
+    Required(String),
+    Absent(String),
+    NotEqual(String, String),
+    Length {
+        field: String,
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+}
+
+pub struct Call {
+    pub method: String,
+    pub params: String,
+    pub result: String,
+    pub since: String,
+}
+
+pub struct Event {
+    pub name: String,
+    pub params: String,
+    pub since: String,
+}
+
+impl Model {
+    pub fn get(&self, name: &str) -> Option<&Named> {
+        self.types.iter().find(|named| named.name == name)
+    }
+}
+
+pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
+    let mut builder = Builder {
+        set,
+        names: BTreeMap::new(),
+        types: BTreeMap::new(),
+    };
+    // Name every place first, so a reference resolves whatever the order.
+    for doc in &set.docs {
+        if doc.kind == DocKind::Config || ENVELOPE_PARTS.contains(&doc.name.as_str()) {
+            continue;
+        }
+        for (name, pointer, _) in doc.named_places() {
+            builder.names.insert((doc.rel.clone(), pointer), name);
+        }
+    }
+    for doc in &set.docs {
+        if doc.kind == DocKind::Config
+            || ENVELOPE_PARTS.contains(&doc.name.as_str())
+            || doc.name == "ProtocolVersion"
+        {
+            continue;
+        }
+        for (name, pointer, schema) in doc.named_places() {
+            // A shape that is only a reference is the type it names.
+            if bare_ref(schema).is_some() {
+                continue;
+            }
+            builder.named(doc, &pointer, &name, schema)?;
+        }
+    }
+    let protocol_version = set
+        .get(DocKind::Envelope, "ProtocolVersion")
+        .and_then(
+            |doc| match doc.value.get("enum").and_then(Value::as_array) {
+                Some(values) if values.len() == 1 => values.first().and_then(Value::as_u64),
+                _ => doc.value.get("const").and_then(Value::as_u64),
+            },
+        )
+        .context(
+            "envelope/ProtocolVersion.json: not one integer (`const` or a one-value `enum`)",
+        )?;
+    let calls = body_members(set, &builder, "CallBody", "params")?
+        .into_iter()
+        .map(|(method, params, since)| {
+            let result = body_members(set, &builder, "ReplyBody", "result")?
+                .into_iter()
+                .find(|(name, _, _)| *name == method)
+                .map(|(_, result, _)| result)
+                .with_context(|| format!("envelope/ReplyBody.json: no reply for {method}"))?;
+            Ok(Call {
+                method,
+                params,
+                result,
+                since,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let events = body_members(set, &builder, "EventBody", "params")?
+        .into_iter()
+        .map(|(name, params, since)| Event {
+            name,
+            params,
+            since,
+        })
+        .collect();
+    let types = ordered(builder.types)?;
+    Ok(Model {
+        types,
+        calls,
+        events,
+        protocol_version,
+    })
+}
+
+/// Every type after the ones it uses, so C++ sees each definition before
+/// its use; otherwise in name order.
+fn ordered(mut types: BTreeMap<String, Named>) -> anyhow::Result<Vec<Named>> {
+    fn uses(ty: &Ty, out: &mut Vec<String>) {
+        match ty {
+            Ty::Named(name) => out.push(name.clone()),
+            Ty::Array { items, .. } => uses(items, out),
+            Ty::Map { values, .. } => uses(values, out),
+            _ => {}
+        }
+    }
+    let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, named) in &types {
+        let mut out = Vec::new();
+        match &named.def {
+            Def::Struct(st) => st.fields.iter().for_each(|field| uses(&field.ty, &mut out)),
+            Def::Alias(ty) => uses(ty, &mut out),
+            Def::StringEnum(_) | Def::IntEnum(_) => {}
+        }
+        deps.insert(name.clone(), out);
+    }
+    let mut order = Vec::new();
+    let mut done = BTreeSet::new();
+    // Depth-first with an explicit stack and an "in progress" set: a cycle is
+    // an error (C++ value types cannot hold themselves), not a stack overflow.
+    for start in deps.keys() {
+        let mut stack = vec![(start.clone(), false)];
+        let mut open = BTreeSet::new();
+        while let Some((name, expanded)) = stack.pop() {
+            if done.contains(&name) {
+                continue;
+            }
+            if expanded {
+                open.remove(&name);
+                done.insert(name.clone());
+                order.push(name);
+                continue;
+            }
+            if !open.insert(name.clone()) {
+                bail!("type {name} contains itself; the C++ and TypeScript bindings need types without cycles");
+            }
+            stack.push((name.clone(), true));
+            for dep in deps.get(&name).into_iter().flatten().rev() {
+                if !deps.contains_key(dep) {
+                    bail!("type {name} uses {dep}, which is not defined");
+                }
+                if !done.contains(dep) {
+                    stack.push((dep.clone(), false));
+                }
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .filter_map(|name| types.remove(&name))
+        .collect())
+}
+
+/// `(name, shape type, since)` of each member of a body union, from its `oneOf`.
+fn body_members(
+    set: &SchemaSet,
+    builder: &Builder<'_>,
+    part: &str,
+    content: &str,
+) -> anyhow::Result<Vec<(String, String, String)>> {
+    let doc = set
+        .get(DocKind::Envelope, part)
+        .with_context(|| format!("envelope/{part}.json is missing"))?;
+    let tag = if part == "EventBody" {
+        "name"
+    } else {
+        "method"
+    };
+    let branches = doc
+        .value
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .with_context(|| format!("{}: no oneOf", doc.rel))?;
+    let mut out = Vec::new();
+    for (index, branch) in branches.iter().enumerate() {
+        let at = format!("{}#/oneOf/{index}", doc.rel);
+        let name = branch
+            .pointer(&format!("/properties/{tag}/const"))
+            .and_then(Value::as_str)
+            .with_context(|| format!("{at}: no `{tag}` const"))?;
+        let reference = branch
+            .pointer(&format!("/properties/{content}/$ref"))
+            .and_then(Value::as_str)
+            .with_context(|| format!("{at}: `{content}` is not a $ref"))?;
+        let ty = builder
+            .reference(doc, reference)
+            .with_context(|| at.clone())?;
+        let since = branch
+            .get("x-since")
+            .or_else(|| {
+                let target = resolve_ref(set, doc, reference).ok()?;
+                target.doc.value.get("x-since")
+            })
+            .and_then(Value::as_str)
+            .unwrap_or("1.0.0");
+        out.push((name.to_string(), ty, since.to_string()));
+    }
+    Ok(out)
+}
+
+struct Builder<'a> {
+    set: &'a SchemaSet,
+    names: BTreeMap<(String, String), String>,
+    types: BTreeMap<String, Named>,
+}
+
+/// Keywords that only annotate.
+const ANNOTATIONS: &[&str] = &["title", "description", "$schema", "$id", "examples"];
+
+impl Builder<'_> {
+    /// The type name a `$ref` from `doc` stands for, following bare references.
+    fn reference(&self, doc: &SchemaDoc, reference: &str) -> anyhow::Result<String> {
+        let mut resolved = resolve_ref(self.set, doc, reference).map_err(|why| anyhow!(why))?;
+        // A place that is only a reference (tool.invoke's result) is its target.
+        for _ in 0..16 {
+            let key = (resolved.doc.rel.clone(), resolved.pointer.to_string());
+            match bare_ref(resolved.schema) {
+                Some(next) => {
+                    resolved =
+                        resolve_ref(self.set, resolved.doc, next).map_err(|why| anyhow!(why))?
+                }
+                None => {
+                    return self.names.get(&key).cloned().with_context(|| {
+                        format!("{reference} points inside a schema, not at a named type")
+                    })
+                }
+            }
+        }
+        bail!("{reference}: a chain of more than 16 bare references")
+    }
+
+    fn named(
+        &mut self,
+        doc: &SchemaDoc,
+        pointer: &str,
+        name: &str,
+        schema: &Value,
+    ) -> anyhow::Result<()> {
+        let origin = format!("{}#{pointer}", doc.rel);
+        let map = schema
+            .as_object()
+            .with_context(|| format!("{origin}: not an object schema"))?;
+        let description = text(map.get("description"));
+        let since = map
+            .get("x-since")
+            .or_else(|| doc.value.get("x-since"))
+            .and_then(Value::as_str)
+            .unwrap_or("1.0.0")
+            .to_string();
+        let def = if map.get("type").and_then(Value::as_str) == Some("object")
+            && map.get("properties").is_some()
+        {
+            Def::Struct(self.object(doc, pointer, name, map)?)
+        } else if let Some(values) = map.get("enum").and_then(Value::as_array) {
+            let names = contract::string_list(map.get("x-enum-varnames"));
+            if names.is_empty() {
+                let strings: Vec<String> = values
+                    .iter()
+                    .map(|value| value.as_str().map(str::to_string))
+                    .collect::<Option<_>>()
+                    .with_context(|| format!("{origin}/enum: a string enum holds strings only"))?;
+                Def::StringEnum(strings)
+            } else {
+                let ints: Vec<i64> = values
+                    .iter()
+                    .map(Value::as_i64)
+                    .collect::<Option<_>>()
+                    .with_context(|| format!("{origin}/enum: a named enum holds integers only"))?;
+                if ints.len() != names.len() {
+                    bail!("{origin}: `enum` and `x-enum-varnames` differ in length");
+                }
+                Def::IntEnum(
+                    ints.into_iter()
+                        .zip(names.iter().map(|n| n.to_string()))
+                        .collect(),
+                )
+            }
+        } else {
+            let (ty, nullable) = self.ty(doc, pointer, name, schema)?;
+            if nullable {
+                bail!("{origin}: a named type may not admit null; say it at the field");
+            }
+            Def::Alias(ty)
+        };
+        self.insert(Named {
+            name: name.to_string(),
+            description,
+            since,
+            origin,
+            def,
+        })
+    }
+
+    fn insert(&mut self, named: Named) -> anyhow::Result<()> {
+        if let Some(old) = self.types.get(&named.name) {
+            bail!(
+                "{} and {} are both named {}",
+                old.origin,
+                named.origin,
+                named.name
+            );
+        }
+        self.types.insert(named.name.clone(), named);
+        Ok(())
+    }
+
+    fn object(
+        &mut self,
+        doc: &SchemaDoc,
+        pointer: &str,
+        name: &str,
+        map: &Map<String, Value>,
+    ) -> anyhow::Result<Struct> {
+        let origin = format!("{}#{pointer}", doc.rel);
+        for key in map.keys() {
+            let known = ANNOTATIONS.contains(&key.as_str())
+                || key.starts_with("x-")
+                || matches!(
+                    key.as_str(),
+                    "type" | "properties" | "required" | "additionalProperties" | "allOf" | "$defs"
+                );
+            if !known {
+                bail!("{origin}/{key}: the C++ and TypeScript generators do not read this keyword on an object");
+            }
+        }
+        if !matches!(
+            map.get("additionalProperties"),
+            None | Some(Value::Bool(false))
+        ) {
+            bail!("{origin}/additionalProperties: an object with properties is closed or says nothing");
+        }
+        let required: BTreeSet<&str> = contract::string_list(map.get("required"))
+            .into_iter()
+            .collect();
+        let mut fields = Vec::new();
+        let props = map
+            .get("properties")
+            .and_then(Value::as_object)
+            .with_context(|| format!("{origin}/properties: not an object"))?;
+        for (json, sub) in props {
+            let at = format!(
+                "{pointer}/properties/{}",
+                contract::escape_pointer_token(json)
+            );
+            let inner_name = format!("{name}{}", json.to_pascal_case());
+            let (ty, nullable) = self.ty(doc, &at, &inner_name, sub)?;
+            fields.push(Field {
+                json: json.clone(),
+                ty,
+                required: required.contains(json.as_str()),
+                nullable,
+                secret: sub.get("x-secret") == Some(&Value::Bool(true)),
+                description: text(sub.get("description")),
+            });
+        }
+        if let Some(missing) = required.iter().find(|name| !props.contains_key(**name)) {
+            bail!("{origin}/required: {missing} is not a property");
+        }
+        let mut rules = Vec::new();
+        for (index, part) in map
+            .get("allOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = format!("{origin}/allOf/{index}");
+            rules.push(rule(part, &fields).with_context(|| at.clone())?);
+        }
+        Ok(Struct { fields, rules })
+    }
+
+    /// A property's type, and whether it admits `null`.
+    fn ty(
+        &mut self,
+        doc: &SchemaDoc,
+        pointer: &str,
+        name: &str,
+        schema: &Value,
+    ) -> anyhow::Result<(Ty, bool)> {
+        let origin = format!("{}#{pointer}", doc.rel);
+        let map = schema
+            .as_object()
+            .with_context(|| format!("{origin}: not an object schema"))?;
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            if let Some(extra) = map.keys().find(|key| {
+                *key != "$ref" && !ANNOTATIONS.contains(&key.as_str()) && !key.starts_with("x-")
+            }) {
+                bail!(
+                    "{origin}/{extra}: the generators read a $ref with annotations only beside it"
+                );
+            }
+            return Ok((
+                Ty::Named(
+                    self.reference(doc, reference)
+                        .with_context(|| origin.clone())?,
+                ),
+                false,
+            ));
+        }
+        let (ty, nullable) = match map.get("type") {
+            None => {
+                if map
+                    .keys()
+                    .any(|key| !ANNOTATIONS.contains(&key.as_str()) && !key.starts_with("x-"))
+                {
+                    bail!("{origin}: a schema without `type` is read as any value, and may say nothing else");
+                }
+                return Ok((Ty::Any, false));
+            }
+            Some(Value::String(one)) => (one.as_str(), false),
+            Some(Value::Array(many)) => {
+                let names: Vec<&str> = many.iter().filter_map(Value::as_str).collect();
+                match names.as_slice() {
+                    [one, "null"] | ["null", one] => (*one, true),
+                    _ => bail!("{origin}/type: the generators read one type, or one type and null"),
+                }
+            }
+            Some(_) => bail!("{origin}/type: not a type name"),
+        };
+        let allowed: &[&str] = match ty {
+            "boolean" => &[],
+            "integer" => &["minimum", "maximum"],
+            "string" => &["minLength", "maxLength", "pattern", "format", "x-secret"],
+            "array" => &["items", "maxItems", "uniqueItems"],
+            "object" => &[
+                "properties",
+                "required",
+                "additionalProperties",
+                "maxProperties",
+                "allOf",
+            ],
+            other => bail!("{origin}/type: {other} is not read by the generators"),
+        };
+        if let Some(extra) = map.keys().find(|key| {
+            *key != "type"
+                && !ANNOTATIONS.contains(&key.as_str())
+                && !allowed.contains(&key.as_str())
+                && !key.starts_with("x-")
+        }) {
+            bail!("{origin}/{extra}: not read by the C++ and TypeScript generators on a {ty}");
+        }
+        let bound = |key: &str| -> anyhow::Result<Option<u64>> {
+            match map.get(key) {
+                None => Ok(None),
+                Some(value) => value
+                    .as_u64()
+                    .map(Some)
+                    .with_context(|| format!("{origin}/{key}: not a non-negative integer")),
+            }
+        };
+        let out = match ty {
+            "boolean" => Ty::Bool,
+            "integer" => {
+                let limit = |key: &str, default: i64| -> anyhow::Result<i64> {
+                    match map.get(key) {
+                        None => Ok(default),
+                        Some(value) => value
+                            .as_i64()
+                            .with_context(|| format!("{origin}/{key}: not an integer")),
+                    }
+                };
+                // Without a bound, JavaScript's exact range is the contract's.
+                const SAFE: i64 = 9_007_199_254_740_991;
+                Ty::Int {
+                    min: limit("minimum", -SAFE)?,
+                    max: limit("maximum", SAFE)?,
+                }
+            }
+            "string" => Ty::Str(StrRules {
+                min_len: bound("minLength")?,
+                max_len: bound("maxLength")?,
+                pattern: map
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            }),
+            "array" => {
+                let items = map
+                    .get("items")
+                    .with_context(|| format!("{origin}: an array needs `items`"))?;
+                let (items, item_null) = self.ty(
+                    doc,
+                    &format!("{pointer}/items"),
+                    &format!("{name}Item"),
+                    items,
+                )?;
+                if item_null {
+                    bail!("{origin}/items: items may not be null");
+                }
+                let unique = map.get("uniqueItems") == Some(&Value::Bool(true));
+                if unique
+                    && !matches!(&items, Ty::Str(_) | Ty::Int { .. })
+                    && !self.is_string_enum(&items)
+                {
+                    bail!("{origin}/uniqueItems: the generators compare strings and integers only");
+                }
+                Ty::Array {
+                    items: Box::new(items),
+                    max_items: bound("maxItems")?,
+                    unique,
+                }
+            }
+            _ => match map.get("properties") {
+                Some(_) => {
+                    let st = self.object(doc, pointer, name, map)?;
+                    self.insert(Named {
+                        name: name.to_string(),
+                        description: text(map.get("description")),
+                        since: doc
+                            .value
+                            .get("x-since")
+                            .and_then(Value::as_str)
+                            .unwrap_or("1.0.0")
+                            .to_string(),
+                        origin: origin.clone(),
+                        def: Def::Struct(st),
+                    })?;
+                    Ty::Named(name.to_string())
+                }
+                None => {
+                    let values = map
+                        .get("additionalProperties")
+                        .filter(|value| value.is_object())
+                        .with_context(|| format!("{origin}: an object needs `properties` or a schema under `additionalProperties`"))?;
+                    let (values, value_null) = self.ty(
+                        doc,
+                        &format!("{pointer}/additionalProperties"),
+                        &format!("{name}Value"),
+                        values,
+                    )?;
+                    if value_null {
+                        bail!("{origin}/additionalProperties: values may not be null");
+                    }
+                    Ty::Map {
+                        values: Box::new(values),
+                        max_entries: bound("maxProperties")?,
+                    }
+                }
+            },
+        };
+        Ok((out, nullable))
+    }
+
+    fn is_string_enum(&self, ty: &Ty) -> bool {
+        let Ty::Named(name) = ty else { return false };
+        // Enums are named places, which the names table knows by name.
+        self.names.values().any(|known| known == name)
+            && self.set.docs.iter().any(|doc| {
+                doc.name == *name
+                    && doc.value.get("enum").is_some()
+                    && doc.value.get("type") == Some(&Value::String("string".into()))
+            })
+    }
+}
+
+/// Reads one `allOf` entry: `{x-rule, if: {properties: {F: {enum|const}},
+/// required: [F]}, then: CLAUSES, else: CLAUSES}`.
+fn rule(part: &Value, fields: &[Field]) -> anyhow::Result<Rule> {
+    let id = part
+        .get("x-rule")
+        .and_then(Value::as_str)
+        .context("an allOf entry needs an x-rule id")?;
+    let condition = part
+        .get("if")
+        .context("an allOf entry is an if/then rule")?;
+    let props = condition
+        .get("properties")
+        .and_then(Value::as_object)
+        .context("if: needs properties")?;
+    let [(field, test)] = props.iter().collect::<Vec<_>>()[..] else {
+        bail!("if: tests one property");
+    };
+    if contract::string_list(condition.get("required")) != [field.as_str()] {
+        bail!("if: must require the property it tests");
+    }
+    let values: Vec<String> = match (test.get("enum"), test.get("const")) {
+        (Some(Value::Array(values)), None) => values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        (None, Some(Value::String(one))) => vec![one.clone()],
+        _ => bail!("if: the property is tested with `enum` or `const` of strings"),
+    };
+    if !fields.iter().any(|known| known.json == *field) {
+        bail!("if: {field} is not a property");
+    }
+    let clauses = |key: &str| -> anyhow::Result<Vec<Clause>> {
+        match part.get(key) {
+            None => Ok(Vec::new()),
+            Some(value) => clauses(value, fields).with_context(|| key.to_string()),
+        }
+    };
+    for key in part.as_object().into_iter().flatten().map(|(key, _)| key) {
+        if !matches!(
+            key.as_str(),
+            "x-rule" | "description" | "if" | "then" | "else"
+        ) {
+            bail!("{key}: not read in a rule");
+        }
+    }
+    Ok(Rule {
+        id: id.to_string(),
+        description: text(part.get("description")),
+        field: field.clone(),
+        values,
+        then: clauses("then")?,
+        otherwise: clauses("else")?,
+    })
+}
+
+fn clauses(schema: &Value, fields: &[Field]) -> anyhow::Result<Vec<Clause>> {
+    let field = |name: &str| -> anyhow::Result<&Field> {
+        fields
+            .iter()
+            .find(|known| known.json == name)
+            .with_context(|| format!("{name} is not a property"))
+    };
+    let optional = |name: &str| -> anyhow::Result<String> {
+        if field(name)?.required {
+            bail!("{name} is required anyway; a rule about its presence says nothing");
+        }
+        Ok(name.to_string())
+    };
+    let mut out = Vec::new();
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "required" => {
+                for name in contract::string_list(Some(value)) {
+                    out.push(Clause::Required(optional(name)?));
+                }
+            }
+            "not" => {
+                let names = contract::string_list(value.get("required"));
+                if value.as_object().map(Map::len) != Some(1) || names.is_empty() {
+                    bail!("not: the generators read `not: {{required: [...]}}` only");
+                }
+                for name in names {
+                    out.push(Clause::Absent(optional(name)?));
+                }
+            }
+            "properties" => {
+                for (name, test) in value.as_object().into_iter().flatten() {
+                    field(name)?;
+                    let test = test.as_object().context("a property test is an object")?;
+                    for (keyword, arg) in test {
+                        match keyword.as_str() {
+                            "not" => match arg.get("const").and_then(Value::as_str) {
+                                Some(value) if arg.as_object().map(Map::len) == Some(1) => {
+                                    out.push(Clause::NotEqual(name.clone(), value.to_string()))
+                                }
+                                _ => bail!("properties/{name}/not: the generators read `not: {{const: STRING}}` only"),
+                            },
+                            "minLength" | "maxLength" => {}
+                            other => bail!("properties/{name}/{other}: not read in a rule"),
+                        }
+                    }
+                    let (min, max) = (
+                        test.get("minLength").and_then(Value::as_u64),
+                        test.get("maxLength").and_then(Value::as_u64),
+                    );
+                    if min.is_some() || max.is_some() {
+                        out.push(Clause::Length {
+                            field: name.clone(),
+                            min,
+                            max,
+                        });
+                    }
+                }
+            }
+            "description" => {}
+            other => bail!("{other}: not read in a rule's consequence"),
+        }
+    }
+    Ok(out)
+}
+
+fn bare_ref(schema: &Value) -> Option<&str> {
+    let map = schema.as_object()?;
+    let only_annotations = map
+        .keys()
+        .all(|key| key == "$ref" || ANNOTATIONS.contains(&key.as_str()));
+    map.get("$ref")
+        .and_then(Value::as_str)
+        .filter(|_| only_annotations)
+}
+
+fn text(value: Option<&Value>) -> String {
+    value
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn working_tree() -> Model {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let set = SchemaSet::load(&root.join("contracts/schema")).unwrap();
+        model(&set).unwrap()
+    }
+
+    #[test]
+    fn every_method_and_event_has_its_shapes() {
+        let model = working_tree();
+        let invoke = model
+            .calls
+            .iter()
+            .find(|call| call.method == "tool.invoke")
+            .unwrap();
+        assert_eq!(invoke.params, "ToolInvokeParams");
+        assert_eq!(
+            invoke.result, "ToolCapture",
+            "a bare reference is its target"
+        );
+        assert!(model
+            .events
+            .iter()
+            .any(|event| event.name == "event.task.state"));
+        for call in &model.calls {
+            assert!(model.get(&call.params).is_some(), "{} params", call.method);
+            assert!(model.get(&call.result).is_some(), "{} result", call.method);
+        }
+    }
+
+    #[test]
+    fn types_come_after_what_they_use() {
+        let model = working_tree();
+        let at = |name: &str| {
+            model
+                .types
+                .iter()
+                .position(|named| named.name == name)
+                .unwrap()
+        };
+        assert!(at("TaskError") < at("TaskSummary"));
+        assert!(at("TaskSummary") < at("TaskDetail"));
+        assert!(at("TaskProgressEventSegmentsItem") < at("TaskProgressEvent"));
+    }
+
+    #[test]
+    fn the_if_then_rules_are_read() {
+        let model = working_tree();
+        let Some(Def::Struct(error)) = model.get("TaskError").map(|named| &named.def) else {
+            panic!("TaskError is a struct");
+        };
+        let ids: Vec<&str> = error.rules.iter().map(|rule| rule.id.as_str()).collect();
+        assert_eq!(ids, ["error.http_status", "error.cause"]);
+        assert!(
+            matches!(error.rules[1].then[..], [Clause::NotEqual(ref field, ref value)] if field == "cause" && value == "max_retries_exhausted")
+        );
+    }
+
+    #[test]
+    fn a_keyword_the_generators_do_not_read_is_refused_with_its_place() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut set = SchemaSet::load(&root.join("contracts/schema")).unwrap();
+        let doc = set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.name == "TaskId")
+            .unwrap();
+        doc.value["multipleOf"] = serde_json::json!(2);
+        let err = model(&set).err().unwrap();
+        assert!(
+            format!("{err:#}").contains("types/TaskId.json#/multipleOf"),
+            "{err:#}"
+        );
+    }
+}

@@ -1,0 +1,73 @@
+/** A value that is not what the contract says, at `pointer` inside what was read. */
+export declare class ContractError extends Error {
+  constructor(pointer: string, why: string);
+  /** The JSON pointer of the offending value ("" for the whole). */
+  readonly pointer: string;
+}
+
+/** An envelope whose `v` is another protocol version; nothing after `v` was read. */
+export declare class VersionError extends ContractError {
+  constructor(version: number);
+  readonly version: number;
+}
+
+/** A credential (`x-secret`): printed as `<redacted>`; `reveal()` reads it. */
+export declare class Secret {
+  #private;
+  constructor(value: string);
+  reveal(): string;
+  toJSON(): string;
+  toString(): string;
+}
+
+/** A call of a method this version does not know: kept as it came. */
+export declare class UnknownCall {
+  #private;
+  constructor(method: string, params: unknown);
+  readonly method: string;
+  readonly params: unknown;
+  toJSON(): { method: string; params: unknown };
+}
+
+/** A reply naming a method this version does not know. */
+export declare class UnknownReply {
+  #private;
+  constructor(method: string, result: unknown);
+  readonly method: string;
+  readonly result: unknown;
+  toJSON(): { method: string; result: unknown };
+}
+
+/** An event this version does not know: a reader skips it. */
+export declare class UnknownEvent {
+  #private;
+  constructor(name: string, params: unknown);
+  readonly name: string;
+  readonly params: unknown;
+  toJSON(): { name: string; params: unknown };
+}
+
+/** Why a frame could not be read or written. */
+export declare class FrameError extends Error {
+  constructor(kind: "empty" | "too_large" | "unexpected_eof", length: number, why: string);
+  readonly kind: "empty" | "too_large" | "unexpected_eof";
+  /** For `too_large`: the length claimed or written. */
+  readonly length: number;
+  /** Only after `empty` can the decoder go on. */
+  readonly recoverable: boolean;
+}
+
+/** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
+export declare function encodeFrame(envelope: Envelope): Uint8Array;
+
+/** Decodes one frame's body: UTF-8 JSON, then the envelope. */
+export declare function decodeFrameBody(bytes: Uint8Array): Envelope;
+
+/** Frames from bytes as they arrive; holds only the bytes pushed and not yet read. */
+export declare class FrameDecoder {
+  push(chunk: Uint8Array): void;
+  /** The next envelope, or `undefined` until more bytes arrive. */
+  next(): Envelope | undefined;
+  /** The bytes have ended: throws FrameError `unexpected_eof` inside a frame. */
+  finish(): void;
+}
