@@ -234,6 +234,30 @@ fn a_header_that_mirrors_task_error_code_conforms() {
 }
 
 #[test]
+fn the_generated_cpp_header_mirrors_task_error_code() {
+    let header = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bindings/cpp/include/vdm/contract.hpp"
+    );
+    let output = run(&["mirror", "--cpp-header", header], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    // The same header with two codes swapped is caught, so the check looked.
+    let text = std::fs::read_to_string(header).unwrap();
+    let swapped = text.replacen(
+        "  dns_failed,\n  connect_failed,",
+        "  connect_failed,\n  dns_failed,",
+        1,
+    );
+    assert_ne!(
+        swapped, text,
+        "the generated enum lists dns_failed before connect_failed"
+    );
+    let swapped = Temp::new("swapped.hpp", swapped.as_bytes());
+    let output = run(&["mirror", "--cpp-header", swapped.path()], None);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+}
+
+#[test]
 fn camel_case_enumerators_mirror_too() {
     let camel = HEADER
         .replace("ok = 0", "kOk = 0")

@@ -3022,9 +3022,9 @@ inline void read_Envelope(const json& v, Envelope& out, Path& at) {
   expect_object(v, at);
   {
     Step step(at, "v");
-    const json& version = required(v, "v", at);
-    if (!version.is_number_unsigned()) wrong_type(version, "a non-negative integer", at);
-    if (version.get<std::uint64_t>() != PROTOCOL_VERSION) throw VersionError(version.get<std::uint64_t>());
+    std::uint64_t version = 0;
+    read_int(required(v, "v", at), version, 0, INT64_MAX, at);
+    if (version != PROTOCOL_VERSION) throw VersionError(version);
   }
   std::string_view kind;
   {

@@ -1,0 +1,127 @@
+// The TypeScript bindings' own tests, run with `node --test` (from
+// bindings/ts). The fixtures are run by the workspace's `cargo test`.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { inspect } from "node:util";
+
+import {
+  ContractError,
+  FrameDecoder,
+  FrameError,
+  MAX_FRAME,
+  Secret,
+  TaskStateValues,
+  UnknownEvent,
+  VersionError,
+  encodeFrame,
+  parseDownloadAddParams,
+  parseEnvelope,
+} from "../index.js";
+
+const auth = (password) => ({
+  v: 1,
+  kind: "call",
+  id: 7,
+  body: { method: "download.provideAuth", params: { taskId: "t_01", username: "u", password } },
+});
+
+test("a secret is never printed, and still goes on the wire", () => {
+  const envelope = parseEnvelope(auth("hunter2"));
+  const password = envelope.body.params.password;
+  assert.ok(password instanceof Secret);
+  assert.equal(String(password), "<redacted>");
+  assert.equal(`${password}`, "<redacted>");
+  assert.ok(!inspect(envelope, { depth: 10 }).includes("hunter2"), inspect(envelope, { depth: 10 }));
+  assert.equal(password.reveal(), "hunter2");
+  assert.equal(JSON.parse(JSON.stringify(envelope)).body.params.password, "hunter2");
+});
+
+test("an error about a secret names its place, not its value", () => {
+  const long = "p".repeat(1025);
+  assert.throws(
+    () => parseEnvelope(auth(long)),
+    (error) => error instanceof ContractError && error.pointer === "/body/params/password" && !error.message.includes("ppp"),
+  );
+});
+
+test("errors name the JSON pointer", () => {
+  const call = { v: 1, kind: "call", id: 1, body: { method: "download.add", params: { spec: { url: "https://a/b", segments: 33 } } } };
+  assert.throws(() => parseEnvelope(call), { name: "ContractError", pointer: "/body/params/spec/segments" });
+  assert.throws(() => parseDownloadAddParams({ spec: { url: "https://a/b", headers: { "a/b": 7 } } }), {
+    pointer: "/spec/headers/a~1b",
+  });
+});
+
+test("v decides before anything else", () => {
+  assert.throws(() => parseEnvelope({ v: 2, kind: "nonsense" }), (error) => error instanceof VersionError && error.version === 2);
+  assert.throws(() => parseEnvelope({ kind: "call" }), { pointer: "/v" });
+});
+
+test("an unknown event decodes, is told apart, and is written back unchanged", () => {
+  const value = { v: 1, kind: "event", body: { name: "event.from.the.future", params: { a: [1, 2] } } };
+  const envelope = parseEnvelope(value);
+  assert.equal(envelope.kind, "event");
+  assert.ok(envelope.kind === "event" && envelope.body instanceof UnknownEvent);
+  assert.deepEqual(JSON.parse(JSON.stringify(envelope)), value);
+});
+
+test("unknown fields are ignored and dropped", () => {
+  const params = parseDownloadAddParams({ spec: { url: "https://a/b", later: true }, extra: 1 });
+  assert.deepEqual(params, { spec: { url: "https://a/b" } });
+});
+
+test("a map key such as __proto__ stays data", () => {
+  const params = parseDownloadAddParams(JSON.parse('{"spec": {"url": "https://a/b", "headers": {"__proto__": "x"}}}'));
+  assert.equal(Object.getPrototypeOf(params.spec.headers), Object.prototype);
+  assert.deepEqual(Object.keys(params.spec.headers), ["__proto__"]);
+});
+
+test("lengths count code points, not UTF-16 units", () => {
+  // 255 astral characters are 510 UTF-16 units and within fileName's 255.
+  const name = "😀".repeat(255);
+  assert.equal(parseDownloadAddParams({ spec: { url: "https://a/b", fileName: name } }).spec.fileName, name);
+  assert.throws(() => parseDownloadAddParams({ spec: { url: "https://a/b", fileName: name + "😀" } }), {
+    pointer: "/spec/fileName",
+  });
+});
+
+test("enums carry their values", () => {
+  assert.ok(TaskStateValues.includes("paused"));
+  assert.ok(Object.isFrozen(TaskStateValues));
+});
+
+test("frames: byte by byte gives what one chunk gives", () => {
+  const a = { v: 1, kind: "call", id: 1, body: { method: "download.pause", params: { taskId: "t_01" } } };
+  const b = { v: 1, kind: "event", body: { name: "event.task.removed", params: { taskId: "t_01" } } };
+  const bytes = new Uint8Array([...encodeFrame(parseEnvelope(a)), ...encodeFrame(parseEnvelope(b))]);
+  const decoder = new FrameDecoder();
+  const read = [];
+  for (const byte of bytes) {
+    decoder.push(Uint8Array.of(byte));
+    for (let envelope = decoder.next(); envelope !== undefined; envelope = decoder.next()) read.push(envelope);
+  }
+  decoder.finish();
+  assert.deepEqual(JSON.parse(JSON.stringify(read)), [a, b]);
+});
+
+test("frames: a length past MAX_FRAME is refused before its body arrives", () => {
+  const decoder = new FrameDecoder();
+  const header = new Uint8Array(4);
+  new DataView(header.buffer).setUint32(0, MAX_FRAME + 1, false);
+  decoder.push(header);
+  assert.throws(() => decoder.next(), (error) => error instanceof FrameError && error.kind === "too_large" && error.length === MAX_FRAME + 1);
+  assert.throws(() => decoder.push(new Uint8Array(1)), { kind: "too_large" });
+});
+
+test("frames: an envelope too large to send is refused", () => {
+  const big = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input: "x".repeat(MAX_FRAME) } } });
+  assert.throws(() => encodeFrame(big), { kind: "too_large" });
+});
+
+test("frames: the bytes ending inside a frame is unexpected_eof", () => {
+  const frame = encodeFrame(parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "download.pause", params: { taskId: "t" } } }));
+  const decoder = new FrameDecoder();
+  decoder.push(frame.subarray(0, frame.length - 1));
+  assert.equal(decoder.next(), undefined);
+  assert.throws(() => decoder.finish(), { kind: "unexpected_eof" });
+});

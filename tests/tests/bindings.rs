@@ -1,0 +1,382 @@
+//! The C++ and TypeScript bindings held to the fixtures the Rust ones are:
+//! every valid fixture read and written back to the same JSON value, every
+//! invalid one refused or listed (with its reason) in that language's
+//! known-divergences, every frame stream read into its sidecar's outcomes.
+//!
+//! The programs under test are the bindings' own examples: `g++` compiles
+//! them with `-Werror`, `node` runs the TypeScript ones, and `tsc --strict`
+//! type-checks the declarations. A missing compiler or `bindings/ts`'s
+//! `npm ci` not having run is a failure that says so, not a skip.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use conformance::fixtures::{load_divergences, load_fixtures, Fixture};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lang {
+    Cpp,
+    Ts,
+}
+
+impl Lang {
+    fn divergences(self) -> &'static str {
+        match self {
+            Lang::Cpp => "known-divergences-cpp",
+            Lang::Ts => "known-divergences-ts",
+        }
+    }
+
+    fn roundtrip(self, type_name: &str) -> Command {
+        match self {
+            Lang::Cpp => {
+                let mut command = Command::new(cpp_programs().join("roundtrip"));
+                command.args(["--type", type_name]);
+                command
+            }
+            Lang::Ts => {
+                let mut command = Command::new("node");
+                command
+                    .arg(root().join("bindings/ts/examples/roundtrip.mjs"))
+                    .args(["--type", type_name]);
+                command
+            }
+        }
+    }
+
+    fn frame_outcomes(self) -> Command {
+        match self {
+            Lang::Cpp => Command::new(cpp_programs().join("frame_outcomes")),
+            Lang::Ts => {
+                let mut command = Command::new("node");
+                command.arg(root().join("bindings/ts/examples/frame-outcomes.mjs"));
+                command
+            }
+        }
+    }
+}
+
+/// Runs `command` with `input` on stdin; its stdout, or a panic with stderr.
+fn run(mut command: Command, input: &[u8]) -> String {
+    let what = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| {
+            panic!("{what}: cannot start ({err}); is it installed? (.ci/run installs it)")
+        });
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        output.status.success(),
+        "{what} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The C++ examples (and the secret test), compiled once per test run with
+/// the flags the README gives, in parallel.
+fn cpp_programs() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-bindings");
+        std::fs::create_dir_all(&out).unwrap();
+        let sources = [
+            (
+                "roundtrip",
+                root().join("bindings/cpp/examples/roundtrip.cpp"),
+            ),
+            (
+                "frame_outcomes",
+                root().join("bindings/cpp/examples/frame_outcomes.cpp"),
+            ),
+            ("secret", root().join("tests/cpp/secret.cpp")),
+        ];
+        let children: Vec<_> = sources
+            .iter()
+            .map(|(name, source)| {
+                let child = Command::new("g++")
+                    .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+                    .arg(root().join("bindings/cpp/include"))
+                    .arg(source)
+                    .arg("-o")
+                    .arg(out.join(name))
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap_or_else(|err| panic!("g++ cannot start ({err}); .ci/run installs it"));
+                (source, child)
+            })
+            .collect();
+        for (source, child) in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "g++ -Werror refuses {}:\n{}",
+                source.display(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        out
+    })
+}
+
+fn fixtures(folder: &str) -> Vec<Fixture> {
+    load_fixtures(&root().join("conformance"), folder).unwrap()
+}
+
+/// Each fixture's outcome in `lang`: the value written back, or the error line.
+fn outcomes(lang: Lang, fixtures: &[Fixture]) -> Vec<Result<Value, String>> {
+    let mut by_type: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, fixture) in fixtures.iter().enumerate() {
+        by_type.entry(&fixture.type_name).or_default().push(index);
+    }
+    let mut out = vec![Err(String::new()); fixtures.len()];
+    for (type_name, indices) in by_type {
+        let input: String = indices
+            .iter()
+            .map(|&index| format!("{}\n", fixtures[index].value))
+            .collect();
+        let output = run(lang.roundtrip(type_name), input.as_bytes());
+        let lines: Vec<&str> = output.lines().collect();
+        assert_eq!(
+            lines.len(),
+            indices.len(),
+            "{lang:?} {type_name}: one line per input line:\n{output}"
+        );
+        for (&index, line) in indices.iter().zip(lines) {
+            out[index] = match line.strip_prefix("error: ") {
+                Some(error) => Err(error.to_string()),
+                None => Ok(serde_json::from_str(line)
+                    .unwrap_or_else(|err| panic!("{lang:?}: {line}: {err}"))),
+            };
+        }
+    }
+    out
+}
+
+fn valid_fixtures_read_and_write_back(lang: Lang) {
+    let valid = fixtures("valid");
+    assert!(valid.len() > 50, "the valid fixtures were found");
+    let mut failures = Vec::new();
+    for (fixture, outcome) in valid.iter().zip(outcomes(lang, &valid)) {
+        match outcome {
+            Ok(again) if again == fixture.value => {}
+            Ok(again) => failures.push(format!("{}: written back as {again}", fixture.path)),
+            Err(error) => failures.push(format!("{}: refused: {error}", fixture.path)),
+        }
+    }
+    assert!(failures.is_empty(), "{lang:?}:\n{}", failures.join("\n"));
+}
+
+fn invalid_fixtures_are_refused_or_listed(lang: Lang) {
+    let invalid = fixtures("invalid");
+    let listed = load_divergences(&root().join("conformance").join(lang.divergences())).unwrap();
+    let mut failures = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (fixture, outcome) in invalid.iter().zip(outcomes(lang, &invalid)) {
+        let is_listed = listed.contains_key(&fixture.path);
+        seen.insert(fixture.path.clone());
+        match (outcome, is_listed) {
+            (Err(_), false) | (Ok(_), true) => {}
+            (Ok(_), false) => failures.push(format!(
+                "{}: accepted; refuse it, or list it in conformance/{} with the reason",
+                fixture.path,
+                lang.divergences()
+            )),
+            (Err(error), true) => failures.push(format!(
+                "{}: listed in conformance/{}, but refused now ({error}); remove the entry",
+                fixture.path,
+                lang.divergences()
+            )),
+        }
+    }
+    for path in listed.keys().filter(|path| !seen.contains(*path)) {
+        failures.push(format!(
+            "conformance/{} names {path}, which is not an invalid fixture",
+            lang.divergences()
+        ));
+    }
+    assert!(failures.is_empty(), "{lang:?}:\n{}", failures.join("\n"));
+}
+
+/// Where the Rust bindings and `lang` both read a fixture, they write the
+/// same value back (unknown names kept, unknown fields dropped).
+fn agrees_with_rust(lang: Lang) {
+    let mut all = fixtures("valid");
+    all.extend(fixtures("invalid"));
+    all.extend(load_fixtures(&root().join("tests/fixtures"), "newer-peer").unwrap());
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (fixture, outcome) in all.iter().zip(outcomes(lang, &all)) {
+        let rust = proto::reserialize(&fixture.type_name, &fixture.value);
+        if let (Some(Ok(rust)), Ok(again)) = (rust, outcome) {
+            compared += 1;
+            if rust != again {
+                failures.push(format!(
+                    "{}: Rust writes {rust}, {lang:?} writes {again}",
+                    fixture.path
+                ));
+            }
+        }
+    }
+    assert!(compared > 80, "{compared} fixtures were read by both");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn newer_peers_messages_decode(lang: Lang) {
+    let newer = load_fixtures(&root().join("tests/fixtures"), "newer-peer").unwrap();
+    let outcomes = outcomes(lang, &newer);
+    for (fixture, outcome) in newer.iter().zip(outcomes) {
+        let name = fixture.path.as_str();
+        match name {
+            // An unknown name is kept and written back unchanged.
+            "newer-peer/event_from_the_future.json"
+            | "newer-peer/call_of_unknown_method.json"
+            | "newer-peer/reply_of_unknown_method.json" => {
+                assert_eq!(
+                    outcome.as_ref().ok(),
+                    Some(&fixture.value),
+                    "{lang:?} {name}"
+                )
+            }
+            "newer-peer/known_method_bad_params.json" => {
+                let error = outcome.expect_err(name);
+                assert!(
+                    error.starts_with("at /body/params/"),
+                    "{lang:?} {name}: {error}"
+                );
+            }
+            "newer-peer/known_event_extra_fields.json" => {
+                assert!(outcome.is_ok(), "{lang:?} {name}: {outcome:?}")
+            }
+            other => panic!("{other}: say what every language does with it"),
+        }
+    }
+}
+
+fn frame_fixtures_give_their_outcomes(lang: Lang) {
+    let dir = root().join("conformance/frames");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|ext| ext.to_str()) != Some("bin") {
+            continue;
+        }
+        let sidecar: Value = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expect.json")).unwrap(),
+        )
+        .unwrap();
+        let want: Vec<&str> = sidecar["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap())
+            .collect();
+        let output = run(lang.frame_outcomes(), &std::fs::read(&path).unwrap());
+        let got: Vec<&str> = output.lines().collect();
+        assert_eq!(got, want, "{lang:?} reads {}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 14, "{checked} frame fixtures");
+}
+
+#[test]
+fn cpp_reads_every_valid_fixture_and_writes_it_back() {
+    valid_fixtures_read_and_write_back(Lang::Cpp);
+}
+
+#[test]
+fn ts_reads_every_valid_fixture_and_writes_it_back() {
+    valid_fixtures_read_and_write_back(Lang::Ts);
+}
+
+#[test]
+fn cpp_refuses_every_invalid_fixture_it_does_not_list() {
+    invalid_fixtures_are_refused_or_listed(Lang::Cpp);
+}
+
+#[test]
+fn ts_refuses_every_invalid_fixture_it_does_not_list() {
+    invalid_fixtures_are_refused_or_listed(Lang::Ts);
+}
+
+#[test]
+fn cpp_writes_back_what_rust_writes_back() {
+    agrees_with_rust(Lang::Cpp);
+}
+
+#[test]
+fn ts_writes_back_what_rust_writes_back() {
+    agrees_with_rust(Lang::Ts);
+}
+
+#[test]
+fn cpp_decodes_a_newer_peers_messages() {
+    newer_peers_messages_decode(Lang::Cpp);
+}
+
+#[test]
+fn ts_decodes_a_newer_peers_messages() {
+    newer_peers_messages_decode(Lang::Ts);
+}
+
+#[test]
+fn cpp_reads_every_frame_fixture_as_its_sidecar_says() {
+    frame_fixtures_give_their_outcomes(Lang::Cpp);
+}
+
+#[test]
+fn ts_reads_every_frame_fixture_as_its_sidecar_says() {
+    frame_fixtures_give_their_outcomes(Lang::Ts);
+}
+
+#[test]
+fn cpp_never_prints_a_secret() {
+    run(Command::new(cpp_programs().join("secret")), b"");
+}
+
+fn tsc() -> PathBuf {
+    let tsc = root().join("bindings/ts/node_modules/typescript/bin/tsc");
+    assert!(
+        tsc.exists(),
+        "{} is missing: run `npm ci --prefix bindings/ts` (.ci/run does)",
+        tsc.display()
+    );
+    tsc
+}
+
+#[test]
+fn ts_declarations_and_examples_type_check_with_strict() {
+    let mut command = Command::new("node");
+    command
+        .arg(tsc())
+        .arg("-p")
+        .arg(root().join("bindings/ts/tsconfig.json"));
+    run(command, b"");
+}
+
+#[test]
+fn ts_unit_tests_pass_under_nodes_test_runner() {
+    let mut command = Command::new("node");
+    command
+        .arg("--test")
+        .current_dir(root().join("bindings/ts"));
+    let output = run(command, b"");
+    assert!(output.contains("# fail 0"), "{output}");
+    assert!(!output.contains("# pass 0\n"), "no test ran:\n{output}");
+}
