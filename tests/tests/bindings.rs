@@ -141,6 +141,19 @@ fn fixtures(folder: &str) -> Vec<Fixture> {
 
 /// Each fixture's outcome in `lang`: the value written back, or the error line.
 fn outcomes(lang: Lang, fixtures: &[Fixture]) -> Vec<Result<Value, String>> {
+    outcomes_with(
+        &|type_name| lang.roundtrip(type_name),
+        &format!("{lang:?}"),
+        fixtures,
+    )
+}
+
+/// Each fixture's outcome from a roundtrip program, run once per type.
+fn outcomes_with(
+    roundtrip: &dyn Fn(&str) -> Command,
+    lang: &str,
+    fixtures: &[Fixture],
+) -> Vec<Result<Value, String>> {
     let mut by_type: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (index, fixture) in fixtures.iter().enumerate() {
         by_type.entry(&fixture.type_name).or_default().push(index);
@@ -151,12 +164,12 @@ fn outcomes(lang: Lang, fixtures: &[Fixture]) -> Vec<Result<Value, String>> {
             .iter()
             .map(|&index| format!("{}\n", fixtures[index].value))
             .collect();
-        let output = run(lang.roundtrip(type_name), input.as_bytes());
+        let output = run(roundtrip(type_name), input.as_bytes());
         let lines: Vec<&str> = output.lines().collect();
         assert_eq!(
             lines.len(),
             indices.len(),
-            "{lang:?} {type_name}: one line per input line:\n{output}"
+            "{lang} {type_name}: one line per input line:\n{output}"
         );
         for (&index, line) in indices.iter().zip(lines) {
             out[index] = match line.strip_prefix("error: ") {
@@ -379,4 +392,85 @@ fn ts_unit_tests_pass_under_nodes_test_runner() {
     let output = run(command, b"");
     assert!(output.contains("# fail 0"), "{output}");
     assert!(!output.contains("# pass 0\n"), "no test ran:\n{output}");
+}
+
+/// A release's frozen C++ and TypeScript bindings still build, and read and
+/// write back that release's own valid fixtures: a lane pinned to it can
+/// take them as they are.
+#[test]
+fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
+    let releases = root().join("contracts/released");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&releases)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("schema").is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 2, "{dirs:?}");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-releases");
+    std::fs::create_dir_all(&out).unwrap();
+    let builds: Vec<_> = dirs
+        .iter()
+        .map(|dir| {
+            let program = out.join(dir.file_name().unwrap());
+            let child = Command::new("g++")
+                .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-I"])
+                .arg(dir.join("cpp/include"))
+                .arg(root().join("bindings/cpp/examples/roundtrip.cpp"))
+                .arg("-o")
+                .arg(&program)
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("g++ starts");
+            (dir, program, child)
+        })
+        .collect();
+    // The TypeScript roundtrip, importing the frozen module instead.
+    const NODE_ROUNDTRIP: &str = r#"
+        const { reserialize } = await import(process.argv[1]);
+        const type = process.argv[2];
+        let text = "";
+        for await (const chunk of process.stdin) text += chunk;
+        for (const line of text.split("\n").filter(Boolean)) {
+          try { console.log(JSON.stringify(reserialize(type, JSON.parse(line)))); }
+          catch (error) { console.log(`error: ${error.message}`); }
+        }"#;
+    for (dir, program, child) in builds {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let valid = load_fixtures(dir, "valid").unwrap();
+        assert!(!valid.is_empty());
+        let cpp = |type_name: &str| {
+            let mut command = Command::new(&program);
+            command.args(["--type", type_name]);
+            command
+        };
+        let node = |type_name: &str| {
+            let mut command = Command::new("node");
+            command
+                .args(["--input-type=module", "-e", NODE_ROUNDTRIP])
+                .arg(dir.join("ts/index.js"))
+                .arg(type_name);
+            command
+        };
+        for (lang, roundtrip) in [
+            ("C++", &cpp as &dyn Fn(&str) -> Command),
+            ("TypeScript", &node),
+        ] {
+            for (fixture, outcome) in valid.iter().zip(outcomes_with(roundtrip, lang, &valid)) {
+                assert_eq!(
+                    outcome.as_ref().ok(),
+                    Some(&fixture.value),
+                    "{} {lang}: {}",
+                    dir.display(),
+                    fixture.path
+                );
+            }
+        }
+    }
 }

@@ -146,7 +146,7 @@ pub fn cpp_bindings(
     origin: &Origin,
 ) -> anyhow::Result<Vec<(&'static str, String)>> {
     let model = model::model(set)?;
-    cpp::files(&model, version, &origin.schemas)
+    cpp::files(&model, version, origin)
 }
 
 /// The TypeScript bindings of a schema set (`index.js`, `index.d.ts`), by file name.
@@ -156,7 +156,7 @@ pub fn ts_bindings(
     origin: &Origin,
 ) -> anyhow::Result<Vec<(&'static str, String)>> {
     let model = model::model(set)?;
-    ts::files(&model, version, &origin.schemas)
+    ts::files(&model, version, origin)
 }
 
 /// The schema set as text inside the conformance checker, so a lane installs

@@ -1,6 +1,6 @@
 //! `cargo xtask release`: freezes the current contract under
 //! `contracts/released/<VERSION>/` — the schemas, the valid fixtures, and the
-//! Rust bindings generated from them (`rust/`) — once. The frozen bindings
+//! bindings generated from them (`rust/`, `cpp/include/vdm/`, `ts/`) — once. The frozen bindings
 //! are what a lane pinned to that version runs; the top-level `tests/` crate
 //! compiles every release's and reads every other release's fixtures with
 //! them.
@@ -26,7 +26,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&staging);
     copy_dir(&root.join("contracts/schema"), &staging.join("schema"))?;
     copy_dir(&root.join("conformance/valid"), &staging.join("valid"))?;
-    freeze_bindings(&staging, version)?;
+    freeze_bindings(&staging, version, &|_| false)?;
     std::fs::rename(&staging, &dest)
         .with_context(|| format!("moving the release into {}", dest.display()))?;
     println!("released {version} into contracts/released/{version}");
@@ -38,30 +38,57 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
 /// Where a release keeps its frozen Rust bindings.
 pub const BINDINGS_DIR: &str = "rust";
 
-/// Writes `<release>/rust/` from `<release>/schema/`.
-fn freeze_bindings(release: &Path, version: &str) -> anyhow::Result<()> {
+/// Each language's frozen bindings: the folder inside a release, and the
+/// files generated from the release's schemas.
+type Generate = fn(
+    &contract::SchemaSet,
+    &str,
+    &crate::codegen::Origin,
+) -> anyhow::Result<Vec<(&'static str, String)>>;
+
+const LANGUAGES: &[(&str, Generate)] = &[
+    (BINDINGS_DIR, |set, _, origin| {
+        crate::codegen::rust_bindings(set, origin)
+    }),
+    ("cpp/include/vdm", crate::codegen::cpp_bindings),
+    ("ts", crate::codegen::ts_bindings),
+];
+
+/// Writes each language's bindings from `<release>/schema/`, skipping the
+/// folders `keep` says exist already.
+fn freeze_bindings(
+    release: &Path,
+    version: &str,
+    keep: &dyn Fn(&str) -> bool,
+) -> anyhow::Result<()> {
     let set = contract::SchemaSet::load(&release.join("schema"))
         .with_context(|| format!("loading the schemas of {version}"))?;
     let origin = crate::codegen::Origin {
         command: "cargo xtask release",
         schemas: format!("contracts/released/{version}/schema/"),
     };
-    let dir = release.join(BINDINGS_DIR);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    for (file, text) in crate::codegen::rust_bindings(&set, &origin)? {
-        std::fs::write(dir.join(file), text)
-            .with_context(|| format!("writing {}", dir.join(file).display()))?;
+    for (folder, generate) in LANGUAGES {
+        if keep(folder) {
+            continue;
+        }
+        let dir = release.join(folder);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (file, text) in generate(&set, version, &origin)? {
+            std::fs::write(dir.join(file), text)
+                .with_context(|| format!("writing {}", dir.join(file).display()))?;
+        }
     }
     Ok(())
 }
 
 /// `cargo xtask release --backfill-bindings`: gives each release frozen
-/// before bindings were frozen with it its `rust/`, from its own schemas.
-/// A release that has them is left alone.
+/// before a language's bindings were frozen with it that language's folder,
+/// from its own schemas. Folders that exist are left alone.
 pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     let dir = root.join("contracts/released");
     for (version, release) in releases(root)? {
-        if release.join(BINDINGS_DIR).exists() {
+        let has = |folder: &str| release.join(folder).exists();
+        if LANGUAGES.iter().all(|(folder, _)| has(folder)) {
             continue;
         }
         // Written beside, then renamed, so a failure leaves no half folder.
@@ -69,12 +96,16 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir_all(&staging)?;
         copy_dir(&release.join("schema"), &staging.join("schema"))?;
-        freeze_bindings(&staging, &version)?;
-        std::fs::rename(staging.join(BINDINGS_DIR), release.join(BINDINGS_DIR))?;
+        freeze_bindings(&staging, &version, &has)?;
+        for (folder, _) in LANGUAGES.iter().filter(|(folder, _)| !has(folder)) {
+            let target = release.join(folder);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::rename(staging.join(folder), &target)?;
+            println!("froze the {folder} bindings of {version} into contracts/released/{version}/{folder}");
+        }
         std::fs::remove_dir_all(&staging)?;
-        println!(
-            "froze the bindings of {version} into contracts/released/{version}/{BINDINGS_DIR}"
-        );
     }
     Ok(())
 }
