@@ -235,7 +235,7 @@ fn compound_schema(root: &Path) -> anyhow::Result<Value> {
 }
 
 /// A deterministic corpus (a linear congruential generator, so runs compare).
-fn corpus(count: usize) -> Vec<Value> {
+pub(crate) fn corpus(count: usize) -> Vec<Value> {
     let mut seed: u64 = 0x5eed;
     let mut next = move |bound: u64| {
         seed = seed

@@ -3,6 +3,7 @@
 //! exactly the same code.
 
 mod bench;
+mod bench_bindings;
 mod codegen;
 mod compat;
 mod conformance;
@@ -22,10 +23,12 @@ commands:
   conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement, frames)
   bench conformance [--count N] [--peer-sample N] [--no-peers]
                        time vdm-conform check against the bare jsonschema crate, ajv-cli and check-jsonschema
-  release              freeze contracts/schema, the valid fixtures and their Rust bindings under
-                       contracts/released/<VERSION>
+  bench bindings [--count N] [--runs N]
+                       time C++ and TypeScript decoding against nlohmann::json::parse and JSON.parse alone
+  release              freeze contracts/schema, the valid fixtures and their Rust, C++ and TypeScript
+                       bindings under contracts/released/<VERSION>
   release --backfill-bindings
-                       give releases frozen without Rust bindings their rust/ folder
+                       give releases frozen without some language's bindings that folder
   compat [--from V|DIR|FILE | --against-all-releases] [--to V|DIR|FILE] [--strict-readers]
          [--formats assertion|annotation] [--format human|json|markdown|github|sarif]
                        the changes since the latest release, W/R/API verdicts, and the bump they need
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
             }
         },
         ["bench", "conformance", rest @ ..] => bench::run(&root(), rest),
+        ["bench", "bindings", rest @ ..] => bench_bindings::run(&root(), rest),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

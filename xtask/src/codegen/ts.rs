@@ -325,6 +325,7 @@ impl Emitter<'_> {
         let mut optional = String::new();
         for field in fields {
             let json = &field.json;
+            // Field names are plain identifiers (checked above): no escaping needed.
             let key = literal(json);
             let local = format!("f_{}", json);
             let read = self.read(&field.ty, field.secret, &local, "p", &key);
@@ -570,7 +571,7 @@ function readMap(v, max, item, at, key) {
   const entries = Object.entries(v);
   if (entries.length > max) fail(at, key, `${entries.length} entries, more than the ${max} allowed`);
   // fromEntries defines own properties: a key such as "__proto__" stays data.
-  return Object.fromEntries(entries.map(([name, value]) => [name, item(value, p, name)]));
+  return Object.fromEntries(entries.map(([name, value]) => [name, item(value, p, escapeToken(name))]));
 }
 
 const MAX_ID = 9007199254740991;

@@ -79,14 +79,16 @@ export class UnknownEvent {
   }
 }
 
-// Pointers are built only when something fails: readers pass the parent's
-// pointer and the key.
+// Readers pass the parent's pointer and a key that is already a pointer
+// token (field names are escaped when generated, array indices need none,
+// map keys are escaped as read), so a pointer is joined only for an object
+// that has children, or when something fails.
 function escapeToken(key) {
-  return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 function fail(at, key, why) {
-  throw new ContractError(key === undefined ? at : `${at}/${escapeToken(key)}`, why);
+  throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
 }
 
 function typeName(v) {
@@ -155,7 +157,7 @@ function checkUnique(items, at, key) {
 }
 
 function here(at, key) {
-  return key === undefined ? at : `${at}/${escapeToken(key)}`;
+  return key === undefined ? at : `${at}/${key}`;
 }
 
 /** The body of a call, reply or event: its tag, checked, and the content. */
