@@ -106,6 +106,7 @@ fn cpp_programs() -> &'static Path {
                 root().join("bindings/cpp/examples/frame_outcomes.cpp"),
             ),
             ("secret", root().join("tests/cpp/secret.cpp")),
+            ("frames", root().join("tests/cpp/frames.cpp")),
         ];
         let children: Vec<_> = sources
             .iter()
@@ -356,6 +357,11 @@ fn cpp_reads_every_frame_fixture_as_its_sidecar_says() {
 #[test]
 fn ts_reads_every_frame_fixture_as_its_sidecar_says() {
     frame_fixtures_give_their_outcomes(Lang::Ts);
+}
+
+#[test]
+fn cpp_frames_written_read_back_and_oversize_is_refused_unwritten() {
+    run(Command::new(cpp_programs().join("frames")), b"");
 }
 
 #[test]

@@ -125,3 +125,10 @@ test("frames: the bytes ending inside a frame is unexpected_eof", () => {
   assert.equal(decoder.next(), undefined);
   assert.throws(() => decoder.finish(), { kind: "unexpected_eof" });
 });
+
+test("the module runs no generated code: no eval, no Function constructor", async () => {
+  const { readFileSync } = await import("node:fs");
+  const text = readFileSync(new URL("../index.js", import.meta.url), "utf8");
+  assert.ok(!/\beval\s*\(/.test(text), "eval");
+  assert.ok(!/\bFunction\s*\(/.test(text), "Function(");
+});

@@ -1,0 +1,75 @@
+// write_frame and read_frame together: what is written reads back equal, an
+// envelope over MAX_FRAME is refused with nothing written, and a body that
+// is not an envelope is consumed so the next frame still reads.
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "vdm/frame.hpp"
+
+namespace vc = vdm::contract;
+
+static int failures = 0;
+
+static void check(bool ok, const char* what) {
+  if (!ok) {
+    std::cerr << "failed: " << what << "\n";
+    ++failures;
+  }
+}
+
+int main() {
+  nlohmann::json call = {{"v", 1}, {"kind", "call"}, {"id", 3},
+                         {"body", {{"method", "download.pause"}, {"params", {{"taskId", "t_01"}}}}}};
+  nlohmann::json event = {{"v", 1}, {"kind", "event"},
+                          {"body", {{"name", "event.from.the.future"}, {"params", {{"x", 1}}}}}};
+  std::stringstream stream;
+  vc::write_frame(stream, call.get<vc::Envelope>());
+  vc::write_frame(stream, event.get<vc::Envelope>());
+  std::string bytes = stream.str();
+  check(bytes.size() > 4 && bytes[0] == 0 && bytes[1] == 0, "a small frame's length starts with zero bytes");
+
+  std::optional<vc::Envelope> first = vc::read_frame(stream);
+  check(first && nlohmann::json(*first) == call, "the call reads back equal");
+  std::optional<vc::Envelope> second = vc::read_frame(stream);
+  check(second && std::holds_alternative<vc::EventEnvelope>(*second), "the event reads back");
+  check(second && std::holds_alternative<vc::UnknownEvent>(std::get<vc::EventEnvelope>(*second).body),
+        "a newer peer's event is an UnknownEvent");
+  check(second && nlohmann::json(*second) == event, "the unknown event is written back unchanged");
+  check(!vc::read_frame(stream), "the stream then ends cleanly");
+
+  // Too large to send: nothing is written.
+  nlohmann::json big = {{"v", 1}, {"kind", "call"}, {"id", 4},
+                        {"body", {{"method", "tool.invoke"},
+                                  {"params", {{"tool", "t"}, {"input", std::string(vc::MAX_FRAME, 'x')}}}}}};
+  std::stringstream out;
+  try {
+    vc::write_frame(out, big.get<vc::Envelope>());
+    check(false, "an envelope over MAX_FRAME is refused");
+  } catch (const vc::FrameError& error) {
+    check(error.kind() == vc::FrameError::Kind::too_large, "the refusal is too_large");
+  }
+  check(out.str().empty(), "nothing is written for a refused envelope");
+
+  // A body that is not an envelope is consumed; the next frame reads.
+  std::string body = "{\"v\":1,\"kind\":\"call\",\"id\":1,\"body\":{\"method\":\"download.pause\",\"params\":{}}}";
+  std::string frames;
+  frames.push_back(0);
+  frames.push_back(0);
+  frames.push_back(static_cast<char>(body.size() >> 8));
+  frames.push_back(static_cast<char>(body.size() & 0xFF));
+  frames += body;
+  std::stringstream good;
+  vc::write_frame(good, call.get<vc::Envelope>());
+  frames += good.str();
+  std::stringstream in(frames);
+  try {
+    (void)vc::read_frame(in);
+    check(false, "params without taskId are refused");
+  } catch (const vc::ContractError& error) {
+    check(error.pointer() == "/body/params/taskId", "the refusal names /body/params/taskId");
+  }
+  std::optional<vc::Envelope> after = vc::read_frame(in);
+  check(after && nlohmann::json(*after) == call, "the frame after a refused one reads");
+  return failures == 0 ? 0 : 1;
+}
