@@ -342,17 +342,13 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         let mut rules: Vec<String> = Vec::new();
         for (index, line) in text.lines().enumerate() {
             let found = tracer.feed_line(index + 1, line);
-            rules.extend(
-                found
-                    .iter()
-                    .map(|f| format!("{} at line {}", f.rule, f.line)),
-            );
+            rules.extend(found.iter().map(|f| format!("{} at {}", f.rule, f.place)));
         }
         rules.extend(
             tracer
                 .unanswered()
                 .iter()
-                .map(|f| format!("{} at line {}", f.rule, f.line)),
+                .map(|f| format!("{} at {}", f.rule, f.place)),
         );
         Ok(rules)
     };

@@ -23,17 +23,36 @@ use serde_json::Value;
 use crate::{Checker, Rule};
 
 /// Who sent a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum From {
     Client,
     Server,
 }
 
-/// One finding of a trace: the line of the message it is about, and in the
-/// message the line of the other message involved, when there is one.
+/// Where a message of a trace is: a line of a JSON Lines trace, or a frame
+/// of one direction's capture (by the byte offset of its length prefix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Place {
+    Line(usize),
+    Frame { from: From, offset: u64 },
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Line(line) => write!(f, "line {line}"),
+            Place::Frame { from, offset } => {
+                write!(f, "the {} frame at byte {offset}", side(*from))
+            }
+        }
+    }
+}
+
+/// One finding of a trace: the place of the message it is about, and in the
+/// message the place of the other message involved, when there is one.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TraceFinding {
-    pub line: usize,
+    pub place: Place,
     pub pointer: String,
     pub rule: Rule,
     pub message: String,
@@ -75,18 +94,18 @@ impl Transitions {
 #[derive(Default)]
 struct Connection {
     transport: Option<String>,
-    /// Calls in flight: id → (method, line).
-    open: HashMap<u64, (String, usize)>,
-    /// Ids answered and not called again: id → line of the answer.
-    answered: HashMap<u64, usize>,
+    /// Calls in flight: id → (method, place).
+    open: HashMap<u64, (String, Place)>,
+    /// Ids answered and not called again: id → place of the answer.
+    answered: HashMap<u64, Place>,
     /// The methods `session.hello` offered, once it answered.
     offered: Option<HashSet<String>>,
-    /// The last state told for each task: id → (state, line).
-    states: HashMap<String, (String, usize)>,
-    /// The last progress told for each task since its last state: id → (bytes, line).
-    progress: HashMap<String, (u64, usize)>,
-    /// Tasks removed: id → line.
-    removed: HashMap<String, usize>,
+    /// The last state told for each task: id → (state, place).
+    states: HashMap<String, (String, Place)>,
+    /// The last progress told for each task since its last state: id → (bytes, place).
+    progress: HashMap<String, (u64, Place)>,
+    /// Tasks removed: id → place.
+    removed: HashMap<String, Place>,
 }
 
 /// Checks a conversation, one record at a time.
@@ -115,7 +134,7 @@ impl<'a> Tracer<'a> {
             return Vec::new();
         }
         let finding = |rule: Rule, message: String| TraceFinding {
-            line,
+            place: Place::Line(line),
             pointer: String::new(),
             rule,
             message,
@@ -149,13 +168,20 @@ impl<'a> Tracer<'a> {
             .get("transport")
             .and_then(Value::as_str)
             .map(str::to_string);
-        self.feed(line, &conn, from, transport, msg)
+        self.feed(Place::Line(line), &conn, from, transport, msg)
     }
 
-    /// Checks one message of connection `conn`.
+    /// Whether a call of `id` is in flight on connection `conn`.
+    pub fn is_open(&self, conn: &str, id: u64) -> bool {
+        self.connections
+            .get(conn)
+            .is_some_and(|connection| connection.open.contains_key(&id))
+    }
+
+    /// Checks one message of connection `conn`, at `line` (any place).
     pub fn feed(
         &mut self,
-        line: usize,
+        line: Place,
         conn: &str,
         from: From,
         transport: Option<String>,
@@ -166,14 +192,14 @@ impl<'a> Tracer<'a> {
             Ok(findings) => findings
                 .into_iter()
                 .map(|f| TraceFinding {
-                    line,
+                    place: line,
                     pointer: format!("/msg{}", f.pointer),
                     rule: f.rule,
                     message: f.message,
                 })
                 .collect(),
             Err(err) => vec![TraceFinding {
-                line,
+                place: line,
                 pointer: "/msg".into(),
                 rule: Rule::Schema,
                 message: err.to_string(),
@@ -185,7 +211,7 @@ impl<'a> Tracer<'a> {
         }
         let mut say = |rule: Rule, pointer: &str, message: String| {
             out.push(TraceFinding {
-                line,
+                place: line,
                 pointer: format!("/msg{pointer}"),
                 rule,
                 message,
@@ -221,7 +247,7 @@ impl<'a> Tracer<'a> {
                         say(
                             Rule::TraceIdInFlight,
                             "/id",
-                            format!("id {id} is still in flight: the call of {open} at line {at} has no answer yet"),
+                            format!("id {id} is still in flight: the call of {open} at {at} has no answer yet"),
                         );
                     }
                     connection.answered.remove(&id);
@@ -264,7 +290,7 @@ impl<'a> Tracer<'a> {
                                 Rule::TraceReplyMethod,
                                 "/body/method",
                                 format!(
-                                    "the reply names {}, and the call of id {id} at line {at} was a call of {method}",
+                                    "the reply names {}, and the call of id {id} at {at} was a call of {method}",
                                     named.unwrap_or_default()
                                 ),
                             );
@@ -287,7 +313,7 @@ impl<'a> Tracer<'a> {
                         Some(at) => say(
                             Rule::TraceDuplicateAnswer,
                             "/id",
-                            format!("id {id} was already answered at line {at}"),
+                            format!("id {id} was already answered at {at}"),
                         ),
                         None => say(
                             Rule::TraceReplyWithoutCall,
@@ -311,9 +337,7 @@ impl<'a> Tracer<'a> {
                     say(
                         Rule::TraceAfterRemoved,
                         "/body/params",
-                        format!(
-                            "task {task} was removed at line {at}, and {name} still speaks of it"
-                        ),
+                        format!("task {task} was removed at {at}, and {name} still speaks of it"),
                     );
                 }
                 match name {
@@ -338,7 +362,7 @@ impl<'a> Tracer<'a> {
                                 say(
                                     Rule::TracePreviousState,
                                     "/body/params/previousState",
-                                    format!("previousState is {previous}, and the last state told for task {task} was {last} (line {at})"),
+                                    format!("previousState is {previous}, and the last state told for task {task} was {last} ({at})"),
                                 );
                             }
                         }
@@ -363,7 +387,7 @@ impl<'a> Tracer<'a> {
                                     say(
                                         Rule::TraceProgressBackwards,
                                         "/body/params/downloadedBytes",
-                                        format!("downloadedBytes fell from {last} (line {at}) to {bytes} with no state event between"),
+                                        format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
                                     );
                                 }
                             }
@@ -389,8 +413,8 @@ impl<'a> Tracer<'a> {
             .connections
             .values()
             .flat_map(|connection| connection.open.iter())
-            .map(|(id, (method, line))| TraceFinding {
-                line: *line,
+            .map(|(id, (method, place))| TraceFinding {
+                place: *place,
                 pointer: "/msg/id".into(),
                 rule: Rule::TraceUnanswered,
                 message: format!("the call of {method} with id {id} was never answered"),

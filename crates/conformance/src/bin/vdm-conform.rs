@@ -50,7 +50,8 @@ enum Command {
     },
     /// Check conversations: JSON Lines of {"conn", "from", "transport", "msg"}
     /// records, read as a stream; every message rule, and the rules between
-    /// messages of a connection.
+    /// messages of a connection. Or one connection's two frame captures,
+    /// `--client FILE --server FILE`.
     Trace {
         /// A table of allowed state transitions: {"state": ["next", ...], ...}.
         #[arg(long, value_name = "FILE")]
@@ -59,7 +60,15 @@ enum Command {
         /// not warnings.
         #[arg(long)]
         closed: bool,
-        #[arg(required = true)]
+        /// The frames the client sent on one unix-socket connection (with
+        /// --server). Each answer is placed after the call it answers: the
+        /// order between the two captures is inferred, not recorded.
+        #[arg(long, value_name = "FILE", requires = "server")]
+        client: Option<String>,
+        /// The frames the server sent on the same connection (with --client).
+        #[arg(long, value_name = "FILE", requires = "client")]
+        server: Option<String>,
+        #[arg(required_unless_present = "client")]
         files: Vec<String>,
     },
     /// Compare TaskErrorCode with the engine's C++ enum class.
@@ -131,6 +140,8 @@ fn run(cli: Cli) -> Result<bool, String> {
         Command::Trace {
             transitions,
             closed,
+            client,
+            server,
             files,
         } => {
             let checker = checker()?;
@@ -144,6 +155,9 @@ fn run(cli: Cli) -> Result<bool, String> {
             let mut count = 0;
             for file in &files {
                 count += check_trace(&checker, file, table.clone(), closed, &mut out)?;
+            }
+            if let (Some(client), Some(server)) = (&client, &server) {
+                count += check_trace_pair(&checker, [client, server], table, closed, &mut out)?;
             }
             checked = Some(count);
             Vec::new()
@@ -343,27 +357,59 @@ fn check_trace(
     out: &mut Output,
 ) -> Result<usize, String> {
     let reader = open(file)?;
-    let violation = |f: conformance::trace::TraceFinding| Violation {
-        file: file.to_string(),
-        index: None,
-        line: Some(f.line),
-        offset: None,
-        pointer: f.pointer,
-        rule: f.rule.id().to_string(),
-        message: f.message,
-    };
+    let files = [file, file];
     let mut tracer = conformance::trace::Tracer::new(checker, transitions);
     for (index, line) in reader.lines().enumerate() {
         let line = line.map_err(|e| format!("{file}: {e}"))?;
-        out.emit(
-            tracer
-                .feed_line(index + 1, &line)
-                .into_iter()
-                .map(violation)
-                .collect(),
-        );
+        out.emit(trace_violations(files, tracer.feed_line(index + 1, &line)));
     }
-    let open_calls: Vec<Violation> = tracer.unanswered().into_iter().map(violation).collect();
+    finish_trace(&tracer, files, closed, out);
+    Ok(tracer.records)
+}
+
+/// A trace finding as a violation: a line of `files[0]`, or a frame of the
+/// client's (`files[0]`) or the server's (`files[1]`) capture.
+fn trace_violations(
+    files: [&str; 2],
+    findings: Vec<conformance::trace::TraceFinding>,
+) -> Vec<Violation> {
+    use conformance::trace::{From, Place};
+    findings
+        .into_iter()
+        .map(|f| {
+            let (file, line, offset) = match f.place {
+                Place::Line(line) => (files[0], Some(line), None),
+                Place::Frame {
+                    from: From::Client,
+                    offset,
+                } => (files[0], None, Some(offset)),
+                Place::Frame {
+                    from: From::Server,
+                    offset,
+                } => (files[1], None, Some(offset)),
+            };
+            Violation {
+                file: file.to_string(),
+                index: None,
+                line,
+                offset,
+                pointer: f.pointer,
+                rule: f.rule.id().to_string(),
+                message: f.message,
+            }
+        })
+        .collect()
+}
+
+/// Calls left open at the end: violations when the capture is `closed`,
+/// warnings (on stderr) otherwise.
+fn finish_trace(
+    tracer: &conformance::trace::Tracer<'_>,
+    files: [&str; 2],
+    closed: bool,
+    out: &mut Output,
+) {
+    let open_calls = trace_violations(files, tracer.unanswered());
     if closed {
         out.emit(open_calls);
     } else if !open_calls.is_empty() {
@@ -375,7 +421,134 @@ fn check_trace(
                 .collect::<String>()
         );
     }
-    Ok(tracer.records)
+}
+
+/// One direction's frame capture, read a frame at a time.
+struct Capture<'f> {
+    file: &'f str,
+    from: conformance::trace::From,
+    reader: FrameReader<Counting<Box<dyn BufRead>>>,
+    done: bool,
+    frames: usize,
+}
+
+impl Capture<'_> {
+    /// The next frame's message and place; frames that hold no message are
+    /// reported into `out` and skipped. `None` at the end of the capture, or
+    /// after a frame error the capture cannot go on from.
+    fn next(&mut self, out: &mut Output) -> Option<(conformance::trace::Place, serde_json::Value)> {
+        while !self.done {
+            let offset = self.reader.get_ref().count;
+            let place = conformance::trace::Place::Frame {
+                from: self.from,
+                offset,
+            };
+            let mut refuse = |rule: Rule, message: String| {
+                out.emit(vec![Violation {
+                    file: self.file.to_string(),
+                    index: None,
+                    line: None,
+                    offset: Some(offset),
+                    pointer: String::new(),
+                    rule: rule.id().to_string(),
+                    message,
+                }])
+            };
+            match self.reader.read_raw() {
+                Ok(body) => {
+                    self.frames += 1;
+                    match serde_json::from_slice::<serde_json::Value>(body) {
+                        Ok(value) => return Some((place, value)),
+                        Err(err) => {
+                            refuse(Rule::Json, format!("the frame's body is not JSON: {err}"))
+                        }
+                    }
+                }
+                Err(FrameError::Closed) => self.done = true,
+                Err(FrameError::Empty) => {
+                    self.frames += 1;
+                    refuse(Rule::FrameEmpty, FrameError::Empty.to_string())
+                }
+                Err(err @ FrameError::TooLarge(_)) => {
+                    self.done = true;
+                    refuse(
+                        Rule::FrameTooLarge,
+                        format!("{err}; the rest of the capture cannot be read"),
+                    )
+                }
+                Err(err) => {
+                    self.done = true;
+                    refuse(
+                        Rule::FrameTruncated,
+                        format!("{err}; the capture ends inside a frame"),
+                    )
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Checks one unix-socket connection from its two frame captures, as a
+/// stream. The captures do not say how the two directions interleave, so each
+/// server message is checked after the client's calls up to the one it
+/// answers (or all of them, when none is open with its id) and before the
+/// rest: the latest order the captures allow for each call, which is the one
+/// that blames the peers least. Returns how many frames the two held.
+fn check_trace_pair(
+    checker: &Checker,
+    [client, server]: [&String; 2],
+    transitions: Option<conformance::trace::Transitions>,
+    closed: bool,
+    out: &mut Output,
+) -> Result<usize, String> {
+    use conformance::trace::From;
+    let files = [client.as_str(), server.as_str()];
+    let capture = |file, from| -> Result<Capture<'_>, String> {
+        Ok(Capture {
+            file,
+            from,
+            reader: FrameReader::new(Counting {
+                inner: open(file)?,
+                count: 0,
+            }),
+            done: false,
+            frames: 0,
+        })
+    };
+    let mut clients = capture(files[0], From::Client)?;
+    let mut servers = capture(files[1], From::Server)?;
+    let mut tracer = conformance::trace::Tracer::new(checker, transitions);
+    let transport = || Some("unix".to_string());
+    while let Some((place, msg)) = servers.next(out) {
+        let answers = matches!(
+            msg.get("kind").and_then(serde_json::Value::as_str),
+            Some("reply" | "error")
+        );
+        if let (true, Some(id)) = (answers, msg.get("id").and_then(serde_json::Value::as_u64)) {
+            while !tracer.is_open("", id) {
+                let Some((call_place, call)) = clients.next(out) else {
+                    break;
+                };
+                out.emit(trace_violations(
+                    files,
+                    tracer.feed(call_place, "", From::Client, transport(), &call),
+                ));
+            }
+        }
+        out.emit(trace_violations(
+            files,
+            tracer.feed(place, "", From::Server, transport(), &msg),
+        ));
+    }
+    while let Some((place, msg)) = clients.next(out) {
+        out.emit(trace_violations(
+            files,
+            tracer.feed(place, "", From::Client, transport(), &msg),
+        ));
+    }
+    finish_trace(&tracer, files, closed, out);
+    Ok(clients.frames + servers.frames)
 }
 
 /// Checks one capture frame by frame, printing violations as they are
