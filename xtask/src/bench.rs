@@ -73,6 +73,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         ours.as_secs_f64(),
         ratio(ours, baseline)
     );
+    trace_against_check(&conform, &dir, &corpus)?;
     if !peers {
         return Ok(());
     }
@@ -232,6 +233,162 @@ fn compound_schema(root: &Path) -> anyhow::Result<Value> {
         "$ref": format!("{}envelope/Envelope.json", contract::ID_BASE),
         "$defs": defs,
     }))
+}
+
+/// `vdm-conform trace` beside `vdm-conform check` on the same messages: the
+/// corpus made a conversation (each answer after its call, progress that
+/// only grows, each state event naming the state told before), as trace
+/// records and as bare messages. Both must find nothing, or the run is an
+/// error: a side that stops early is not fast. Five runs each, alternating.
+fn trace_against_check(conform: &Path, dir: &Path, corpus: &[Value]) -> anyhow::Result<()> {
+    let conversation = conversation(corpus);
+    let records = dir.join("conversation.jsonl");
+    let messages = dir.join("conversation-messages.jsonl");
+    std::fs::write(
+        &records,
+        conversation
+            .iter()
+            .map(|(from, msg)| {
+                format!(
+                    "{}\n",
+                    json!({"from": from, "transport": "unix", "msg": msg})
+                )
+            })
+            .collect::<String>(),
+    )?;
+    std::fs::write(
+        &messages,
+        conversation
+            .iter()
+            .map(|(_, msg)| format!("{msg}\n"))
+            .collect::<String>(),
+    )?;
+    let run = |args: &[&str]| -> anyhow::Result<Duration> {
+        let start = Instant::now();
+        let output = Command::new(conform).args(args).output()?;
+        let elapsed = start.elapsed();
+        if !output.status.success() || !output.stdout.is_empty() {
+            bail!(
+                "vdm-conform {} found something in a conforming conversation: {}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stdout)
+                    .chars()
+                    .take(1000)
+                    .collect::<String>(),
+                String::from_utf8_lossy(&output.stderr)
+                    .chars()
+                    .take(1000)
+                    .collect::<String>()
+            );
+        }
+        Ok(elapsed)
+    };
+    let mut ratios = Vec::new();
+    let (mut checks, mut traces) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let check = run(&["check", path(&messages)?])?;
+        let trace = run(&["trace", "--closed", path(&records)?])?;
+        ratios.push(ratio(trace, check));
+        checks.push(check.as_secs_f64());
+        traces.push(trace.as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    let span = |values: &[f64]| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(0.0, f64::max);
+        format!("{low:.3}–{high:.3} s")
+    };
+    println!(
+        "conversation: {} messages; vdm-conform check {} and trace --closed {} (5 runs each, both cores each)",
+        conversation.len(),
+        span(&checks),
+        span(&traces)
+    );
+    println!(
+        "trace / check: median {:.2} (min {:.2}, max {:.2}); target at most 1.3",
+        ratios.get(2).copied().unwrap_or_default(),
+        ratios.first().copied().unwrap_or_default(),
+        ratios.last().copied().unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// The corpus as one conforming conversation: a `session.hello` first,
+/// every answer after a call of its method and id (a call the corpus holds
+/// is answered), progress that only grows, state events that name the state
+/// told before.
+fn conversation(corpus: &[Value]) -> Vec<(&'static str, Value)> {
+    let mut out = vec![
+        (
+            "client",
+            json!({"v": 1, "kind": "call", "id": 0, "body": {"method": "session.hello", "params": {"client": "bench", "contractVersion": "1.1.0"}}}),
+        ),
+        (
+            "server",
+            json!({"v": 1, "kind": "reply", "id": 0, "body": {"method": "session.hello", "result": {"daemon": "bench", "contractVersion": "1.1.0", "methods": ["session.hello", "download.add", "download.get", "download.pause"]}}}),
+        ),
+    ];
+    let mut bytes: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    let mut states: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for (index, original) in corpus.iter().enumerate() {
+        let mut msg = original.clone();
+        let id = index as u64 + 1;
+        let kind = msg["kind"].as_str().unwrap_or_default().to_string();
+        let method = msg["body"]["method"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let task = msg
+            .pointer("/body/params/taskId")
+            .and_then(Value::as_str)
+            .unwrap_or("t_000000")
+            .to_string();
+        if kind != "event" {
+            msg["id"] = json!(id);
+        }
+        match kind.as_str() {
+            "call" => {
+                out.push(("client", msg));
+                out.push(("server", json!({"v": 1, "kind": "reply", "id": id, "body": {"method": method, "result": {"taskId": task}}})));
+            }
+            "reply" => {
+                let params = match method.as_str() {
+                    "download.add" => json!({"spec": {"url": "https://example.org/a.iso"}}),
+                    _ => json!({"taskId": task}),
+                };
+                out.push(("client", json!({"v": 1, "kind": "call", "id": id, "body": {"method": method, "params": params}})));
+                out.push(("server", msg));
+            }
+            "error" => {
+                out.push(("client", json!({"v": 1, "kind": "call", "id": id, "body": {"method": "download.pause", "params": {"taskId": task}}})));
+                out.push(("server", msg));
+            }
+            _ => {
+                if msg["body"]["name"] == "event.task.progress" {
+                    let total = bytes.entry(task.clone()).or_insert(0);
+                    *total += msg["body"]["params"]["downloadedBytes"]
+                        .as_u64()
+                        .unwrap_or(0)
+                        % 4096;
+                    msg["body"]["params"]["downloadedBytes"] = json!(*total);
+                } else if msg["body"]["name"] == "event.task.state" {
+                    if let Some(last) = states.get(&task) {
+                        msg["body"]["params"]["previousState"] = json!(last);
+                    }
+                    states.insert(
+                        task.clone(),
+                        msg["body"]["params"]["state"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string(),
+                    );
+                    bytes.remove(&task);
+                }
+                out.push(("server", msg));
+            }
+        }
+    }
+    out
 }
 
 /// A deterministic corpus (a linear congruential generator, so runs compare).

@@ -16,6 +16,7 @@
 //! last state and progress of each task, removed tasks — so a capture of any
 //! length is checked line by line.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -93,7 +94,7 @@ impl Transitions {
 /// What one connection keeps open.
 #[derive(Default)]
 struct Connection {
-    transport: Option<String>,
+    transport: Option<Cow<'static, str>>,
     /// Calls in flight: id → (method, place).
     open: HashMap<u64, (String, Place)>,
     /// Ids answered and not called again: id → place of the answer.
@@ -130,45 +131,16 @@ impl<'a> Tracer<'a> {
     /// Checks one line of a JSON Lines trace (numbered from 1). Blank lines
     /// are skipped.
     pub fn feed_line(&mut self, line: usize, text: &str) -> Vec<TraceFinding> {
-        if text.trim().is_empty() {
-            return Vec::new();
+        match read_record(self.checker, text) {
+            Ok(None) => Vec::new(),
+            Ok(Some(record)) => self.follow(Place::Line(line), record),
+            Err((rule, message)) => vec![TraceFinding {
+                place: Place::Line(line),
+                pointer: String::new(),
+                rule,
+                message,
+            }],
         }
-        let finding = |rule: Rule, message: String| TraceFinding {
-            place: Place::Line(line),
-            pointer: String::new(),
-            rule,
-            message,
-        };
-        let record: Value = match serde_json::from_str(text) {
-            Ok(record) => record,
-            Err(err) => return vec![finding(Rule::Json, format!("the line is not JSON: {err}"))],
-        };
-        let from = match record.get("from").and_then(Value::as_str) {
-            Some("client") => From::Client,
-            Some("server") => From::Server,
-            _ => {
-                return vec![finding(
-                    Rule::TraceRecord,
-                    "a trace record has \"from\": \"client\" or \"server\"".into(),
-                )]
-            }
-        };
-        let Some(msg) = record.get("msg") else {
-            return vec![finding(
-                Rule::TraceRecord,
-                "a trace record carries the message in \"msg\"".into(),
-            )];
-        };
-        let conn = record
-            .get("conn")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let transport = record
-            .get("transport")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        self.feed(Place::Line(line), &conn, from, transport, msg)
     }
 
     /// Whether a call of `id` is in flight on connection `conn`.
@@ -178,70 +150,84 @@ impl<'a> Tracer<'a> {
             .is_some_and(|connection| connection.open.contains_key(&id))
     }
 
-    /// Checks one message of connection `conn`, at `line` (any place).
+    /// Checks one message of connection `conn`, at `place`.
     pub fn feed(
         &mut self,
-        line: Place,
+        place: Place,
         conn: &str,
         from: From,
-        transport: Option<String>,
+        transport: Option<Cow<'static, str>>,
         msg: &Value,
     ) -> Vec<TraceFinding> {
-        self.records += 1;
-        let mut out: Vec<TraceFinding> = match self.checker.check("Envelope", msg) {
-            Ok(findings) => findings
-                .into_iter()
-                .map(|f| TraceFinding {
-                    place: line,
-                    pointer: format!("/msg{}", f.pointer),
-                    rule: f.rule,
-                    message: f.message,
-                })
-                .collect(),
-            Err(err) => vec![TraceFinding {
-                place: line,
-                pointer: "/msg".into(),
-                rule: Rule::Schema,
-                message: err.to_string(),
-            }],
+        let record = Record {
+            from,
+            conn: conn.to_string(),
+            transport,
+            findings: check_message(self.checker, msg),
+            fact: Fact::of(msg),
         };
-        let connection = self.connections.entry(conn.to_string()).or_default();
+        self.follow(place, record)
+    }
+
+    /// The rules between messages, for one record read by [`read_record`]
+    /// (which may run on another thread): its message's own findings, then
+    /// what it breaks of what its connection was told before.
+    pub fn follow(&mut self, place: Place, record: Record) -> Vec<TraceFinding> {
+        self.records += 1;
+        let Record {
+            from,
+            conn,
+            transport,
+            findings,
+            fact,
+        } = record;
+        let mut out: Vec<TraceFinding> = findings
+            .into_iter()
+            .map(|f| TraceFinding {
+                place,
+                pointer: format!("/msg{}", f.pointer),
+                rule: f.rule,
+                message: f.message,
+            })
+            .collect();
+        let connection = match self.connections.get_mut(&conn) {
+            Some(connection) => connection,
+            None => self.connections.entry(conn).or_default(),
+        };
         if connection.transport.is_none() {
             connection.transport = transport;
         }
         let mut say = |rule: Rule, pointer: &str, message: String| {
             out.push(TraceFinding {
-                place: line,
+                place,
                 pointer: format!("/msg{pointer}"),
                 rule,
                 message,
             })
         };
-        let kind = msg.get("kind").and_then(Value::as_str).unwrap_or_default();
-        let body = msg.get("body").unwrap_or(&Value::Null);
-        let id = msg.get("id").and_then(Value::as_u64);
-        let expected = if kind == "call" {
-            From::Client
-        } else {
-            From::Server
-        };
-        if matches!(kind, "call" | "reply" | "error" | "event") && from != expected {
-            say(
-                Rule::TraceDirection,
-                "/kind",
-                format!(
-                    "a {kind} comes from the {}, and this one came from the {}",
-                    side(expected),
-                    side(from)
-                ),
-            );
+        if let Some(kind) = fact.kind {
+            let expected = if kind == Kind::Call {
+                From::Client
+            } else {
+                From::Server
+            };
+            if from != expected {
+                say(
+                    Rule::TraceDirection,
+                    "/kind",
+                    format!(
+                        "a {} comes from the {}, and this one came from the {}",
+                        kind.name(),
+                        side(expected),
+                        side(from)
+                    ),
+                );
+            }
         }
-        match kind {
-            "call" => {
-                let method = body
-                    .get("method")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+        let id = fact.id;
+        match fact.kind {
+            Some(Kind::Call) => {
+                let method = fact.method.unwrap_or_default();
                 if let Some(id) = id {
                     if let Some((open, at)) = connection.open.get(&id) {
                         say(
@@ -251,10 +237,10 @@ impl<'a> Tracer<'a> {
                         );
                     }
                     connection.answered.remove(&id);
-                    connection.open.insert(id, (method.to_string(), line));
+                    connection.open.insert(id, (method.clone(), place));
                 }
                 if let Some(offered) = &connection.offered {
-                    if method != "session.hello" && !offered.contains(method) {
+                    if method != "session.hello" && !offered.contains(&method) {
                         say(
                             Rule::TraceNotOffered,
                             "/body/method",
@@ -266,7 +252,7 @@ impl<'a> Tracer<'a> {
                     let carried = self
                         .checker
                         .schema_set()
-                        .get(contract::DocKind::Method, method)
+                        .get(contract::DocKind::Method, &method)
                         .map(|doc| doc.transports().contains(&"websocket"));
                     if carried == Some(false) {
                         say(
@@ -277,37 +263,28 @@ impl<'a> Tracer<'a> {
                     }
                 }
             }
-            "reply" | "error" => {
+            Some(kind @ (Kind::Reply | Kind::Error)) => {
                 let Some(id) = id else {
                     // An error with id null answers what could not be read.
                     return out;
                 };
                 match connection.open.remove(&id) {
                     Some((method, at)) => {
-                        let named = body.get("method").and_then(Value::as_str);
-                        if kind == "reply" && named.is_some_and(|named| named != method) {
-                            say(
-                                Rule::TraceReplyMethod,
-                                "/body/method",
-                                format!(
-                                    "the reply names {}, and the call of id {id} at {at} was a call of {method}",
-                                    named.unwrap_or_default()
-                                ),
-                            );
+                        if kind == Kind::Reply {
+                            if let Some(named) =
+                                fact.method.as_deref().filter(|named| *named != method)
+                            {
+                                say(
+                                    Rule::TraceReplyMethod,
+                                    "/body/method",
+                                    format!("the reply names {named}, and the call of id {id} at {at} was a call of {method}"),
+                                );
+                            }
+                            if method == "session.hello" {
+                                connection.offered = fact.offered;
+                            }
                         }
-                        if kind == "reply" && method == "session.hello" {
-                            connection.offered = body
-                                .pointer("/result/methods")
-                                .and_then(Value::as_array)
-                                .map(|methods| {
-                                    methods
-                                        .iter()
-                                        .filter_map(Value::as_str)
-                                        .map(str::to_string)
-                                        .collect()
-                                });
-                        }
-                        connection.answered.insert(id, line);
+                        connection.answered.insert(id, place);
                     }
                     None => match connection.answered.get(&id) {
                         Some(at) => say(
@@ -323,42 +300,35 @@ impl<'a> Tracer<'a> {
                     },
                 }
             }
-            "event" => {
-                let name = body.get("name").and_then(Value::as_str).unwrap_or_default();
-                let params = body.get("params").unwrap_or(&Value::Null);
-                let task = params
-                    .get("taskId")
-                    .or_else(|| params.pointer("/task/taskId"))
-                    .and_then(Value::as_str);
-                let Some(task) = task else {
+            Some(Kind::Event) => {
+                let Some(event) = fact.event else {
                     return out;
                 };
-                if let Some(at) = connection.removed.get(task) {
+                let EventFact {
+                    name,
+                    task,
+                    state,
+                    previous,
+                    bytes,
+                } = event;
+                if let Some(at) = connection.removed.get(&task) {
                     say(
                         Rule::TraceAfterRemoved,
                         "/body/params",
                         format!("task {task} was removed at {at}, and {name} still speaks of it"),
                     );
                 }
-                match name {
+                match name.as_ref() {
                     "event.task.added" => {
-                        if let Some(state) = params.pointer("/task/state").and_then(Value::as_str) {
-                            connection
-                                .states
-                                .insert(task.to_string(), (state.to_string(), line));
+                        if let Some(state) = state {
+                            connection.states.insert(task, (state, place));
                         }
                     }
                     "event.task.state" => {
-                        let state = params
-                            .get("state")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        let previous = params
-                            .get("previousState")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if let Some((last, at)) = connection.states.get(task) {
-                            if last != previous {
+                        let state = state.unwrap_or_default();
+                        let previous = previous.unwrap_or_default();
+                        if let Some((last, at)) = connection.states.get(&task) {
+                            if *last != previous {
                                 say(
                                     Rule::TracePreviousState,
                                     "/body/params/previousState",
@@ -367,7 +337,7 @@ impl<'a> Tracer<'a> {
                             }
                         }
                         if let Some(table) = &self.transitions {
-                            if !table.allows(previous, state) {
+                            if !table.allows(&previous, &state) {
                                 say(
                                     Rule::TraceTransition,
                                     "/body/params/state",
@@ -375,34 +345,38 @@ impl<'a> Tracer<'a> {
                                 );
                             }
                         }
-                        connection
-                            .states
-                            .insert(task.to_string(), (state.to_string(), line));
-                        connection.progress.remove(task);
+                        connection.progress.remove(&task);
+                        connection.states.insert(task, (state, place));
                     }
                     "event.task.progress" => {
-                        if let Some(bytes) = params.get("downloadedBytes").and_then(Value::as_u64) {
-                            if let Some((last, at)) = connection.progress.get(task) {
-                                if bytes < *last {
-                                    say(
-                                        Rule::TraceProgressBackwards,
-                                        "/body/params/downloadedBytes",
-                                        format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
-                                    );
+                        if let Some(bytes) = bytes {
+                            match connection.progress.get_mut(&task) {
+                                Some((last, at)) => {
+                                    if bytes < *last {
+                                        say(
+                                            Rule::TraceProgressBackwards,
+                                            "/body/params/downloadedBytes",
+                                            format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
+                                        );
+                                    }
+                                    *last = bytes;
+                                    *at = place;
+                                }
+                                None => {
+                                    connection.progress.insert(task, (bytes, place));
                                 }
                             }
-                            connection.progress.insert(task.to_string(), (bytes, line));
                         }
                     }
                     "event.task.removed" => {
-                        connection.removed.entry(task.to_string()).or_insert(line);
-                        connection.states.remove(task);
-                        connection.progress.remove(task);
+                        connection.states.remove(&task);
+                        connection.progress.remove(&task);
+                        connection.removed.entry(task).or_insert(place);
                     }
                     _ => {}
                 }
             }
-            _ => {}
+            None => {}
         }
         out
     }
@@ -422,6 +396,212 @@ impl<'a> Tracer<'a> {
             .collect();
         out.sort();
         out
+    }
+}
+
+/// One record of a trace, read and checked on its own: who sent it, on which
+/// connection, the message's own findings, and what the conversation rules
+/// need of it. Reading is independent of every other record, so it can run
+/// on any thread; [`Tracer::follow`] then takes the records in order.
+pub struct Record {
+    pub from: From,
+    pub conn: String,
+    pub transport: Option<Cow<'static, str>>,
+    pub findings: Vec<crate::Finding>,
+    pub fact: Fact,
+}
+
+/// Reads one line of a JSON Lines trace: `Ok(None)` for a blank line, the
+/// rule and sentence when the line is not a record.
+pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rule, String)> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    // The record's own fields are read into a struct, not a map: only `msg`
+    // becomes a `Value`. Each is a `Value` so a wrong type is this rule's
+    // finding, not a JSON error.
+    #[derive(serde::Deserialize)]
+    struct Raw {
+        from: Option<Value>,
+        conn: Option<Value>,
+        transport: Option<Value>,
+        msg: Option<Value>,
+    }
+    let record: Raw = serde_json::from_str(text).map_err(|err| {
+        match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => (
+                Rule::TraceRecord,
+                "a trace record is a JSON object".to_string(),
+            ),
+            Err(_) => (Rule::Json, format!("the line is not JSON: {err}")),
+        }
+    })?;
+    let from = match record.from.as_ref().and_then(Value::as_str) {
+        Some("client") => From::Client,
+        Some("server") => From::Server,
+        _ => {
+            return Err((
+                Rule::TraceRecord,
+                "a trace record has \"from\": \"client\" or \"server\"".into(),
+            ))
+        }
+    };
+    let msg = record.msg.ok_or((
+        Rule::TraceRecord,
+        "a trace record carries the message in \"msg\"".into(),
+    ))?;
+    Ok(Some(Record {
+        from,
+        conn: record
+            .conn
+            .as_ref()
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        transport: record
+            .transport
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(transport_name),
+        findings: check_message(checker, &msg),
+        fact: Fact::of(&msg),
+    }))
+}
+
+fn check_message(checker: &Checker, msg: &Value) -> Vec<crate::Finding> {
+    checker.check("Envelope", msg).unwrap_or_else(|err| {
+        vec![crate::Finding {
+            pointer: String::new(),
+            rule: Rule::Schema,
+            message: err.to_string(),
+        }]
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Call,
+    Reply,
+    Error,
+    Event,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Call => "call",
+            Kind::Reply => "reply",
+            Kind::Error => "error",
+            Kind::Event => "event",
+        }
+    }
+}
+
+/// What the conversation rules need of one message, read off it so the
+/// message itself can be dropped where it was parsed.
+#[derive(Debug, Default)]
+pub struct Fact {
+    /// `None` when `kind` is not one of the four.
+    pub kind: Option<Kind>,
+    pub id: Option<u64>,
+    /// A call's or reply's `body.method`.
+    pub method: Option<String>,
+    /// A reply's `result.methods` (read for session.hello).
+    pub offered: Option<HashSet<String>>,
+    /// An event about a task.
+    pub event: Option<EventFact>,
+}
+
+#[derive(Debug)]
+pub struct EventFact {
+    /// The event's name: one of the names these rules follow, or another.
+    pub name: Cow<'static, str>,
+    pub task: String,
+    /// `state` (event.task.state) or `task.state` (event.task.added).
+    pub state: Option<String>,
+    pub previous: Option<String>,
+    pub bytes: Option<u64>,
+}
+
+impl Fact {
+    pub fn of(msg: &Value) -> Fact {
+        let kind = match msg.get("kind").and_then(Value::as_str) {
+            Some("call") => Some(Kind::Call),
+            Some("reply") => Some(Kind::Reply),
+            Some("error") => Some(Kind::Error),
+            Some("event") => Some(Kind::Event),
+            _ => None,
+        };
+        let body = msg.get("body").unwrap_or(&Value::Null);
+        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
+        let mut fact = Fact {
+            kind,
+            id: msg.get("id").and_then(Value::as_u64),
+            ..Fact::default()
+        };
+        match kind {
+            Some(Kind::Call) => fact.method = Some(text(body.get("method")).unwrap_or_default()),
+            Some(Kind::Reply) => {
+                fact.method = text(body.get("method"));
+                // Kept for whichever call the reply answers; only session.hello's has it.
+                fact.offered = body
+                    .pointer("/result/methods")
+                    .and_then(Value::as_array)
+                    .map(|methods| {
+                        methods
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    });
+            }
+            Some(Kind::Event) => {
+                let params = body.get("params").unwrap_or(&Value::Null);
+                let task = params
+                    .get("taskId")
+                    .or_else(|| params.pointer("/task/taskId"))
+                    .and_then(Value::as_str);
+                fact.event = task.map(|task| EventFact {
+                    name: event_name(body.get("name").and_then(Value::as_str).unwrap_or_default()),
+                    task: task.to_string(),
+                    state: text(
+                        params
+                            .get("state")
+                            .or_else(|| params.pointer("/task/state")),
+                    ),
+                    previous: text(params.get("previousState")),
+                    bytes: params.get("downloadedBytes").and_then(Value::as_u64),
+                });
+            }
+            Some(Kind::Error) | None => {}
+        }
+        fact
+    }
+}
+
+/// The names the rules follow borrow a constant, so the common events carry
+/// no allocation from the thread that read them to the one that follows.
+fn event_name(name: &str) -> Cow<'static, str> {
+    const FOLLOWED: [&str; 5] = [
+        "event.task.added",
+        "event.task.state",
+        "event.task.progress",
+        "event.task.removed",
+        "event.notify",
+    ];
+    match FOLLOWED.iter().find(|known| **known == name) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(name.to_string()),
+    }
+}
+
+/// The transport named in a record: the two the contract has borrow a
+/// constant (see [`event_name`]).
+fn transport_name(name: &str) -> Cow<'static, str> {
+    match name {
+        "unix" => Cow::Borrowed("unix"),
+        "websocket" => Cow::Borrowed("websocket"),
+        other => Cow::Owned(other.to_string()),
     }
 }
 

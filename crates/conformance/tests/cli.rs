@@ -655,3 +655,39 @@ fn a_frame_pair_names_the_other_message_by_capture_and_offset() {
         "{text}"
     );
 }
+
+#[test]
+fn a_trace_longer_than_a_batch_keeps_its_line_numbers_and_its_state() {
+    // 20,000 progress events of one task, read in batches of 8,192 on both
+    // cores: the fall at line 17,001 is found, in the third batch, and the
+    // state it is judged against came from the batches before.
+    let progress = |bytes: u64| {
+        format!(
+            r#"{{"from":"server","msg":{{"v":1,"kind":"event","body":{{"name":"event.task.progress","params":{{"taskId":"t_01","downloadedBytes":{bytes},"speedBytesPerSec":0,"segments":[]}}}}}}}}"#
+        )
+    };
+    let mut lines: Vec<String> = (1..=17_000).map(progress).collect();
+    lines.push(progress(5));
+    lines.extend((17_001..=20_000).map(progress));
+    let trace = Temp::new("long-trace.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let output = run(
+        &["--format", "json", "trace", "--closed", trace.path()],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let text = stdout(&output);
+    let found: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(found.len(), 1, "{text}");
+    assert_eq!(found[0]["rule"], "trace.progress_backwards");
+    assert_eq!(found[0]["line"], 17_001);
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fell from 17000 (line 17000) to 5"),
+        "{text}"
+    );
+}

@@ -356,15 +356,118 @@ fn check_trace(
     closed: bool,
     out: &mut Output,
 ) -> Result<usize, String> {
-    let reader = open(file)?;
+    let mut reader = open(file)?;
     let files = [file, file];
-    let mut tracer = conformance::trace::Tracer::new(checker, transitions);
-    for (index, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| format!("{file}: {e}"))?;
-        out.emit(trace_violations(files, tracer.feed_line(index + 1, &line)));
-    }
-    finish_trace(&tracer, files, closed, out);
-    Ok(tracer.records)
+    // Reading a record (parsing it, checking its message) needs no other
+    // record, so a batch is read on every core; the conversation rules then
+    // follow the records in order. Three stages overlap: this thread reads
+    // lines, one has a batch read, one follows the batch before.
+    let (lines, batches) = std::sync::mpsc::sync_channel::<(usize, Vec<String>)>(1);
+    let (read, records) = std::sync::mpsc::sync_channel::<(usize, Vec<ReadRecord>)>(1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for (first, batch) in batches {
+                if read.send((first, read_records(checker, &batch))).is_err() {
+                    return;
+                }
+            }
+        });
+        let follower = scope.spawn(move || {
+            let mut tracer = conformance::trace::Tracer::new(checker, transitions);
+            for (first, batch) in records {
+                let mut findings = Vec::new();
+                for (offset, read) in batch.into_iter().enumerate() {
+                    let place = conformance::trace::Place::Line(first + offset + 1);
+                    match read {
+                        Ok(None) => {}
+                        Ok(Some(record)) => findings.extend(tracer.follow(place, record)),
+                        Err((rule, message)) => findings.push(conformance::trace::TraceFinding {
+                            place,
+                            pointer: String::new(),
+                            rule,
+                            message,
+                        }),
+                    }
+                }
+                out.emit(trace_violations(files, findings));
+            }
+            finish_trace(&tracer, files, closed, out);
+            tracer.records
+        });
+        let mut number = 0;
+        let mut failure = None;
+        'read: loop {
+            let mut batch = Vec::with_capacity(BATCH);
+            let mut line = String::new();
+            while batch.len() < BATCH {
+                match reader.read_line(&mut line) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        let end = line.trim_end_matches(['\n', '\r']).len();
+                        line.truncate(end);
+                        batch.push(std::mem::take(&mut line));
+                    }
+                    Err(err) => {
+                        failure = Some(format!("{file}: {err}"));
+                        break 'read;
+                    }
+                }
+            }
+            let count = batch.len();
+            if count == 0 || lines.send((number, batch)).is_err() {
+                break;
+            }
+            number += count;
+        }
+        drop(lines);
+        let records = follower
+            .join()
+            .map_err(|_| format!("{file}: the thread following the conversation failed"))?;
+        match failure {
+            Some(failure) => Err(failure),
+            None => Ok(records),
+        }
+    })
+}
+
+type ReadRecord = Result<Option<conformance::trace::Record>, (Rule, String)>;
+
+/// Reads a batch of trace lines on every core, keeping their order. Each
+/// message is parsed and dropped on the thread that reads it; only its
+/// `Record` crosses over.
+fn read_records(checker: &Checker, lines: &[String]) -> Vec<ReadRecord> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = lines.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = lines
+            .chunks(chunk)
+            .map(|part| {
+                let handle = scope.spawn(move || {
+                    part.iter()
+                        .map(|line| conformance::trace::read_record(checker, line))
+                        .collect::<Vec<_>>()
+                });
+                (part.len(), handle)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, handle)| {
+                // One finding per line of a part whose thread failed, so the
+                // lines after it keep their numbers.
+                handle.join().unwrap_or_else(|_| {
+                    (0..len)
+                        .map(|_| {
+                            Err((
+                                Rule::Schema,
+                                "the thread reading this line failed".to_string(),
+                            ))
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
 }
 
 /// A trace finding as a violation: a line of `files[0]`, or a frame of the
@@ -519,7 +622,7 @@ fn check_trace_pair(
     let mut clients = capture(files[0], From::Client)?;
     let mut servers = capture(files[1], From::Server)?;
     let mut tracer = conformance::trace::Tracer::new(checker, transitions);
-    let transport = || Some("unix".to_string());
+    let transport = || Some(std::borrow::Cow::Borrowed("unix"));
     while let Some((place, msg)) = servers.next(out) {
         let answers = matches!(
             msg.get("kind").and_then(serde_json::Value::as_str),
