@@ -101,12 +101,20 @@ struct Connection {
     answered: HashMap<u64, Place>,
     /// The methods `session.hello` offered, once it answered.
     offered: Option<HashSet<String>>,
-    /// The last state told for each task: id → (state, place).
-    states: HashMap<String, (String, Place)>,
-    /// The last progress told for each task since its last state: id → (bytes, place).
-    progress: HashMap<String, (u64, Place)>,
-    /// Tasks removed: id → place.
-    removed: HashMap<String, Place>,
+    /// What was told of each task, by task id: one entry, so an event looks
+    /// its task up once.
+    tasks: HashMap<String, Told>,
+}
+
+/// What a connection was told of one task.
+#[derive(Default)]
+struct Told {
+    /// The last state, and where.
+    state: Option<(String, Place)>,
+    /// The last progress since that state, and where.
+    progress: Option<(u64, Place)>,
+    /// Where it was removed.
+    removed: Option<Place>,
 }
 
 /// Checks a conversation, one record at a time.
@@ -281,7 +289,7 @@ impl<'a> Tracer<'a> {
                                 );
                             }
                             if method == "session.hello" {
-                                connection.offered = fact.offered;
+                                connection.offered = fact.offered.map(|offered| *offered);
                             }
                         }
                         connection.answered.insert(id, place);
@@ -305,29 +313,34 @@ impl<'a> Tracer<'a> {
                     return out;
                 };
                 let EventFact {
+                    kind,
                     name,
                     task,
                     state,
                     previous,
                     bytes,
-                } = event;
-                if let Some(at) = connection.removed.get(&task) {
+                } = *event;
+                let told = match connection.tasks.get_mut(&task) {
+                    Some(told) => told,
+                    None => connection.tasks.entry(task.clone()).or_default(),
+                };
+                if let Some(at) = told.removed {
                     say(
                         Rule::TraceAfterRemoved,
                         "/body/params",
                         format!("task {task} was removed at {at}, and {name} still speaks of it"),
                     );
                 }
-                match name.as_ref() {
-                    "event.task.added" => {
+                match kind {
+                    EventKind::Added => {
                         if let Some(state) = state {
-                            connection.states.insert(task, (state, place));
+                            told.state = Some((state, place));
                         }
                     }
-                    "event.task.state" => {
+                    EventKind::State => {
                         let state = state.unwrap_or_default();
                         let previous = previous.unwrap_or_default();
-                        if let Some((last, at)) = connection.states.get(&task) {
+                        if let Some((last, at)) = &told.state {
                             if *last != previous {
                                 say(
                                     Rule::TracePreviousState,
@@ -345,35 +358,29 @@ impl<'a> Tracer<'a> {
                                 );
                             }
                         }
-                        connection.progress.remove(&task);
-                        connection.states.insert(task, (state, place));
+                        told.progress = None;
+                        told.state = Some((state, place));
                     }
-                    "event.task.progress" => {
+                    EventKind::Progress => {
                         if let Some(bytes) = bytes {
-                            match connection.progress.get_mut(&task) {
-                                Some((last, at)) => {
-                                    if bytes < *last {
-                                        say(
-                                            Rule::TraceProgressBackwards,
-                                            "/body/params/downloadedBytes",
-                                            format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
-                                        );
-                                    }
-                                    *last = bytes;
-                                    *at = place;
-                                }
-                                None => {
-                                    connection.progress.insert(task, (bytes, place));
+                            if let Some((last, at)) = told.progress {
+                                if bytes < last {
+                                    say(
+                                        Rule::TraceProgressBackwards,
+                                        "/body/params/downloadedBytes",
+                                        format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
+                                    );
                                 }
                             }
+                            told.progress = Some((bytes, place));
                         }
                     }
-                    "event.task.removed" => {
-                        connection.states.remove(&task);
-                        connection.progress.remove(&task);
-                        connection.removed.entry(task).or_insert(place);
+                    EventKind::Removed => {
+                        told.state = None;
+                        told.progress = None;
+                        told.removed.get_or_insert(place);
                     }
-                    _ => {}
+                    EventKind::Other => {}
                 }
             }
             None => {}
@@ -506,15 +513,17 @@ pub struct Fact {
     pub id: Option<u64>,
     /// A call's or reply's `body.method`.
     pub method: Option<String>,
-    /// A reply's `result.methods` (read for session.hello).
-    pub offered: Option<HashSet<String>>,
+    /// A reply's `result.methods` (read for session.hello). Boxed, as is the
+    /// event: a fact crosses from the thread that read it to the one that
+    /// follows the conversation, and most facts have neither.
+    pub offered: Option<Box<HashSet<String>>>,
     /// An event about a task.
-    pub event: Option<EventFact>,
+    pub event: Option<Box<EventFact>>,
 }
 
 #[derive(Debug)]
 pub struct EventFact {
-    /// The event's name: one of the names these rules follow, or another.
+    pub kind: EventKind,
     pub name: Cow<'static, str>,
     pub task: String,
     /// `state` (event.task.state) or `task.state` (event.task.added).
@@ -548,11 +557,13 @@ impl Fact {
                     .pointer("/result/methods")
                     .and_then(Value::as_array)
                     .map(|methods| {
-                        methods
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
+                        Box::new(
+                            methods
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect(),
+                        )
                     });
             }
             Some(Kind::Event) => {
@@ -561,16 +572,21 @@ impl Fact {
                     .get("taskId")
                     .or_else(|| params.pointer("/task/taskId"))
                     .and_then(Value::as_str);
-                fact.event = task.map(|task| EventFact {
-                    name: event_name(body.get("name").and_then(Value::as_str).unwrap_or_default()),
-                    task: task.to_string(),
-                    state: text(
-                        params
-                            .get("state")
-                            .or_else(|| params.pointer("/task/state")),
-                    ),
-                    previous: text(params.get("previousState")),
-                    bytes: params.get("downloadedBytes").and_then(Value::as_u64),
+                let (event, name) =
+                    event_kind(body.get("name").and_then(Value::as_str).unwrap_or_default());
+                fact.event = task.map(|task| {
+                    Box::new(EventFact {
+                        kind: event,
+                        name,
+                        task: task.to_string(),
+                        state: text(
+                            params
+                                .get("state")
+                                .or_else(|| params.pointer("/task/state")),
+                        ),
+                        previous: text(params.get("previousState")),
+                        bytes: params.get("downloadedBytes").and_then(Value::as_u64),
+                    })
                 });
             }
             Some(Kind::Error) | None => {}
@@ -579,19 +595,29 @@ impl Fact {
     }
 }
 
-/// The names the rules follow borrow a constant, so the common events carry
-/// no allocation from the thread that read them to the one that follows.
-fn event_name(name: &str) -> Cow<'static, str> {
-    const FOLLOWED: [&str; 5] = [
-        "event.task.added",
-        "event.task.state",
-        "event.task.progress",
-        "event.task.removed",
-        "event.notify",
+/// The events whose content the rules follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Added,
+    State,
+    Progress,
+    Removed,
+    Other,
+}
+
+/// An event's kind, told once where it was read so the thread that follows
+/// compares no text; its name borrows a constant for the events the rules
+/// follow, so they carry no allocation across.
+fn event_kind(name: &str) -> (EventKind, Cow<'static, str>) {
+    const FOLLOWED: [(&str, EventKind); 4] = [
+        ("event.task.added", EventKind::Added),
+        ("event.task.state", EventKind::State),
+        ("event.task.progress", EventKind::Progress),
+        ("event.task.removed", EventKind::Removed),
     ];
-    match FOLLOWED.iter().find(|known| **known == name) {
-        Some(known) => Cow::Borrowed(known),
-        None => Cow::Owned(name.to_string()),
+    match FOLLOWED.iter().find(|(known, _)| *known == name) {
+        Some((known, kind)) => (*kind, Cow::Borrowed(known)),
+        None => (EventKind::Other, Cow::Owned(name.to_string())),
     }
 }
 

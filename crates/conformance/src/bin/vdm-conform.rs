@@ -360,18 +360,10 @@ fn check_trace(
     let files = [file, file];
     // Reading a record (parsing it, checking its message) needs no other
     // record, so a batch is read on every core; the conversation rules then
-    // follow the records in order. Three stages overlap: this thread reads
-    // lines, one has a batch read, one follows the batch before.
-    let (lines, batches) = std::sync::mpsc::sync_channel::<(usize, Vec<String>)>(1);
+    // follow the records in order, on a thread of their own, while this one
+    // reads the next batch.
     let (read, records) = std::sync::mpsc::sync_channel::<(usize, Vec<ReadRecord>)>(1);
     std::thread::scope(|scope| {
-        scope.spawn(move || {
-            for (first, batch) in batches {
-                if read.send((first, read_records(checker, &batch))).is_err() {
-                    return;
-                }
-            }
-        });
         let follower = scope.spawn(move || {
             let mut tracer = conformance::trace::Tracer::new(checker, transitions);
             for (first, batch) in records {
@@ -414,12 +406,12 @@ fn check_trace(
                 }
             }
             let count = batch.len();
-            if count == 0 || lines.send((number, batch)).is_err() {
+            if count == 0 || read.send((number, read_records(checker, &batch))).is_err() {
                 break;
             }
             number += count;
         }
-        drop(lines);
+        drop(read);
         let records = follower
             .join()
             .map_err(|_| format!("{file}: the thread following the conversation failed"))?;
@@ -436,38 +428,61 @@ type ReadRecord = Result<Option<conformance::trace::Record>, (Rule, String)>;
 /// message is parsed and dropped on the thread that reads it; only its
 /// `Record` crosses over.
 fn read_records(checker: &Checker, lines: &[String]) -> Vec<ReadRecord> {
+    // Small pieces handed out as threads come free, not one half each: the
+    // thread following the conversation shares the cores, and a half whose
+    // thread it delayed would leave the other core idle at the end.
+    const PIECE: usize = 256;
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let chunk = lines.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = lines
-            .chunks(chunk)
-            .map(|part| {
-                let handle = scope.spawn(move || {
-                    part.iter()
-                        .map(|line| conformance::trace::read_record(checker, line))
-                        .collect::<Vec<_>>()
-                });
-                (part.len(), handle)
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(len, handle)| {
-                // One finding per line of a part whose thread failed, so the
-                // lines after it keep their numbers.
-                handle.join().unwrap_or_else(|_| {
-                    (0..len)
-                        .map(|_| {
-                            Err((
-                                Rule::Schema,
-                                "the thread reading this line failed".to_string(),
-                            ))
-                        })
-                        .collect()
+    let pieces: Vec<&[String]> = lines.chunks(PIECE).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut read: Vec<Option<Vec<ReadRecord>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(piece) = pieces.get(index) else {
+                            return done;
+                        };
+                        let records = piece
+                            .iter()
+                            .map(|line| conformance::trace::read_record(checker, line))
+                            .collect::<Vec<_>>();
+                        done.push((index, records));
+                    }
                 })
             })
-            .collect()
-    })
+            .collect();
+        let mut read: Vec<Option<Vec<ReadRecord>>> = (0..pieces.len()).map(|_| None).collect();
+        for handle in handles {
+            for (index, records) in handle.join().unwrap_or_default() {
+                if let Some(slot) = read.get_mut(index) {
+                    *slot = Some(records);
+                }
+            }
+        }
+        read
+    });
+    // A piece whose thread failed gives one finding per line, so the lines
+    // after it keep their numbers.
+    pieces
+        .iter()
+        .zip(read.iter_mut())
+        .flat_map(|(piece, records)| {
+            records.take().unwrap_or_else(|| {
+                piece
+                    .iter()
+                    .map(|_| {
+                        Err((
+                            Rule::Schema,
+                            "the thread reading this line failed".to_string(),
+                        ))
+                    })
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 /// A trace finding as a violation: a line of `files[0]`, or a frame of the
