@@ -424,26 +424,30 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
     if text.trim().is_empty() {
         return Ok(None);
     }
-    // The record's own fields are read into a struct, not a map: only `msg`
-    // becomes a `Value`. Each is a `Value` so a wrong type is this rule's
-    // finding, not a JSON error.
+    // The record's own fields are read into a struct, not a map, borrowing
+    // their text: only `msg` becomes a `Value`.
     #[derive(serde::Deserialize)]
-    struct Raw {
-        from: Option<Value>,
-        conn: Option<Value>,
-        transport: Option<Value>,
+    struct Raw<'a> {
+        #[serde(borrow)]
+        from: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        conn: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        transport: Option<Cow<'a, str>>,
         msg: Option<Value>,
     }
-    let record: Raw = serde_json::from_str(text).map_err(|err| {
+    let record: Raw<'_> = serde_json::from_str(text).map_err(|err| {
         match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => (
                 Rule::TraceRecord,
-                "a trace record is a JSON object".to_string(),
+                format!(
+                    "a trace record is an object whose from, conn and transport are strings: {err}"
+                ),
             ),
             Err(_) => (Rule::Json, format!("the line is not JSON: {err}")),
         }
     })?;
-    let from = match record.from.as_ref().and_then(Value::as_str) {
+    let from = match record.from.as_deref() {
         Some("client") => From::Client,
         Some("server") => From::Server,
         _ => {
@@ -459,17 +463,8 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
     ))?;
     Ok(Some(Record {
         from,
-        conn: record
-            .conn
-            .as_ref()
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        transport: record
-            .transport
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(transport_name),
+        conn: record.conn.map(Cow::into_owned).unwrap_or_default(),
+        transport: record.transport.as_deref().map(transport_name),
         findings: check_message(checker, &msg),
         fact: Fact::of(&msg),
     }))
