@@ -35,7 +35,13 @@ struct Temp(PathBuf);
 
 impl Temp {
     fn new(name: &str, contents: &[u8]) -> Self {
-        let path = std::env::temp_dir().join(format!("vdm-conform-{}-{name}", std::process::id()));
+        // Tests run in parallel in one process, some with the same names.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "vdm-conform-{}-{unique}-{name}",
+            std::process::id()
+        ));
         std::fs::write(&path, contents).expect("write temp file");
         Temp(path)
     }
