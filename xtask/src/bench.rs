@@ -49,16 +49,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let conform = root.join("target/release/vdm-conform");
     let bare = root.join("target/release/examples/bare_jsonschema");
 
-    let corpus = corpus(count);
-    let jsonl = dir.join(format!("corpus-{count}.jsonl"));
-    std::fs::write(
-        &jsonl,
-        corpus.iter().map(|v| format!("{v}\n")).collect::<String>(),
-    )?;
-    println!(
-        "corpus: {count} envelopes, {} bytes of JSON Lines",
-        std::fs::metadata(&jsonl)?.len()
-    );
+    let (corpus, jsonl) = write_corpus(&dir, count)?;
 
     let ours = best_of(3, || {
         time(Command::new(&conform).args(["check", path(&jsonl)?]))
@@ -391,8 +382,23 @@ fn conversation(corpus: &[Value]) -> Vec<(&'static str, Value)> {
     out
 }
 
+/// Writes the corpus of `count` envelopes as JSON Lines into `dir`, and says so.
+pub(crate) fn write_corpus(dir: &Path, count: usize) -> anyhow::Result<(Vec<Value>, PathBuf)> {
+    let corpus = corpus(count);
+    let jsonl = dir.join(format!("corpus-{count}.jsonl"));
+    std::fs::write(
+        &jsonl,
+        corpus.iter().map(|v| format!("{v}\n")).collect::<String>(),
+    )?;
+    println!(
+        "corpus: {count} envelopes, {} bytes of JSON Lines",
+        std::fs::metadata(&jsonl)?.len()
+    );
+    Ok((corpus, jsonl))
+}
+
 /// A deterministic corpus (a linear congruential generator, so runs compare).
-pub(crate) fn corpus(count: usize) -> Vec<Value> {
+fn corpus(count: usize) -> Vec<Value> {
     let mut seed: u64 = 0x5eed;
     let mut next = move |bound: u64| {
         seed = seed

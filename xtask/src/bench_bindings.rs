@@ -34,16 +34,8 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     }
     let dir = root.join("target/bench-bindings");
     std::fs::create_dir_all(&dir)?;
-    let corpus = crate::bench::corpus(count);
-    let jsonl = dir.join(format!("corpus-{count}.jsonl"));
-    std::fs::write(
-        &jsonl,
-        corpus.iter().map(|v| format!("{v}\n")).collect::<String>(),
-    )?;
-    println!(
-        "corpus: {count} envelopes, {} bytes of JSON Lines; {runs} runs per side, the first one discarded",
-        std::fs::metadata(&jsonl)?.len()
-    );
+    let (_, jsonl) = crate::bench::write_corpus(&dir, count)?;
+    println!("{runs} runs per side, the first one discarded");
 
     let program = dir.join("decode");
     let status = Command::new("g++")

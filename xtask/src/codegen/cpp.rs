@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use anyhow::{bail, Context};
-use heck::{ToPascalCase, ToSnakeCase};
+use heck::ToSnakeCase;
 
 use super::model::{Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Ty};
 
@@ -128,18 +128,6 @@ fn comment(out: &mut String, indent: &str, text: &str) {
     for line in text.lines() {
         let _ = writeln!(out, "{indent}/// {line}");
     }
-}
-
-/// The name of each body alternative's struct: `DownloadAddCall`,
-/// `DownloadAddReply`, `EventTaskState`.
-pub fn call_struct(call: &Call) -> String {
-    format!("{}Call", call.method.to_pascal_case())
-}
-pub fn reply_struct(call: &Call) -> String {
-    format!("{}Reply", call.method.to_pascal_case())
-}
-pub fn event_struct(event: &Event) -> String {
-    event.name.to_pascal_case()
 }
 
 pub fn files(
@@ -730,19 +718,19 @@ impl Emitter<'_> {
             let _ = writeln!(
                 out,
                 "/// A call of {} (since contract {}).\nstruct {} {{\n  static constexpr std::string_view method = {};\n  {} params{{}};\n}};\n",
-                call.method, call.since, call_struct(call), literal(&call.method), call.params
+                call.method, call.since, call.call_name(), literal(&call.method), call.params
             );
             let _ = writeln!(
                 out,
                 "/// The reply to {}.\nstruct {} {{\n  static constexpr std::string_view method = {};\n  {} result{{}};\n}};\n",
-                call.method, reply_struct(call), literal(&call.method), call.result
+                call.method, call.reply_name(), literal(&call.method), call.result
             );
         }
         for event in &model.events {
             let _ = writeln!(
                 out,
                 "/// The event {} (since contract {}).\nstruct {} {{\n  static constexpr std::string_view name = {};\n  {} params{{}};\n}};\n",
-                event.name, event.since, event_struct(event), literal(&event.name), event.params
+                event.name, event.since, event.body_name(), literal(&event.name), event.params
             );
         }
         out.push_str(
@@ -756,19 +744,19 @@ impl Emitter<'_> {
         let calls: Vec<String> = model
             .calls
             .iter()
-            .map(call_struct)
+            .map(Call::call_name)
             .chain(["UnknownCall".into()])
             .collect();
         let replies: Vec<String> = model
             .calls
             .iter()
-            .map(reply_struct)
+            .map(Call::reply_name)
             .chain(["UnknownReply".into()])
             .collect();
         let events: Vec<String> = model
             .events
             .iter()
-            .map(event_struct)
+            .map(Event::body_name)
             .chain(["UnknownEvent".into()])
             .collect();
         let _ = writeln!(
@@ -816,17 +804,17 @@ impl Emitter<'_> {
         let call_members: Vec<_> = model
             .calls
             .iter()
-            .map(|c| (c.method.clone(), call_struct(c), c.params.clone()))
+            .map(|c| (c.method.clone(), c.call_name(), c.params.clone()))
             .collect();
         let reply_members: Vec<_> = model
             .calls
             .iter()
-            .map(|c| (c.method.clone(), reply_struct(c), c.result.clone()))
+            .map(|c| (c.method.clone(), c.reply_name(), c.result.clone()))
             .collect();
         let event_members: Vec<_> = model
             .events
             .iter()
-            .map(|e| (e.name.clone(), event_struct(e), e.params.clone()))
+            .map(|e| (e.name.clone(), e.body_name(), e.params.clone()))
             .collect();
         body_reader(
             &mut out,

@@ -132,6 +132,27 @@ pub struct Event {
     pub since: String,
 }
 
+impl Call {
+    /// The name of a call's body alternative in C++ and TypeScript:
+    /// `download.add` → `DownloadAddCall`.
+    pub fn call_name(&self) -> String {
+        format!("{}Call", self.method.to_pascal_case())
+    }
+
+    /// The reply's: `DownloadAddReply`.
+    pub fn reply_name(&self) -> String {
+        format!("{}Reply", self.method.to_pascal_case())
+    }
+}
+
+impl Event {
+    /// The name of an event's body alternative in C++ and TypeScript:
+    /// `event.task.state` → `EventTaskState` (as the Rust variant).
+    pub fn body_name(&self) -> String {
+        self.name.to_pascal_case()
+    }
+}
+
 impl Model {
     pub fn get(&self, name: &str) -> Option<&Named> {
         self.types.iter().find(|named| named.name == name)

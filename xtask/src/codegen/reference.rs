@@ -78,7 +78,6 @@ pub fn pages(root: &Path, set: &SchemaSet) -> anyhow::Result<BTreeMap<PathBuf, S
 
 /// The names a page's type, method or event has in each language's bindings.
 fn in_code(model: &super::model::Model, doc: &SchemaDoc) -> String {
-    use super::{cpp, ts};
     let mut rows: Vec<[String; 4]> = Vec::new();
     match doc.kind {
         DocKind::Method => {
@@ -87,30 +86,14 @@ fn in_code(model: &super::model::Model, doc: &SchemaDoc) -> String {
                 rows.push([
                     "call".into(),
                     format!("`CallBody::{variant}({})`", call.params),
-                    format!(
-                        "`{}` (`.params`: `{}`)",
-                        cpp::call_struct(call),
-                        call.params
-                    ),
-                    format!(
-                        "`{}` (`.params`: `{}`)",
-                        ts::call_interface(call),
-                        call.params
-                    ),
+                    format!("`{}` (`.params`: `{}`)", call.call_name(), call.params),
+                    format!("`{}` (`.params`: `{}`)", call.call_name(), call.params),
                 ]);
                 rows.push([
                     "reply".into(),
                     format!("`ReplyBody::{variant}({})`", call.result),
-                    format!(
-                        "`{}` (`.result`: `{}`)",
-                        cpp::reply_struct(call),
-                        call.result
-                    ),
-                    format!(
-                        "`{}` (`.result`: `{}`)",
-                        ts::reply_interface(call),
-                        call.result
-                    ),
+                    format!("`{}` (`.result`: `{}`)", call.reply_name(), call.result),
+                    format!("`{}` (`.result`: `{}`)", call.reply_name(), call.result),
                 ]);
             }
         }
@@ -123,16 +106,8 @@ fn in_code(model: &super::model::Model, doc: &SchemaDoc) -> String {
                         doc.name.to_pascal_case(),
                         event.params
                     ),
-                    format!(
-                        "`{}` (`.params`: `{}`)",
-                        cpp::event_struct(event),
-                        event.params
-                    ),
-                    format!(
-                        "`{}` (`.params`: `{}`)",
-                        ts::event_interface(event),
-                        event.params
-                    ),
+                    format!("`{}` (`.params`: `{}`)", event.body_name(), event.params),
+                    format!("`{}` (`.params`: `{}`)", event.body_name(), event.params),
                 ]);
             }
         }

@@ -10,7 +10,6 @@
 use std::fmt::Write as _;
 
 use anyhow::{bail, Context};
-use heck::ToPascalCase;
 
 use super::model::{Call, Clause, Def, Event, Field, Model, Named, Rule, Ty};
 
@@ -47,20 +46,9 @@ fn doc(out: &mut String, indent: &str, text: &str) {
     }
     let _ = writeln!(out, "{indent}/**");
     for line in text.lines() {
-        let _ = writeln!(out, "{indent} * {line}").map(|_| ());
+        let _ = writeln!(out, "{indent} * {line}");
     }
     let _ = writeln!(out, "{indent} */");
-}
-
-/// `download.add` → `DownloadAddCall` / `DownloadAddReply`; `event.task.state` → `EventTaskState`.
-pub fn call_interface(call: &Call) -> String {
-    format!("{}Call", call.method.to_pascal_case())
-}
-pub fn reply_interface(call: &Call) -> String {
-    format!("{}Reply", call.method.to_pascal_case())
-}
-pub fn event_interface(event: &Event) -> String {
-    event.name.to_pascal_case()
 }
 
 pub fn files(
@@ -388,7 +376,7 @@ impl Emitter<'_> {
                 "/** A call of {} (since contract {}). */\nexport interface {} {{\n  method: {};\n  params: {};\n}}\n",
                 call.method,
                 call.since,
-                call_interface(call),
+                call.call_name(),
                 literal(&call.method),
                 call.params
             );
@@ -396,7 +384,7 @@ impl Emitter<'_> {
                 self.dts,
                 "/** The reply to {}. */\nexport interface {} {{\n  method: {};\n  result: {};\n}}\n",
                 call.method,
-                reply_interface(call),
+                call.reply_name(),
                 literal(&call.method),
                 call.result
             );
@@ -410,7 +398,7 @@ impl Emitter<'_> {
                 "/** The event {} (since contract {}). */\nexport interface {} {{\n  name: {};\n  params: {};\n}}\n",
                 event.name,
                 event.since,
-                event_interface(event),
+                event.body_name(),
                 literal(&event.name),
                 event.params
             );
@@ -426,17 +414,17 @@ impl Emitter<'_> {
         let _ = writeln!(
             self.dts,
             "/** What a call asks, told apart by `method`; `instanceof UnknownCall` first. */\nexport type CallBody =\n  | {};\n",
-            union(model.calls.iter().map(call_interface).collect(), "UnknownCall")
+            union(model.calls.iter().map(Call::call_name).collect(), "UnknownCall")
         );
         let _ = writeln!(
             self.dts,
             "/** What a reply answers, told apart by `method`; `instanceof UnknownReply` first. */\nexport type ReplyBody =\n  | {};\n",
-            union(model.calls.iter().map(reply_interface).collect(), "UnknownReply")
+            union(model.calls.iter().map(Call::reply_name).collect(), "UnknownReply")
         );
         let _ = writeln!(
             self.dts,
             "/** An event, told apart by `name`; `instanceof UnknownEvent` first. */\nexport type EventBody =\n  | {};\n",
-            union(model.events.iter().map(event_interface).collect(), "UnknownEvent")
+            union(model.events.iter().map(Event::body_name).collect(), "UnknownEvent")
         );
         for (union, tag, content, members, unknown) in [
             ("CallBody", "method", "params", &calls, "UnknownCall"),
