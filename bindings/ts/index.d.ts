@@ -1140,6 +1140,8 @@ export declare function parseReplyBody(value: unknown): ReplyBody;
 /** Reads a EventBody; throws ContractError naming the JSON pointer. */
 export declare function parseEventBody(value: unknown): EventBody;
 
+// The hand-written envelope of index.d.ts, copied in after the generated bodies.
+
 /** A call of a method; answered by a reply or an error with the same id. */
 export interface CallEnvelope {
   v: 1;

@@ -1172,6 +1172,9 @@ export function parseEventBody(value) {
   return r_EventBody(value, "", undefined);
 }
 
+// The hand-written envelope reader of index.js, copied in after the generated
+// readers it calls.
+
 function readArray(v, max, unique, item, at, key) {
   expectArray(v, max, at, key);
   const p = here(at, key);

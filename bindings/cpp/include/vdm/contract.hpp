@@ -2972,6 +2972,10 @@ inline void from_json(const nlohmann::json& j, EventBody& out) {
   detail::read_EventBody(j, out, at);
 }
 
+// The hand-written envelope of contract.hpp, copied in after the generated
+// bodies it names: the same for every contract version, since `v`, `kind`,
+// `id` and `body` are what every version shares.
+
 /// A call of a method; answered by a reply or an error with the same id.
 struct CallEnvelope {
   std::uint64_t id{};
