@@ -14,7 +14,10 @@
 //!
 //! A tracer keeps only what a conversation keeps open — calls in flight, the
 //! last state and progress of each task, removed tasks — so a capture of any
-//! length is checked line by line.
+//! length is checked as a stream. Checking a record takes two steps:
+//! [`read_record`] (parse, the message's own rules, the [`Fact`] the
+//! conversation rules need) depends on no other record and may run on any
+//! thread; [`Tracer::follow`] takes the records in order.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
