@@ -8,6 +8,7 @@
 //! cannot say (byte ranges, coverage, sums: see [`rules`]).
 
 pub mod fixtures;
+pub mod frames;
 pub mod generated;
 pub mod input;
 pub mod mirror;

@@ -42,7 +42,7 @@
 
 use std::io::{self, Read, Write};
 
-use crate::wire::{DecodeError, Problem};
+use crate::wire::DecodeError;
 use crate::Envelope;
 
 /// The largest body a frame may carry, in bytes.
@@ -85,46 +85,6 @@ impl FrameError {
     /// so it can answer and read on.
     pub fn is_recoverable(&self) -> bool {
         matches!(self, FrameError::Empty | FrameError::Decode(_))
-    }
-}
-
-/// A read's outcome in one word, as the fixture sidecars of
-/// `conformance/frames/` spell it (`envelope:call`, `empty`,
-/// `too_large:1048577`, `io:unexpected_eof`, ...).
-pub fn outcome_word(result: &Result<Envelope, FrameError>) -> String {
-    match result {
-        Ok(Envelope::Call { .. }) => "envelope:call".into(),
-        Ok(Envelope::Reply { .. }) => "envelope:reply".into(),
-        Ok(Envelope::Error { .. }) => "envelope:error".into(),
-        Ok(Envelope::Event { .. }) => "envelope:event".into(),
-        Err(FrameError::Closed) => "closed".into(),
-        Err(FrameError::Empty) => "empty".into(),
-        Err(FrameError::TooLarge(n)) => format!("too_large:{n}"),
-        Err(FrameError::Decode(DecodeError {
-            problem: Problem::BadVersion(v),
-            ..
-        })) => format!("bad_version:{v}"),
-        Err(FrameError::Decode(_) | FrameError::Encode(_)) => "json".into(),
-        Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
-            "io:unexpected_eof".into()
-        }
-        Err(FrameError::Io(err)) => format!("io:{}", err.kind()),
-    }
-}
-
-/// Reads a whole stream, one outcome word per read, until it closes or an
-/// error leaves the reader off a frame boundary.
-pub fn outcomes<R: Read>(reader: R) -> Vec<String> {
-    let mut reader = FrameReader::new(reader);
-    let mut out = Vec::new();
-    loop {
-        let result = reader.read();
-        out.push(outcome_word(&result));
-        match result {
-            Ok(_) => {}
-            Err(err) if err.is_recoverable() => {}
-            Err(_) => return out,
-        }
     }
 }
 
