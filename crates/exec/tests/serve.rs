@@ -264,6 +264,22 @@ fn a_bad_tool_set_stops_serve_before_it_reads() {
 }
 
 #[test]
+fn run_refuses_an_empty_stdin_instead_of_reading_it_as_null() {
+    let tools = tools_file("run-empty");
+    let output = Command::new(EXEC)
+        .args(["run", "--tools"])
+        .arg(&tools)
+        .arg("exit")
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("stdin holds no input"));
+    assert!(output.stdout.is_empty(), "the tool did not run");
+    let _ = std::fs::remove_file(tools);
+}
+
+#[test]
 fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
     let tools = tools_file("run");
     let mut child = Command::new(EXEC)

@@ -99,15 +99,17 @@ fn main() -> ExitCode {
                 eprintln!("vdm-exec: cannot read the input from stdin: {err}");
                 return ExitCode::from(2);
             }
-            let input = if text.trim().is_empty() {
-                serde_json::Value::Null
-            } else {
-                match serde_json::from_str(&text) {
-                    Ok(input) => input,
-                    Err(err) => {
-                        eprintln!("vdm-exec: the input on stdin is not JSON: {err}");
-                        return ExitCode::from(2);
-                    }
+            // An empty stdin is refused, not read as null: it is more often
+            // a pipe that lost its producer than a tool that wants nothing.
+            if text.trim().is_empty() {
+                eprintln!("vdm-exec: stdin holds no input; give the tool's input as JSON (`null` for none)");
+                return ExitCode::from(2);
+            }
+            let input = match serde_json::from_str(&text) {
+                Ok(input) => input,
+                Err(err) => {
+                    eprintln!("vdm-exec: the input on stdin is not JSON: {err}");
+                    return ExitCode::from(2);
                 }
             };
             let capture = run::execute(&tools, &proto::ToolInvokeParams { tool, input, cwd });
