@@ -77,47 +77,69 @@ pub fn check_all<'a>(
     messages: Vec<Message<'a>>,
 ) -> Result<Vec<Checked<'a>>, Error> {
     checker.require_type(target)?;
+    // Pieces handed out as threads come free rather than one share each, so
+    // a thread the machine delays does not leave the other cores idle at the
+    // end of a batch.
+    const PIECE: usize = 256;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(messages.len().max(1));
-    let chunk = messages.len().div_ceil(threads).max(1);
-    let mut chunks: Vec<Vec<Message<'a>>> = Vec::with_capacity(threads);
-    let mut rest = messages.into_iter().peekable();
-    while rest.peek().is_some() {
-        chunks.push(rest.by_ref().take(chunk).collect());
-    }
-    let checked: Vec<Result<Vec<Checked<'a>>, Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .into_iter()
-                        .map(|message| {
-                            let findings = check_one(checker, target, &message)?;
-                            Ok((message, findings))
-                        })
-                        .collect()
+        .min(messages.len().div_ceil(PIECE).max(1));
+    let pieces: Vec<&[Message<'a>]> = messages.chunks(PIECE).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    type Piece = (usize, Result<Vec<Vec<Finding>>, Error>);
+    let done: Vec<Piece> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done: Vec<Piece> = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(piece) = pieces.get(index) else {
+                            return done;
+                        };
+                        let found = piece
+                            .iter()
+                            .map(|message| check_one(checker, target, message))
+                            .collect();
+                        done.push((index, found));
+                    }
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|handle| {
+            .flat_map(|handle| {
                 handle.join().unwrap_or_else(|_| {
-                    Err(Error::Input {
-                        path: String::new(),
-                        message: "a checker thread failed".into(),
-                    })
+                    vec![(
+                        usize::MAX,
+                        Err(Error::Input {
+                            path: String::new(),
+                            message: "a checker thread failed".into(),
+                        }),
+                    )]
                 })
             })
             .collect()
     });
-    let mut out = Vec::new();
-    for part in checked {
-        out.extend(part?);
+    let mut found: Vec<Option<Vec<Vec<Finding>>>> = (0..pieces.len()).map(|_| None).collect();
+    for (index, result) in done {
+        let findings = result?;
+        if let Some(slot) = found.get_mut(index) {
+            *slot = Some(findings);
+        }
     }
-    Ok(out)
+    let found: Vec<Vec<Finding>> = found
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::Input {
+            path: String::new(),
+            message: "a piece of the input was not checked".into(),
+        })?
+        .into_iter()
+        .flatten()
+        .collect();
+    // Each piece gave one entry per message, in order.
+    Ok(messages.into_iter().zip(found).collect())
 }
 
 fn check_one(
