@@ -894,6 +894,55 @@ mod tests {
         );
     }
 
+    fn refused(edit: impl FnOnce(&mut SchemaSet)) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut set = SchemaSet::load(&root.join("contracts/schema")).unwrap();
+        edit(&mut set);
+        format!(
+            "{:#}",
+            model(&set).err().expect("the model refuses the edit")
+        )
+    }
+
+    fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
+        &mut set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.name == name)
+            .unwrap()
+            .value
+    }
+
+    #[test]
+    fn a_rule_the_generators_cannot_express_is_refused_with_its_place() {
+        // An `if` that tests two properties at once.
+        let err = refused(|set| {
+            doc(set, "TaskError")["allOf"][0]["if"]["properties"]["retryable"] =
+                serde_json::json!({"const": true});
+        });
+        assert!(
+            err.contains("types/TaskError.json#/allOf/0") && err.contains("tests one property"),
+            "{err}"
+        );
+        // A consequence other than required / not-required / not-const / lengths.
+        let err = refused(|set| {
+            doc(set, "TaskError")["allOf"][0]["then"] = serde_json::json!({"minProperties": 4});
+        });
+        assert!(
+            err.contains("types/TaskError.json#/allOf/0") && err.contains("minProperties"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_type_that_contains_itself_is_refused_not_a_stack_overflow() {
+        let err = refused(|set| {
+            doc(set, "TaskError")["properties"]["inner"] =
+                serde_json::json!({"$ref": "TaskError.json"});
+        });
+        assert!(err.contains("contains itself"), "{err}");
+    }
+
     #[test]
     fn a_keyword_the_generators_do_not_read_is_refused_with_its_place() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
