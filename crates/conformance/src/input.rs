@@ -77,69 +77,67 @@ pub fn check_all<'a>(
     messages: Vec<Message<'a>>,
 ) -> Result<Vec<Checked<'a>>, Error> {
     checker.require_type(target)?;
-    // Pieces handed out as threads come free rather than one share each, so
-    // a thread the machine delays does not leave the other cores idle at the
-    // end of a batch.
+    let found = in_pieces(&messages, |message| check_one(checker, target, message))
+        .ok_or_else(|| Error::Input {
+            path: String::new(),
+            message: "a checker thread failed".into(),
+        })?
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    // One entry per message, in order.
+    Ok(messages.into_iter().zip(found).collect())
+}
+
+/// Runs `work` on each item on every core, keeping their order; `None` when
+/// a thread failed. Items go in pieces of 256, each taken by whichever thread
+/// is free rather than one share per thread, so a thread the machine delays
+/// does not leave the other cores idle at the end.
+pub fn in_pieces<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Option<Vec<R>> {
     const PIECE: usize = 256;
+    let pieces: Vec<&[T]> = items.chunks(PIECE).collect();
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(messages.len().div_ceil(PIECE).max(1));
-    let pieces: Vec<&[Message<'a>]> = messages.chunks(PIECE).collect();
+        .min(pieces.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    type Piece = (usize, Result<Vec<Vec<Finding>>, Error>);
-    let done: Vec<Piece> = std::thread::scope(|scope| {
+    // Per thread: the pieces it did, by index; `None` when it failed.
+    type Done<R> = Option<Vec<(usize, Vec<R>)>>;
+    let done: Vec<Done<R>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut done: Vec<Piece> = Vec::new();
+                    let mut done = Vec::new();
                     loop {
                         let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(piece) = pieces.get(index) else {
                             return done;
                         };
-                        let found = piece
-                            .iter()
-                            .map(|message| check_one(checker, target, message))
-                            .collect();
-                        done.push((index, found));
+                        done.push((index, piece.iter().map(&work).collect()));
                     }
                 })
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|handle| {
-                handle.join().unwrap_or_else(|_| {
-                    vec![(
-                        usize::MAX,
-                        Err(Error::Input {
-                            path: String::new(),
-                            message: "a checker thread failed".into(),
-                        }),
-                    )]
-                })
-            })
+            .map(|handle| handle.join().ok())
             .collect()
     });
-    let mut found: Vec<Option<Vec<Vec<Finding>>>> = (0..pieces.len()).map(|_| None).collect();
-    for (index, result) in done {
-        let findings = result?;
-        if let Some(slot) = found.get_mut(index) {
-            *slot = Some(findings);
-        }
-    }
-    let found: Vec<Vec<Finding>> = found
+    let mut ordered: Vec<Option<Vec<R>>> = (0..pieces.len()).map(|_| None).collect();
+    for (index, results) in done
         .into_iter()
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| Error::Input {
-            path: String::new(),
-            message: "a piece of the input was not checked".into(),
-        })?
+        .collect::<Option<Vec<_>>>()?
         .into_iter()
         .flatten()
-        .collect();
-    // Each piece gave one entry per message, in order.
-    Ok(messages.into_iter().zip(found).collect())
+    {
+        *ordered.get_mut(index)? = Some(results);
+    }
+    Some(
+        ordered
+            .into_iter()
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect(),
+    )
 }
 
 fn check_one(
@@ -157,5 +155,18 @@ fn check_one(
                 message: format!("not JSON: {err}"),
             }]),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_pieces;
+
+    #[test]
+    fn work_in_pieces_comes_back_in_the_items_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        let doubled = in_pieces(&items, |n| n * 2);
+        assert_eq!(doubled, Some(items.iter().map(|n| n * 2).collect()));
+        assert_eq!(in_pieces(&[] as &[usize], |n| *n), Some(Vec::new()));
     }
 }

@@ -436,61 +436,20 @@ type ReadRecord = Result<Option<conformance::trace::Record>, (Rule, String)>;
 /// message is parsed and dropped on the thread that reads it; only its
 /// `Record` crosses over.
 fn read_records(checker: &Checker, lines: &[String]) -> Vec<ReadRecord> {
-    // Small pieces handed out as threads come free, not one half each: the
-    // thread following the conversation shares the cores, and a half whose
-    // thread it delayed would leave the other core idle at the end.
-    const PIECE: usize = 256;
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let pieces: Vec<&[String]> = lines.chunks(PIECE).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut read: Vec<Option<Vec<ReadRecord>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(piece) = pieces.get(index) else {
-                            return done;
-                        };
-                        let records = piece
-                            .iter()
-                            .map(|line| conformance::trace::read_record(checker, line))
-                            .collect::<Vec<_>>();
-                        done.push((index, records));
-                    }
+    input::in_pieces(lines, |line| conformance::trace::read_record(checker, line)).unwrap_or_else(
+        || {
+            // One finding per line, so the lines after the batch keep their numbers.
+            lines
+                .iter()
+                .map(|_| {
+                    Err((
+                        Rule::Schema,
+                        "the thread reading this line failed".to_string(),
+                    ))
                 })
-            })
-            .collect();
-        let mut read: Vec<Option<Vec<ReadRecord>>> = (0..pieces.len()).map(|_| None).collect();
-        for handle in handles {
-            for (index, records) in handle.join().unwrap_or_default() {
-                if let Some(slot) = read.get_mut(index) {
-                    *slot = Some(records);
-                }
-            }
-        }
-        read
-    });
-    // A piece whose thread failed gives one finding per line, so the lines
-    // after it keep their numbers.
-    pieces
-        .iter()
-        .zip(read.iter_mut())
-        .flat_map(|(piece, records)| {
-            records.take().unwrap_or_else(|| {
-                piece
-                    .iter()
-                    .map(|_| {
-                        Err((
-                            Rule::Schema,
-                            "the thread reading this line failed".to_string(),
-                        ))
-                    })
-                    .collect()
-            })
-        })
-        .collect()
+                .collect()
+        },
+    )
 }
 
 /// A trace finding as a violation: a line of `files[0]`, or a frame of the
