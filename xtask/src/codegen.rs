@@ -74,13 +74,15 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     }
     let version = std::fs::read_to_string(root.join("contracts/VERSION"))
         .context("reading contracts/VERSION")?;
-    for (file, text) in cpp_bindings(&set, version.trim(), &Origin::working_tree())? {
+    // One model for the C++ and TypeScript bindings and the reference pages.
+    let model = model::model(&set)?;
+    for (file, text) in cpp::files(&model, version.trim(), &Origin::working_tree())? {
         out.insert(PathBuf::from(cpp::DIR).join(file), text);
     }
-    for (file, text) in ts_bindings(&set, version.trim(), &Origin::working_tree())? {
+    for (file, text) in ts::files(&model, version.trim(), &Origin::working_tree())? {
         out.insert(PathBuf::from(ts::DIR).join(file), text);
     }
-    out.extend(reference::pages(root, &set)?);
+    out.extend(reference::pages(root, &set, &model)?);
     out.insert(
         PathBuf::from(SCHEMAS_RS),
         rust_file(
@@ -139,24 +141,19 @@ pub fn rust_bindings(
     ])
 }
 
-/// The C++ bindings of a schema set (`contract.hpp`, `frame.hpp`), by file name.
-pub fn cpp_bindings(
+/// The C++ bindings (`contract.hpp`, `frame.hpp`) and the TypeScript ones
+/// (`index.js`, `index.d.ts`) of a schema set, each by file name, from one
+/// model of it.
+pub fn cpp_and_ts_bindings(
     set: &contract::SchemaSet,
     version: &str,
     origin: &Origin,
-) -> anyhow::Result<Vec<(&'static str, String)>> {
+) -> anyhow::Result<[Vec<(&'static str, String)>; 2]> {
     let model = model::model(set)?;
-    cpp::files(&model, version, origin)
-}
-
-/// The TypeScript bindings of a schema set (`index.js`, `index.d.ts`), by file name.
-pub fn ts_bindings(
-    set: &contract::SchemaSet,
-    version: &str,
-    origin: &Origin,
-) -> anyhow::Result<Vec<(&'static str, String)>> {
-    let model = model::model(set)?;
-    ts::files(&model, version, origin)
+    Ok([
+        cpp::files(&model, version, origin)?,
+        ts::files(&model, version, origin)?,
+    ])
 }
 
 /// The schema set as text inside the conformance checker, so a lane installs

@@ -38,21 +38,8 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
 /// Where a release keeps its frozen Rust bindings.
 pub const BINDINGS_DIR: &str = "rust";
 
-/// Each language's frozen bindings: the folder inside a release, and the
-/// files generated from the release's schemas.
-type Generate = fn(
-    &contract::SchemaSet,
-    &str,
-    &crate::codegen::Origin,
-) -> anyhow::Result<Vec<(&'static str, String)>>;
-
-const LANGUAGES: &[(&str, Generate)] = &[
-    (BINDINGS_DIR, |set, _, origin| {
-        crate::codegen::rust_bindings(set, origin)
-    }),
-    ("cpp/include/vdm", crate::codegen::cpp_bindings),
-    ("ts", crate::codegen::ts_bindings),
-];
+/// The folders inside a release that hold each language's frozen bindings.
+const LANGUAGES: [&str; 3] = [BINDINGS_DIR, "cpp/include/vdm", "ts"];
 
 /// Writes each language's bindings from `<release>/schema/`, skipping the
 /// folders `keep` says exist already.
@@ -67,13 +54,15 @@ fn freeze_bindings(
         command: "cargo xtask release",
         schemas: format!("contracts/released/{version}/schema/"),
     };
-    for (folder, generate) in LANGUAGES {
+    let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, version, &origin)?;
+    let rust = crate::codegen::rust_bindings(&set, &origin)?;
+    for (folder, files) in LANGUAGES.into_iter().zip([rust, cpp, ts]) {
         if keep(folder) {
             continue;
         }
         let dir = release.join(folder);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        for (file, text) in generate(&set, version, &origin)? {
+        for (file, text) in files {
             std::fs::write(dir.join(file), text)
                 .with_context(|| format!("writing {}", dir.join(file).display()))?;
         }
@@ -88,7 +77,7 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     let dir = root.join("contracts/released");
     for (version, release) in releases(root)? {
         let has = |folder: &str| release.join(folder).exists();
-        if LANGUAGES.iter().all(|(folder, _)| has(folder)) {
+        if LANGUAGES.iter().all(|folder| has(folder)) {
             continue;
         }
         // Written beside, then renamed, so a failure leaves no half folder.
@@ -97,7 +86,7 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
         std::fs::create_dir_all(&staging)?;
         copy_dir(&release.join("schema"), &staging.join("schema"))?;
         freeze_bindings(&staging, &version, &has)?;
-        for (folder, _) in LANGUAGES.iter().filter(|(folder, _)| !has(folder)) {
+        for folder in LANGUAGES.iter().filter(|folder| !has(folder)) {
             let target = release.join(folder);
             if let Some(parent) = target.parent() {
                 std::fs::create_dir_all(parent)?;
