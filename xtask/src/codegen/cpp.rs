@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use anyhow::{bail, Context};
 use heck::ToSnakeCase;
 
-use super::model::{Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Ty};
+use super::model::{literal, Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Ty};
 
 pub const DIR: &str = "bindings/cpp/include/vdm";
 
@@ -117,11 +117,6 @@ fn enumerator(value: &str) -> String {
     } else {
         name
     }
-}
-
-/// A C++ string literal (the values here are ASCII names and patterns).
-fn literal(text: &str) -> String {
-    serde_json::Value::String(text.to_string()).to_string()
 }
 
 fn comment(out: &mut String, indent: &str, text: &str) {

@@ -826,6 +826,12 @@ fn bare_ref(schema: &Value) -> Option<&str> {
         .filter(|_| only_annotations)
 }
 
+/// A string literal, valid in C++ and JavaScript alike: JSON's escapes are
+/// both languages' (the text here is names, descriptions and patterns).
+pub fn literal(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
+}
+
 fn text(value: Option<&Value>) -> String {
     value
         .and_then(Value::as_str)

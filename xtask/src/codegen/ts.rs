@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use anyhow::{bail, Context};
 
-use super::model::{Call, Clause, Def, Event, Field, Model, Named, Rule, Ty};
+use super::model::{literal, Call, Clause, Def, Event, Field, Model, Named, Rule, Ty};
 
 pub const DIR: &str = "bindings/ts";
 
@@ -34,10 +34,6 @@ const INHERITED: &[&str] = &[
     "__lookupGetter__",
     "__lookupSetter__",
 ];
-
-fn literal(text: &str) -> String {
-    serde_json::Value::String(text.to_string()).to_string()
-}
 
 fn doc(out: &mut String, indent: &str, text: &str) {
     let text = text.trim().replace("*/", "*\\/");
