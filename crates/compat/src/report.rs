@@ -303,15 +303,13 @@ pub fn line_of(text: &str, pointer: &str) -> usize {
         if token.parse::<usize>().is_ok() {
             continue;
         }
-        let needle = format!("{}:", serde_json::Value::String(token));
+        let key = serde_json::Value::String(token).to_string();
         let rest = text.get(at..).unwrap_or_default();
-        let squeezed: Option<usize> = rest
-            .match_indices(&needle[..needle.len() - 1])
-            .map(|(i, _)| i)
-            .find(|i| {
-                rest.get(i + needle.len() - 1..)
-                    .is_some_and(|after| after.trim_start().starts_with(':'))
-            });
+        // The quoted key, then a colon (with any spaces between).
+        let squeezed: Option<usize> = rest.match_indices(key.as_str()).map(|(i, _)| i).find(|i| {
+            rest.get(i + key.len()..)
+                .is_some_and(|after| after.trim_start().starts_with(':'))
+        });
         match squeezed {
             Some(found) => at += found,
             None => break,
