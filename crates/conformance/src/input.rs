@@ -1,6 +1,8 @@
 //! Reading messages from a file: one JSON value, a JSON array of them, or
 //! JSON Lines; and checking many at once on every core.
 
+use std::io::BufRead;
+
 use serde_json::Value;
 
 use crate::{Checker, Error, Finding, Rule};
@@ -83,16 +85,22 @@ pub fn check_all<'a>(
             message: "a checker thread failed".into(),
         })?
         .into_iter()
+        .flatten()
         .collect::<Result<Vec<_>, _>>()?;
     // One entry per message, in order.
     Ok(messages.into_iter().zip(found).collect())
 }
 
-/// Runs `work` on each item on every core, keeping their order; `None` when
-/// a thread failed. Items go in pieces of 256, each taken by whichever thread
+/// Runs `work` on each item on every core; the results come back in the
+/// items' order, in pieces (flatten them for one per item), or `None` when a
+/// thread failed. Items go in pieces of 256, each taken by whichever thread
 /// is free rather than one share per thread, so a thread the machine delays
-/// does not leave the other cores idle at the end.
-pub fn in_pieces<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Option<Vec<R>> {
+/// does not leave the other cores idle at the end. The pieces are handed
+/// back as they are: joining them would copy every result once more.
+pub fn in_pieces<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+) -> Option<Vec<Vec<R>>> {
     const PIECE: usize = 256;
     let pieces: Vec<&[T]> = items.chunks(PIECE).collect();
     let threads = std::thread::available_parallelism()
@@ -130,14 +138,62 @@ pub fn in_pieces<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -
     {
         *ordered.get_mut(index)? = Some(results);
     }
-    Some(
-        ordered
-            .into_iter()
-            .collect::<Option<Vec<_>>>()?
-            .into_iter()
-            .flatten()
-            .collect(),
-    )
+    ordered.into_iter().collect()
+}
+
+/// A stream's lines, read a batch at a time into one buffer kept from batch
+/// to batch: one allocation for a whole capture, not one per line.
+pub struct Lines<R> {
+    reader: R,
+    text: String,
+    /// Where each line of the batch starts and ends in `text`, its line end
+    /// left out.
+    spans: Vec<(usize, usize)>,
+    /// Lines read before this batch.
+    before: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(reader: R) -> Self {
+        Lines {
+            reader,
+            text: String::new(),
+            spans: Vec::new(),
+            before: 0,
+        }
+    }
+
+    /// Reads the next batch of up to `count` lines in place of the last;
+    /// `Ok(false)` when the stream had none left.
+    pub fn read_batch(&mut self, count: usize) -> std::io::Result<bool> {
+        self.before += self.spans.len();
+        self.text.clear();
+        self.spans.clear();
+        while self.spans.len() < count {
+            let start = self.text.len();
+            if self.reader.read_line(&mut self.text)? == 0 {
+                break;
+            }
+            let line = self.text.get(start..).unwrap_or_default();
+            let end = start + line.trim_end_matches(['\n', '\r']).len();
+            self.spans.push((start, end));
+        }
+        Ok(!self.spans.is_empty())
+    }
+
+    /// The batch's lines with their 1-based numbers in the stream.
+    pub fn batch(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.spans
+            .iter()
+            .zip(self.before + 1..)
+            .map(|(&(start, end), number)| (number, self.text.get(start..end).unwrap_or_default()))
+    }
+
+    /// The reader, the lines before this batch, and the batch's text as it
+    /// was read (line ends kept): for a file to be read whole after all.
+    pub fn into_parts(self) -> (R, usize, String) {
+        (self.reader, self.before, self.text)
+    }
 }
 
 fn check_one(
@@ -160,13 +216,42 @@ fn check_one(
 
 #[cfg(test)]
 mod tests {
-    use super::in_pieces;
+    use super::{in_pieces, Lines};
 
     #[test]
     fn work_in_pieces_comes_back_in_the_items_order() {
         let items: Vec<usize> = (0..1000).collect();
-        let doubled = in_pieces(&items, |n| n * 2);
+        let doubled: Option<Vec<usize>> =
+            in_pieces(&items, |n| n * 2).map(|pieces| pieces.into_iter().flatten().collect());
         assert_eq!(doubled, Some(items.iter().map(|n| n * 2).collect()));
         assert_eq!(in_pieces(&[] as &[usize], |n| *n), Some(Vec::new()));
+    }
+
+    #[test]
+    fn lines_keep_their_numbers_across_batches_without_their_line_ends() {
+        let text = "one\r\ntwo\n\nfour\nfive";
+        let mut lines = Lines::new(text.as_bytes());
+        let mut seen = Vec::new();
+        while lines.read_batch(2).map_err(|e| e.to_string()) == Ok(true) {
+            seen.push(
+                lines
+                    .batch()
+                    .map(|(number, line)| format!("{number}:{line}"))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        assert_eq!(
+            seen,
+            [vec!["1:one", "2:two"], vec!["3:", "4:four"], vec!["5:five"]]
+        );
+    }
+
+    #[test]
+    fn a_batch_read_whole_keeps_its_text_and_the_count_before_it() {
+        let mut lines = Lines::new("a\nb\n[1,\n2]\n".as_bytes());
+        assert_eq!(lines.read_batch(2).ok(), Some(true));
+        assert_eq!(lines.read_batch(1).ok(), Some(true));
+        let (_, before, text) = lines.into_parts();
+        assert_eq!((before, text.as_str()), (2, "[1,\n"));
     }
 }

@@ -250,24 +250,20 @@ fn check_file(
     file: &str,
     out: &mut Output,
 ) -> Result<usize, String> {
-    let mut reader = open(file)?;
-    let read_line = |reader: &mut Box<dyn BufRead>, line: &mut String| {
-        line.clear();
-        reader.read_line(line).map_err(|e| format!("{file}: {e}"))
-    };
-    let mut first = String::new();
-    let mut skipped = 0;
-    loop {
-        if read_line(&mut reader, &mut first)? == 0 {
+    let mut lines = input::Lines::new(open(file)?);
+    let read =
+        |lines: &mut input::Lines<_>| lines.read_batch(BATCH).map_err(|e| format!("{file}: {e}"));
+    // The first line that is not blank tells the layout.
+    let whole = loop {
+        if !read(&mut lines)? {
             return Ok(0);
         }
-        if !first.trim().is_empty() {
-            break;
+        if let Some((_, head)) = lines.batch().find(|(_, line)| !line.trim().is_empty()) {
+            let head = head.trim();
+            break head.starts_with('[')
+                || serde_json::from_str::<serde::de::IgnoredAny>(head).is_err();
         }
-        skipped += 1;
-    }
-    let head = first.trim();
-    let one_line_value = serde_json::from_str::<serde::de::IgnoredAny>(head).is_ok();
+    };
     let checked = |batch: Vec<input::Message<'_>>| -> Result<Vec<Violation>, String> {
         Ok(input::check_all(checker, type_name, batch)
             .map_err(|e| e.to_string())?
@@ -285,9 +281,12 @@ fn check_file(
             })
             .collect())
     };
-    if head.starts_with('[') || !one_line_value {
-        let mut text = "\n".repeat(skipped);
-        text.push_str(&first);
+    if whole {
+        // The blank lines before this batch stay as line ends, so lines keep
+        // their numbers.
+        let (mut reader, before, batch) = lines.into_parts();
+        let mut text = "\n".repeat(before);
+        text.push_str(&batch);
         reader
             .read_to_string(&mut text)
             .map_err(|e| format!("{file}: {e}"))?;
@@ -297,32 +296,20 @@ fn check_file(
         return Ok(count);
     }
     let mut count = 0;
-    let mut number = skipped + 1;
-    let mut batch: Vec<(usize, String)> = vec![(number, std::mem::take(&mut first))];
-    let mut line = String::new();
     loop {
-        let more = read_line(&mut reader, &mut line)? > 0;
-        if more {
-            number += 1;
-            if !line.trim().is_empty() {
-                batch.push((number, std::mem::take(&mut line)));
-            }
-        }
-        if batch.len() >= BATCH || (!more && !batch.is_empty()) {
-            let messages: Vec<input::Message<'_>> = batch
-                .iter()
-                .enumerate()
-                .map(|(offset, (number, text))| input::Message {
-                    index: count + offset,
-                    line: Some(*number),
-                    text: input::Source::Text(text.trim_end()),
-                })
-                .collect();
-            count += messages.len();
-            out.emit(checked(messages)?);
-            batch.clear();
-        }
-        if !more {
+        let messages: Vec<input::Message<'_>> = lines
+            .batch()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .zip(count..)
+            .map(|((number, text), index)| input::Message {
+                index,
+                line: Some(number),
+                text: input::Source::Text(text),
+            })
+            .collect();
+        count += messages.len();
+        out.emit(checked(messages)?);
+        if !read(&mut lines)? {
             return Ok(count);
         }
     }
@@ -364,20 +351,20 @@ fn check_trace(
     closed: bool,
     out: &mut Output,
 ) -> Result<usize, String> {
-    let mut reader = open(file)?;
+    let mut lines = input::Lines::new(open(file)?);
     let files = [file, file];
     // Reading a record (parsing it, checking its message) needs no other
     // record, so a batch is read on every core; the conversation rules then
     // follow the records in order, on a thread of their own, while this one
     // reads the next batch.
-    let (read, records) = std::sync::mpsc::sync_channel::<(usize, Vec<ReadRecord>)>(1);
+    let (read, records) = std::sync::mpsc::sync_channel::<(usize, Vec<Vec<ReadRecord>>)>(1);
     std::thread::scope(|scope| {
         let follower = scope.spawn(move || {
             let mut tracer = conformance::trace::Tracer::new(checker, transitions);
-            for (first, batch) in records {
+            for (first, pieces) in records {
                 let mut findings = Vec::new();
-                for (offset, read) in batch.into_iter().enumerate() {
-                    let place = conformance::trace::Place::Line(first + offset + 1);
+                for (read, number) in pieces.into_iter().flatten().zip(first..) {
+                    let place = conformance::trace::Place::Line(number);
                     match read {
                         Ok(None) => {}
                         Ok(Some(record)) => findings.extend(tracer.follow(place, record)),
@@ -394,30 +381,21 @@ fn check_trace(
             finish_trace(&tracer, files, closed, out);
             tracer.records
         });
-        let mut number = 0;
         let mut failure = None;
-        'read: loop {
-            let mut batch = Vec::with_capacity(BATCH);
-            let mut line = String::new();
-            while batch.len() < BATCH {
-                match reader.read_line(&mut line) {
-                    Ok(0) => break,
-                    Ok(_) => {
-                        let end = line.trim_end_matches(['\n', '\r']).len();
-                        line.truncate(end);
-                        batch.push(std::mem::take(&mut line));
-                    }
-                    Err(err) => {
-                        failure = Some(format!("{file}: {err}"));
-                        break 'read;
-                    }
+        loop {
+            match lines.read_batch(BATCH) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(err) => {
+                    failure = Some(format!("{file}: {err}"));
+                    break;
                 }
             }
-            let count = batch.len();
-            if count == 0 || read.send((number, read_records(checker, &batch))).is_err() {
+            let batch: Vec<(usize, &str)> = lines.batch().collect();
+            let first = batch.first().map_or(1, |(number, _)| *number);
+            if read.send((first, read_records(checker, &batch))).is_err() {
                 break;
             }
-            number += count;
         }
         drop(read);
         let records = follower
@@ -432,24 +410,25 @@ fn check_trace(
 
 type ReadRecord = Result<Option<conformance::trace::Record>, (Rule, String)>;
 
-/// Reads a batch of trace lines on every core, keeping their order. Each
-/// message is parsed and dropped on the thread that reads it; only its
-/// `Record` crosses over.
-fn read_records(checker: &Checker, lines: &[String]) -> Vec<ReadRecord> {
-    input::in_pieces(lines, |line| conformance::trace::read_record(checker, line)).unwrap_or_else(
-        || {
-            // One finding per line, so the lines after the batch keep their numbers.
-            lines
-                .iter()
-                .map(|_| {
-                    Err((
-                        Rule::Schema,
-                        "the thread reading this line failed".to_string(),
-                    ))
-                })
-                .collect()
-        },
-    )
+/// Reads a batch of trace lines on every core, keeping their order, in
+/// pieces. Each message is parsed and dropped on the thread that reads it;
+/// only its `Record` crosses over.
+fn read_records(checker: &Checker, lines: &[(usize, &str)]) -> Vec<Vec<ReadRecord>> {
+    input::in_pieces(lines, |(_, line)| {
+        conformance::trace::read_record(checker, line)
+    })
+    .unwrap_or_else(|| {
+        // One finding per line, so the lines after the batch keep their numbers.
+        vec![lines
+            .iter()
+            .map(|_| {
+                Err((
+                    Rule::Schema,
+                    "the thread reading this line failed".to_string(),
+                ))
+            })
+            .collect()]
+    })
 }
 
 /// A trace finding as a violation: a line of `files[0]`, or a frame of the
