@@ -13,15 +13,20 @@
 //! events say about a task agrees with what was said before.
 //!
 //! A tracer keeps only what a conversation keeps open — calls in flight, the
-//! last state and progress of each task, removed tasks — so a capture of any
-//! length is checked as a stream. Checking a record takes two steps:
+//! last state and progress of each task, removed tasks, a window of the
+//! latest answers — so a capture of any length is checked as a stream. Checking a record takes two steps:
 //! [`read_record`] (parse, the message's own rules, the [`Fact`] the
 //! conversation rules need) depends on no other record and may run on any
 //! thread; [`Tracer::follow`] takes the records in order.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashSet, VecDeque};
 
+use compact_str::CompactString;
+// The tracer's maps are keyed by ids and names from the input; foldhash is
+// seeded per process like std's SipHash and costs a fraction of it per
+// lookup, and a trace makes several lookups per message.
+use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use crate::{Checker, Rule};
@@ -94,26 +99,51 @@ impl Transitions {
     }
 }
 
+/// How many of its latest answers a connection remembers, to tell a second
+/// answer to one call (`trace.duplicate_answer`) from an answer to no call.
+/// Ids only grow on a long connection; remembering every answer would make
+/// memory grow with the capture. An answer repeated after this many others
+/// is still refused, as `trace.reply_without_call`.
+pub const ANSWERS_REMEMBERED: usize = 4096;
+
 /// What one connection keeps open.
 #[derive(Default)]
 struct Connection {
     transport: Option<Cow<'static, str>>,
     /// Calls in flight: id → (method, place).
-    open: HashMap<u64, (String, Place)>,
-    /// Ids answered and not called again: id → place of the answer.
+    open: HashMap<u64, (CompactString, Place)>,
+    /// The latest answers, at most [`ANSWERS_REMEMBERED`]: id → place of
+    /// the answer, and the same in the order they came.
     answered: HashMap<u64, Place>,
+    answer_order: VecDeque<(u64, Place)>,
     /// The methods `session.hello` offered, once it answered.
     offered: Option<HashSet<String>>,
     /// What was told of each task, by task id: one entry, so an event looks
     /// its task up once.
-    tasks: HashMap<String, Told>,
+    tasks: HashMap<CompactString, Told>,
+}
+
+impl Connection {
+    /// Remembers an answer, forgetting the oldest beyond the window.
+    fn remember_answer(&mut self, id: u64, place: Place) {
+        if self.answer_order.len() >= ANSWERS_REMEMBERED {
+            if let Some((old, at)) = self.answer_order.pop_front() {
+                // The id may have been called and answered again since.
+                if self.answered.get(&old) == Some(&at) {
+                    self.answered.remove(&old);
+                }
+            }
+        }
+        self.answered.insert(id, place);
+        self.answer_order.push_back((id, place));
+    }
 }
 
 /// What a connection was told of one task.
 #[derive(Default)]
 struct Told {
     /// The last state, and where.
-    state: Option<(String, Place)>,
+    state: Option<(CompactString, Place)>,
     /// The last progress since that state, and where.
     progress: Option<(u64, Place)>,
     /// Where it was removed.
@@ -124,7 +154,7 @@ struct Told {
 pub struct Tracer<'a> {
     checker: &'a Checker,
     transitions: Option<Transitions>,
-    connections: HashMap<String, Connection>,
+    connections: HashMap<CompactString, Connection>,
     /// Records seen.
     pub records: usize,
 }
@@ -172,7 +202,7 @@ impl<'a> Tracer<'a> {
     ) -> Vec<TraceFinding> {
         let record = Record {
             from,
-            conn: conn.to_string(),
+            conn: conn.into(),
             transport,
             findings: check_message(self.checker, msg),
             fact: Fact::of(msg),
@@ -201,7 +231,7 @@ impl<'a> Tracer<'a> {
                 message: f.message,
             })
             .collect();
-        let connection = match self.connections.get_mut(&conn) {
+        let connection = match self.connections.get_mut(conn.as_str()) {
             Some(connection) => connection,
             None => self.connections.entry(conn).or_default(),
         };
@@ -251,7 +281,7 @@ impl<'a> Tracer<'a> {
                     connection.open.insert(id, (method.clone(), place));
                 }
                 if let Some(offered) = &connection.offered {
-                    if method != "session.hello" && !offered.contains(&method) {
+                    if method != "session.hello" && !offered.contains(method.as_str()) {
                         say(
                             Rule::TraceNotOffered,
                             "/body/method",
@@ -295,7 +325,7 @@ impl<'a> Tracer<'a> {
                                 connection.offered = fact.offered.map(|offered| *offered);
                             }
                         }
-                        connection.answered.insert(id, place);
+                        connection.remember_answer(id, place);
                     }
                     None => match connection.answered.get(&id) {
                         Some(at) => say(
@@ -312,17 +342,17 @@ impl<'a> Tracer<'a> {
                 }
             }
             Some(Kind::Event) => {
-                let Some(event) = fact.event else {
-                    return out;
-                };
-                let EventFact {
+                let Some(EventFact {
                     kind,
                     name,
                     task,
                     state,
                     previous,
                     bytes,
-                } = *event;
+                }) = fact.event
+                else {
+                    return out;
+                };
                 let told = match connection.tasks.get_mut(&task) {
                     Some(told) => told,
                     None => connection.tasks.entry(task.clone()).or_default(),
@@ -415,7 +445,7 @@ impl<'a> Tracer<'a> {
 /// on any thread; [`Tracer::follow`] then takes the records in order.
 pub struct Record {
     pub from: From,
-    pub conn: String,
+    pub conn: CompactString,
     pub transport: Option<Cow<'static, str>>,
     pub findings: Vec<crate::Finding>,
     pub fact: Fact,
@@ -432,13 +462,17 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
     #[derive(serde::Deserialize)]
     struct Raw<'a> {
         #[serde(borrow)]
-        from: Option<Cow<'a, str>>,
+        from: Option<Text<'a>>,
         #[serde(borrow)]
-        conn: Option<Cow<'a, str>>,
+        conn: Option<Text<'a>>,
         #[serde(borrow)]
-        transport: Option<Cow<'a, str>>,
+        transport: Option<Text<'a>>,
         msg: Option<Value>,
     }
+    // serde borrows a `Cow` only where it is a field's whole type, not inside
+    // an `Option`; a string with escapes is still read, owned.
+    #[derive(serde::Deserialize)]
+    struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
     let record: Raw<'_> = serde_json::from_str(text).map_err(|err| {
         match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => (
@@ -450,7 +484,7 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
             Err(_) => (Rule::Json, format!("the line is not JSON: {err}")),
         }
     })?;
-    let from = match record.from.as_deref() {
+    let from = match record.from.as_ref().map(|text| &*text.0) {
         Some("client") => From::Client,
         Some("server") => From::Server,
         _ => {
@@ -466,8 +500,11 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
     ))?;
     Ok(Some(Record {
         from,
-        conn: record.conn.map(Cow::into_owned).unwrap_or_default(),
-        transport: record.transport.as_deref().map(transport_name),
+        conn: record
+            .conn
+            .map(|text| CompactString::from(text.0))
+            .unwrap_or_default(),
+        transport: record.transport.map(|text| transport_name(&text.0)),
         findings: check_message(checker, &msg),
         fact: Fact::of(&msg),
     }))
@@ -510,87 +547,118 @@ pub struct Fact {
     pub kind: Option<Kind>,
     pub id: Option<u64>,
     /// A call's or reply's `body.method`.
-    pub method: Option<String>,
-    /// A reply's `result.methods` (read for session.hello). Boxed, as is the
-    /// event: a fact crosses from the thread that read it to the one that
-    /// follows the conversation, and most facts have neither.
+    pub method: Option<CompactString>,
+    /// A reply's `result.methods` (read for session.hello). Boxed: a fact
+    /// crosses from the thread that read it to the one that follows the
+    /// conversation, and most facts have none.
     pub offered: Option<Box<HashSet<String>>>,
     /// An event about a task.
-    pub event: Option<Box<EventFact>>,
+    pub event: Option<EventFact>,
 }
 
+/// What an event says of its task. Names, ids and states are short and
+/// held inline, so most facts own no heap memory: none is allocated on the
+/// reading thread to be freed on the following one.
 #[derive(Debug)]
 pub struct EventFact {
     pub kind: EventKind,
-    pub name: Cow<'static, str>,
-    pub task: String,
+    pub name: CompactString,
+    pub task: CompactString,
     /// `state` (event.task.state) or `task.state` (event.task.added).
-    pub state: Option<String>,
-    pub previous: Option<String>,
+    pub state: Option<CompactString>,
+    pub previous: Option<CompactString>,
     pub bytes: Option<u64>,
 }
 
 impl Fact {
+    /// Reads the fact with `get` alone: `Value::pointer` splits its pointer
+    /// and unescapes each token into a new string, on every message.
     pub fn of(msg: &Value) -> Fact {
-        let kind = match msg.get("kind").and_then(Value::as_str) {
+        let text = |value: &Value| value.as_str().map(CompactString::from);
+        let [kind, id, body] = fields(msg, ["kind", "id", "body"]);
+        let kind = match kind.as_str() {
             Some("call") => Some(Kind::Call),
             Some("reply") => Some(Kind::Reply),
             Some("error") => Some(Kind::Error),
             Some("event") => Some(Kind::Event),
             _ => None,
         };
-        let body = msg.get("body").unwrap_or(&Value::Null);
-        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
         let mut fact = Fact {
             kind,
-            id: msg.get("id").and_then(Value::as_u64),
+            id: id.as_u64(),
             ..Fact::default()
         };
         match kind {
-            Some(Kind::Call) => fact.method = Some(text(body.get("method")).unwrap_or_default()),
+            Some(Kind::Call) => {
+                let [method] = fields(body, ["method"]);
+                fact.method = Some(text(method).unwrap_or_default());
+            }
             Some(Kind::Reply) => {
-                fact.method = text(body.get("method"));
+                let [method, result] = fields(body, ["method", "result"]);
+                fact.method = text(method);
                 // Kept for whichever call the reply answers; only session.hello's has it.
-                fact.offered = body
-                    .pointer("/result/methods")
-                    .and_then(Value::as_array)
-                    .map(|methods| {
-                        Box::new(
-                            methods
-                                .iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_string)
-                                .collect(),
-                        )
-                    });
+                let [methods] = fields(result, ["methods"]);
+                fact.offered = methods.as_array().map(|methods| {
+                    Box::new(
+                        methods
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect(),
+                    )
+                });
             }
             Some(Kind::Event) => {
-                let params = body.get("params").unwrap_or(&Value::Null);
-                let task = params
-                    .get("taskId")
-                    .or_else(|| params.pointer("/task/taskId"))
-                    .and_then(Value::as_str);
-                let (event, name) =
-                    event_kind(body.get("name").and_then(Value::as_str).unwrap_or_default());
-                fact.event = task.map(|task| {
-                    Box::new(EventFact {
-                        kind: event,
-                        name,
-                        task: task.to_string(),
-                        state: text(
-                            params
-                                .get("state")
-                                .or_else(|| params.pointer("/task/state")),
-                        ),
-                        previous: text(params.get("previousState")),
-                        bytes: params.get("downloadedBytes").and_then(Value::as_u64),
-                    })
+                let [name, params] = fields(body, ["name", "params"]);
+                let [task_id, state, previous, bytes, task] = fields(
+                    params,
+                    [
+                        "taskId",
+                        "state",
+                        "previousState",
+                        "downloadedBytes",
+                        "task",
+                    ],
+                );
+                // event.task.added carries the task itself; the others its id.
+                let [inner_id, inner_state] = fields(task, ["taskId", "state"]);
+                let (task_id, state) = match task_id.is_null() {
+                    true => (inner_id, inner_state),
+                    false => (task_id, state),
+                };
+                let name = name.as_str().unwrap_or_default();
+                fact.event = task_id.as_str().map(|id| EventFact {
+                    kind: event_kind(name),
+                    name: name.into(),
+                    task: id.into(),
+                    state: text(state),
+                    previous: text(previous),
+                    bytes: bytes.as_u64(),
                 });
             }
             Some(Kind::Error) | None => {}
         }
         fact
     }
+}
+
+/// The members `names` of an object, null where there is none (or where
+/// `value` is no object). One walk over the object's members: several
+/// `get`s would each search the map from its root.
+fn fields<'v, const N: usize>(value: &'v Value, names: [&str; N]) -> [&'v Value; N] {
+    let mut found = [&Value::Null; N];
+    if let Some(object) = value.as_object() {
+        for (key, member) in object {
+            if let Some(slot) = names
+                .iter()
+                .position(|name| *name == key)
+                .and_then(|at| found.get_mut(at))
+            {
+                *slot = member;
+            }
+        }
+    }
+    found
 }
 
 /// The events whose content the rules follow.
@@ -604,23 +672,19 @@ pub enum EventKind {
 }
 
 /// An event's kind, told once where it was read so the thread that follows
-/// compares no text; its name borrows a constant for the events the rules
-/// follow, so they carry no allocation across.
-fn event_kind(name: &str) -> (EventKind, Cow<'static, str>) {
-    const FOLLOWED: [(&str, EventKind); 4] = [
-        ("event.task.added", EventKind::Added),
-        ("event.task.state", EventKind::State),
-        ("event.task.progress", EventKind::Progress),
-        ("event.task.removed", EventKind::Removed),
-    ];
-    match FOLLOWED.iter().find(|(known, _)| *known == name) {
-        Some((known, kind)) => (*kind, Cow::Borrowed(known)),
-        None => (EventKind::Other, Cow::Owned(name.to_string())),
+/// compares no text.
+fn event_kind(name: &str) -> EventKind {
+    match name {
+        "event.task.added" => EventKind::Added,
+        "event.task.state" => EventKind::State,
+        "event.task.progress" => EventKind::Progress,
+        "event.task.removed" => EventKind::Removed,
+        _ => EventKind::Other,
     }
 }
 
 /// The transport named in a record: the two the contract has borrow a
-/// constant (see [`event_name`]).
+/// constant.
 fn transport_name(name: &str) -> Cow<'static, str> {
     match name {
         "unix" => Cow::Borrowed("unix"),
@@ -633,5 +697,60 @@ fn side(from: From) -> &'static str {
     match from {
         From::Client => "client",
         From::Server => "server",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Tracer, ANSWERS_REMEMBERED};
+    use crate::{Checker, Rule, NEWEST_CONTRACT};
+
+    fn call(id: usize) -> String {
+        format!(
+            r#"{{"from":"client","msg":{{"v":1,"kind":"call","id":{id},"body":{{"method":"download.pause","params":{{"taskId":"t_01"}}}}}}}}"#
+        )
+    }
+
+    fn reply(id: usize) -> String {
+        format!(
+            r#"{{"from":"server","msg":{{"v":1,"kind":"reply","id":{id},"body":{{"method":"download.pause","result":{{}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn an_answer_repeated_beyond_the_remembered_window_is_still_refused() {
+        let checker = Checker::embedded_contract(NEWEST_CONTRACT).expect("the newest contract");
+        let mut tracer = Tracer::new(&checker, None);
+        let mut line = 0;
+        let mut feed = |text: String| {
+            line += 1;
+            tracer
+                .feed_line(line, &text)
+                .into_iter()
+                .map(|finding| finding.rule)
+                .collect::<Vec<_>>()
+        };
+        for id in 1..=ANSWERS_REMEMBERED + 1 {
+            assert_eq!(feed(call(id)), []);
+            assert_eq!(feed(reply(id)), []);
+        }
+        // The latest answer is remembered; the first is not, and its repeat
+        // is an answer to no open call.
+        assert_eq!(
+            feed(reply(ANSWERS_REMEMBERED + 1)),
+            [Rule::TraceDuplicateAnswer]
+        );
+        assert_eq!(feed(reply(1)), [Rule::TraceReplyWithoutCall]);
+        // An id called again after its answer is open again, then answered once.
+        assert_eq!(feed(call(2)), []);
+        assert_eq!(feed(reply(2)), []);
+        assert_eq!(feed(reply(2)), [Rule::TraceDuplicateAnswer]);
+    }
+
+    #[test]
+    fn the_conformance_guide_gives_the_window_the_tracer_keeps() {
+        let guide = include_str!("../../../docs/conformance.md").replace('\n', " ");
+        assert!(guide.contains(&format!("latest {ANSWERS_REMEMBERED} answers")));
+        assert!(guide.contains(&format!("more than {ANSWERS_REMEMBERED} answers earlier")));
     }
 }
