@@ -20,13 +20,17 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let mut count = 100_000usize;
     let mut peer_sample = 10_000usize;
     let mut peers = true;
+    let mut capture_gb = 2.0f64;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match *arg {
             "--count" => count = rest.next().context("--count N")?.parse()?,
             "--peer-sample" => peer_sample = rest.next().context("--peer-sample N")?.parse()?,
             "--no-peers" => peers = false,
-            other => bail!("unknown argument {other}; use --count N, --peer-sample N, --no-peers"),
+            "--capture-gb" => capture_gb = rest.next().context("--capture-gb GB")?.parse()?,
+            other => bail!(
+                "unknown argument {other}; use --count N, --peer-sample N, --no-peers, --capture-gb GB (0: no capture)"
+            ),
         }
     }
     let dir = root.join("target/bench-conformance");
@@ -102,7 +106,11 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         ours.as_secs_f64(),
         median(&mut ratios)
     );
-    trace_against_check(&conform, &dir, &corpus)?;
+    let conversation = conversation(&corpus);
+    trace_against_check(&conform, &dir, &conversation)?;
+    if capture_gb > 0.0 {
+        memory_on_a_capture(&conform, &dir, &conversation, capture_gb)?;
+    }
     if !peers {
         return Ok(());
     }
@@ -257,9 +265,13 @@ fn compound_schema(root: &Path) -> anyhow::Result<Value> {
 /// corpus made a conversation (each answer after its call, progress that
 /// only grows, each state event naming the state told before), as trace
 /// records and as bare messages. Both must find nothing, or the run is an
-/// error: a side that stops early is not fast. Five runs each, alternating.
-fn trace_against_check(conform: &Path, dir: &Path, corpus: &[Value]) -> anyhow::Result<()> {
-    let conversation = conversation(corpus);
+/// error: a side that stops early is not fast. Eleven runs each, in pairs
+/// whose order alternates.
+fn trace_against_check(
+    conform: &Path,
+    dir: &Path,
+    conversation: &[(&str, Value)],
+) -> anyhow::Result<()> {
     let records = dir.join("conversation.jsonl");
     let messages = dir.join("conversation-messages.jsonl");
     std::fs::write(
@@ -301,11 +313,19 @@ fn trace_against_check(conform: &Path, dir: &Path, corpus: &[Value]) -> anyhow::
         }
         Ok(elapsed)
     };
+    const RUNS: usize = 11;
     let mut ratios = Vec::new();
     let (mut checks, mut traces) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
-        let check = run(&["check", path(&messages)?])?;
-        let trace = run(&["trace", "--closed", path(&records)?])?;
+    for round in 0..RUNS {
+        // Each goes first in every other round: a slow moment of the machine
+        // tends to fall on the first of a pair as often as on the second.
+        let (check, trace) = if round % 2 == 0 {
+            let check = run(&["check", path(&messages)?])?;
+            (check, run(&["trace", "--closed", path(&records)?])?)
+        } else {
+            let trace = run(&["trace", "--closed", path(&records)?])?;
+            (run(&["check", path(&messages)?])?, trace)
+        };
         ratios.push(ratio(trace, check));
         checks.push(check.as_secs_f64());
         traces.push(trace.as_secs_f64());
@@ -317,17 +337,175 @@ fn trace_against_check(conform: &Path, dir: &Path, corpus: &[Value]) -> anyhow::
         format!("{low:.3}–{high:.3} s")
     };
     println!(
-        "conversation: {} messages; vdm-conform check {} and trace --closed {} (5 runs each, both cores each)",
+        "conversation: {} messages; vdm-conform check {} and trace --closed {} ({RUNS} runs each, both cores each)",
         conversation.len(),
         span(&checks),
         span(&traces)
     );
     println!(
         "trace / check: median {:.2} (min {:.2}, max {:.2}); target at most 1.3",
-        ratios.get(2).copied().unwrap_or_default(),
+        ratios.get(RUNS / 2).copied().unwrap_or_default(),
         ratios.first().copied().unwrap_or_default(),
         ratios.last().copied().unwrap_or_default()
     );
+    Ok(())
+}
+
+/// Peak memory of `trace --closed` and `check` on a generated capture of
+/// `gigabytes`: the conversation over and over on one connection, each round
+/// with ids and task ids of its own (ids only grow, as on a long-lived
+/// connection, and no round speaks of another's tasks), written as trace
+/// records and as bare messages. Both must find nothing.
+fn memory_on_a_capture(
+    conform: &Path,
+    dir: &Path,
+    conversation: &[(&str, Value)],
+    gigabytes: f64,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let records = dir.join("capture.jsonl");
+    let messages = dir.join("capture-messages.jsonl");
+    let target = (gigabytes * 1e9) as u64;
+    let mut records_out = std::io::BufWriter::new(std::fs::File::create(&records)?);
+    let mut messages_out = std::io::BufWriter::new(std::fs::File::create(&messages)?);
+    // Each message is written once as text with a stand-in id; a round puts
+    // its own ids in and prefixes its task ids (`"taskId":"` is how every
+    // task id is written), which costs a fraction of rebuilding the value.
+    const STAND_IN: u64 = u64::MAX;
+    let templates: Vec<(String, String, Option<u64>)> = conversation
+        .iter()
+        .map(|(from, msg)| {
+            let id = msg.get("id").and_then(Value::as_u64);
+            let mut msg = msg.clone();
+            if id.is_some() {
+                msg["id"] = json!(STAND_IN);
+            }
+            let record = json!({"from": from, "transport": "unix", "msg": msg});
+            (record.to_string(), msg.to_string(), id)
+        })
+        .collect();
+    let stand_in = STAND_IN.to_string();
+    let (mut written, mut count, mut round) = (0u64, 0u64, 0u64);
+    // Round r's ids start past every id of the rounds before it.
+    let stride = conversation.len() as u64 + 1;
+    while written < target {
+        let task = format!("\"taskId\":\"r{round}");
+        // session.hello opens the connection once.
+        let skip = if round == 0 { 0 } else { 2 };
+        for (record, message, id) in templates.iter().skip(skip) {
+            let fill = |text: &str| {
+                let text = text.replace("\"taskId\":\"", &task);
+                match id {
+                    Some(id) => text.replacen(&stand_in, &(id + round * stride).to_string(), 1),
+                    None => text,
+                }
+            };
+            let record = fill(record);
+            records_out.write_all(record.as_bytes())?;
+            records_out.write_all(b"\n")?;
+            messages_out.write_all(fill(message).as_bytes())?;
+            messages_out.write_all(b"\n")?;
+            written += record.len() as u64 + 1;
+            count += 1;
+        }
+        round += 1;
+    }
+    records_out.flush()?;
+    messages_out.flush()?;
+    println!(
+        "capture: {count} messages in {round} rounds, {:.2} GB of trace records, {:.2} GB of bare messages",
+        written as f64 / 1e9,
+        std::fs::metadata(&messages)?.len() as f64 / 1e9
+    );
+    for (what, args) in [
+        (
+            "trace --closed",
+            &["trace", "--closed", path(&records)?][..],
+        ),
+        ("check", &["check", path(&messages)?][..]),
+    ] {
+        let (elapsed, peak_kib) = run_with_peak(conform, args, dir)?;
+        println!(
+            "vdm-conform {what:<15} peak resident {:>6.1} MB in {:>6.1} s; target under 200 MB",
+            peak_kib as f64 * 1024.0 / 1e6,
+            elapsed.as_secs_f64()
+        );
+    }
+    std::fs::remove_file(&records)?;
+    std::fs::remove_file(&messages)?;
+    Ok(())
+}
+
+/// Runs `vdm-conform ARGS`, which must exit 0 and print nothing on stdout;
+/// its wall time and its own peak resident memory in KiB, measured by
+/// `cargo xtask peak` (see [`peak`]) in a process of its own.
+fn run_with_peak(conform: &Path, args: &[&str], dir: &Path) -> anyhow::Result<(Duration, u64)> {
+    let out = dir.join("capture.out");
+    let output = Command::new(std::env::current_exe()?)
+        .arg("peak")
+        .arg(conform)
+        .args(args)
+        .stdout(std::fs::File::create(&out)?)
+        .output()?;
+    let report = String::from_utf8_lossy(&output.stderr);
+    let printed = std::fs::metadata(&out)?.len();
+    if !output.status.success() || printed > 0 {
+        bail!(
+            "vdm-conform {} found something in a conforming capture ({report}; {printed} bytes on stdout, in {})",
+            args.join(" "),
+            out.display()
+        );
+    }
+    let field = |name: &str| {
+        report
+            .split_whitespace()
+            .find_map(|word| word.strip_prefix(name))
+            .with_context(|| format!("no {name} in the peak report: {report}"))
+    };
+    let elapsed = Duration::from_secs_f64(field("seconds=")?.parse()?);
+    Ok((elapsed, field("peak_kib=")?.parse()?))
+}
+
+/// `cargo xtask peak CMD ARGS...`: runs CMD (its stdout passed through, its
+/// stderr dropped) and reports on stderr `seconds=S peak_kib=K exit=C`,
+/// exiting as CMD did. It measures in a process of its own because Linux
+/// carries the parent's resident size into a child's peak (fork copies it,
+/// exec keeps it): measured from the bench, which holds the corpus, every
+/// child would report at least the bench's size. This process is small
+/// when it spawns (`cargo xtask peak /bin/true` reports about 8 MB, the floor
+/// of every figure it gives). std's `Child::wait` reports no resource use, so the child
+/// is reaped with wait4(2), whose rusage is that child's alone.
+pub fn peak(args: &[&str]) -> anyhow::Result<()> {
+    let (program, rest) = args.split_first().context("peak CMD ARGS...")?;
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(rest)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("running {program}"))?;
+    let pid = libc::pid_t::try_from(child.id())?;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; all zeroes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is this process's child, not yet reaped; both pointers
+    // are valid for the call.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    if reaped != pid {
+        bail!("wait4: {}", std::io::Error::last_os_error());
+    }
+    let code = match libc::WIFEXITED(status) {
+        true => libc::WEXITSTATUS(status),
+        false => -1,
+    };
+    eprintln!(
+        "seconds={:.3} peak_kib={} exit={code}",
+        elapsed.as_secs_f64(),
+        usage.ru_maxrss
+    );
+    if code != 0 {
+        bail!("{program} exited with wait status {status}");
+    }
     Ok(())
 }
 

@@ -21,8 +21,10 @@ commands:
   codegen              regenerate everything derived from the schemas
   codegen --check      write nothing; fail naming every stale or missing file
   conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement, frames)
-  bench conformance [--count N] [--peer-sample N] [--no-peers]
-                       time vdm-conform check against the bare jsonschema crate, ajv-cli and check-jsonschema
+  bench conformance [--count N] [--peer-sample N] [--no-peers] [--capture-gb GB]
+                       time vdm-conform check against the bare jsonschema crate, ajv-cli and
+                       check-jsonschema, trace against check, and both's peak memory on a
+                       generated capture (2 GB unless given; 0 for none)
   bench bindings [--count N] [--runs N]
                        time C++ and TypeScript decoding against nlohmann::json::parse and JSON.parse alone
   release              freeze contracts/schema, the valid fixtures and their Rust, C++ and TypeScript
@@ -33,6 +35,7 @@ commands:
          [--formats assertion|annotation] [--format human|json|markdown|github|sarif]
                        the changes since the latest release, W/R/API verdicts, and the bump they need
   gate                 the full contract gate: lint, codegen --check, conformance
+  peak CMD ARGS...     run CMD; report its wall time and peak resident memory on stderr
 ";
 
 fn main() -> ExitCode {
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         },
         ["bench", "conformance", rest @ ..] => bench::run(&root(), rest),
         ["bench", "bindings", rest @ ..] => bench_bindings::run(&root(), rest),
+        ["peak", rest @ ..] => bench::peak(rest),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
