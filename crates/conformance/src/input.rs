@@ -181,7 +181,10 @@ impl<R: BufRead> Lines<R> {
         Ok(!self.spans.is_empty())
     }
 
-    /// The batch's lines with their 1-based numbers in the stream.
+    /// The batch's lines with their 1-based numbers in the stream. Each span
+    /// was cut from `text` as it was read, at a line start and before ASCII
+    /// line ends, so it is in range and on character boundaries; `get` only
+    /// keeps indexing out of the reader.
     pub fn batch(&self) -> impl Iterator<Item = (usize, &str)> {
         self.spans
             .iter()

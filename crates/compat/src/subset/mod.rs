@@ -58,6 +58,26 @@ pub enum BreakKind {
     Undecided { keyword: String },
 }
 
+/// A break between the places `a` and `b`, as found.
+fn break_at(
+    kind: BreakKind,
+    a: &Node<'_>,
+    b: &Node<'_>,
+    reason: String,
+    witness: Option<Value>,
+) -> Outcome {
+    Err(Box::new(Break {
+        path: String::new(),
+        a_pointer: a.pointer.clone(),
+        b_pointer: b.pointer.clone(),
+        a_file: a.doc.rel.clone(),
+        b_file: b.doc.rel.clone(),
+        reason,
+        witness,
+        kind,
+    }))
+}
+
 impl Break {
     /// The keyword the check could not reason about, when it could not decide.
     pub fn undecided(&self) -> Option<&str> {
@@ -178,16 +198,7 @@ impl Subset {
         witness: Option<Value>,
     ) -> Outcome {
         let witness = witness.or_else(|| find_witness(a, b, self.tolerant));
-        Err(Box::new(Break {
-            path: String::new(),
-            a_pointer: a.pointer.clone(),
-            b_pointer: b.pointer.clone(),
-            a_file: a.doc.rel.clone(),
-            b_file: b.doc.rel.clone(),
-            reason,
-            witness,
-            kind,
-        }))
+        break_at(kind, a, b, reason, witness)
     }
 
     /// The check cannot reason about `keyword` here: a break is assumed,
@@ -201,21 +212,19 @@ impl Subset {
         {
             return self.fail(a, b, format!("{why} (shown by a value)"), Some(witness));
         }
-        Err(Box::new(Break {
-            path: String::new(),
-            a_pointer: a.pointer.clone(),
-            b_pointer: b.pointer.clone(),
-            a_file: a.doc.rel.clone(),
-            b_file: b.doc.rel.clone(),
-            reason: format!(
+        // No witness: it was looked for above, or there is no budget left.
+        break_at(
+            BreakKind::Undecided {
+                keyword: keyword.to_string(),
+            },
+            a,
+            b,
+            format!(
                 "cannot decide: {keyword} at {}#{} ({why}); counted as breaking",
                 b.doc.rel, b.pointer
             ),
-            witness: None,
-            kind: BreakKind::Undecided {
-                keyword: keyword.to_string(),
-            },
-        }))
+            None,
+        )
     }
 
     fn sub(&mut self, a: &Node<'_>, b: &Node<'_>, depth: usize) -> Outcome {
