@@ -21,6 +21,7 @@ fn side(bindings: &'static Bindings) -> Side<'static> {
 
 fn compare(old: &Side<'_>, new: &Side<'_>) -> compat::Comparison {
     compat::compare_sets(&old.schemas, &new.schemas, Options::default())
+        .expect("the schemas register")
 }
 
 #[test]

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use compat::{Comparison, Formats, Options, Verdict};
-use contract::SchemaSet;
+use compat::{Comparison, Formats, Options, Readers, Verdict};
+use contract::{DeepDocuments, SchemaSet};
 use serde_json::{json, Value};
 
 /// Exit status of a compat run: 0 fine, 1 not (2 is usage, from main).
@@ -62,7 +62,7 @@ fn side(root: &Path, spec: &str) -> anyhow::Result<Side> {
 }
 
 /// How the report is written.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
     Human,
     Json,
@@ -71,74 +71,96 @@ enum Format {
     Sarif,
 }
 
-/// What one run compares, read from the command line.
-struct Request {
-    from: Option<String>,
-    to: Option<String>,
-    options: Options,
-    format: Format,
-    all_releases: bool,
+/// How readers read fields they do not know.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ReadersArg {
+    Tolerant,
+    Strict,
 }
 
-fn request(args: &[&str]) -> anyhow::Result<Request> {
-    let mut request = Request {
-        from: None,
-        to: None,
-        options: Options::default(),
-        format: Format::Human,
-        all_releases: false,
-    };
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match *arg {
-            "--from" => {
-                request.from = Some(
-                    rest.next()
-                        .context("--from takes a version, folder or file")?
-                        .to_string(),
-                )
-            }
-            "--to" => {
-                request.to = Some(
-                    rest.next()
-                        .context("--to takes a version, folder or file")?
-                        .to_string(),
-                )
-            }
-            "--strict-readers" => request.options.strict_readers = true,
-            "--against-all-releases" => request.all_releases = true,
-            "--formats" => {
-                request.options.formats = match rest.next().copied() {
-                    Some("assertion") => Formats::Assertion,
-                    Some("annotation") => Formats::Annotation,
-                    other => bail!("--formats takes assertion or annotation, not {other:?}"),
-                }
-            }
-            "--format" => {
-                request.format = match rest.next().copied() {
-                    Some("human") => Format::Human,
-                    Some("json") => Format::Json,
-                    Some("markdown") => Format::Markdown,
-                    Some("github") => Format::Github,
-                    Some("sarif") => Format::Sarif,
-                    other => {
-                        bail!(
-                            "--format takes human, json, markdown, github or sarif, not {other:?}"
-                        )
-                    }
-                }
-            }
-            other => bail!("unknown argument {other:?}; see `cargo xtask help`"),
+/// How `format` is read.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatsArg {
+    Assertion,
+    Annotation,
+}
+
+/// What one run compares, read from the command line.
+#[derive(clap::Parser)]
+#[command(
+    name = "cargo xtask compat",
+    about = "The changes between two versions of the contract, W/R/API verdicts, and the bump they need"
+)]
+struct Request {
+    /// The old side: a released version, a folder or a schema file (default: the latest release).
+    #[arg(long, value_name = "V|DIR|FILE", conflicts_with = "all_releases")]
+    from: Option<String>,
+    /// The new side (default: the working tree).
+    #[arg(long, value_name = "V|DIR|FILE")]
+    to: Option<String>,
+    /// Compare with every release in turn.
+    #[arg(long = "against-all-releases")]
+    all_releases: bool,
+    /// How readers read a field they do not know.
+    #[arg(long, value_enum, default_value = "tolerant")]
+    readers: ReadersArg,
+    /// The same as `--readers strict`.
+    #[arg(long = "strict-readers")]
+    strict_readers: bool,
+    /// How `format` is read: as this project's validators read it (assertion) or as 2020-12 does by default.
+    #[arg(long, value_enum, default_value = "assertion")]
+    formats: FormatsArg,
+    /// How the report is written.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Values drawn from each writer whose direction is called compatible, to
+    /// refute the verdict (a refuted verdict is reported as a checker defect); 0 for none.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEARCH)]
+    search: usize,
+}
+
+/// The search the gate runs: a small check of every "compatible".
+pub const DEFAULT_SEARCH: usize = 64;
+
+impl Request {
+    fn options(&self) -> Options {
+        Options {
+            readers: if self.strict_readers || self.readers == ReadersArg::Strict {
+                Readers::Strict
+            } else {
+                Readers::Tolerant
+            },
+            formats: match self.formats {
+                FormatsArg::Assertion => Formats::Assertion,
+                FormatsArg::Annotation => Formats::Annotation,
+            },
+            search: self.search,
         }
     }
-    if request.all_releases && request.from.is_some() {
-        bail!("--against-all-releases compares with every release; leave out --from");
+}
+
+/// The request, or `None` when the arguments asked for help (printed here).
+fn request(args: &[&str]) -> anyhow::Result<Option<Request>> {
+    use clap::Parser;
+    match Request::try_parse_from(std::iter::once("cargo xtask compat").chain(args.iter().copied()))
+    {
+        Ok(request) => Ok(Some(request)),
+        Err(err) if !err.use_stderr() => {
+            print!("{err}");
+            Ok(None)
+        }
+        // clap's text starts with its own "error: "; main adds one.
+        Err(err) => Err(anyhow::anyhow!(
+            "{}",
+            err.to_string().trim_start_matches("error: ").trim_end()
+        )),
     }
-    Ok(request)
 }
 
 pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
-    let request = request(args)?;
+    let Some(request) = request(args)? else {
+        return Ok(Outcome { ok: true });
+    };
     if !request.all_releases {
         return run_one(root, &request, request.from.clone());
     }
@@ -154,19 +176,13 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
 }
 
 fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Result<Outcome> {
-    let Request {
-        to,
-        options,
-        format,
-        all_releases,
-        ..
-    } = request;
-    let (options, format) = (*options, *format);
-    let strict = options.strict_readers;
+    let (to, format, all_releases) = (&request.to, request.format, request.all_releases);
+    let options = request.options();
+    let tolerant = options.readers == Readers::Tolerant;
     let latest = crate::release::latest(root)?;
     // VERSION is judged against the release compared with: the latest one,
     // or each one in turn.
-    let defaults = to.is_none() && (from.is_none() || *all_releases);
+    let defaults = to.is_none() && (from.is_none() || all_releases);
     let old = match &from {
         Some(spec) => side(root, spec)?,
         None => match &latest {
@@ -200,13 +216,9 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     } else {
         None
     };
-    let options = Options {
-        strict_readers: strict,
-        ..Default::default()
-    };
     let (comparison, replay) = match (&old, &new) {
         (Side::File(o), Side::File(n)) => (
-            compat::compare_documents(&single(o)?, &single(n)?, options),
+            compat::compare_documents(&single(o)?, &single(n)?, options)?,
             Vec::new(),
         ),
         (
@@ -221,15 +233,18 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
                 ..
             },
         ) => {
-            let (old_set, new_set) = (SchemaSet::load(o)?, SchemaSet::load(n)?);
-            let comparison = compat::compare_sets(&old_set, &new_set, options);
+            let (old_set, new_set) = (
+                SchemaSet::load_with(o, DeepDocuments::Keep)?,
+                SchemaSet::load_with(n, DeepDocuments::Keep)?,
+            );
+            let comparison = compat::compare_sets(&old_set, &new_set, options)?;
             let replay = replay(
                 &old_set,
                 &new_set,
                 of.as_deref(),
                 nf.as_deref(),
                 &comparison,
-                !strict,
+                tolerant,
             )?;
             (comparison, replay)
         }
@@ -239,6 +254,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     };
     let shortfall = declared.and_then(|declared| compat::bump_shortfall(&comparison, declared));
     let ok = replay.is_empty()
+        && comparison.defects.is_empty()
         && match declared {
             Some(_) => shortfall.is_none(),
             None => {
@@ -293,7 +309,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     } else {
         println!(
             "compat: {pair} ({} readers, formats read as {})",
-            if strict { "strict" } else { "tolerant" },
+            if tolerant { "tolerant" } else { "strict" },
             match options.formats {
                 Formats::Assertion => "assertions",
                 Formats::Annotation => "annotations",
@@ -302,6 +318,15 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
         print!("{}", compat::report::human(&comparison, declared));
         for line in &replay {
             println!("checker bug: {line}");
+        }
+        for defect in &comparison.defects {
+            println!(
+                "checker defect: {} {:?} was called compatible, but {} passes the writer and fails the reader ({})",
+                defect.group,
+                defect.direction,
+                compat::report::short(&defect.value),
+                defect.why
+            );
         }
         if let Some(why) = &shortfall {
             println!("compat: {why}");
@@ -321,9 +346,10 @@ fn label(side: &Side) -> String {
 fn single(path: &Path) -> anyhow::Result<SchemaSet> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(SchemaSet::from_texts(
+    Ok(SchemaSet::from_texts_with(
         path.parent().unwrap_or(path),
         [("types/Schema.json", text.as_str())],
+        DeepDocuments::Keep,
     )?)
 }
 
@@ -331,7 +357,8 @@ fn single(path: &Path) -> anyhow::Result<SchemaSet> {
 fn opened(set: &SchemaSet) -> SchemaSet {
     let mut set = set.clone();
     for doc in &mut set.docs {
-        compat::confirm::open_objects(&mut doc.value);
+        let draft = jsonschema::Draft::default().detect(&doc.value);
+        compat::space::open_objects(&mut doc.value, draft);
     }
     set
 }

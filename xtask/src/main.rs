@@ -31,10 +31,11 @@ commands:
                        bindings under contracts/released/<VERSION>
   release --backfill-bindings
                        give releases frozen without some language's bindings that folder
-  compat [--from V|DIR|FILE | --against-all-releases] [--to V|DIR|FILE] [--strict-readers]
-         [--formats assertion|annotation] [--format human|json|markdown|github|sarif]
-                       the changes since the latest release, W/R/API verdicts, and the bump they need
-  gate                 the full contract gate: lint, codegen --check, conformance
+  compat [--from V|DIR|FILE | --against-all-releases] [--to V|DIR|FILE] [--readers tolerant|strict]
+         [--formats assertion|annotation] [--format human|json|markdown|github|sarif] [--search N]
+                       the changes since the latest release, W/R/API verdicts, and the bump they need;
+                       `cargo xtask compat --help` says more
+  gate                 the full contract gate: lint, codegen --check, conformance, compat (with its search)
   peak CMD ARGS...     run CMD; report its wall time and peak resident memory on stderr
 ";
 

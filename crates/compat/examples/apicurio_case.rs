@@ -27,14 +27,17 @@ fn main() {
         let (Ok(old), Ok(new)) = (load(&case["original"]), load(&case["updated"])) else {
             continue;
         };
-        let comparison = compat::compare_documents(
-            &old,
-            &new,
-            compat::Options {
-                strict_readers: true,
-                ..Default::default()
-            },
-        );
+        let options = compat::Options {
+            readers: compat::Readers::Strict,
+            ..Default::default()
+        };
+        let comparison = match compat::compare_documents(&old, &new, options) {
+            Ok(comparison) => comparison,
+            Err(err) => {
+                eprintln!("{id}: {err}");
+                continue;
+            }
+        };
         println!("{id}: expected {}", case["compatibility"]);
         print!("{}", compat::report::human(&comparison, None));
     }

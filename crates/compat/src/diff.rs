@@ -3,27 +3,25 @@
 //! The walk follows both schemas in step — references resolved, so moving a
 //! definition or refactoring a `$ref` is no change; union branches matched by
 //! their tag or their content, so reordering is no change. At each place that
-//! differs it builds the old schema with only that change applied, and asks
-//! containment both ways between the two.
+//! differs it builds the old schema with only that change applied (a copy of
+//! the old document in the [`Space`], the new part's references pointed at
+//! the new version), and asks the prover both ways between the two.
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::accepts::equal;
-use crate::node::{is_assertion, Node};
-use crate::subset::Subset;
+use crate::prove::{Break, Prover};
+use crate::space::{location, Patch, Place, Role, Space, Version};
+use crate::vocab::{self, Handling};
 use crate::{Change, Example, Family, How, Rule, Verdict};
 
-pub struct Differ {
-    tolerant: bool,
-    visited: HashSet<(String, String, String, String)>,
+pub struct Differ<'p, 's> {
+    prover: &'p Prover<'s>,
+    visited: HashSet<(usize, usize)>,
     /// Documents not entered (the envelope's bodies: each method and event is
     /// compared on its own, and adding one is judged by the contract's rules).
     pub skip: HashSet<String>,
-    /// Confirms each counterexample with the `jsonschema` crate before it is shown.
-    confirm: std::rc::Rc<crate::confirm::Confirm>,
-    formats: crate::Formats,
 }
 
 /// What a judged change is called: a fixed rule, or a keyword family whose
@@ -34,83 +32,119 @@ enum Named {
 }
 
 /// Keywords whose subschemas the walk enters instead of judging them whole.
-const NESTED: &[(&str, &str)] = &[
-    ("items", "*"),
-    ("additionalProperties", "*"),
-    ("additionalItems", "*"),
-    ("contains", "*"),
-    ("propertyNames", "*"),
+const NESTED: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "propertyNames",
 ];
 
-impl Differ {
-    pub fn new(
-        tolerant: bool,
-        formats: crate::Formats,
-        confirm: std::rc::Rc<crate::confirm::Confirm>,
-    ) -> Self {
+/// How the changed schema is made from the old one, given the new one in the same view.
+type Edit<'e, 's> = dyn Fn(&Value, &Place<'s>) -> Value + 'e;
+
+/// The place a change is found at, in both versions, and how it is reported.
+#[derive(Clone, Copy)]
+struct Here<'a, 's> {
+    old: &'a Place<'s>,
+    new: &'a Place<'s>,
+    group: &'a str,
+    path: &'a str,
+}
+
+/// One judged change, before it becomes a [`Change`].
+struct Judged<'a> {
+    group: &'a str,
+    path: &'a str,
+    rule: Named,
+    detail: String,
+}
+
+impl<'p, 's> Differ<'p, 's> {
+    pub fn new(prover: &'p Prover<'s>) -> Self {
         Self {
-            tolerant,
+            prover,
             visited: HashSet::new(),
             skip: HashSet::new(),
-            confirm,
-            formats,
         }
+    }
+
+    fn space(&self) -> &'s Space<'s> {
+        self.prover.space()
+    }
+
+    fn rel(&self, place: &Place<'_>) -> String {
+        self.space()
+            .doc(place.doc)
+            .map_or_else(String::new, |d| d.rel.clone())
     }
 
     pub fn diff(
         &mut self,
-        old: &Node<'_>,
-        new: &Node<'_>,
+        old: &Place<'s>,
+        new: &Place<'s>,
         group: &str,
         path: &str,
         out: &mut Vec<Change>,
     ) {
-        let (old, new) = (old.resolved(), new.resolved());
-        if self.skip.contains(&old.doc.rel) || self.skip.contains(&new.doc.rel) {
+        let space = self.space();
+        let (old, new) = match (space.follow(old), space.follow(new)) {
+            (Ok(o), Ok(n)) => (o, n),
+            _ => (old.clone(), new.clone()),
+        };
+        if self.skip.contains(&self.rel(&old)) || self.skip.contains(&self.rel(&new)) {
             return;
         }
         // Changes inside a shared type are reported once, under the type.
-        let group = if old.pointer.is_empty() && old.doc.kind == contract::DocKind::Type {
-            old.doc.name.clone()
-        } else {
-            group.to_string()
+        let group = match space.doc(old.doc) {
+            Some(doc) if old.pointer.is_empty() && doc.kind == contract::DocKind::Type => {
+                doc.name.clone()
+            }
+            _ => group.to_string(),
         };
-        let key = (
-            old.doc.rel.clone(),
-            old.pointer.clone(),
-            new.doc.rel.clone(),
-            new.pointer.clone(),
-        );
-        // Equal text is equal meaning only when no `$ref` inside could lead elsewhere.
-        if !self.visited.insert(key) || (equal(&old.value, &new.value) && !has_ref(&old.value)) {
+        if !self
+            .visited
+            .insert((address(old.value), address(new.value)))
+        {
             return;
         }
-        let (Some(o), Some(n)) = (old.object().cloned(), new.object().cloned()) else {
-            self.judge(
-                &old,
-                &new,
-                inline(&new),
-                &group,
-                path,
-                Named::Rule(Rule::SchemaReplaced),
-                "the schema was replaced".into(),
-                true,
-                out,
-            );
+        let (Some(o), Some(n)) = (old.value.as_object(), new.value.as_object()) else {
+            if old.value != new.value {
+                let edit = |_: &Value, new: &Place<'s>| self.absolute(new);
+                self.judge(
+                    &old,
+                    &new,
+                    &edit,
+                    Judged {
+                        group: &group,
+                        path,
+                        rule: Named::Rule(Rule::SchemaReplaced),
+                        detail: "the schema was replaced".into(),
+                    },
+                    out,
+                );
+            }
             return;
         };
+        let draft = space.draft(&old);
         // Definitions are compared where they are used, not as text.
         let container = |k: &str| matches!(k, "$defs" | "definitions" | "$id" | "id" | "$schema");
-        let annotations_differ = o
-            .iter()
+        let annotation = |k: &str| {
+            matches!(
+                vocab::handling(draft, k),
+                Handling::Annotation | Handling::Structure
+            ) && !container(k)
+                && k != "$ref"
+        };
+        if o.iter()
             .chain(n.iter())
-            .any(|(k, _)| !is_assertion(k) && !container(k) && o.get(k) != n.get(k));
-        if annotations_differ {
+            .any(|(k, _)| annotation(k) && o.get(k) != n.get(k))
+        {
             out.push(Change {
                 group: group.clone(),
                 rule: Rule::AnnotationChanged,
-                old_pointer: Some(at(&old, "")),
-                new_pointer: Some(at(&new, "")),
+                old_pointer: Some(self.at(&old, "")),
+                new_pointer: Some(self.at(&new, "")),
                 writer: Verdict::Compatible,
                 reader: Verdict::Compatible,
                 api: Verdict::Compatible,
@@ -124,142 +158,80 @@ impl Differ {
         let mut keys: Vec<&String> = o
             .keys()
             .chain(n.keys())
-            .filter(|k| is_assertion(k))
+            .filter(|k| !annotation(k) && !container(k))
             .collect();
         keys.sort();
         keys.dedup();
-        let added_props: Vec<String> = names(&n, "properties")
+        let added: Vec<String> = names(n, "properties")
             .into_iter()
-            .filter(|p| !names(&o, "properties").contains(p))
+            .filter(|p| !names(o, "properties").contains(p))
             .collect();
-        let removed_props: Vec<String> = names(&o, "properties")
+        let removed: Vec<String> = names(o, "properties")
             .into_iter()
-            .filter(|p| !names(&n, "properties").contains(p))
+            .filter(|p| !names(n, "properties").contains(p))
             .collect();
         for key in keys {
             let (ov, nv) = (o.get(key.as_str()), n.get(key.as_str()));
-            if ov.zip(nv).is_some_and(|(a, b)| equal(a, b) && !has_ref(a)) {
+            if ov.zip(nv).is_some_and(|(a, b)| {
+                a == b && (!has_ref(a) || self.prover.same_under(&old, &new, key))
+            }) {
                 continue;
             }
             match key.as_str() {
-                "properties" => {
-                    self.properties(&old, &new, &group, path, &added_props, &removed_props, out)
-                }
-                "required" => {
-                    let (was, now) = (old.strings("required"), new.strings("required"));
-                    for name in now
-                        .iter()
-                        .filter(|r| !was.contains(r) && !added_props.contains(r))
-                    {
-                        let mut changed = old.value.clone().into_owned();
-                        push_required(&mut changed, name);
-                        self.judge(
-                            &old,
-                            &new,
-                            changed,
-                            &group,
-                            path,
-                            Named::Rule(Rule::RequiredAdded),
-                            format!("{name:?} became required"),
-                            true,
-                            out,
-                        );
-                    }
-                    for name in was
-                        .iter()
-                        .filter(|r| !now.contains(r) && !removed_props.contains(r))
-                    {
-                        let mut changed = old.value.clone().into_owned();
-                        remove_required(&mut changed, name);
-                        self.judge(
-                            &old,
-                            &new,
-                            changed,
-                            &group,
-                            path,
-                            Named::Rule(Rule::RequiredRemoved),
-                            format!("{name:?} became optional"),
-                            true,
-                            out,
-                        );
-                    }
-                }
-                "enum" => {
-                    let (was, now) = (
-                        old.finite().unwrap_or_default(),
-                        new.finite().unwrap_or_default(),
-                    );
-                    if o.get("enum").is_none() || n.get("enum").is_none() {
-                        self.keyword(&old, &new, key, &group, path, out);
-                        continue;
-                    }
-                    for value in now.iter().filter(|v| !was.iter().any(|w| equal(v, w))) {
-                        let mut changed = old.value.clone().into_owned();
-                        edit_enum(&mut changed, value, true);
-                        self.judge(
-                            &old,
-                            &new,
-                            changed,
-                            &group,
-                            path,
-                            Named::Rule(Rule::EnumValueAdded),
-                            format!("enum value {value} added"),
-                            true,
-                            out,
-                        );
-                    }
-                    for value in was.iter().filter(|v| !now.iter().any(|w| equal(v, w))) {
-                        let mut changed = old.value.clone().into_owned();
-                        edit_enum(&mut changed, value, false);
-                        self.judge(
-                            &old,
-                            &new,
-                            changed,
-                            &group,
-                            path,
-                            Named::Rule(Rule::EnumValueRemoved),
-                            format!("enum value {value} removed"),
-                            true,
-                            out,
-                        );
-                    }
+                "properties" => self.properties(
+                    &Here {
+                        old: &old,
+                        new: &new,
+                        group: &group,
+                        path,
+                    },
+                    &added,
+                    &removed,
+                    out,
+                ),
+                "required" => self.required(
+                    &Here {
+                        old: &old,
+                        new: &new,
+                        group: &group,
+                        path,
+                    },
+                    &added,
+                    &removed,
+                    out,
+                ),
+                "enum" if ov.is_some_and(Value::is_array) && nv.is_some_and(Value::is_array) => {
+                    self.enumeration(&old, &new, &group, path, out)
                 }
                 "oneOf" | "anyOf"
                     if ov.is_some_and(Value::is_array) && nv.is_some_and(Value::is_array) =>
                 {
                     self.branches(&old, &new, key, &group, path, out)
                 }
-                k if NESTED.iter().any(|(name, _)| *name == k)
+                k if NESTED.contains(&k)
                     && ov.is_some_and(Value::is_object)
                     && nv.is_some_and(Value::is_object) =>
                 {
-                    let token = NESTED
-                        .iter()
-                        .find(|(name, _)| *name == k)
-                        .map_or("*", |(_, t)| *t);
-                    if let (Some(oc), Some(nc)) = (old.child(k), new.child(k)) {
-                        self.diff(&oc, &nc, &group, &format!("{path}/{token}"), out);
+                    if let (Some(oc), Some(nc)) = (old.at(k), new.at(k)) {
+                        self.diff(&oc, &nc, &group, &format!("{path}/*"), out);
                     }
                 }
                 "prefixItems" | "items"
                     if ov.is_some_and(Value::is_array) && nv.is_some_and(Value::is_array) =>
                 {
-                    let len = ov
-                        .and_then(Value::as_array)
-                        .map_or(0, Vec::len)
-                        .min(nv.and_then(Value::as_array).map_or(0, Vec::len));
-                    for index in 0..len {
+                    let (la, lb) = (
+                        ov.and_then(Value::as_array).map_or(0, Vec::len),
+                        nv.and_then(Value::as_array).map_or(0, Vec::len),
+                    );
+                    for index in 0..la.min(lb) {
                         let i = index.to_string();
-                        if let (Some(oc), Some(nc)) = (
-                            old.child(key).and_then(|l| l.child(&i)),
-                            new.child(key).and_then(|l| l.child(&i)),
-                        ) {
+                        if let (Some(oc), Some(nc)) =
+                            (old.at_path(&[key, &i]), new.at_path(&[key, &i]))
+                        {
                             self.diff(&oc, &nc, &group, &format!("{path}/{i}"), out);
                         }
                     }
-                    if ov.and_then(Value::as_array).map(Vec::len)
-                        != nv.and_then(Value::as_array).map(Vec::len)
-                    {
+                    if la != lb {
                         self.keyword(&old, &new, key, &group, path, out);
                     }
                 }
@@ -268,28 +240,33 @@ impl Differ {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn properties(
         &mut self,
-        old: &Node<'_>,
-        new: &Node<'_>,
-        group: &str,
-        path: &str,
+        here: &Here<'_, 's>,
         added: &[String],
         removed: &[String],
         out: &mut Vec<Change>,
     ) {
+        let Here {
+            old,
+            new,
+            group,
+            path,
+        } = *here;
         for name in added {
-            let mut changed = old.value.clone().into_owned();
-            let schema = new
-                .child("properties")
-                .and_then(|p| p.child(name))
-                .map_or(Value::Bool(true), |p| inline(&p));
-            let required = new.strings("required").contains(name);
-            set_property(&mut changed, name, Some(schema));
-            if required {
-                push_required(&mut changed, name);
-            }
+            let required =
+                contract::string_list(new.value.get("required")).contains(&name.as_str());
+            let edit = |old_value: &Value, new: &Place<'s>| {
+                let mut changed = old_value.clone();
+                let schema = new
+                    .at_path(&["properties", name])
+                    .map_or(Value::Bool(true), |p| self.absolute(&p));
+                set_property(&mut changed, name, Some(schema));
+                if required {
+                    push_required(&mut changed, name);
+                }
+                changed
+            };
             let detail = format!(
                 "{} field {name:?} added",
                 if required { "required" } else { "optional" }
@@ -297,47 +274,56 @@ impl Differ {
             self.judge(
                 old,
                 new,
-                changed,
-                group,
-                path,
-                Named::Rule(Rule::PropertyAdded),
-                detail,
-                true,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::PropertyAdded),
+                    detail,
+                },
                 out,
             );
             // Point at the field itself, where a reviewer looks.
             if let Some(change) = out.last_mut() {
-                let at_field = format!("/properties/{}", contract::escape_pointer_token(name));
-                change.new_pointer = Some(at(new, &at_field));
+                change.new_pointer = Some(self.at(
+                    new,
+                    &format!("/properties/{}", contract::escape_pointer_token(name)),
+                ));
             }
         }
         for name in removed {
-            let mut changed = old.value.clone().into_owned();
-            set_property(&mut changed, name, None);
-            remove_required(&mut changed, name);
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                set_property(&mut changed, name, None);
+                remove_required(&mut changed, name);
+                changed
+            };
             self.judge(
                 old,
                 new,
-                changed,
-                group,
-                path,
-                Named::Rule(Rule::PropertyRemoved),
-                format!("field {name:?} removed"),
-                true,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::PropertyRemoved),
+                    detail: format!("field {name:?} removed"),
+                },
                 out,
             );
             if let Some(change) = out.last_mut() {
-                let at_field = format!("/properties/{}", contract::escape_pointer_token(name));
-                change.old_pointer = Some(at(old, &at_field));
+                change.old_pointer = Some(self.at(
+                    old,
+                    &format!("/properties/{}", contract::escape_pointer_token(name)),
+                ));
             }
         }
-        for name in names(old.object().unwrap_or(&Map::new()), "properties") {
+        for name in names(old.value.as_object().unwrap_or(&Map::new()), "properties") {
             if added.contains(&name) || removed.contains(&name) {
                 continue;
             }
             if let (Some(oc), Some(nc)) = (
-                old.child("properties").and_then(|p| p.child(&name)),
-                new.child("properties").and_then(|p| p.child(&name)),
+                old.at_path(&["properties", &name]),
+                new.at_path(&["properties", &name]),
             ) {
                 self.diff(
                     &oc,
@@ -350,109 +336,239 @@ impl Differ {
         }
     }
 
+    fn required(
+        &mut self,
+        here: &Here<'_, 's>,
+        added: &[String],
+        removed: &[String],
+        out: &mut Vec<Change>,
+    ) {
+        let Here {
+            old,
+            new,
+            group,
+            path,
+        } = *here;
+        let was = contract::string_list(old.value.get("required"));
+        let now = contract::string_list(new.value.get("required"));
+        for name in now
+            .iter()
+            .filter(|r| !was.contains(r) && !added.iter().any(|a| a == *r))
+        {
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                push_required(&mut changed, name);
+                changed
+            };
+            self.judge(
+                old,
+                new,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::RequiredAdded),
+                    detail: format!("{name:?} became required"),
+                },
+                out,
+            );
+        }
+        for name in was
+            .iter()
+            .filter(|r| !now.contains(r) && !removed.iter().any(|a| a == *r))
+        {
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                remove_required(&mut changed, name);
+                changed
+            };
+            self.judge(
+                old,
+                new,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::RequiredRemoved),
+                    detail: format!("{name:?} became optional"),
+                },
+                out,
+            );
+        }
+    }
+
+    fn enumeration(
+        &mut self,
+        old: &Place<'s>,
+        new: &Place<'s>,
+        group: &str,
+        path: &str,
+        out: &mut Vec<Change>,
+    ) {
+        let list = |p: &Place<'s>| {
+            p.value
+                .get("enum")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (was, now) = (list(old), list(new));
+        for value in now.iter().filter(|v| !was.contains(v)) {
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                if let Some(Value::Array(items)) = changed.get_mut("enum") {
+                    items.push(value.clone());
+                }
+                changed
+            };
+            self.judge(
+                old,
+                new,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::EnumValueAdded),
+                    detail: format!("enum value {value} added"),
+                },
+                out,
+            );
+        }
+        for value in was.iter().filter(|v| !now.contains(v)) {
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                if let Some(Value::Array(items)) = changed.get_mut("enum") {
+                    items.retain(|v| v != value);
+                }
+                changed
+            };
+            self.judge(
+                old,
+                new,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::EnumValueRemoved),
+                    detail: format!("enum value {value} removed"),
+                },
+                out,
+            );
+        }
+    }
+
     /// Union branches, matched by tag, then by equal content, then by containment.
     fn branches(
         &mut self,
-        old: &Node<'_>,
-        new: &Node<'_>,
+        old: &Place<'s>,
+        new: &Place<'s>,
         key: &str,
         group: &str,
         path: &str,
         out: &mut Vec<Change>,
     ) {
-        let list = |node: &Node<'_>| -> Vec<(usize, Value)> {
-            node.get(key)
+        let list = |p: &Place<'s>| -> Vec<Place<'s>> {
+            let count = p
+                .value
+                .get(key)
                 .and_then(Value::as_array)
-                .map(|items| items.iter().cloned().enumerate().collect())
-                .unwrap_or_default()
+                .map_or(0, Vec::len);
+            (0..count)
+                .filter_map(|i| p.at_path(&[key, &i.to_string()]))
+                .collect()
         };
         let (olds, news) = (list(old), list(new));
-        let tag_of = |value: &Value| -> Option<String> {
-            value
+        let tag_of = |p: &Place<'s>| -> Option<String> {
+            p.value
                 .get("properties")
                 .and_then(Value::as_object)?
                 .iter()
                 .find_map(|(name, s)| s.get("const").map(|c| format!("{name}={c}")))
         };
         let mut pairs: Vec<(usize, usize)> = Vec::new();
-        let mut free_new: Vec<usize> = news.iter().map(|(i, _)| *i).collect();
+        let mut free_new: Vec<usize> = (0..news.len()).collect();
         let mut free_old = Vec::new();
-        for (oi, ov) in &olds {
+        for (oi, ov) in olds.iter().enumerate() {
             let by_tag = tag_of(ov).and_then(|t| {
-                free_new.iter().position(|ni| {
-                    news.get(*ni).and_then(|(_, nv)| tag_of(nv)).as_ref() == Some(&t)
-                })
+                free_new
+                    .iter()
+                    .position(|ni| news.get(*ni).and_then(tag_of).as_ref() == Some(&t))
             });
             let by_content = || {
                 free_new
                     .iter()
-                    .position(|ni| news.get(*ni).is_some_and(|(_, nv)| equal(nv, ov)))
+                    .position(|ni| news.get(*ni).is_some_and(|nv| nv.value == ov.value))
             };
             match by_tag.or_else(by_content) {
-                Some(position) => pairs.push((*oi, free_new.remove(position))),
-                None => free_old.push(*oi),
+                Some(position) => pairs.push((oi, free_new.remove(position))),
+                None => free_old.push(oi),
             }
         }
         // What is left pairs by containment either way (a branch that only widened or narrowed).
-        fn branch<'a>(node: &Node<'a>, key: &str, index: usize) -> Option<Node<'a>> {
-            node.child(key).and_then(|l| l.child(&index.to_string()))
-        }
         let mut still_old = Vec::new();
         for oi in free_old {
-            let found = free_new.iter().position(|ni| {
-                match (branch(old, key, oi), branch(new, key, *ni)) {
+            let found = free_new
+                .iter()
+                .position(|ni| match (olds.get(oi), news.get(*ni)) {
                     (Some(o), Some(n)) => {
-                        Subset::new(false).check(&o, &n).is_ok()
-                            || Subset::new(false).check(&n, &o).is_ok()
+                        self.prover.contains(o, n).is_ok() || self.prover.contains(n, o).is_ok()
                     }
                     _ => false,
-                }
-            });
+                });
             match found {
                 Some(position) => pairs.push((oi, free_new.remove(position))),
                 None => still_old.push(oi),
             }
         }
         for (oi, ni) in pairs {
-            if let (Some(o), Some(n)) = (branch(old, key, oi), branch(new, key, ni)) {
-                self.diff(&o, &n, group, path, out);
+            if let (Some(o), Some(n)) = (olds.get(oi), news.get(ni)) {
+                self.diff(o, n, group, path, out);
             }
         }
         for ni in free_new {
-            let mut changed = old.value.clone().into_owned();
-            if let (Some(Value::Array(items)), Some(b)) =
-                (changed.get_mut(key), branch(new, key, ni))
-            {
-                items.push(inline(&b));
-            }
+            let edit = |old_value: &Value, new: &Place<'s>| {
+                let mut changed = old_value.clone();
+                let branch = new
+                    .at_path(&[key, &ni.to_string()])
+                    .map_or(Value::Bool(true), |b| self.absolute(&b));
+                if let Some(Value::Array(items)) = changed.get_mut(key) {
+                    items.push(branch);
+                }
+                changed
+            };
             self.judge(
                 old,
                 new,
-                changed,
-                group,
-                path,
-                Named::Rule(Rule::BranchAdded),
-                format!("`{key}` branch {ni} of the new schema added"),
-                true,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::BranchAdded),
+                    detail: format!("`{key}` branch {ni} of the new schema added"),
+                },
                 out,
             );
         }
         for oi in still_old {
-            let mut changed = old.value.clone().into_owned();
-            if let Some(Value::Array(items)) = changed.get_mut(key) {
-                if oi < items.len() {
-                    items.remove(oi);
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                if let Some(Value::Array(items)) = changed.get_mut(key) {
+                    if oi < items.len() {
+                        items.remove(oi);
+                    }
                 }
-            }
+                changed
+            };
             self.judge(
                 old,
                 new,
-                changed,
-                group,
-                path,
-                Named::Rule(Rule::BranchRemoved),
-                format!("`{key}` branch {oi} of the old schema removed"),
-                true,
+                &edit,
+                Judged {
+                    group,
+                    path,
+                    rule: Named::Rule(Rule::BranchRemoved),
+                    detail: format!("`{key}` branch {oi} of the old schema removed"),
+                },
                 out,
             );
         }
@@ -461,61 +577,164 @@ impl Differ {
     /// A keyword judged whole: the old schema with the new keyword's value.
     fn keyword(
         &mut self,
-        old: &Node<'_>,
-        new: &Node<'_>,
+        old: &Place<'s>,
+        new: &Place<'s>,
         key: &str,
         group: &str,
         path: &str,
         out: &mut Vec<Change>,
     ) {
-        let mut changed = old.value.clone().into_owned();
-        if let Value::Object(map) = &mut changed {
-            match new.child(key) {
-                Some(value) => {
-                    map.insert(key.to_string(), inline(&value));
-                }
-                None => {
-                    map.remove(key);
+        let edit = |old_value: &Value, new: &Place<'s>| {
+            let mut changed = old_value.clone();
+            if let Value::Object(map) = &mut changed {
+                match new.at(key) {
+                    Some(value) => {
+                        map.insert(key.to_string(), self.absolute(&value));
+                    }
+                    None => {
+                        map.remove(key);
+                    }
                 }
             }
-        }
-        let family = Named::Family(Family::of(key));
-        let detail = format!("`{key}`: {} → {}", show(old.get(key)), show(new.get(key)));
-        self.judge(old, new, changed, group, path, family, detail, true, out);
+            changed
+        };
+        let detail = format!(
+            "`{key}`: {} → {}",
+            show(old.value.get(key)),
+            show(new.value.get(key))
+        );
+        self.judge(
+            old,
+            new,
+            &edit,
+            Judged {
+                group,
+                path,
+                rule: Named::Family(Family::of(key)),
+                detail,
+            },
+            out,
+        );
         // Point at the keyword itself on each side that has it.
         if let Some(change) = out.last_mut() {
             let at_key = format!("/{}", contract::escape_pointer_token(key));
-            if old.get(key).is_some() {
-                change.old_pointer = Some(at(old, &at_key));
+            if old.value.get(key).is_some() {
+                change.old_pointer = Some(self.at(old, &at_key));
             }
-            if new.get(key).is_some() {
-                change.new_pointer = Some(at(new, &at_key));
+            if new.value.get(key).is_some() {
+                change.new_pointer = Some(self.at(new, &at_key));
             }
         }
     }
 
+    /// `value` at `place`, its references made absolute (to the version and
+    /// view it came from), so it means the same wherever it is put.
+    fn absolute(&self, place: &Place<'s>) -> Value {
+        let space = self.space();
+        let mut value = place.value.clone();
+        let draft = space.draft(place);
+        let Ok(positions) = vocab::positions(place.value, "", draft) else {
+            return value;
+        };
+        for position in positions {
+            let Some(reference) = position.value.get("$ref").and_then(Value::as_str) else {
+                continue;
+            };
+            let here = Place {
+                doc: place.doc,
+                pointer: format!("{}{}", place.pointer, position.pointer),
+                value: position.value,
+            };
+            let Ok(target) = space.resolve(&here, reference) else {
+                continue; // left as written: the derived document will not resolve it, and says so
+            };
+            let Some(doc) = space.doc(target.doc) else {
+                continue;
+            };
+            if let Some(Value::Object(map)) = value.pointer_mut(&position.pointer) {
+                map.insert(
+                    "$ref".into(),
+                    Value::String(location(&doc.uri, &target.pointer)),
+                );
+            }
+        }
+        value
+    }
+
     /// Judges the old schema against the old schema with one change applied.
-    #[allow(clippy::too_many_arguments)]
     fn judge(
-        &mut self,
-        old: &Node<'_>,
-        new: &Node<'_>,
-        changed: Value,
-        group: &str,
-        path: &str,
-        rule: Named,
-        detail: String,
-        shape: bool,
+        &self,
+        old: &Place<'s>,
+        new: &Place<'s>,
+        edit: &Edit<'_, 's>,
+        judged: Judged<'_>,
         out: &mut Vec<Change>,
     ) {
-        let changed = old.with_value(changed);
-        let w = Subset::new(self.tolerant)
-            .reading_formats(self.formats)
-            .check(&changed, old);
-        let r = Subset::new(self.tolerant)
-            .reading_formats(self.formats)
-            .check(old, &changed);
-        let verdict = |result: &Result<(), Box<crate::Break>>| {
+        let space = self.space();
+        // The same place in each view of each version.
+        let view = |place: &Place<'s>, version: Version, role: Role| -> Option<Place<'s>> {
+            let rel = space.doc(place.doc)?.rel.clone();
+            let doc = space.find(version, role, &rel)?;
+            space.place(doc, &place.pointer)
+        };
+        let (Some(old_w), Some(old_r), Some(new_w), Some(new_r)) = (
+            view(old, Version::Old, Role::Written),
+            view(old, Version::Old, Role::Read),
+            view(new, Version::New, Role::Written),
+            view(new, Version::New, Role::Read),
+        ) else {
+            return;
+        };
+        let next = space.next_id();
+        let patches = vec![
+            Patch {
+                doc: old_w.doc,
+                pointer: old_w.pointer.clone(),
+                value: edit(old_w.value, &new_w),
+            },
+            Patch {
+                doc: old_r.doc,
+                pointer: old_r.pointer.clone(),
+                value: edit(old_r.value, &new_r),
+            },
+        ];
+        let verdicts = match space.derive(patches) {
+            Ok(derived) => {
+                let prover = Prover::new(&derived);
+                match (
+                    derived.place(next, &old_w.pointer),
+                    derived.place(next + 1, &old_r.pointer),
+                ) {
+                    (Some(changed_w), Some(changed_r)) => {
+                        let (Some(ow), Some(or)) = (
+                            derived.place(old_w.doc, &old_w.pointer),
+                            derived.place(old_r.doc, &old_r.pointer),
+                        ) else {
+                            return;
+                        };
+                        let w = prover.contains(&changed_w, &or).map_err(|b| *b);
+                        let r = prover.contains(&ow, &changed_r).map_err(|b| *b);
+                        (w, r)
+                    }
+                    _ => return,
+                }
+            }
+            Err(_) => return,
+        };
+        out.push(self.change(&old_w, &new_w, &old_r, &new_r, verdicts, judged));
+    }
+
+    fn change(
+        &self,
+        old_w: &Place<'s>,
+        new_w: &Place<'s>,
+        old_r: &Place<'s>,
+        new_r: &Place<'s>,
+        (w, r): (Result<(), Break>, Result<(), Break>),
+        judged: Judged<'_>,
+    ) -> Change {
+        let space = self.space();
+        let verdict = |result: &Result<(), Break>| {
             if result.is_ok() {
                 Verdict::Compatible
             } else {
@@ -523,7 +742,7 @@ impl Differ {
             }
         };
         let (writer, reader) = (verdict(&w), verdict(&r));
-        let rule = match rule {
+        let rule = match judged.rule {
             Named::Rule(rule) => rule,
             Named::Family(family) => Rule::Keyword(
                 family,
@@ -546,22 +765,24 @@ impl Differ {
             let inside = if err.path.is_empty() {
                 String::new()
             } else {
-                format!(" (at {}{})", path, err.path)
+                format!(" (at {}{})", judged.path, err.path)
             };
             why.get_or_insert_with(|| format!("{direction}: {}{inside}", err.reason));
             if example.is_none() {
                 if let Some(value) = &err.witness {
                     // Shown only when it separates the two schemas as they
-                    // are, not merely the old one from the old one plus
-                    // this change (another change may refuse it too).
-                    let direction = if accepted_by == "new" {
-                        crate::confirm::Direction::Writer
+                    // are, not merely the old one from the old one plus this
+                    // change (another change may refuse it too).
+                    let (writes, reads) = if accepted_by == "new" {
+                        (new_w, old_r)
                     } else {
-                        crate::confirm::Direction::Reader
+                        (old_w, new_r)
                     };
-                    if self.confirm.separates(direction, old, new, value) {
+                    if space.accepts(writes, value) == Some(true)
+                        && space.accepts(reads, value) == Some(false)
+                    {
                         example = Some(Example {
-                            path: path.to_string(),
+                            path: judged.path.to_string(),
                             value: value.clone(),
                             accepted_by: accepted_by.into(),
                         });
@@ -569,15 +790,15 @@ impl Differ {
                 }
             }
         }
-        out.push(Change {
-            group: group.to_string(),
+        Change {
+            group: judged.group.to_string(),
             rule,
-            old_pointer: Some(at(old, "")),
-            new_pointer: Some(at(new, "")),
+            old_pointer: Some(self.at(old_w, "")),
+            new_pointer: Some(self.at(new_w, "")),
             writer,
             reader,
             api: Verdict::Compatible,
-            detail,
+            detail: judged.detail,
             why,
             example,
             undecided: [&w, &r].into_iter().find_map(|result| {
@@ -586,21 +807,34 @@ impl Differ {
                     .err()
                     .and_then(|err| err.undecided().map(str::to_string))
             }),
-            shape,
-        });
+            shape: true,
+        }
+    }
+
+    fn at(&self, place: &Place<'_>, suffix: &str) -> String {
+        format!("{}#{}{suffix}", self.rel(place), place.pointer)
     }
 }
 
 fn has_ref(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map.iter().any(|(k, v)| k == "$ref" || has_ref(v)),
-        Value::Array(items) => items.iter().any(has_ref),
-        _ => false,
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("$ref") {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
     }
+    false
 }
 
-fn at(node: &Node<'_>, suffix: &str) -> String {
-    format!("{}#{}{suffix}", node.doc.rel, node.pointer)
+fn address(value: &Value) -> usize {
+    std::ptr::from_ref(value) as usize
 }
 
 fn names(map: &Map<String, Value>, key: &str) -> Vec<String> {
@@ -611,7 +845,7 @@ fn names(map: &Map<String, Value>, key: &str) -> Vec<String> {
 }
 
 fn show(value: Option<&Value>) -> String {
-    value.map_or_else(|| "(absent)".into(), crate::example::describe)
+    value.map_or_else(|| "(absent)".into(), crate::report::short)
 }
 
 fn push_required(value: &mut Value, name: &str) {
@@ -648,83 +882,5 @@ fn set_property(value: &mut Value, name: &str, schema: Option<Value>) {
                 }
             }
         }
-    }
-}
-
-fn edit_enum(value: &mut Value, item: &Value, add: bool) {
-    if let Some(Value::Array(items)) = value.get_mut("enum") {
-        if add {
-            items.push(item.clone());
-        } else {
-            items.retain(|v| !equal(v, item));
-        }
-    }
-}
-
-/// A subschema with every `$ref` replaced by its target (depth-bounded), so
-/// it means the same when placed into the other version's document.
-pub fn inline(node: &Node<'_>) -> Value {
-    inline_depth(node, 0)
-}
-
-fn inline_depth(node: &Node<'_>, depth: usize) -> Value {
-    if depth > 16 {
-        return Value::Bool(true);
-    }
-    let node = node.resolved();
-    match &*node.value {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, value) in map {
-                if key == "$ref" {
-                    continue;
-                }
-                let child = match value {
-                    Value::Object(_) => node
-                        .child(key)
-                        .map_or(value.clone(), |c| inline_depth(&c, depth + 1)),
-                    Value::Array(items)
-                        if matches!(
-                            key.as_str(),
-                            "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items"
-                        ) =>
-                    {
-                        Value::Array(
-                            (0..items.len())
-                                .map(|i| {
-                                    node.child(key)
-                                        .and_then(|l| l.child(&i.to_string()))
-                                        .map_or(Value::Null, |c| inline_depth(&c, depth + 1))
-                                })
-                                .collect(),
-                        )
-                    }
-                    _ => value.clone(),
-                };
-                out.insert(key.clone(), child);
-            }
-            // Maps of subschemas keyed by name.
-            for key in [
-                "properties",
-                "patternProperties",
-                "$defs",
-                "definitions",
-                "dependentSchemas",
-            ] {
-                if let Some(Value::Object(entries)) = map.get(key) {
-                    let mut inner = Map::new();
-                    for name in entries.keys() {
-                        let value = node
-                            .child(key)
-                            .and_then(|m| m.child(name))
-                            .map_or(Value::Bool(true), |c| inline_depth(&c, depth + 1));
-                        inner.insert(name.clone(), value);
-                    }
-                    out.insert(key.to_string(), Value::Object(inner));
-                }
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
     }
 }

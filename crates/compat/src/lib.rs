@@ -2,25 +2,25 @@
 //! contract, does a new writer still satisfy an old reader (W), and an old
 //! writer a new reader (R)? From that, which version bump the change set needs.
 //!
-//! Verdicts come from containment ([`subset`]): W holds where every value the
+//! Verdicts come from containment ([`prove`]): W holds where every value the
 //! new schema accepts passes the old one, R where every old value passes the
-//! new one. Readers are tolerant of unknown fields (`docs/wire.md`, "Evolution") unless
-//! strict readers are asked for. Each change is judged alone: the old schema
-//! with just that change applied is compared with the old schema, so one
-//! change's verdict does not hide another's. Where a direction breaks, the
-//! report carries a value one side accepts and the other refuses.
-
-pub mod accepts;
-pub mod confirm;
-pub mod example;
-pub mod merge;
-pub mod node;
-pub mod report;
-pub mod rule;
-pub mod subset;
+//! new one. The prover draws "holds" only from the keywords its vocabulary
+//! models ([`vocab`]); every value-level question goes to the validator, the
+//! `jsonschema` crate, on the schemas as their documents say ([`space`]).
+//! Readers are tolerant of unknown fields (`docs/wire.md`, "Evolution")
+//! unless strict readers are asked for. Each change is judged alone: the old
+//! schema with just that change applied is compared with the old schema, so
+//! one change's verdict does not hide another's. Where a direction breaks,
+//! the report carries a value one side accepts and the other refuses.
 
 mod diff;
-pub use diff::inline;
+mod numbers;
+pub mod prove;
+pub mod report;
+pub mod rule;
+pub mod space;
+mod upgrade;
+pub mod vocab;
 
 use std::fmt;
 
@@ -28,10 +28,19 @@ use contract::{DocKind, SchemaSet};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use confirm::Direction;
-pub use node::Node;
+pub use prove::{Break, BreakKind};
 pub use rule::{Family, How, Rule};
-pub use subset::{Break, BreakKind, Subset};
+use space::{Place, Role, Space, Version};
+
+/// Which way values travel in a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// New writer → old reader (W).
+    Writer,
+    /// Old writer → new reader (R).
+    Reader,
+}
 
 /// What the checker refuses to work with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,6 +49,8 @@ pub enum Error {
     NotAVersion(String),
     #[error("VERSION {version} is older than the latest release {release}")]
     OlderThanRelease { version: String, release: String },
+    #[error("the schemas cannot be registered for the validator: {0}")]
+    Registry(String),
 }
 
 /// One direction's verdict for one change.
@@ -132,9 +143,25 @@ pub struct Comparison {
     pub bump: Bump,
     /// How `format` was read.
     pub formats: Formats,
-    /// Whether readers were taken to refuse unknown fields.
-    pub strict_readers: bool,
+    /// How readers were taken to read unknown fields.
+    pub readers: Readers,
     pub changes: Vec<Change>,
+    /// Verdicts the search refuted: the prover said a direction holds, and a
+    /// value drawn from the writer fails the reader. Each is a defect of this
+    /// checker, reported so it can be fixed; the direction counts as breaking.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defects: Vec<Defect>,
+}
+
+/// A "holds" the search refuted with a value.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Defect {
+    pub group: String,
+    pub direction: Direction,
+    pub value: Value,
+    /// Where in the value, and why, the reader refuses it.
+    pub why: String,
 }
 
 /// The whole-schema verdicts of one part (a method's params or result, an
@@ -145,36 +172,79 @@ struct Whole {
     reader: Result<(), Box<Break>>,
 }
 
+/// One part compared whole, at the same place in both versions.
+struct Part<'a> {
+    group: &'a str,
+    rel: &'a str,
+    pointer: &'a str,
+}
+
 impl Whole {
+    /// Both directions for one part, and the search's check of each "holds".
     fn of(
-        group: &str,
-        old: &Node<'_>,
-        new: &Node<'_>,
-        tolerant: bool,
-        formats: Formats,
-        confirm: &confirm::Confirm,
+        prover: &prove::Prover<'_>,
+        part: &Part<'_>,
+        search: usize,
+        defects: &mut Vec<Defect>,
     ) -> Self {
-        let (mut writer, mut reader) = directions(old, new, tolerant, formats);
-        // A counterexample the jsonschema crate does not confirm is not shown
-        // (the verdict stands: the check found a break it could not illustrate).
-        for (result, direction) in [
-            (&mut writer, confirm::Direction::Writer),
-            (&mut reader, confirm::Direction::Reader),
+        let space = prover.space();
+        let place = |version, role| {
+            space
+                .find(version, role, part.rel)
+                .and_then(|doc| space.place(doc, part.pointer))
+        };
+        let mut directions = Vec::new();
+        for (direction, writes, reads) in [
+            (
+                Direction::Writer,
+                (Version::New, Role::Written),
+                (Version::Old, Role::Read),
+            ),
+            (
+                Direction::Reader,
+                (Version::Old, Role::Written),
+                (Version::New, Role::Read),
+            ),
         ] {
-            if let Err(err) = result {
-                if err
-                    .witness
-                    .as_ref()
-                    .is_some_and(|w| !confirm.separates(direction, old, new, w))
-                {
-                    err.witness = None;
+            let (Some(writer), Some(reader)) = (place(writes.0, writes.1), place(reads.0, reads.1))
+            else {
+                directions.push(Ok(()));
+                continue;
+            };
+            let mut result = prover.contains(&writer, &reader);
+            if result.is_ok() && search > 0 {
+                if let Some(value) = prover.search(&writer, &reader, search) {
+                    let why = space.refusal(&reader, &value).map_or_else(
+                        || "the reader refuses it".to_string(),
+                        |(at, why)| format!("at {at:?}: {why}"),
+                    );
+                    let (writer_file, writer_pointer) = space.describe(&writer);
+                    let (reader_file, reader_pointer) = space.describe(&reader);
+                    result = Err(Box::new(Break {
+                        path: String::new(),
+                        writer_file,
+                        writer_pointer,
+                        reader_file,
+                        reader_pointer,
+                        reason: format!("checker defect: the prover said this holds, but {} passes the writer and fails the reader ({why})", report::short(&value)),
+                        witness: Some(value.clone()),
+                        kind: BreakKind::Refused,
+                    }));
+                    defects.push(Defect {
+                        group: part.group.to_string(),
+                        direction,
+                        value,
+                        why,
+                    });
                 }
             }
+            directions.push(result);
         }
+        let mut directions = directions.into_iter();
         Whole {
-            group: group.to_string(),
-            writer,
-            reader,
+            group: part.group.to_string(),
+            writer: directions.next().unwrap_or(Ok(())),
+            reader: directions.next().unwrap_or(Ok(())),
         }
     }
 }
@@ -184,7 +254,7 @@ impl Comparison {
     /// other (a field removed while the object opens). The whole-schema checks
     /// decide: a direction that holds as a whole holds for every change in it,
     /// and a direction that breaks as a whole always has a change that says so.
-    fn reconcile(mut changes: Vec<Change>, wholes: &[Whole]) -> Self {
+    fn reconcile(mut changes: Vec<Change>, wholes: &[Whole], defects: Vec<Defect>) -> Self {
         for direction in [Direction::Writer, Direction::Reader] {
             let broken = wholes.iter().find_map(|w| {
                 let result = match direction {
@@ -220,10 +290,9 @@ impl Comparison {
                 Some((group, err))
                     if changes.iter_mut().all(|c| verdict_of(c, direction).holds()) =>
                 {
-                    // The whole check ran `new ⊆ old` for W and `old ⊆ new` for R.
                     let (a, b) = (
-                        format!("{}#{}", err.a_file, err.a_pointer),
-                        format!("{}#{}", err.b_file, err.b_pointer),
+                        format!("{}#{}", err.writer_file, err.writer_pointer),
+                        format!("{}#{}", err.reader_file, err.reader_pointer),
                     );
                     let (accepted_by, says, old_pointer, new_pointer, writer, reader) =
                         match direction {
@@ -266,13 +335,15 @@ impl Comparison {
                 Some(_) => {}
             }
         }
-        Self::from_changes(changes)
+        let mut comparison = Self::from_changes(changes);
+        comparison.defects = defects;
+        comparison
     }
 
     /// Records how the schemas were read.
     fn read_with(mut self, options: Options) -> Self {
         self.formats = options.formats;
-        self.strict_readers = options.strict_readers;
+        self.readers = options.readers;
         self
     }
 
@@ -312,19 +383,52 @@ impl Comparison {
             api,
             bump,
             formats: Formats::default(),
-            strict_readers: false,
+            readers: Readers::default(),
             changes,
+            defects: Vec::new(),
         }
+    }
+
+    fn sorted(mut self) -> Self {
+        self.changes.sort_by(|a, b| {
+            (
+                a.group.as_str(),
+                a.rule.to_string(),
+                &a.old_pointer,
+                &a.new_pointer,
+            )
+                .cmp(&(
+                    b.group.as_str(),
+                    b.rule.to_string(),
+                    &b.old_pointer,
+                    &b.new_pointer,
+                ))
+        });
+        self
     }
 }
 
 /// Options of a comparison.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
-    /// Readers refuse unknown fields (the default is tolerant readers).
-    pub strict_readers: bool,
+    /// How readers read fields they do not know.
+    pub readers: Readers,
     /// How `format` is read.
     pub formats: Formats,
+    /// How many values to draw from each writer whose direction the prover
+    /// says holds, as a check of that verdict (0: no search).
+    pub search: usize,
+}
+
+/// How a reader reads an object field it does not know.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Readers {
+    /// It ignores the field (`docs/wire.md`: generated readers are tolerant).
+    #[default]
+    Tolerant,
+    /// It refuses the field where its schema closes the object.
+    Strict,
 }
 
 /// How `format` is read: this project's validators assert it, so a changed
@@ -338,21 +442,33 @@ pub enum Formats {
     Annotation,
 }
 
+/// The envelope's bodies: each method and event is compared on its own, and
+/// adding one is judged by the contract's rules.
+const BODIES: [&str; 3] = [
+    "envelope/CallBody.json",
+    "envelope/ReplyBody.json",
+    "envelope/EventBody.json",
+];
+
 /// Compares two whole schema sets: every method's params and result, every
 /// event, and the types they reach.
-pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Comparison {
-    let tolerant = !options.strict_readers;
-    let confirm = std::rc::Rc::new(confirm::Confirm::new(old, new, tolerant, options.formats));
-    let mut differ = diff::Differ::new(tolerant, options.formats, confirm.clone());
-    differ.skip = [
-        "envelope/CallBody.json",
-        "envelope/ReplyBody.json",
-        "envelope/EventBody.json",
-    ]
-    .map(String::from)
-    .into();
+pub fn compare_sets(
+    old: &SchemaSet,
+    new: &SchemaSet,
+    options: Options,
+) -> Result<Comparison, Error> {
+    let space = Space::new(old, new, options)?;
+    let prover = prove::Prover::new(&space);
+    let mut differ = diff::Differ::new(&prover);
+    differ.skip = BODIES.map(String::from).into();
     let mut changes = Vec::new();
     let mut wholes = Vec::new();
+    let mut defects = Vec::new();
+    let written = |version: Version, rel: &str, pointer: &str| -> Option<Place<'_>> {
+        space
+            .find(version, Role::Written, rel)
+            .and_then(|doc| space.place(doc, pointer))
+    };
     for (kind, noun) in [(DocKind::Method, "method"), (DocKind::Event, "event")] {
         for old_doc in old.of_kind(kind) {
             match new.get(kind, &old_doc.name) {
@@ -360,95 +476,24 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
                     for shape in ["params", "result"] {
                         let pointer = format!("/$defs/{shape}");
                         let (Some(o), Some(n)) = (
-                            old_doc.value.pointer(&pointer),
-                            new_doc.value.pointer(&pointer),
+                            written(Version::Old, &old_doc.rel, &pointer),
+                            written(Version::New, &new_doc.rel, &pointer),
                         ) else {
                             continue;
                         };
-                        let o = Node::root(old, old_doc).at(o, "").with_pointer(&pointer);
-                        let n = Node::root(new, new_doc).at(n, "").with_pointer(&pointer);
                         differ.diff(&o, &n, &old_doc.name, "", &mut changes);
-                        wholes.push(Whole::of(
-                            &old_doc.name,
-                            &o,
-                            &n,
-                            tolerant,
-                            options.formats,
-                            &confirm,
-                        ));
+                        let part = Part {
+                            group: &old_doc.name,
+                            rel: &old_doc.rel,
+                            pointer: &pointer,
+                        };
+                        wholes.push(Whole::of(&prover, &part, options.search, &mut defects));
                     }
                     if old_doc.transports() != new_doc.transports() {
-                        let narrowed = old_doc
-                            .transports()
-                            .iter()
-                            .any(|t| !new_doc.transports().contains(t));
-                        changes.push(Change {
-                            group: old_doc.name.clone(),
-                            rule: Rule::MethodTransportsChanged,
-                            old_pointer: Some(format!("{}#/x-transports", old_doc.rel)),
-                            new_pointer: Some(format!("{}#/x-transports", new_doc.rel)),
-                            writer: Verdict::Compatible,
-                            reader: if narrowed {
-                                Verdict::Breaking
-                            } else {
-                                Verdict::Compatible
-                            },
-                            api: Verdict::Compatible,
-                            detail: format!(
-                                "transports {:?} → {:?}",
-                                old_doc.transports(),
-                                new_doc.transports()
-                            ),
-                            why: narrowed.then(|| {
-                                "an old client on a removed transport can no longer call it".into()
-                            }),
-                            example: None,
-                            undecided: None,
-                            shape: true,
-                        });
+                        changes.push(transports_changed(old_doc, new_doc));
                     }
                 }
-                None => {
-                    let other = if kind == DocKind::Method {
-                        DocKind::Event
-                    } else {
-                        DocKind::Method
-                    };
-                    let became = new.get(other, &old_doc.name).is_some();
-                    changes.push(Change {
-                        group: old_doc.name.clone(),
-                        rule: match (kind == DocKind::Method, became) {
-                            (true, true) => Rule::MethodBecameEvent,
-                            (true, false) => Rule::MethodRemoved,
-                            (false, true) => Rule::EventBecameMethod,
-                            (false, false) => Rule::EventRemoved,
-                        },
-                        old_pointer: Some(format!("{}#", old_doc.rel)),
-                        new_pointer: None,
-                        writer: if became {
-                            Verdict::Breaking
-                        } else {
-                            Verdict::Compatible
-                        },
-                        reader: Verdict::Breaking,
-                        api: Verdict::Compatible,
-                        detail: format!(
-                            "{noun} {} {}",
-                            old_doc.name,
-                            if became { "changed kind" } else { "removed" }
-                        ),
-                        why: Some(if kind == DocKind::Method {
-                            "an old client still calls it, and the new daemon does not answer it"
-                                .into()
-                        } else {
-                            "an old daemon still sends it, and new clients no longer expect it"
-                                .into()
-                        }),
-                        example: None,
-                        undecided: None,
-                        shape: true,
-                    });
-                }
+                None => changes.push(removed(new, old_doc, kind, noun)),
             }
         }
         for new_doc in new.of_kind(kind) {
@@ -484,80 +529,129 @@ pub fn compare_sets(old: &SchemaSet, new: &SchemaSet, options: Options) -> Compa
         .chain(old.of_kind(DocKind::Envelope))
     {
         if let Some(new_doc) = new.get(old_doc.kind, &old_doc.name) {
-            let (o, n) = (Node::root(old, old_doc), Node::root(new, new_doc));
-            differ.diff(&o, &n, &old_doc.name, "", &mut changes);
-            if old_doc.kind == DocKind::Type {
-                wholes.push(Whole::of(
-                    &old_doc.name,
-                    &o,
-                    &n,
-                    tolerant,
-                    options.formats,
-                    &confirm,
-                ));
+            if let (Some(o), Some(n)) = (
+                written(Version::Old, &old_doc.rel, ""),
+                written(Version::New, &new_doc.rel, ""),
+            ) {
+                differ.diff(&o, &n, &old_doc.name, "", &mut changes);
+                if old_doc.kind == DocKind::Type {
+                    let part = Part {
+                        group: &old_doc.name,
+                        rel: &old_doc.rel,
+                        pointer: "",
+                    };
+                    wholes.push(Whole::of(&prover, &part, options.search, &mut defects));
+                }
             }
         }
     }
-    let mut comparison = Comparison::reconcile(changes, &wholes).read_with(options);
-    comparison.changes.sort_by(|a, b| {
-        (
-            a.group.as_str(),
-            a.rule.to_string(),
-            &a.old_pointer,
-            &a.new_pointer,
-        )
-            .cmp(&(
-                b.group.as_str(),
-                b.rule.to_string(),
-                &b.old_pointer,
-                &b.new_pointer,
-            ))
-    });
-    comparison
+    Ok(Comparison::reconcile(changes, &wholes, defects)
+        .read_with(options)
+        .sorted())
+}
+
+fn transports_changed(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) -> Change {
+    let narrowed = old_doc
+        .transports()
+        .iter()
+        .any(|t| !new_doc.transports().contains(t));
+    Change {
+        group: old_doc.name.clone(),
+        rule: Rule::MethodTransportsChanged,
+        old_pointer: Some(format!("{}#/x-transports", old_doc.rel)),
+        new_pointer: Some(format!("{}#/x-transports", new_doc.rel)),
+        writer: Verdict::Compatible,
+        reader: if narrowed {
+            Verdict::Breaking
+        } else {
+            Verdict::Compatible
+        },
+        api: Verdict::Compatible,
+        detail: format!(
+            "transports {:?} → {:?}",
+            old_doc.transports(),
+            new_doc.transports()
+        ),
+        why: narrowed.then(|| "an old client on a removed transport can no longer call it".into()),
+        example: None,
+        undecided: None,
+        shape: true,
+    }
+}
+
+fn removed(new: &SchemaSet, old_doc: &contract::SchemaDoc, kind: DocKind, noun: &str) -> Change {
+    let other = if kind == DocKind::Method {
+        DocKind::Event
+    } else {
+        DocKind::Method
+    };
+    let became = new.get(other, &old_doc.name).is_some();
+    Change {
+        group: old_doc.name.clone(),
+        rule: match (kind == DocKind::Method, became) {
+            (true, true) => Rule::MethodBecameEvent,
+            (true, false) => Rule::MethodRemoved,
+            (false, true) => Rule::EventBecameMethod,
+            (false, false) => Rule::EventRemoved,
+        },
+        old_pointer: Some(format!("{}#", old_doc.rel)),
+        new_pointer: None,
+        writer: if became {
+            Verdict::Breaking
+        } else {
+            Verdict::Compatible
+        },
+        reader: Verdict::Breaking,
+        api: Verdict::Compatible,
+        detail: format!(
+            "{noun} {} {}",
+            old_doc.name,
+            if became { "changed kind" } else { "removed" }
+        ),
+        why: Some(if kind == DocKind::Method {
+            "an old client still calls it, and the new daemon does not answer it".into()
+        } else {
+            "an old daemon still sends it, and new clients no longer expect it".into()
+        }),
+        example: None,
+        undecided: None,
+        shape: true,
+    }
 }
 
 /// Compares two single schema documents (one type, read and written by both sides).
-pub fn compare_documents(old: &SchemaSet, new: &SchemaSet, options: Options) -> Comparison {
+pub fn compare_documents(
+    old: &SchemaSet,
+    new: &SchemaSet,
+    options: Options,
+) -> Result<Comparison, Error> {
     let mut changes = Vec::new();
     let mut wholes = Vec::new();
+    let mut defects = Vec::new();
+    let space = Space::new(old, new, options)?;
+    let prover = prove::Prover::new(&space);
     if let (Some(old_doc), Some(new_doc)) = (old.docs.first(), new.docs.first()) {
-        let tolerant = !options.strict_readers;
-        let (o, n) = (Node::root(old, old_doc), Node::root(new, new_doc));
-        let confirm = std::rc::Rc::new(confirm::Confirm::new(old, new, tolerant, options.formats));
-        diff::Differ::new(tolerant, options.formats, confirm.clone()).diff(
-            &o,
-            &n,
-            &old_doc.name,
-            "",
-            &mut changes,
-        );
-        wholes.push(Whole::of(
-            &old_doc.name,
-            &o,
-            &n,
-            tolerant,
-            options.formats,
-            &confirm,
-        ));
+        let written = |version: Version, rel: &str| {
+            space
+                .find(version, Role::Written, rel)
+                .and_then(|doc| space.place(doc, ""))
+        };
+        if let (Some(o), Some(n)) = (
+            written(Version::Old, &old_doc.rel),
+            written(Version::New, &new_doc.rel),
+        ) {
+            diff::Differ::new(&prover).diff(&o, &n, &old_doc.name, "", &mut changes);
+        }
+        if old_doc.rel == new_doc.rel {
+            let part = Part {
+                group: &old_doc.name,
+                rel: &old_doc.rel,
+                pointer: "",
+            };
+            wholes.push(Whole::of(&prover, &part, options.search, &mut defects));
+        }
     }
-    Comparison::reconcile(changes, &wholes).read_with(options)
-}
-
-/// Whole-schema verdicts for one pair of documents' roots: `(W, R)`.
-pub fn directions(
-    old: &Node<'_>,
-    new: &Node<'_>,
-    tolerant: bool,
-    formats: Formats,
-) -> (Result<(), Box<Break>>, Result<(), Box<Break>>) {
-    (
-        Subset::new(tolerant)
-            .reading_formats(formats)
-            .check(new, old),
-        Subset::new(tolerant)
-            .reading_formats(formats)
-            .check(old, new),
-    )
+    Ok(Comparison::reconcile(changes, &wholes, defects).read_with(options))
 }
 
 /// The bump `VERSION` declares over the latest release: `new` against `old`

@@ -55,7 +55,7 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
             let _ = writeln!(
                 out,
                 "      e.g. at {at}: {} (the {} schema accepts it, the other refuses it)",
-                crate::example::describe(&example.value),
+                short(&example.value),
                 example.accepted_by
             );
         }
@@ -81,6 +81,44 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
                 ": too little"
             }
         );
+    }
+    out
+}
+
+/// A value for a message: at most 80 characters of its JSON, control
+/// characters escaped (JSON text escapes them already; this keeps it so).
+pub fn short(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    let cut: String = text.chars().take(80).collect();
+    if cut.len() < text.len() {
+        format!("{cut}… ({})", kind(value))
+    } else {
+        cut
+    }
+}
+
+fn kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// Text from elsewhere (a validator's message quoting a value) with its
+/// control characters escaped, so a message is one line that says only
+/// what it says.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch.is_control() {
+            out.extend(ch.escape_default());
+        } else {
+            out.push(ch);
+        }
     }
     out
 }
@@ -121,10 +159,9 @@ fn where_of(change: &crate::Change) -> &str {
 fn readings(comparison: &Comparison) -> String {
     format!(
         "{} readers, formats read as {}",
-        if comparison.strict_readers {
-            "strict"
-        } else {
-            "tolerant"
+        match comparison.readers {
+            crate::Readers::Strict => "strict",
+            crate::Readers::Tolerant => "tolerant",
         },
         match comparison.formats {
             crate::Formats::Assertion => "assertions",
@@ -166,10 +203,7 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
     for change in review_order(comparison) {
         let example = change.example.as_ref().map_or(String::new(), |e| {
-            format!(
-                "`{}`",
-                crate::example::describe(&e.value).replace('|', "\\|")
-            )
+            format!("`{}`", short(&e.value).replace('|', "\\|"))
         });
         let _ = writeln!(
             out,

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use compat::{compare_documents, Options, Verdict};
+use compat::{compare_documents, Options, Readers, Verdict};
 use contract::SchemaSet;
 use serde_json::Value;
 
@@ -35,10 +35,11 @@ fn verdicts(case: &Value) -> (bool, bool) {
         &set(&case["original"]),
         &set(&case["updated"]),
         Options {
-            strict_readers: true,
+            readers: Readers::Strict,
             ..Default::default()
         },
-    );
+    )
+    .expect("the schemas register");
     (
         comparison.writer == Verdict::Compatible,
         comparison.reader == Verdict::Compatible,

@@ -18,7 +18,8 @@ fn release(version: &str) -> SchemaSet {
 
 #[test]
 fn the_report_for_1_1_0_reads_as_a_changelog_starts() {
-    let comparison = compare_sets(&release("1.0.0"), &release("1.1.0"), Options::default());
+    let comparison = compare_sets(&release("1.0.0"), &release("1.1.0"), Options::default())
+        .expect("the schemas register");
     let declared = declared_bump("1.0.0", "1.1.0").expect("versions");
     insta::assert_snapshot!(
         "report_1_0_0_to_1_1_0",
@@ -66,14 +67,15 @@ fn locate(place: &str) -> Option<(String, usize)> {
 
 #[test]
 fn the_review_formats_read_as_their_readers_expect() {
-    let comparison = compare_sets(&release("1.0.0"), &release("1.1.0"), Options::default());
+    let comparison = compare_sets(&release("1.0.0"), &release("1.1.0"), Options::default())
+        .expect("the schemas register");
     let declared = declared_bump("1.0.0", "1.1.0").ok();
     insta::assert_snapshot!(
         "markdown_1_0_0_to_1_1_0",
         report::markdown(&comparison, declared, "1.0.0 → 1.1.0")
     );
     let (old, new) = breaking();
-    let comparison = compare_sets(&old, &new, Options::default());
+    let comparison = compare_sets(&old, &new, Options::default()).expect("the schemas register");
     insta::assert_snapshot!(
         "markdown_breaking",
         report::markdown(

@@ -6,13 +6,15 @@
 //! compatibility checker — starts here, so there is one notion of "the schema
 //! set" and one place where a malformed schema becomes a named error.
 
+mod json;
 mod lint;
 mod load;
 mod pointer;
 mod resolve;
 
+pub use json::{dismantle, read as read_json, TooDeep, MAX_JSON_DEPTH};
 pub use lint::{lint, LintRule, Violation};
-pub use load::{DocKind, SchemaDoc, SchemaSet};
+pub use load::{DeepDocuments, DocKind, SchemaDoc, SchemaSet};
 pub use pointer::{escape as escape_pointer_token, Pointer};
 pub use resolve::{resolve_ref, Resolved};
 
@@ -55,6 +57,14 @@ pub enum Error {
     },
     #[error("{path}: {message}")]
     Layout { path: PathBuf, message: String },
+    #[error(
+        "{path}: nests {depth} levels deep at {pointer}, past the {MAX_JSON_DEPTH} a schema may"
+    )]
+    TooDeep {
+        path: PathBuf,
+        depth: usize,
+        pointer: String,
+    },
     #[error("cannot build the schema registry: {0}")]
     Registry(String),
 }

@@ -55,7 +55,21 @@ pub struct SchemaDoc {
     pub kind: DocKind,
     /// The file's stem: the type, method or event name.
     pub name: String,
+    /// The schema; `true` for a document kept as [`SchemaDoc::too_deep`].
     pub value: Value,
+    /// Set when the document nests past [`crate::MAX_JSON_DEPTH`] and was
+    /// read as that fact alone (see [`DeepDocuments::Keep`]).
+    pub too_deep: Option<crate::TooDeep>,
+}
+
+/// What loading does with a document nested past [`crate::MAX_JSON_DEPTH`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeepDocuments {
+    /// An error naming the file and the place (every tool but compat).
+    Refuse,
+    /// A document whose [`SchemaDoc::too_deep`] says so: the compatibility
+    /// checker reads it and answers "cannot decide" where it matters.
+    Keep,
 }
 
 impl SchemaDoc {
@@ -114,6 +128,11 @@ pub struct SchemaSet {
 impl SchemaSet {
     /// Loads every `*.json` file below `dir`.
     pub fn load(dir: &Path) -> Result<Self, Error> {
+        Self::load_with(dir, DeepDocuments::Refuse)
+    }
+
+    /// [`SchemaSet::load`], choosing what becomes of over-deep documents.
+    pub fn load_with(dir: &Path, deep: DeepDocuments) -> Result<Self, Error> {
         let mut files = Vec::new();
         collect(dir, dir, &mut files)?;
         let mut texts = Vec::with_capacity(files.len());
@@ -124,11 +143,12 @@ impl SchemaSet {
             })?;
             texts.push((rel, text));
         }
-        Self::from_texts(
+        Self::from_texts_with(
             dir,
             texts
                 .iter()
                 .map(|(rel, text)| (rel.as_str(), text.as_str())),
+            deep,
         )
     }
 
@@ -138,13 +158,33 @@ impl SchemaSet {
         origin: &Path,
         texts: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Self, Error> {
+        Self::from_texts_with(origin, texts, DeepDocuments::Refuse)
+    }
+
+    /// [`SchemaSet::from_texts`], choosing what becomes of over-deep documents.
+    pub fn from_texts_with<'a>(
+        origin: &Path,
+        texts: impl IntoIterator<Item = (&'a str, &'a str)>,
+        deep: DeepDocuments,
+    ) -> Result<Self, Error> {
         let mut docs = Vec::new();
         for (rel, text) in texts {
             let path = origin.join(rel);
-            let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
+            let read = crate::read_json(text).map_err(|source| Error::Json {
                 path: path.clone(),
                 source,
             })?;
+            let (value, too_deep) = match (read, deep) {
+                (Ok(value), _) => (value, None),
+                (Err(found), DeepDocuments::Keep) => (Value::Bool(true), Some(found)),
+                (Err(found), DeepDocuments::Refuse) => {
+                    return Err(Error::TooDeep {
+                        path,
+                        depth: found.depth,
+                        pointer: found.pointer,
+                    })
+                }
+            };
             let (folder, file) = rel.split_once('/').ok_or_else(|| Error::Layout {
                 path: path.clone(),
                 message: "a schema file must sit in a folder named for its kind \
@@ -169,6 +209,7 @@ impl SchemaSet {
                 kind,
                 name: name.to_string(),
                 value,
+                too_deep,
             });
         }
         docs.sort_by(|a, b| a.rel.cmp(&b.rel));

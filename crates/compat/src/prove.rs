@@ -1,0 +1,1200 @@
+//! Containment: does every value a writer's schema accepts pass a reader's?
+//!
+//! A "holds" comes from one of four proofs, tried in this order:
+//!
+//! 1. **Equal**: the two schemas are the same, keyword for keyword, with
+//!    references followed in step (a cycle met again is the same cycle).
+//!    Sound whatever the keywords mean.
+//! 2. **Finite writer**: a writer that is an `enum` or `const` sends only
+//!    those values, and the validator says whether the reader takes each.
+//! 3. **Canonical form**: the `jsonschema` crate's own set algebra
+//!    (`jsonschema::canonical`, exact on numbers, the validator's regex
+//!    engine and formats) answers `covers` with yes, no or unknown. Asked
+//!    only when every keyword either side reaches is one the vocabulary
+//!    models ([`crate::vocab`]); otherwise the question is not put.
+//! 4. **Congruence**: where the canonical form cannot tell, the schemas are
+//!    taken apart keyword by keyword and each reader constraint is matched
+//!    with a writer constraint that implies it, children compared by this
+//!    same procedure (covariant places only: properties, items, `anyOf`
+//!    branches…; `not` the other way round; `oneOf` only with its other
+//!    branches proven disjoint). A pair met again after reading into the
+//!    value (a property, an item) holds by induction on the value's size.
+//!
+//! A "breaks" is shown by a value: the writer's validator accepts it and the
+//! reader's refuses it, found by the canonical difference or by drawing
+//! values from the writer. Anything else is "cannot decide: KEYWORD at
+//! POINTER (why)", which counts as breaking. Work is bounded by
+//! [`MAX_STEPS`] and [`MAX_DEPTH`]; running out is "cannot decide", never a
+//! verdict.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use jsonschema::canonical::{CanonicalSchema, Containment, PreparedDocument};
+use jsonschema::Draft;
+use serde_json::{Map, Value};
+
+use crate::space::{location, DocId, Place, Space};
+use crate::vocab::{self, Handling, Shape};
+use crate::Formats;
+
+/// How deep comparisons nest (child pairs of child pairs) before the prover
+/// stops and cannot decide.
+pub const MAX_DEPTH: usize = 96;
+
+/// How many pairs one top-level comparison may examine.
+pub const MAX_STEPS: usize = 4_000;
+
+/// How many values are drawn from a writer when looking for a counterexample.
+pub const WITNESS_DRAWS: usize = 48;
+
+/// Where and why containment fails.
+#[derive(Debug, Clone)]
+pub struct Break {
+    /// JSON pointer into the value, where the reader refuses it.
+    pub path: String,
+    pub writer_file: String,
+    pub writer_pointer: String,
+    pub reader_file: String,
+    pub reader_pointer: String,
+    pub reason: String,
+    /// A value the writer accepts and the reader refuses, as the validator says.
+    pub witness: Option<Value>,
+    pub kind: BreakKind,
+}
+
+/// What kind of break a [`Break`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BreakKind {
+    /// The reader refuses values the writer sends (shown by a value where one was found).
+    Refused,
+    /// Assumed: the prover could not decide (the safe answer).
+    Undecided { keyword: String },
+}
+
+impl Break {
+    /// The keyword the prover could not reason about, when it could not decide.
+    pub fn undecided(&self) -> Option<&str> {
+        match &self.kind {
+            BreakKind::Undecided { keyword } => Some(keyword),
+            BreakKind::Refused => None,
+        }
+    }
+}
+
+pub type Outcome = Result<(), Box<Break>>;
+
+/// Why a pair could not be decided, before it becomes a [`Break`].
+#[derive(Clone, Debug)]
+struct Stuck {
+    keyword: String,
+    /// The document and pointer where the keyword stands.
+    file: String,
+    pointer: String,
+    why: String,
+}
+
+/// A place as a cache key.
+type Key = (DocId, String);
+
+/// What a place reaches, walked once: whether an obstacle stops every
+/// proof but equality, and whether every keyword is modelled.
+#[derive(Clone, Debug)]
+struct Reach {
+    obstacles: Result<(), Stuck>,
+    vocabulary: Result<(), Stuck>,
+}
+
+impl Reach {
+    /// An obstacle: nothing but equality can prove anything here.
+    fn stopped(stuck: Stuck) -> Self {
+        Reach {
+            obstacles: Err(stuck.clone()),
+            vocabulary: Err(stuck),
+        }
+    }
+}
+
+/// The prover over one [`Space`], with what it has learnt cached.
+pub struct Prover<'s> {
+    space: &'s Space<'s>,
+    prepared: RefCell<HashMap<DocId, Option<Rc<PreparedDocument<'s>>>>>,
+    canonical: RefCell<HashMap<Key, Option<Rc<CanonicalSchema>>>>,
+    reach: RefCell<HashMap<Key, Reach>>,
+    matches: RefCell<HashMap<(String, String), Option<bool>>>,
+    steps: Cell<usize>,
+}
+
+/// A pair on the way down, and how many times the walk had read into the
+/// value when it was met.
+type Trail = Vec<((usize, usize), usize)>;
+
+impl<'s> Prover<'s> {
+    pub fn new(space: &'s Space<'s>) -> Self {
+        Prover {
+            space,
+            prepared: RefCell::new(HashMap::new()),
+            canonical: RefCell::new(HashMap::new()),
+            reach: RefCell::new(HashMap::new()),
+            matches: RefCell::new(HashMap::new()),
+            steps: Cell::new(MAX_STEPS),
+        }
+    }
+
+    pub fn space(&self) -> &'s Space<'s> {
+        self.space
+    }
+
+    /// Whether every value `writer` accepts passes `reader`.
+    pub fn contains(&self, writer: &Place<'s>, reader: &Place<'s>) -> Outcome {
+        self.steps.set(MAX_STEPS);
+        self.sub(writer, reader, 0, 0, &mut Vec::new())
+    }
+
+    fn sub(
+        &self,
+        writer: &Place<'s>,
+        reader: &Place<'s>,
+        depth: usize,
+        descents: usize,
+        trail: &mut Trail,
+    ) -> Outcome {
+        if depth > MAX_DEPTH {
+            return self.stuck(
+                writer,
+                reader,
+                self.stuck_at(
+                    reader,
+                    "nesting",
+                    format!("comparisons nest more than {MAX_DEPTH} deep"),
+                ),
+            );
+        }
+        match self.steps.get().checked_sub(1) {
+            Some(left) => self.steps.set(left),
+            None => {
+                return self.stuck(
+                    writer,
+                    reader,
+                    self.stuck_at(
+                        reader,
+                        "size",
+                        format!("the comparison needs more than {MAX_STEPS} steps"),
+                    ),
+                );
+            }
+        }
+        let (w, r) = match (self.space.follow(writer), self.space.follow(reader)) {
+            (Ok(w), Ok(r)) => (w, r),
+            (Err(why), _) => return self.stuck(writer, reader, self.stuck_at(writer, "$ref", why)),
+            (_, Err(why)) => return self.stuck(writer, reader, self.stuck_at(reader, "$ref", why)),
+        };
+        let key = (address(w.value), address(r.value));
+        if let Some((_, seen)) = trail.iter().find(|(k, _)| *k == key) {
+            if *seen < descents {
+                return Ok(()); // met again inside the value: induction on its size
+            }
+            return self.stuck(
+                &w,
+                &r,
+                self.stuck_at(
+                    &r,
+                    "$ref",
+                    "a schema that refers to itself without reading into the value".into(),
+                ),
+            );
+        }
+        if self.equal(&w, &r).is_ok() {
+            return Ok(());
+        }
+        if let Err(stuck) = self.obstacles(&w).and_then(|()| self.obstacles(&r)) {
+            return self.stuck(&w, &r, stuck);
+        }
+        if let Some(values) = finite(&w, self.space.draft(&w)) {
+            return self.finite(&w, &r, values);
+        }
+        let modelled = self.vocabulary(&w).and_then(|()| self.vocabulary(&r));
+        if modelled.is_ok() {
+            match self.covers(&w, &r) {
+                Containment::Yes => return Ok(()),
+                Containment::No => return Err(self.refused(&w, &r)),
+                Containment::Unknown => {}
+            }
+        }
+        trail.push((key, descents));
+        let congruent = self.congruent(&w, &r, depth, descents, trail);
+        trail.pop();
+        if congruent {
+            return Ok(());
+        }
+        if let Some(witness) = self.search(&w, &r, WITNESS_DRAWS) {
+            return Err(self.shown(&w, &r, witness));
+        }
+        let stuck = match modelled {
+            Err(stuck) => stuck,
+            Ok(()) => self.difference(&w, &r),
+        };
+        self.stuck(&w, &r, stuck)
+    }
+
+    fn stuck_at(&self, place: &Place<'_>, keyword: &str, why: String) -> Stuck {
+        let (file, pointer) = self.space.describe(place);
+        Stuck {
+            keyword: keyword.into(),
+            file,
+            pointer,
+            why,
+        }
+    }
+
+    /// A break that is not shown: the prover could not decide.
+    fn stuck(&self, writer: &Place<'_>, reader: &Place<'_>, stuck: Stuck) -> Outcome {
+        let (writer_file, writer_pointer) = self.space.describe(writer);
+        let (reader_file, reader_pointer) = self.space.describe(reader);
+        Err(Box::new(Break {
+            path: String::new(),
+            writer_file,
+            writer_pointer,
+            reader_file,
+            reader_pointer,
+            reason: format!(
+                "cannot decide: {} at {}#{} ({}); counted as breaking",
+                stuck.keyword, stuck.file, stuck.pointer, stuck.why
+            ),
+            witness: None,
+            kind: BreakKind::Undecided {
+                keyword: stuck.keyword,
+            },
+        }))
+    }
+
+    /// A break shown by `witness`, which the writer accepts and the reader refuses.
+    fn shown(&self, writer: &Place<'_>, reader: &Place<'_>, witness: Value) -> Box<Break> {
+        let (writer_file, writer_pointer) = self.space.describe(writer);
+        let (reader_file, reader_pointer) = self.space.describe(reader);
+        let (path, why) = self
+            .space
+            .refusal(reader, &witness)
+            .unwrap_or_else(|| (String::new(), "the reader refuses it".into()));
+        let at = if path.is_empty() {
+            String::new()
+        } else {
+            format!("at {path}: ")
+        };
+        Box::new(Break {
+            reason: format!("{at}{why}"),
+            path,
+            writer_file,
+            writer_pointer,
+            reader_file,
+            reader_pointer,
+            witness: Some(witness),
+            kind: BreakKind::Refused,
+        })
+    }
+
+    /// A break the canonical form proved; shown by a value when one is
+    /// found, drawn from the difference the canonical form gives or from the
+    /// writer.
+    fn refused(&self, writer: &Place<'s>, reader: &Place<'s>) -> Box<Break> {
+        let found = self
+            .difference_witness(writer, reader)
+            .or_else(|| self.search(writer, reader, WITNESS_DRAWS * 4));
+        if let Some(witness) = found {
+            return self.shown(writer, reader, witness);
+        }
+        let (writer_file, writer_pointer) = self.space.describe(writer);
+        let (reader_file, reader_pointer) = self.space.describe(reader);
+        Box::new(Break {
+            path: String::new(),
+            writer_file,
+            writer_pointer,
+            reader_file,
+            reader_pointer,
+            reason: "the writer allows values the reader refuses (proven; no example found)".into(),
+            witness: None,
+            kind: BreakKind::Refused,
+        })
+    }
+
+    /// Values drawn from `writer` until one the writer accepts is refused by
+    /// `reader`, as the validator says.
+    pub fn search(&self, writer: &Place<'s>, reader: &Place<'s>, draws: usize) -> Option<Value> {
+        let doc = self.space.doc(writer.doc)?;
+        let at = location(&doc.uri, &writer.pointer);
+        let (writes, reads) = (self.space.validator(writer)?, self.space.validator(reader)?);
+        // Seeded by the place, so a report shows the same value every run.
+        let seed = at.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        let mut sampler = sample::Sampler::new(self.space.registry(), seed);
+        (0..draws)
+            .filter_map(|_| sampler.draw(&at).ok())
+            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+    }
+
+    /// A value drawn from "what the writer accepts and the reader does not",
+    /// as the canonical form writes it, confirmed by the validator.
+    fn difference_witness(&self, writer: &Place<'s>, reader: &Place<'s>) -> Option<Value> {
+        let (w, r) = (self.canonical(writer)?, self.canonical(reader)?);
+        let difference = w.subtract(&r).ok()?.to_json_schema();
+        let uri = "https://difference.compat.invalid/schema.json";
+        let registry = self
+            .space
+            .registry()
+            .add(uri, difference)
+            .ok()?
+            .prepare()
+            .ok()?;
+        let (writes, reads) = (self.space.validator(writer)?, self.space.validator(reader)?);
+        let mut sampler = sample::Sampler::new(&registry, 0xd1ff);
+        (0..WITNESS_DRAWS)
+            .filter_map(|_| sampler.draw(uri).ok())
+            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+    }
+
+    /// Every value of a finite writer, put to the validator.
+    fn finite(&self, writer: &Place<'s>, reader: &Place<'s>, values: Vec<&Value>) -> Outcome {
+        let (Some(writes), Some(reads)) =
+            (self.space.validator(writer), self.space.validator(reader))
+        else {
+            let stuck = self.stuck_at(
+                reader,
+                "$ref",
+                "the validator cannot compile one of the two schemas".into(),
+            );
+            return self.stuck(writer, reader, stuck);
+        };
+        match values
+            .into_iter()
+            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+        {
+            Some(value) => Err(self.shown(writer, reader, value.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// What the places reach, walked once each: a document with an obstacle
+    /// or a reference that leads nowhere stops every proof but equality.
+    fn obstacles(&self, place: &Place<'s>) -> Result<(), Stuck> {
+        self.reach(place).obstacles
+    }
+
+    /// Whether every keyword a place reaches is modelled.
+    fn vocabulary(&self, place: &Place<'s>) -> Result<(), Stuck> {
+        self.reach(place).vocabulary
+    }
+
+    fn reach(&self, place: &Place<'s>) -> Reach {
+        let key = (place.doc, place.pointer.clone());
+        if let Some(found) = self.reach.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.walk(place);
+        self.reach.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    fn walk(&self, place: &Place<'s>) -> Reach {
+        let mut unmodelled = Ok(());
+        let mut queue = vec![place.clone()];
+        let mut seen: HashSet<(DocId, String)> = HashSet::new();
+        let mut walked = 0usize;
+        while let Some(start) = queue.pop() {
+            if !seen.insert((start.doc, start.pointer.clone())) {
+                continue;
+            }
+            let Some(doc) = self.space.doc(start.doc) else {
+                continue;
+            };
+            if let Some(obstacle) = &doc.obstacle {
+                return Reach::stopped(Stuck {
+                    keyword: obstacle.keyword.clone(),
+                    file: doc.rel.clone(),
+                    pointer: obstacle.pointer.clone(),
+                    why: obstacle.why.clone(),
+                });
+            }
+            let draft = self.space.draft(&start);
+            let positions =
+                match vocab::walk(start.value, &start.pointer, draft, vocab::Walk::InPlay) {
+                    Ok(positions) => positions,
+                    Err(_) => {
+                        return Reach::stopped(self.stuck_at(
+                            &start,
+                            "nesting",
+                            format!("schemas nest more than {} levels deep", vocab::MAX_NESTING),
+                        ));
+                    }
+                };
+            walked += positions.len();
+            if walked > vocab::MAX_POSITIONS {
+                return Reach::stopped(self.stuck_at(
+                    place,
+                    "size",
+                    format!(
+                        "the schemas reached hold more than {} subschemas",
+                        vocab::MAX_POSITIONS
+                    ),
+                ));
+            }
+            for position in positions {
+                let Value::Object(map) = position.value else {
+                    continue;
+                };
+                let here = Place {
+                    doc: start.doc,
+                    pointer: position.pointer.clone(),
+                    value: position.value,
+                };
+                let draft = vocab::draft_of(map, draft);
+                for key in map.keys() {
+                    if let Handling::CannotDecide(why) = vocab::handling(draft, key) {
+                        if unmodelled.is_ok() {
+                            unmodelled = Err(self.stuck_at(&here, key, why.into()));
+                        }
+                    }
+                }
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    match self.space.resolve(&here, reference) {
+                        Ok(target) => queue.push(target),
+                        Err(why) => return Reach::stopped(self.stuck_at(&here, "$ref", why)),
+                    }
+                }
+            }
+        }
+        Reach {
+            obstacles: Ok(()),
+            vocabulary: unmodelled,
+        }
+    }
+
+    /// The canonical form's answer to "does `reader` accept all `writer` does".
+    fn covers(&self, writer: &Place<'s>, reader: &Place<'s>) -> Containment {
+        match (self.canonical(writer), self.canonical(reader)) {
+            (Some(w), Some(r)) => r.covers(&w).unwrap_or(Containment::Unknown),
+            _ => Containment::Unknown,
+        }
+    }
+
+    fn canonical(&self, place: &Place<'s>) -> Option<Rc<CanonicalSchema>> {
+        let key = (place.doc, place.pointer.clone());
+        if let Some(found) = self.canonical.borrow().get(&key) {
+            return found.clone();
+        }
+        let made = self
+            .prepared(place.doc)
+            .and_then(|doc| doc.canonicalize_at(&place.pointer).ok())
+            .map(Rc::new);
+        self.canonical.borrow_mut().insert(key, made.clone());
+        made
+    }
+
+    fn prepared(&self, doc: DocId) -> Option<Rc<PreparedDocument<'s>>> {
+        if let Some(found) = self.prepared.borrow().get(&doc) {
+            return found.clone();
+        }
+        let info = self.space.doc(doc)?;
+        let root = self.space.root(doc)?;
+        let prepared = jsonschema::canonical::options()
+            .with_registry(self.space.registry())
+            .with_base_uri(info.uri.clone())
+            .should_validate_formats(self.space.options.formats == Formats::Assertion)
+            .prepare(root)
+            .ok()
+            .map(Rc::new);
+        self.prepared.borrow_mut().insert(doc, prepared.clone());
+        prepared
+    }
+
+    /// Whether two places are the same schema: equal keywords, references
+    /// followed in step. `Err` names the first place they differ.
+    fn equal(&self, a: &Place<'s>, b: &Place<'s>) -> Result<(), Stuck> {
+        let mut stack = vec![(a.clone(), b.clone())];
+        let mut assumed: HashSet<(usize, usize)> = HashSet::new();
+        let mut budget = vocab::MAX_POSITIONS;
+        while let Some((a, b)) = stack.pop() {
+            budget = budget.checked_sub(1).ok_or_else(|| {
+                self.stuck_at(&b, "size", "the schemas are too large to compare".into())
+            })?;
+            let (a, b) = match (self.space.follow(&a), self.space.follow(&b)) {
+                (Ok(a), Ok(b)) => (a, b),
+                _ => return Err(self.stuck_at(&b, "$ref", "a reference does not resolve".into())),
+            };
+            if !assumed.insert((address(a.value), address(b.value))) {
+                continue;
+            }
+            let differ = |keyword: &str, why: &str| self.stuck_at(&b, keyword, why.into());
+            let (draft_a, draft_b) = (self.space.draft(&a), self.space.draft(&b));
+            if draft_a != draft_b {
+                return Err(differ("$schema", "the two are read in different drafts"));
+            }
+            let (ma, mb) = match (a.value, b.value) {
+                (Value::Object(ma), Value::Object(mb)) => (ma, mb),
+                (x, y) if x == y => continue,
+                _ => return Err(differ(
+                    "",
+                    "one schema is a boolean and the other is not, or both are different booleans",
+                )),
+            };
+            let keys = |m: &Map<String, Value>| -> Vec<String> {
+                let mut keys: Vec<String> = m
+                    .keys()
+                    .filter(|k| {
+                        matches!(
+                            vocab::handling(draft_a, k),
+                            Handling::Modelled | Handling::CannotDecide(_)
+                        )
+                    })
+                    .cloned()
+                    .collect();
+                keys.sort();
+                keys
+            };
+            let (ka, kb) = (keys(ma), keys(mb));
+            if ka != kb {
+                let first = ka
+                    .iter()
+                    .chain(kb.iter())
+                    .find(|k| !(ka.contains(k) && kb.contains(k)))
+                    .cloned()
+                    .unwrap_or_default();
+                return Err(differ(&first, "present on one side only"));
+            }
+            for key in kb {
+                let (va, vb) = match (ma.get(&key), mb.get(&key)) {
+                    (Some(va), Some(vb)) => (va, vb),
+                    _ => continue,
+                };
+                if key == "$dynamicRef" || key == "$recursiveRef" {
+                    // Where these lead depends on the path a value takes.
+                    return Err(differ(&key, "a dynamic reference"));
+                }
+                if key == "$ref" {
+                    let (Some(ra), Some(rb)) = (va.as_str(), vb.as_str()) else {
+                        return Err(differ("$ref", "not a string"));
+                    };
+                    match (self.space.resolve(&a, ra), self.space.resolve(&b, rb)) {
+                        (Ok(ta), Ok(tb)) => stack.push((ta, tb)),
+                        _ => return Err(differ("$ref", "a reference does not resolve")),
+                    }
+                    continue;
+                }
+                match vocab::shape(draft_a, &key) {
+                    Shape::Value => {
+                        if va != vb {
+                            return Err(differ(&key, "changed"));
+                        }
+                    }
+                    _ => {
+                        let (ca, cb) = (
+                            vocab::children(draft_a, &key, va),
+                            vocab::children(draft_b, &key, vb),
+                        );
+                        let tokens = |c: &Vec<(String, &Value)>| {
+                            c.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
+                        };
+                        if tokens(&ca) != tokens(&cb) || !same_non_schemas(va, vb) {
+                            return Err(differ(&key, "changed"));
+                        }
+                        for ((token, xa), (_, xb)) in ca.into_iter().zip(cb) {
+                            stack.push((
+                                Place {
+                                    doc: a.doc,
+                                    pointer: format!("{}{token}", a.pointer),
+                                    value: xa,
+                                },
+                                Place {
+                                    doc: b.doc,
+                                    pointer: format!("{}{token}", b.pointer),
+                                    value: xb,
+                                },
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the subschemas under `key` are the same on both sides
+    /// (references followed), so a change there is no change.
+    pub fn same_under(&self, a: &Place<'s>, b: &Place<'s>, key: &str) -> bool {
+        let (draft_a, draft_b) = (self.space.draft(a), self.space.draft(b));
+        let (Some(va), Some(vb)) = (a.value.get(key), b.value.get(key)) else {
+            return false;
+        };
+        if va != vb {
+            return false;
+        }
+        if key == "$ref" {
+            return match (va.as_str(), vb.as_str()) {
+                (Some(ra), Some(rb)) => {
+                    match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
+                        (Ok(ta), Ok(tb)) => self.equal(&ta, &tb).is_ok(),
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
+        }
+        let (ca, cb) = (
+            vocab::children(draft_a, key, va),
+            vocab::children(draft_b, key, vb),
+        );
+        ca.len() == cb.len()
+            && ca.into_iter().zip(cb).all(|((ta, xa), (tb, xb))| {
+                self.equal(
+                    &Place {
+                        doc: a.doc,
+                        pointer: format!("{}{ta}", a.pointer),
+                        value: xa,
+                    },
+                    &Place {
+                        doc: b.doc,
+                        pointer: format!("{}{tb}", b.pointer),
+                        value: xb,
+                    },
+                )
+                .is_ok()
+            })
+    }
+
+    /// The first place the two differ, as a reason not to decide.
+    fn difference(&self, writer: &Place<'s>, reader: &Place<'s>) -> Stuck {
+        match self.equal(writer, reader) {
+            Err(mut stuck) => {
+                if stuck.keyword.is_empty() {
+                    stuck.keyword = "schema".into();
+                }
+                stuck.why = format!(
+                    "the prover cannot show that every value the writer sends passes the reader here ({})",
+                    stuck.why
+                );
+                stuck
+            }
+            Ok(()) => self.stuck_at(
+                reader,
+                "schema",
+                "the prover cannot show that every value the writer sends passes".into(),
+            ),
+        }
+    }
+}
+
+/// The values of a writer that can only send a fixed list.
+fn finite<'v>(place: &Place<'v>, draft: Draft) -> Option<Vec<&'v Value>> {
+    let map = place.value.as_object()?;
+    if vocab::handling(draft, "const") == Handling::Modelled {
+        if let Some(value) = map.get("const") {
+            return Some(vec![value]);
+        }
+    }
+    map.get("enum")
+        .and_then(Value::as_array)
+        .map(|values| values.iter().collect())
+}
+
+/// Whether two keyword values agree everywhere but in their subschemas
+/// (`dependencies` mixes name lists and schemas).
+fn same_non_schemas(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(ma), Value::Object(mb)) => ma.iter().all(|(k, va)| match mb.get(k) {
+            Some(vb) if va.is_array() || vb.is_array() => va == vb,
+            Some(_) => true,
+            None => false,
+        }),
+        _ => true,
+    }
+}
+
+fn address(value: &Value) -> usize {
+    std::ptr::from_ref(value) as usize
+}
+
+/// Where a congruence proof stands: how deep, and how often it has read
+/// into the value (for the induction on its size).
+#[derive(Clone, Copy)]
+struct Depth {
+    depth: usize,
+    descents: usize,
+}
+
+/// Whether a child pair is of the same value or of a part of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// The same value (`allOf`, `not`, conditions).
+    Same,
+    /// A part of it (a property, an item, a name).
+    Into,
+}
+
+impl<'s> Prover<'s> {
+    /// A child pair of a congruence proof, by the whole procedure.
+    fn inside(
+        &self,
+        a: &Place<'s>,
+        b: &Place<'s>,
+        step: Step,
+        at: Depth,
+        trail: &mut Trail,
+    ) -> bool {
+        let descents = at.descents + usize::from(step == Step::Into);
+        self.sub(a, b, at.depth + 1, descents, trail).is_ok()
+    }
+
+    /// Whether `writer ⊆ reader` follows from the parts: every constraint of
+    /// the reader implied by one of the writer's, children by [`Prover::sub`].
+    fn congruent(
+        &self,
+        w: &Place<'s>,
+        r: &Place<'s>,
+        depth: usize,
+        descents: usize,
+        trail: &mut Trail,
+    ) -> bool {
+        let at = Depth { depth, descents };
+        let (Value::Object(mw), Value::Object(mr)) = (w.value, r.value) else {
+            return r.value == &Value::Bool(true) || w.value == &Value::Bool(false);
+        };
+        let draft = self.space.draft(r);
+        if self.space.draft(w) != draft || mw.contains_key("$ref") || mr.contains_key("$ref") {
+            return false;
+        }
+        // A writer's `anyOf`/`oneOf`: each branch on its own inside the reader
+        // (the writer's other keywords only narrow a branch further).
+        for union in ["anyOf", "oneOf"] {
+            let branches = child_list(w, draft, union);
+            if !branches.is_empty()
+                && branches
+                    .iter()
+                    .all(|b| self.inside(b, r, Step::Same, at, trail))
+            {
+                return true;
+            }
+        }
+        // A writer's `allOf`: one part inside the reader is enough.
+        if child_list(w, draft, "allOf")
+            .iter()
+            .any(|part| self.inside(part, r, Step::Same, at, trail))
+        {
+            return true;
+        }
+        mr.keys().all(|key| match vocab::handling(draft, key) {
+            Handling::Annotation | Handling::Structure => true,
+            // Its meaning may hang on the keywords beside it: only whole
+            // schemas that are equal prove anything (see `equal`).
+            Handling::CannotDecide(_) => false,
+            Handling::Modelled => self.keyword(w, r, key, at, trail),
+        })
+    }
+
+    /// One reader keyword, implied by the writer's?
+    fn keyword(
+        &self,
+        w: &Place<'s>,
+        r: &Place<'s>,
+        key: &str,
+        at: Depth,
+        trail: &mut Trail,
+    ) -> bool {
+        let (Value::Object(mw), Value::Object(mr)) = (w.value, r.value) else {
+            return false;
+        };
+        let draft = self.space.draft(r);
+        let same = mw.get(key) == mr.get(key);
+        match key {
+            "type" => types_within(mw.get("type"), mr.get("type")),
+            "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum" => {
+                bounds_within(mw, mr, draft)
+            }
+            "minLength" | "minItems" | "minProperties" | "minContains" => {
+                count_at_least(mw.get(key), mr.get(key))
+            }
+            "maxLength" | "maxItems" | "maxProperties" => count_at_most(mw.get(key), mr.get(key)),
+            "required" => {
+                let have = contract::string_list(mw.get("required"));
+                contract::string_list(mr.get("required"))
+                    .iter()
+                    .all(|n| have.contains(n))
+            }
+            "uniqueItems" => {
+                mr.get(key) != Some(&Value::Bool(true)) || mw.get(key) == Some(&Value::Bool(true))
+            }
+            "multipleOf" => same || divides(mr.get(key), mw.get(key)),
+            "format" => same || self.space.options.formats == Formats::Annotation,
+            "pattern" | "enum" | "const" | "dependentRequired" | "maxContains" => same,
+            "allOf" => child_list(r, draft, "allOf")
+                .iter()
+                .all(|part| self.inside(w, part, Step::Same, at, trail)),
+            "anyOf" => child_list(r, draft, "anyOf")
+                .iter()
+                .any(|branch| self.inside(w, branch, Step::Same, at, trail)),
+            "oneOf" => self.one_of(w, r, at, trail),
+            "not" => match (child(w, "not"), child(r, "not")) {
+                // not A ⊆ not B exactly when B ⊆ A.
+                (Some(nw), Some(nr)) => self.inside(&nr, &nw, Step::Same, at, trail),
+                _ => false,
+            },
+            "if" | "then" | "else" => self.condition(w, r, at, trail),
+            "dependentSchemas" | "dependencies" => self.dependencies(w, r, key, at, trail),
+            "properties" | "patternProperties" | "additionalProperties" => {
+                self.object(w, r, at, trail)
+            }
+            "items" | "prefixItems" | "additionalItems" => self.array(w, r, at, trail),
+            "contains" => match (child(w, "contains"), child(r, "contains")) {
+                // At least as many matches as the reader asks for (one when
+                // unsaid), and no ceiling on the reader.
+                (Some(cw), Some(cr)) => {
+                    let least = |m: &Map<String, Value>| {
+                        m.get("minContains").and_then(Value::as_u64).unwrap_or(1)
+                    };
+                    mr.get("maxContains").is_none()
+                        && least(mw) >= least(mr)
+                        && self.inside(&cw, &cr, Step::Into, at, trail)
+                }
+                _ => false,
+            },
+            "propertyNames" => match (child(w, key), child(r, key)) {
+                (Some(nw), Some(nr)) => self.inside(&nw, &nr, Step::Into, at, trail),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// A reader's `oneOf`: the writer inside one branch and provably apart
+    /// from every other.
+    fn one_of(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
+        let branches = child_list(r, self.space.draft(r), "oneOf");
+        branches.iter().enumerate().any(|(i, branch)| {
+            self.inside(w, branch, Step::Same, at, trail)
+                && branches
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .all(|(_, other)| self.disjoint(w, other))
+        })
+    }
+
+    /// Whether no value passes both places, as the canonical form proves it
+    /// or as their types show.
+    fn disjoint(&self, a: &Place<'s>, b: &Place<'s>) -> bool {
+        let (Ok(a), Ok(b)) = (self.space.follow(a), self.space.follow(b)) else {
+            return false;
+        };
+        let modelled = |p: &Place<'s>| self.vocabulary(p).is_ok() && self.obstacles(p).is_ok();
+        if modelled(&a) && modelled(&b) {
+            if let (Some(x), Some(y)) = (self.canonical(&a), self.canonical(&b)) {
+                if x.intersect(&y).is_ok_and(|both| {
+                    both.satisfiability() == jsonschema::canonical::Satisfiability::No
+                }) {
+                    return true;
+                }
+            }
+        }
+        if let (Some(ta), Some(tb)) = (
+            a.value.get("type").map(type_names),
+            b.value.get("type").map(type_names),
+        ) {
+            let overlap = ta.iter().any(|t| {
+                tb.contains(t)
+                    || (*t == "integer" && tb.contains(&"number"))
+                    || (*t == "number" && tb.contains(&"integer"))
+            });
+            if !overlap {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A reader's condition: the same condition on the writer, branch by
+    /// branch; or a writer inside both branches.
+    fn condition(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
+        let same_if = match (child(w, "if"), child(r, "if")) {
+            (Some(iw), Some(ir)) => self.equal(&iw, &ir).is_ok(),
+            (None, None) => true,
+            _ => false,
+        };
+        let mut inside = |wb: Option<Place<'s>>, rb: Option<Place<'s>>| match (wb, rb) {
+            (_, None) => true,
+            (Some(x), Some(y)) => self.inside(&x, &y, Step::Same, at, trail),
+            (None, Some(y)) => self.inside(w, &y, Step::Same, at, trail),
+        };
+        if same_if && r.value.get("if").is_some() {
+            return inside(child(w, "then"), child(r, "then"))
+                && inside(child(w, "else"), child(r, "else"));
+        }
+        [child(r, "then"), child(r, "else")]
+            .into_iter()
+            .flatten()
+            .all(|rb| inside(None, Some(rb)))
+    }
+
+    fn dependencies(
+        &self,
+        w: &Place<'s>,
+        r: &Place<'s>,
+        key: &str,
+        at: Depth,
+        trail: &mut Trail,
+    ) -> bool {
+        let Some(Value::Object(deps)) = r.value.get(key) else {
+            return true;
+        };
+        deps.iter().all(|(trigger, dependency)| {
+            if dependency.is_array() {
+                let names = contract::string_list(Some(dependency));
+                let have = contract::string_list(w.value.get("required"));
+                let theirs = contract::string_list(w.value.get(key).and_then(|d| d.get(trigger)));
+                return names.iter().all(|n| have.contains(n) || theirs.contains(n));
+            }
+            let Some(reader) = r.at_path(&[key, trigger]) else {
+                return false;
+            };
+            match w
+                .at_path(&[key, trigger])
+                .filter(|own| !own.value.is_array())
+            {
+                Some(writer) => self.inside(&writer, &reader, Step::Same, at, trail),
+                None => self.inside(w, &reader, Step::Same, at, trail),
+            }
+        })
+    }
+
+    /// Objects: each property name's schemas on the reader implied by the
+    /// writer's, for every declared name, every shared pattern, and the rest.
+    fn object(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
+        let patterns = |p: &Place<'s>| -> Vec<String> {
+            let mut keys: Vec<String> = p
+                .value
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            keys.sort();
+            keys
+        };
+        if patterns(w) != patterns(r) {
+            return false;
+        }
+        let mut names: Vec<String> = [w, r]
+            .iter()
+            .flat_map(|p| {
+                p.value
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        for name in &names {
+            let (Some(ws), Some(rs)) = (self.schemas_for(w, name), self.schemas_for(r, name))
+            else {
+                return false;
+            };
+            for reader in &rs {
+                let implied = if ws.is_empty() {
+                    reader.value == &Value::Bool(true)
+                } else {
+                    ws.iter()
+                        .any(|writer| self.inside(writer, reader, Step::Into, at, trail))
+                };
+                if !implied {
+                    return false;
+                }
+            }
+        }
+        for pattern in patterns(r) {
+            match (
+                w.at_path(&["patternProperties", &pattern]),
+                r.at_path(&["patternProperties", &pattern]),
+            ) {
+                (Some(x), Some(y)) if self.inside(&x, &y, Step::Into, at, trail) => {}
+                _ => return false,
+            }
+        }
+        match (
+            child(w, "additionalProperties"),
+            child(r, "additionalProperties"),
+        ) {
+            (_, None) => true,
+            (Some(x), Some(y)) => self.inside(&x, &y, Step::Into, at, trail),
+            (None, Some(y)) => y.value == &Value::Bool(true),
+        }
+    }
+
+    /// The schemas that apply to property `name` of a place's objects (an
+    /// empty list when anything goes); `None` when that cannot be told.
+    fn schemas_for(&self, place: &Place<'s>, name: &str) -> Option<Vec<Place<'s>>> {
+        let mut out: Vec<Place<'s>> = place.at_path(&["properties", name]).into_iter().collect();
+        let mut matched = false;
+        if let Some(Value::Object(patterns)) = place.value.get("patternProperties") {
+            for pattern in patterns.keys() {
+                if self.pattern_matches(pattern, name)? {
+                    matched = true;
+                    out.extend(place.at_path(&["patternProperties", pattern]));
+                }
+            }
+        }
+        if out.is_empty() && !matched {
+            out.extend(child(place, "additionalProperties"));
+        }
+        Some(out)
+    }
+
+    /// Whether `pattern` matches `name`, as the validator's regex engine says.
+    fn pattern_matches(&self, pattern: &str, name: &str) -> Option<bool> {
+        let key = (pattern.to_string(), name.to_string());
+        if let Some(found) = self.matches.borrow().get(&key) {
+            return *found;
+        }
+        let schema = serde_json::json!({ "patternProperties": { pattern: false } });
+        let found = jsonschema::options()
+            .build(&schema)
+            .ok()
+            .map(|validator| !validator.is_valid(&serde_json::json!({ name: null })));
+        self.matches.borrow_mut().insert(key, found);
+        found
+    }
+
+    /// Arrays: the writer's schema for each position inside the reader's.
+    fn array(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
+        let (tw, rw) = positions_of(w, self.space.draft(w));
+        let (tr, rr) = positions_of(r, self.space.draft(r));
+        (0..=tw.len().max(tr.len())).all(|index| {
+            let of = |tuple: &Vec<Place<'s>>, rest: &Option<Place<'s>>| {
+                tuple.get(index).cloned().or_else(|| rest.clone())
+            };
+            match (of(&tw, &rw), of(&tr, &rr)) {
+                (_, None) => true,
+                (Some(x), Some(y)) => self.inside(&x, &y, Step::Into, at, trail),
+                (None, Some(y)) => y.value == &Value::Bool(true),
+            }
+        })
+    }
+}
+
+/// `(tuple, rest)`: the schemas of an array's leading positions and of the others.
+fn positions_of<'s>(place: &Place<'s>, draft: Draft) -> (Vec<Place<'s>>, Option<Place<'s>>) {
+    let (tuple_key, rest_key) = if draft <= Draft::Draft201909 {
+        ("items", "additionalItems")
+    } else {
+        ("prefixItems", "items")
+    };
+    match place.value.get(tuple_key) {
+        Some(Value::Array(_)) => (child_list(place, draft, tuple_key), child(place, rest_key)),
+        _ if draft <= Draft::Draft201909 => (Vec::new(), child(place, "items")),
+        _ => (Vec::new(), child(place, rest_key)),
+    }
+}
+
+/// The subschema under `key` (an object or a boolean).
+fn child<'s>(place: &Place<'s>, key: &str) -> Option<Place<'s>> {
+    place
+        .at(key)
+        .filter(|p| p.value.is_object() || p.value.is_boolean())
+}
+
+fn child_list<'s>(place: &Place<'s>, draft: Draft, key: &str) -> Vec<Place<'s>> {
+    place
+        .value
+        .get(key)
+        .map(|value| {
+            vocab::children(draft, key, value)
+                .into_iter()
+                .map(|(token, value)| Place {
+                    doc: place.doc,
+                    pointer: format!("{}{token}", place.pointer),
+                    value,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn type_names(types: &Value) -> Vec<&str> {
+    match types {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The writer's types all among the reader's (`integer` is a `number`).
+fn types_within(writer: Option<&Value>, reader: Option<&Value>) -> bool {
+    let Some(reader) = reader.map(type_names) else {
+        return true;
+    };
+    let Some(writer) = writer.map(type_names) else {
+        return false;
+    };
+    !writer.is_empty()
+        && writer
+            .iter()
+            .all(|t| reader.contains(t) || (*t == "integer" && reader.contains(&"number")))
+}
+
+/// A count the writer never goes under is at least the reader's minimum.
+fn count_at_least(writer: Option<&Value>, reader: Option<&Value>) -> bool {
+    match (
+        writer.and_then(Value::as_u64),
+        reader.and_then(Value::as_u64),
+    ) {
+        (_, None) => reader.is_none(),
+        (Some(w), Some(r)) => w >= r,
+        (None, Some(r)) => r == 0,
+    }
+}
+
+/// A count the writer never goes over is at most the reader's maximum.
+fn count_at_most(writer: Option<&Value>, reader: Option<&Value>) -> bool {
+    match (
+        writer.and_then(Value::as_u64),
+        reader.and_then(Value::as_u64),
+    ) {
+        (_, None) => reader.is_none(),
+        (Some(w), Some(r)) => w <= r,
+        (None, Some(_)) => false,
+    }
+}
+
+/// The reader's `multipleOf` divides the writer's, both integers (exactly).
+fn divides(reader: Option<&Value>, writer: Option<&Value>) -> bool {
+    match (
+        reader.and_then(Value::as_u64),
+        writer.and_then(Value::as_u64),
+    ) {
+        (Some(r), Some(w)) if r > 0 => w % r == 0,
+        _ => false,
+    }
+}
+
+/// The writer's numeric range inside the reader's, compared exactly.
+fn bounds_within(w: &Map<String, Value>, r: &Map<String, Value>, draft: Draft) -> bool {
+    let (wl, wh) = (
+        crate::numbers::lower(w, draft),
+        crate::numbers::upper(w, draft),
+    );
+    let (rl, rh) = (
+        crate::numbers::lower(r, draft),
+        crate::numbers::upper(r, draft),
+    );
+    let low_ok = match (wl, rl) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(a), Some(b)) => crate::numbers::at_least(&a, &b),
+    };
+    let high_ok = match (wh, rh) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(a), Some(b)) => crate::numbers::at_most(&a, &b),
+    };
+    low_ok && high_ok
+}

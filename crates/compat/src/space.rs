@@ -1,0 +1,649 @@
+//! The two versions of a schema set, each as its writers write it and as
+//! its readers read it, in one `jsonschema` registry.
+//!
+//! Four views of every document are registered under their own base URIs
+//! (`https://old-written.compat.invalid/types/TaskId.json`, …), so the old and
+//! the new version of a type are two resources and a comparison can hold
+//! both. A reader's view is the document as a tolerant reader reads it (every
+//! `additionalProperties: false` removed) unless readers are strict. Every
+//! question of where a `$ref` leads is put to the validator's own resolver
+//! (the `referencing` crate); every question of whether a schema accepts a
+//! value is put to the validator. Nothing here judges a value itself.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use contract::{DocKind, SchemaDoc, SchemaSet};
+use jsonschema::{Draft, Registry, Validator};
+use serde_json::{json, Value};
+
+use crate::vocab::{self, Stop};
+use crate::{Formats, Options, Readers};
+
+/// Which version of the schema set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Version {
+    Old,
+    New,
+}
+
+/// Whose reading of a document: as its writers write it, or as its readers read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    Written,
+    Read,
+}
+
+/// A document's index in a [`Space`] (and in the spaces derived from it).
+pub type DocId = usize;
+
+/// Why no comparison that reaches a document can be decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Obstacle {
+    pub keyword: String,
+    pub pointer: String,
+    pub why: String,
+}
+
+/// One view of one document.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    pub version: Version,
+    pub role: Role,
+    pub rel: String,
+    pub kind: DocKind,
+    pub name: String,
+    /// The base URI it is registered under.
+    pub uri: String,
+    pub draft: Draft,
+    pub obstacle: Option<Obstacle>,
+}
+
+/// A schema position: a document and a pointer into it, with the value there.
+#[derive(Clone, Debug)]
+pub struct Place<'s> {
+    pub doc: DocId,
+    pub pointer: String,
+    pub value: &'s Value,
+}
+
+impl<'s> Place<'s> {
+    /// The value under one more pointer token (an object key, or an array
+    /// index), as a place.
+    pub fn at(&self, token: &str) -> Option<Place<'s>> {
+        let value = match self.value {
+            Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
+            Value::Object(map) => map.get(token)?,
+            _ => return None,
+        };
+        Some(Place {
+            doc: self.doc,
+            pointer: format!("{}/{}", self.pointer, contract::escape_pointer_token(token)),
+            value,
+        })
+    }
+
+    /// [`Place::at`] through a path of tokens.
+    pub fn at_path(&self, tokens: &[&str]) -> Option<Place<'s>> {
+        tokens
+            .iter()
+            .try_fold(self.clone(), |place, token| place.at(token))
+    }
+}
+
+/// A place for the validator: `uri#pointer`, the pointer escaped for a fragment.
+pub fn location(uri: &str, pointer: &str) -> String {
+    let mut out = String::with_capacity(uri.len() + pointer.len() + 1);
+    out.push_str(uri);
+    out.push('#');
+    for byte in pointer.bytes() {
+        let plain = byte.is_ascii_alphanumeric()
+            || matches!(
+                byte,
+                b'/' | b'-'
+                    | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+            );
+        if plain {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Documents, their registry, and answers cached per place.
+pub struct Space<'b> {
+    registry: Registry<'b>,
+    docs: Vec<Doc>,
+    /// The first id of this layer's documents (a derived space continues its parent's numbering).
+    first: DocId,
+    parent: Option<&'b Space<'b>>,
+    /// Every schema position of this layer's documents, by the address of its value.
+    places: HashMap<usize, (DocId, String)>,
+    pub options: Options,
+    validators: RefCell<HashMap<String, Option<Rc<Validator>>>>,
+}
+
+/// The namespace a view's documents are registered under.
+fn namespace(version: Version, role: Role) -> &'static str {
+    match (version, role) {
+        (Version::Old, Role::Written) => "https://old-written.compat.invalid/",
+        (Version::Old, Role::Read) => "https://old-read.compat.invalid/",
+        (Version::New, Role::Written) => "https://new-written.compat.invalid/",
+        (Version::New, Role::Read) => "https://new-read.compat.invalid/",
+    }
+}
+
+/// A document's draft, from its `$schema` (2020-12 when it names none).
+fn draft_of(value: &Value) -> Draft {
+    match value.as_object() {
+        Some(map) => vocab::draft_of(map, Draft::Draft202012),
+        None => Draft::Draft202012,
+    }
+}
+
+impl Space<'static> {
+    /// Both versions, both views of each.
+    pub fn new(old: &SchemaSet, new: &SchemaSet, options: Options) -> Result<Self, crate::Error> {
+        // Documents whose draft differs between the versions are read in
+        // 2020-12 on both sides, so the two can be compared at all.
+        let upgrade = old.docs.iter().any(|o| {
+            new.docs
+                .iter()
+                .find(|n| n.rel == o.rel)
+                .is_some_and(|n| draft_of(&n.value) != draft_of(&o.value))
+        });
+        let mut docs = Vec::new();
+        let mut values = Vec::new();
+        for (version, set) in [(Version::Old, old), (Version::New, new)] {
+            for role in [Role::Written, Role::Read] {
+                for doc in &set.docs {
+                    let (info, value) = prepare(set, doc, version, role, options, upgrade);
+                    docs.push(info);
+                    values.push(value);
+                }
+            }
+        }
+        let registry = register(None, &mut docs, values)?;
+        Ok(Space::layer(registry, docs, 0, None, options))
+    }
+}
+
+/// A registry of `values` under their documents' URIs (layered on `base`).
+/// A document the resolver refuses is registered as `true`, with an
+/// obstacle saying why, so the rest can still be compared.
+fn register<'b>(
+    base: Option<&'b Registry<'b>>,
+    docs: &mut [Doc],
+    values: Vec<Value>,
+) -> Result<Registry<'b>, crate::Error> {
+    let start = |pairs: Vec<(String, Value)>| match base {
+        Some(registry) => registry.extend(pairs),
+        None => Registry::new().extend(pairs),
+    };
+    let pairs: Vec<(String, Value)> = docs
+        .iter()
+        .map(|d| d.uri.clone())
+        .zip(values.iter().cloned())
+        .collect();
+    if let Ok(registry) = start(pairs).and_then(|b| b.prepare()) {
+        return Ok(registry);
+    }
+    let mut pairs = Vec::with_capacity(docs.len());
+    for (doc, value) in docs.iter_mut().zip(values) {
+        let alone = start(vec![(doc.uri.clone(), value.clone())]).and_then(|b| b.prepare());
+        match alone {
+            Ok(_) => pairs.push((doc.uri.clone(), value)),
+            Err(err) => {
+                doc.obstacle.get_or_insert(Obstacle {
+                    keyword: "$id".into(),
+                    pointer: String::new(),
+                    why: format!("the validator's resolver refuses the document: {err}"),
+                });
+                pairs.push((doc.uri.clone(), Value::Bool(true)));
+            }
+        }
+    }
+    start(pairs)
+        .and_then(|b| b.prepare())
+        .map_err(|err| crate::Error::Registry(err.to_string()))
+}
+
+impl<'b> Space<'b> {
+    fn layer(
+        registry: Registry<'b>,
+        mut docs: Vec<Doc>,
+        first: DocId,
+        parent: Option<&'b Space<'b>>,
+        options: Options,
+    ) -> Self {
+        let mut places = HashMap::new();
+        for (offset, doc) in docs.iter_mut().enumerate() {
+            let id = first + offset;
+            let Some(root) = lookup(&registry, &doc.uri, "") else {
+                doc.obstacle.get_or_insert(Obstacle {
+                    keyword: "$id".into(),
+                    pointer: String::new(),
+                    why: "the document cannot be found under its own URI".into(),
+                });
+                continue;
+            };
+            match vocab::positions(root, "", doc.draft) {
+                Ok(positions) => {
+                    for position in positions {
+                        places.insert(address(position.value), (id, position.pointer));
+                    }
+                }
+                Err(stop) => {
+                    let (keyword, pointer, why) = match stop {
+                        Stop::Nesting(pointer) => (
+                            "nesting",
+                            pointer,
+                            format!(
+                                "schemas nest more than {} levels deep here",
+                                vocab::MAX_NESTING
+                            ),
+                        ),
+                        Stop::Size => (
+                            "size",
+                            String::new(),
+                            format!(
+                                "the document holds more than {} schemas",
+                                vocab::MAX_POSITIONS
+                            ),
+                        ),
+                    };
+                    doc.obstacle.get_or_insert(Obstacle {
+                        keyword: keyword.into(),
+                        pointer,
+                        why,
+                    });
+                }
+            }
+        }
+        Space {
+            registry,
+            docs,
+            first,
+            parent,
+            places,
+            options,
+            validators: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The document with this id.
+    pub fn doc(&self, id: DocId) -> Option<&Doc> {
+        match id.checked_sub(self.first) {
+            Some(offset) => self.docs.get(offset),
+            None => self.parent.and_then(|p| p.doc(id)),
+        }
+    }
+
+    /// The view of the document at `rel`.
+    pub fn find(&self, version: Version, role: Role, rel: &str) -> Option<DocId> {
+        let own = self
+            .docs
+            .iter()
+            .position(|d| d.version == version && d.role == role && d.rel == rel)
+            .map(|offset| self.first + offset);
+        own.or_else(|| self.parent.and_then(|p| p.find(version, role, rel)))
+    }
+
+    /// The place at `pointer` in a document.
+    pub fn place(&self, doc: DocId, pointer: &str) -> Option<Place<'_>> {
+        let uri = &self.doc(doc)?.uri;
+        let value = lookup(&self.registry, uri, pointer)?;
+        Some(Place {
+            doc,
+            pointer: pointer.to_string(),
+            value,
+        })
+    }
+
+    /// Where a value registered here stands.
+    fn locate(&self, value: &Value) -> Option<(DocId, String)> {
+        match self.places.get(&address(value)) {
+            Some(found) => Some(found.clone()),
+            None => self.parent.and_then(|p| p.locate(value)),
+        }
+    }
+
+    /// The place a `$ref` at `place` leads to, resolved by the validator's resolver.
+    pub fn resolve(&self, place: &Place<'_>, reference: &str) -> Result<Place<'_>, String> {
+        let doc = self.doc(place.doc).ok_or("no such document")?;
+        let base = jsonschema::uri::from_str(&doc.uri).map_err(|e| e.to_string())?;
+        let resolver = self.registry.resolver(base);
+        let here = resolver
+            .lookup(&location("", &place.pointer))
+            .map_err(|e| e.to_string())?;
+        let target = here
+            .resolver()
+            .lookup(reference)
+            .map_err(|e| e.to_string())?;
+        let value = target.contents();
+        let (doc, pointer) = self
+            .locate(value)
+            .ok_or_else(|| format!("{reference:?} leads to no schema of the set"))?;
+        Ok(Place {
+            doc,
+            pointer,
+            value,
+        })
+    }
+
+    /// `place` with its plain references followed: a schema that is only a
+    /// `$ref` (annotations aside, or any siblings in drafts that ignore them)
+    /// stands for its target.
+    pub fn follow<'s>(&'s self, place: &Place<'s>) -> Result<Place<'s>, String> {
+        let mut here = place.clone();
+        for _ in 0..64 {
+            let Some(map) = here.value.as_object() else {
+                return Ok(here);
+            };
+            let Some(reference) = map.get("$ref").and_then(Value::as_str) else {
+                return Ok(here);
+            };
+            let draft = self.doc(here.doc).map_or(Draft::Draft202012, |d| d.draft);
+            let plain = draft <= Draft::Draft7
+                || map.keys().all(|k| {
+                    k == "$ref"
+                        || matches!(
+                            vocab::handling(draft, k),
+                            vocab::Handling::Annotation | vocab::Handling::Structure
+                        )
+                });
+            if !plain {
+                return Ok(here);
+            }
+            here = self.resolve(&here, reference)?;
+        }
+        Err("references lead to references more than 64 times".into())
+    }
+
+    /// The draft a place is read in.
+    pub fn draft(&self, place: &Place<'_>) -> Draft {
+        let around = self.doc(place.doc).map_or(Draft::Draft202012, |d| d.draft);
+        match place.value.as_object() {
+            Some(map) => vocab::draft_of(map, around),
+            None => around,
+        }
+    }
+
+    /// `file#pointer` of a place, for reports.
+    pub fn describe(&self, place: &Place<'_>) -> (String, String) {
+        let rel = self
+            .doc(place.doc)
+            .map_or_else(String::new, |d| d.rel.clone());
+        (rel, place.pointer.clone())
+    }
+
+    /// The validator for a place, compiled once.
+    pub fn validator(&self, place: &Place<'_>) -> Option<Rc<Validator>> {
+        let doc = self.doc(place.doc)?;
+        let at = location(&doc.uri, &place.pointer);
+        if let Some(found) = self.validators.borrow().get(&at) {
+            return found.clone();
+        }
+        let compiled = jsonschema::options()
+            .with_registry(&self.registry)
+            .should_validate_formats(self.options.formats == Formats::Assertion)
+            .build(&json!({ "$ref": at }))
+            .ok()
+            .map(Rc::new);
+        self.validators.borrow_mut().insert(at, compiled.clone());
+        compiled
+    }
+
+    /// Whether the schema at `place` accepts `value`; `None` when it cannot be compiled.
+    pub fn accepts(&self, place: &Place<'_>, value: &Value) -> Option<bool> {
+        self.validator(place).map(|v| v.is_valid(value))
+    }
+
+    /// Why the schema at `place` refuses `value`, in the validator's words:
+    /// `(instance pointer, message)`.
+    pub fn refusal(&self, place: &Place<'_>, value: &Value) -> Option<(String, String)> {
+        let validator = self.validator(place)?;
+        let error = validator.iter_errors(value).next()?;
+        Some((
+            error.instance_path().to_string(),
+            crate::report::plain(&error.to_string()),
+        ))
+    }
+
+    /// The registry, for samplers and the canonical form.
+    pub fn registry(&self) -> &Registry<'b> {
+        &self.registry
+    }
+
+    /// The root value of a document.
+    pub fn root(&self, doc: DocId) -> Option<&Value> {
+        lookup(&self.registry, &self.doc(doc)?.uri, "")
+    }
+
+    /// A space holding this one's documents and, for each patch, a copy of a
+    /// document with the schema at a pointer replaced; the copies take the
+    /// ids from [`Space::next_id`] on, in order.
+    pub fn derive<'s>(&'s self, patches: Vec<Patch>) -> Result<Space<'s>, crate::Error> {
+        let mut docs = Vec::new();
+        let mut values = Vec::new();
+        let first = self.first + self.docs.len();
+        for (n, patch) in patches.into_iter().enumerate() {
+            let (Some(base), Some(root)) = (self.doc(patch.doc), self.root(patch.doc)) else {
+                continue;
+            };
+            let uri = derived_uri(&base.uri, first + n);
+            let mut value = root.clone();
+            if let Some(slot) = value.pointer_mut(&patch.pointer) {
+                *slot = patch.value;
+            }
+            set_id(&mut value, base.draft, &uri);
+            let mut doc = base.clone();
+            doc.uri = uri;
+            docs.push(doc);
+            values.push(value);
+        }
+        let registry = register(Some(&self.registry), &mut docs, values)?;
+        Ok(Space::layer(
+            registry,
+            docs,
+            first,
+            Some(self),
+            self.options,
+        ))
+    }
+
+    /// The id the `n`-th patch of [`Space::derive`] gets in the derived space.
+    pub fn next_id(&self) -> DocId {
+        self.first + self.docs.len()
+    }
+}
+
+/// A document with one schema replaced, for [`Space::derive`].
+pub struct Patch {
+    pub doc: DocId,
+    pub pointer: String,
+    pub value: Value,
+}
+
+/// `…/TaskSummary.json` → `…/TaskSummary~7.json`: the same folder, so
+/// relative references resolve as from the original.
+fn derived_uri(uri: &str, n: DocId) -> String {
+    match uri.rsplit_once(".json") {
+        Some((stem, rest)) => format!("{stem}~{n}.json{rest}"),
+        None => format!("{uri}~{n}"),
+    }
+}
+
+fn address(value: &Value) -> usize {
+    std::ptr::from_ref(value) as usize
+}
+
+/// The value at `uri#pointer` in a registry.
+fn lookup<'r>(registry: &'r Registry<'_>, uri: &str, pointer: &str) -> Option<&'r Value> {
+    let base = jsonschema::uri::from_str(uri).ok()?;
+    let resolver = registry.resolver(base);
+    let resolved = resolver.lookup(&location("", pointer)).ok()?;
+    Some(resolved.contents())
+}
+
+/// Sets a document's own identifier to `uri`.
+fn set_id(value: &mut Value, draft: Draft, uri: &str) {
+    if let Value::Object(map) = value {
+        let key = if draft == Draft::Draft4 { "id" } else { "$id" };
+        map.insert(key.into(), Value::String(uri.to_string()));
+    }
+}
+
+/// One view of one document, ready to register.
+fn prepare(
+    set: &SchemaSet,
+    doc: &SchemaDoc,
+    version: Version,
+    role: Role,
+    options: Options,
+    upgrade: bool,
+) -> (Doc, Value) {
+    let base = namespace(version, role);
+    let uri = format!("{base}{}", doc.rel);
+    let mut value = doc.value.clone();
+    let mut draft = draft_of(&value);
+    let mut obstacle = None;
+    if let Some(deep) = &doc.too_deep {
+        obstacle = Some(Obstacle {
+            keyword: "nesting".into(),
+            pointer: deep.pointer.clone(),
+            why: format!(
+                "the document nests {} levels deep, past the {} this tool reads",
+                deep.depth,
+                contract::MAX_JSON_DEPTH
+            ),
+        });
+    }
+    if draft == Draft::Unknown {
+        obstacle.get_or_insert(Obstacle {
+            keyword: "$schema".into(),
+            pointer: String::new(),
+            why: "the document names a dialect the validator does not know".into(),
+        });
+        draft = Draft::Draft202012;
+    }
+    if upgrade && draft != Draft::Draft202012 {
+        if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft) {
+            obstacle.get_or_insert(found);
+        }
+        draft = Draft::Draft202012;
+    }
+    if role == Role::Read && options.readers == Readers::Tolerant {
+        open_objects(&mut value, draft);
+    }
+    rename(&mut value, draft, set, base, &doc.rel);
+    let info = Doc {
+        version,
+        role,
+        rel: doc.rel.clone(),
+        kind: doc.kind,
+        name: doc.name.clone(),
+        uri,
+        draft,
+        obstacle,
+    };
+    (info, value)
+}
+
+/// Removes `additionalProperties: false` from every schema: how a tolerant
+/// reader reads (it ignores fields it does not know).
+pub fn open_objects(value: &mut Value, draft: Draft) {
+    let pointers: Vec<String> = match vocab::positions(value, "", draft) {
+        Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
+        Err(_) => return, // an obstacle already stops every comparison here
+    };
+    for pointer in pointers {
+        if let Some(Value::Object(map)) = value.pointer_mut(&pointer) {
+            if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+                map.remove("additionalProperties");
+            }
+        }
+    }
+}
+
+/// Moves a document into its view's namespace: its own identifier becomes
+/// `base` + `rel`, an absolute reference to another document of the set is
+/// pointed at that document's view, and any other absolute identifier or
+/// reference moves under the same namespace (so two versions that embed the
+/// same `$id` with different bodies stay two resources).
+fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &str) {
+    let own_ids: Vec<(String, String)> = set
+        .docs
+        .iter()
+        .filter_map(|d| {
+            let key = if draft_of(&d.value) == Draft::Draft4 {
+                "id"
+            } else {
+                "$id"
+            };
+            let id = d.value.get(key)?.as_str()?;
+            let id = id.split('#').next().unwrap_or(id);
+            (!id.is_empty()).then(|| (id.to_string(), format!("{base}{}", d.rel)))
+        })
+        .collect();
+    let move_uri = |uri: &str| -> Option<String> {
+        let (resource, fragment) = match uri.split_once('#') {
+            Some((r, f)) => (r, Some(f)),
+            None => (uri, None),
+        };
+        let absolute = resource.split_once(':').is_some_and(|(scheme, _)| {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+        if !absolute || resource.contains("json-schema.org/") {
+            return None;
+        }
+        let moved = match own_ids.iter().find(|(id, _)| id == resource) {
+            Some((_, view)) => view.clone(),
+            None => format!(
+                "{base}~abs/{}",
+                resource.replacen("://", "/", 1).replace(':', "/")
+            ),
+        };
+        Some(match fragment {
+            Some(f) => format!("{moved}#{f}"),
+            None => moved,
+        })
+    };
+    let pointers: Vec<String> = match vocab::positions(value, "", draft) {
+        Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
+        Err(_) => Vec::new(),
+    };
+    let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
+    for pointer in &pointers {
+        if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
+            for key in ["$ref", id_key] {
+                let moved = map.get(key).and_then(Value::as_str).and_then(move_uri);
+                if let Some(moved) = moved {
+                    map.insert(key.into(), Value::String(moved));
+                }
+            }
+        }
+    }
+    set_id(value, draft, &format!("{base}{rel}"));
+}

@@ -1,0 +1,183 @@
+//! JSON text read at any depth without overflowing the stack.
+//!
+//! serde_json stops at 128 levels by default and would call a deeper but
+//! valid document "not JSON". Here the nesting is measured first, by a scan
+//! of the text that keeps no values (so nothing deep is ever built or
+//! dropped); a document within [`MAX_JSON_DEPTH`] is then parsed as usual,
+//! and a deeper one is only checked to be JSON (serde_json with no depth
+//! limit, its stack grown on the heap by `serde_stacker`, made for this,
+//! into `IgnoredAny`) and kept as the fact that it is too deep, because
+//! everything that reads a `Value` afterwards recurses.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// How deep a schema document may nest as JSON and still be read.
+pub const MAX_JSON_DEPTH: usize = 128;
+
+/// A document nested past [`MAX_JSON_DEPTH`]: how deep, and where it first goes past.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    pub depth: usize,
+    pub pointer: String,
+}
+
+/// `text` as JSON, or the place where it nests too deep.
+pub fn read(text: &str) -> Result<Result<Value, TooDeep>, serde_json::Error> {
+    let (depth, pointer) = nesting(text, MAX_JSON_DEPTH);
+    match pointer {
+        None => serde_json::from_str(text).map(Ok),
+        Some(pointer) => {
+            let mut json = serde_json::Deserializer::from_str(text);
+            json.disable_recursion_limit();
+            serde::de::IgnoredAny::deserialize(serde_stacker::Deserializer::new(&mut json))?;
+            json.end()?;
+            Ok(Err(TooDeep { depth, pointer }))
+        }
+    }
+}
+
+/// One open array or object of the scan, with where it stands.
+enum Frame {
+    Array {
+        index: usize,
+    },
+    Object {
+        key: Option<String>,
+        expect_key: bool,
+    },
+}
+
+/// How deep `text` nests, and the pointer where it first passes `limit`.
+/// The text is assumed to be JSON; on text that is not, the answer is
+/// meaningless but bounded, and the parse after it says what is wrong.
+fn nesting(text: &str, limit: usize) -> (usize, Option<String>) {
+    let bytes = text.as_bytes();
+    let mut frames: Vec<Frame> = Vec::new();
+    let (mut deepest, mut past) = (0, None);
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                let start = at;
+                at += 1;
+                while let Some(&b) = bytes.get(at) {
+                    match b {
+                        b'\\' => at += 2,
+                        b'"' => break,
+                        _ => at += 1,
+                    }
+                }
+                if let Some(Frame::Object { key, expect_key }) = frames.last_mut() {
+                    if *expect_key {
+                        let raw = text.get(start..=at).unwrap_or("\"\"");
+                        *key = Some(serde_json::from_str(raw).unwrap_or_default());
+                        *expect_key = false;
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                frames.push(if byte == b'[' {
+                    Frame::Array { index: 0 }
+                } else {
+                    Frame::Object {
+                        key: None,
+                        expect_key: true,
+                    }
+                });
+                deepest = deepest.max(frames.len());
+                if frames.len() > limit && past.is_none() {
+                    // The pointer to the value that just opened: every frame but its own.
+                    past = frames.split_last().map(|(_, outer)| pointer(outer));
+                }
+            }
+            b']' | b'}' => {
+                frames.pop();
+            }
+            b',' => match frames.last_mut() {
+                Some(Frame::Array { index }) => *index += 1,
+                Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                None => {}
+            },
+            _ => {}
+        }
+        at += 1;
+    }
+    (deepest, past)
+}
+
+/// The pointer to the value the innermost of `frames` is at.
+fn pointer(frames: &[Frame]) -> String {
+    let mut out = String::new();
+    for frame in frames {
+        out.push('/');
+        match frame {
+            Frame::Array { index } => out.push_str(&index.to_string()),
+            Frame::Object { key, .. } => {
+                out.push_str(&crate::escape_pointer_token(key.as_deref().unwrap_or("")))
+            }
+        }
+    }
+    out
+}
+
+/// Drops a value of any depth without recursion (serde_json's own drop recurses).
+pub fn dismantle(value: Value) {
+    let mut stack = vec![value];
+    while let Some(mut value) = stack.pop() {
+        match &mut value {
+            Value::Array(items) => stack.append(items),
+            Value::Object(map) => {
+                let map = std::mem::take(map);
+                stack.extend(map.into_iter().map(|(_, v)| v));
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_deeper_than_serdes_limit_is_json_all_the_same() {
+        let depth = 200_000;
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(
+            read(&text).expect("it is JSON"),
+            Err(TooDeep {
+                depth,
+                pointer: "/0".repeat(MAX_JSON_DEPTH)
+            })
+        );
+        assert!(read(&format!("{}{}", "[".repeat(depth), "]".repeat(depth - 1))).is_err());
+    }
+
+    #[test]
+    fn the_pointer_names_keys_and_indices_on_the_way_down() {
+        let deep = format!(
+            "{}{}",
+            "[".repeat(MAX_JSON_DEPTH),
+            "]".repeat(MAX_JSON_DEPTH)
+        );
+        let text = format!(r#"{{"a": 1, "b/c": [true, {deep}]}}"#);
+        let found = read(&text).expect("JSON").expect_err("too deep");
+        assert!(
+            found.pointer.starts_with("/b~1c/1/0/0"),
+            "{}",
+            found.pointer
+        );
+        assert_eq!(found.depth, MAX_JSON_DEPTH + 2);
+    }
+
+    #[test]
+    fn a_document_within_the_limit_is_read_as_is() {
+        let text = format!(
+            "{}1{}",
+            "[".repeat(MAX_JSON_DEPTH - 1),
+            "]".repeat(MAX_JSON_DEPTH - 1)
+        );
+        assert!(matches!(read(&text), Ok(Ok(_))));
+    }
+}

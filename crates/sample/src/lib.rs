@@ -1,0 +1,954 @@
+//! Values drawn from a JSON Schema: the one generator behind the
+//! compatibility checker's search for counterexamples, the readers'
+//! differential tests and `vdm-conform generate`.
+//!
+//! A draw aims at a value the schema accepts but does not promise one: the
+//! schema is read as far as it shapes a value (types, bounds, lengths,
+//! patterns, formats, required and optional fields, items, branches) and the
+//! caller asks the validator, the `jsonschema` crate, which values to keep.
+//! References are followed with the validator's own resolver (the
+//! `referencing` crate, through a [`Registry`]), so `$id`, anchors and
+//! percent-encoded pointers lead where they lead for the validator.
+//!
+//! Draws lean towards the edges: bounds and their neighbours, the longest
+//! and shortest strings, empty and full objects, every enum value and union
+//! branch in turn; the rest is uniform within what the schema allows. Work is
+//! bounded: nesting past [`Limits::depth`] draws the smallest value the
+//! schema asks for, and strings and arrays have caps of their own.
+
+mod pattern;
+mod rng;
+pub mod schemas;
+
+use std::collections::BTreeMap;
+
+use jsonschema::{Draft, Registry};
+use referencing::Resolver;
+use serde_json::{json, Map, Number, Value};
+
+pub use pattern::matching;
+pub use rng::Rng;
+
+/// Why nothing could be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{uri:?} does not resolve: {reason}")]
+    Unresolved { uri: String, reason: String },
+}
+
+/// Caps on one draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Nesting past which only what the schema requires is drawn.
+    pub depth: usize,
+    /// The longest string drawn where the schema sets no maximum below it.
+    pub string: usize,
+    /// The most items drawn beyond what `minItems` asks for.
+    pub extra_items: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            depth: 12,
+            string: 64,
+            extra_items: 3,
+        }
+    }
+}
+
+/// Draws values from the schemas of one registry.
+pub struct Sampler<'r> {
+    registry: &'r Registry<'r>,
+    rng: Rng,
+    limits: Limits,
+    /// How many draws this sampler has made: the first ones walk enum values
+    /// and union branches in turn, so each is drawn at least once.
+    draws: usize,
+}
+
+/// One schema object that applies to the value being drawn, with the
+/// resolver its references resolve against.
+#[derive(Clone)]
+struct Part<'r> {
+    schema: &'r Value,
+    resolver: Resolver<'r>,
+    draft: Draft,
+}
+
+/// A numeric bound and whether it is excluded.
+type Limit = (f64, bool);
+
+/// The JSON types.
+const TYPES: [&str; 7] = [
+    "null", "boolean", "integer", "number", "string", "array", "object",
+];
+
+/// Past this nesting a draw gives `null` whatever the schema says: a schema
+/// that requires itself (`{"required": ["a"], "properties": {"a": {"$ref": "#"}}}`)
+/// has no finite value, and the search must end.
+const HARD_DEPTH: usize = 64;
+
+/// The longest string and the most items a draw builds, whatever the schema asks.
+const MAX_BUILT: usize = 4096;
+
+/// The most schemas one value is drawn for at once (the parts of `allOf`s,
+/// references and chosen branches).
+const MAX_PARTS: usize = 256;
+
+impl<'r> Sampler<'r> {
+    /// A sampler over `registry`'s schemas, started from `seed`.
+    pub fn new(registry: &'r Registry<'r>, seed: u64) -> Self {
+        Sampler {
+            registry,
+            rng: Rng::new(seed),
+            limits: Limits::default(),
+            draws: 0,
+        }
+    }
+
+    /// The same sampler with other caps.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The random source, for callers that shape values further.
+    pub fn rng(&mut self) -> &mut Rng {
+        &mut self.rng
+    }
+
+    /// One value for the schema at `uri`: an absolute URI of a registered
+    /// resource, with an optional fragment (`…/TaskId.json`, `…#/$defs/params`).
+    pub fn draw(&mut self, uri: &str) -> Result<Value, Error> {
+        let unresolved = |reason: String| Error::Unresolved {
+            uri: uri.to_string(),
+            reason,
+        };
+        let (base, fragment) = uri.split_once('#').unwrap_or((uri, ""));
+        let base = jsonschema::uri::from_str(base).map_err(|err| unresolved(err.to_string()))?;
+        let resolver = self.registry.resolver(base);
+        let resolved = resolver
+            .lookup(&format!("#{fragment}"))
+            .map_err(|err| unresolved(err.to_string()))?;
+        let (schema, resolver, draft) = resolved.into_inner();
+        let part = Part {
+            schema,
+            resolver,
+            draft,
+        };
+        self.draws += 1;
+        Ok(self.value(vec![part], 0))
+    }
+
+    /// A value for the conjunction of `parts`.
+    fn value(&mut self, parts: Vec<Part<'r>>, depth: usize) -> Value {
+        if depth > HARD_DEPTH {
+            return Value::Null;
+        }
+        let mut flat = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for part in parts {
+            self.flatten(part, &mut flat, &mut seen);
+        }
+        self.of_parts(&flat, depth)
+    }
+
+    /// Adds `part` and every schema that applies to the same value with it:
+    /// its reference's target, its `allOf`, one branch of each union, one
+    /// side of each condition.
+    fn flatten(
+        &mut self,
+        part: Part<'r>,
+        out: &mut Vec<Part<'r>>,
+        seen: &mut std::collections::HashSet<usize>,
+    ) {
+        // A conjunction holds each schema once: a part met again (a cycle of
+        // references, a definition used twice) adds nothing.
+        if !seen.insert(std::ptr::from_ref(part.schema) as usize) || out.len() >= MAX_PARTS {
+            return;
+        }
+        let Some(map) = part.schema.as_object() else {
+            if part.schema == &Value::Bool(false) {
+                out.push(part);
+            }
+            return;
+        };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            if let Ok(target) = part.resolver.lookup(reference) {
+                let (schema, resolver, draft) = target.into_inner();
+                let target = Part {
+                    schema,
+                    resolver,
+                    draft,
+                };
+                self.flatten(target, out, seen);
+            }
+            if part.draft <= Draft::Draft7 {
+                return; // Drafts 4 to 7 ignore a reference's siblings.
+            }
+        }
+        out.push(part.clone());
+        for part_of in children(&part, "allOf") {
+            self.flatten(part_of, out, seen);
+        }
+        for union in ["anyOf", "oneOf"] {
+            let branches = children(&part, union);
+            if !branches.is_empty() {
+                let index = self.turn(branches.len());
+                if let Some(branch) = branches.into_iter().nth(index) {
+                    self.flatten(branch, out, seen);
+                }
+            }
+        }
+        if let Some(condition) = child(&part, "if") {
+            if self.rng.chance(50) {
+                self.flatten(condition, out, seen);
+                if let Some(then) = child(&part, "then") {
+                    self.flatten(then, out, seen);
+                }
+            } else if let Some(otherwise) = child(&part, "else") {
+                self.flatten(otherwise, out, seen);
+            }
+        }
+    }
+
+    /// An index in `0..n`: in turn over the first draws, at random after.
+    fn turn(&mut self, n: usize) -> usize {
+        if self.draws <= n * 2 && n > 0 {
+            (self.draws + self.rng.below(2)) % n
+        } else {
+            self.rng.below(n)
+        }
+    }
+
+    fn of_parts(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
+        if let Some(value) = parts.iter().find_map(|p| p.schema.get("const")) {
+            return value.clone();
+        }
+        if let Some(values) = parts
+            .iter()
+            .find_map(|p| p.schema.get("enum").and_then(Value::as_array))
+        {
+            let index = self.turn(values.len());
+            if let Some(value) = values.get(index) {
+                return value.clone();
+            }
+        }
+        let ty = self.choose_type(parts);
+        match ty {
+            "null" => Value::Null,
+            "boolean" => Value::Bool(self.rng.chance(50)),
+            "integer" => self.integer(parts),
+            "number" => self.number(parts),
+            "string" => Value::String(self.string(parts)),
+            "array" => self.array(parts, depth),
+            _ => self.object(parts, depth),
+        }
+    }
+
+    /// The JSON type to draw: one every part allows, guessed from the
+    /// keywords where no part names one.
+    fn choose_type(&mut self, parts: &[Part<'r>]) -> &'static str {
+        let mut allowed: Vec<&'static str> = TYPES.to_vec();
+        let mut named = false;
+        for part in parts {
+            let Some(types) = part.schema.get("type") else {
+                continue;
+            };
+            named = true;
+            let listed: Vec<&str> = match types {
+                Value::String(one) => vec![one.as_str()],
+                Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+                _ => continue,
+            };
+            allowed
+                .retain(|t| listed.contains(t) || (*t == "integer" && listed.contains(&"number")));
+        }
+        if !named {
+            let has = |keys: &[&str]| {
+                parts
+                    .iter()
+                    .any(|p| keys.iter().any(|k| p.schema.get(*k).is_some()))
+            };
+            let guess: &[&'static str] = if has(&[
+                "properties",
+                "required",
+                "additionalProperties",
+                "patternProperties",
+                "minProperties",
+                "propertyNames",
+            ]) {
+                &["object"]
+            } else if has(&[
+                "items",
+                "prefixItems",
+                "minItems",
+                "maxItems",
+                "contains",
+                "uniqueItems",
+            ]) {
+                &["array"]
+            } else if has(&["minLength", "maxLength", "pattern", "format"]) {
+                &["string"]
+            } else if has(&[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+            ]) {
+                &["number", "integer"]
+            } else {
+                &TYPES
+            };
+            // A guess is a lean, not a rule: now and then any type.
+            if !self.rng.chance(15) {
+                allowed = guess.to_vec();
+            }
+        }
+        if allowed.is_empty() {
+            return "null";
+        }
+        // `null` beside other types is drawn less often: it says little.
+        if allowed.len() > 1 && allowed.contains(&"null") && self.rng.chance(80) {
+            allowed.retain(|t| *t != "null");
+        }
+        let index = self.turn(allowed.len());
+        allowed.get(index).copied().unwrap_or("null")
+    }
+
+    /// The numeric bounds all parts set: `(lowest, highest)` allowed, each
+    /// with whether it is excluded.
+    fn bounds(parts: &[Part<'r>]) -> (Option<Limit>, Option<Limit>) {
+        let mut lo: Option<Limit> = None;
+        let mut hi: Option<Limit> = None;
+        let raise = |slot: &mut Option<Limit>, x: f64, open: bool| {
+            if slot.is_none_or(|(y, o)| x > y || (x == y && open && !o)) {
+                *slot = Some((x, open));
+            }
+        };
+        let lower = |slot: &mut Option<Limit>, x: f64, open: bool| {
+            if slot.is_none_or(|(y, o)| x < y || (x == y && open && !o)) {
+                *slot = Some((x, open));
+            }
+        };
+        for part in parts {
+            let get = |k: &str| part.schema.get(k);
+            let flag = |k: &str| get(k) == Some(&Value::Bool(true));
+            if let Some(x) = get("minimum").and_then(Value::as_f64) {
+                raise(&mut lo, x, flag("exclusiveMinimum"));
+            }
+            if let Some(x) = get("maximum").and_then(Value::as_f64) {
+                lower(&mut hi, x, flag("exclusiveMaximum"));
+            }
+            if let Some(x) = get("exclusiveMinimum").and_then(Value::as_f64) {
+                raise(&mut lo, x, true);
+            }
+            if let Some(x) = get("exclusiveMaximum").and_then(Value::as_f64) {
+                lower(&mut hi, x, true);
+            }
+        }
+        (lo, hi)
+    }
+
+    fn multiple_of(parts: &[Part<'r>]) -> Option<f64> {
+        parts
+            .iter()
+            .find_map(|p| p.schema.get("multipleOf").and_then(Value::as_f64))
+            .filter(|m| *m > 0.0 && m.is_finite())
+    }
+
+    fn integer(&mut self, parts: &[Part<'r>]) -> Value {
+        let (lo, hi) = Self::bounds(parts);
+        // Inclusive integer bounds, kept within what an i128 and an f64 both hold.
+        const FAR: f64 = 1.0e30;
+        let lo = lo.map(|(x, open)| {
+            let x = x.clamp(-FAR, FAR);
+            if open {
+                x.floor() as i128 + 1
+            } else {
+                x.ceil() as i128
+            }
+        });
+        let hi = hi.map(|(x, open)| {
+            let x = x.clamp(-FAR, FAR);
+            if open {
+                x.ceil() as i128 - 1
+            } else {
+                x.floor() as i128
+            }
+        });
+        let step = Self::multiple_of(parts)
+            .filter(|m| m.fract() == 0.0 && *m < 1.0e18)
+            .map(|m| m as i128)
+            .unwrap_or(1)
+            .max(1);
+        let edges: Vec<i128> = [lo, hi, lo.map(|x| x + 1), hi.map(|x| x - 1)]
+            .into_iter()
+            .flatten()
+            .collect();
+        let wide = [
+            0,
+            1,
+            -1,
+            (1i128 << 53) - 1,
+            1i128 << 53,
+            i128::from(i64::MAX),
+            i128::from(u64::MAX),
+            i128::from(i64::MIN),
+        ];
+        let x = if !edges.is_empty() && self.rng.chance(40) {
+            self.rng.pick(&edges).copied().unwrap_or(0)
+        } else if self.rng.chance(10) {
+            self.rng.pick(&wide).copied().unwrap_or(0)
+        } else {
+            let from = lo.unwrap_or_else(|| hi.map_or(-100, |h| h - 100));
+            let to = hi.unwrap_or(from + 1000);
+            self.rng.between(from, to)
+        };
+        let x = if step > 1 {
+            let k = x.div_euclid(step);
+            let below = k * step;
+            if lo.is_some_and(|l| below < l) {
+                below + step
+            } else {
+                below
+            }
+        } else {
+            x
+        };
+        integer_value(x)
+    }
+
+    fn number(&mut self, parts: &[Part<'r>]) -> Value {
+        if self.rng.chance(50) {
+            return self.integer(parts);
+        }
+        let (lo, hi) = Self::bounds(parts);
+        let from = lo.map_or(-1000.0, |(x, _)| x);
+        let to = hi.map_or(from + 1000.0, |(x, _)| x);
+        let x = match Self::multiple_of(parts) {
+            Some(m) => {
+                let count = ((to - from) / m).floor().clamp(0.0, 1.0e9);
+                let k = (from / m).ceil() + (self.rng.unit() * (count + 1.0)).floor();
+                k * m
+            }
+            None if self.rng.chance(30) && lo.is_some() => {
+                // Just inside the lower bound.
+                from + (to - from).abs().min(1.0) / 1024.0
+            }
+            None => from + self.rng.unit() * (to - from),
+        };
+        Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+
+    fn string(&mut self, parts: &[Part<'r>]) -> String {
+        let count = |key: &str| -> Vec<usize> {
+            parts
+                .iter()
+                .filter_map(|p| p.schema.get(key).and_then(Value::as_f64))
+                .map(|x| {
+                    if x.is_finite() && x > 0.0 {
+                        x.min(1.0e9) as usize
+                    } else {
+                        0
+                    }
+                })
+                .collect()
+        };
+        let min = count("minLength").into_iter().max().unwrap_or(0);
+        let max = count("maxLength").into_iter().min();
+        let fits = |s: &str| {
+            let n = s.chars().count();
+            n >= min && max.is_none_or(|m| n <= m)
+        };
+        if let Some(format) = parts
+            .iter()
+            .find_map(|p| p.schema.get("format").and_then(Value::as_str))
+        {
+            if let Some(sample) = format_sample(format, &mut self.rng) {
+                if fits(&sample) {
+                    return sample;
+                }
+            }
+        }
+        let patterns: Vec<&str> = parts
+            .iter()
+            .filter_map(|p| p.schema.get("pattern").and_then(Value::as_str))
+            .collect();
+        if let Some(pattern) = patterns.first() {
+            for attempt in 0..6 {
+                // First as the pattern likes, then aiming at a length the bounds allow.
+                let want = (attempt >= 2).then(|| {
+                    let upper = max
+                        .unwrap_or(min + 16)
+                        .min(min.max(1) * 2 + 16)
+                        .min(MAX_BUILT);
+                    usize::try_from(self.rng.between(min as i128, upper.max(min) as i128))
+                        .unwrap_or(min)
+                });
+                if let Some(text) = pattern::matching_length(pattern, &mut self.rng, want) {
+                    if fits(&text) {
+                        return text;
+                    }
+                }
+            }
+        }
+        // A schema may ask for more than is worth building: past the cap the
+        // string is cut short, and the validator will refuse it.
+        let min = min.min(MAX_BUILT);
+        let cap = self.limits.string.max(min);
+        let max = max.unwrap_or(cap).min(cap);
+        let len = if self.rng.chance(30) {
+            if self.rng.chance(50) {
+                min
+            } else {
+                max
+            }
+        } else {
+            let upper = max.min(min + 8);
+            usize::try_from(self.rng.between(min as i128, upper as i128)).unwrap_or(min)
+        };
+        (0..len).map(|_| self.character()).collect()
+    }
+
+    /// One character, mostly plain, sometimes one that readers get wrong.
+    fn character(&mut self) -> char {
+        const PLAIN: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-. ";
+        const HARD: &[char] = &[
+            'é', 'π', '中', '😀', '\u{301}', '"', '\\', '\n', '\t', '\u{1}', '\u{7f}', '\u{2028}',
+            '\u{FEFF}',
+        ];
+        if self.rng.chance(90) {
+            self.rng.pick(PLAIN).map_or('a', |b| char::from(*b))
+        } else {
+            self.rng.pick(HARD).copied().unwrap_or('a')
+        }
+    }
+
+    fn array(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
+        let count = |key: &str| -> Vec<usize> {
+            parts
+                .iter()
+                .filter_map(|p| p.schema.get(key).and_then(Value::as_f64))
+                .map(|x| {
+                    if x.is_finite() && x > 0.0 {
+                        x.min(1.0e6) as usize
+                    } else {
+                        0
+                    }
+                })
+                .collect()
+        };
+        let min = count("minItems")
+            .into_iter()
+            .max()
+            .unwrap_or(0)
+            .min(MAX_BUILT);
+        let max = count("maxItems").into_iter().min();
+        // The schemas for position `i`: the tuple's own, or the rest's.
+        let mut tuples: Vec<Vec<Part<'r>>> = Vec::new();
+        let mut rest: Vec<Part<'r>> = Vec::new();
+        let mut closed_after: Option<usize> = None;
+        for part in parts {
+            let (tuple_key, rest_key) = if part.draft <= Draft::Draft201909 {
+                ("items", "additionalItems")
+            } else {
+                ("prefixItems", "items")
+            };
+            let tuple = match part.schema.get(tuple_key) {
+                Some(Value::Array(_)) => children(part, tuple_key),
+                _ => Vec::new(),
+            };
+            let rest_schema = if part.schema.get(tuple_key).is_some_and(Value::is_array) {
+                part.schema.get(rest_key).map(|_| rest_key)
+            } else {
+                part.schema
+                    .get("items")
+                    .filter(|items| !items.is_array())
+                    .map(|_| "items")
+            };
+            if let Some(key) = rest_schema {
+                if part.schema.get(key) == Some(&Value::Bool(false)) {
+                    closed_after = Some(closed_after.map_or(tuple.len(), |c| c.min(tuple.len())));
+                } else if let Some(schema) = child(part, key) {
+                    rest.push(schema);
+                }
+            }
+            for (index, schema) in tuple.into_iter().enumerate() {
+                match tuples.get_mut(index) {
+                    Some(slot) => slot.push(schema),
+                    None => tuples.push(vec![schema]),
+                }
+            }
+        }
+        let deep = depth >= self.limits.depth;
+        let mut upper = max
+            .unwrap_or(usize::MAX)
+            .min(closed_after.unwrap_or(usize::MAX));
+        upper = upper.min(min.saturating_add(if deep { 0 } else { self.limits.extra_items }));
+        let len = if self.rng.chance(25) {
+            if self.rng.chance(50) {
+                min
+            } else {
+                upper.max(min)
+            }
+        } else {
+            usize::try_from(self.rng.between(min as i128, upper.max(min) as i128)).unwrap_or(min)
+        };
+        let mut items = Vec::with_capacity(len.min(1024));
+        for index in 0..len {
+            let schemas = tuples.get(index).cloned().unwrap_or_else(|| rest.clone());
+            items.push(self.value(schemas, depth + 1));
+        }
+        let contains: Vec<Part<'r>> = parts.iter().filter_map(|p| child(p, "contains")).collect();
+        if !contains.is_empty() && self.rng.chance(80) {
+            let value = self.value(contains, depth + 1);
+            match items.len() {
+                0 => items.push(value),
+                n => {
+                    let at = self.rng.below(n);
+                    if let Some(slot) = items.get_mut(at) {
+                        *slot = value;
+                    }
+                }
+            }
+        }
+        if parts
+            .iter()
+            .any(|p| p.schema.get("uniqueItems") == Some(&Value::Bool(true)))
+        {
+            let mut unique: Vec<Value> = Vec::with_capacity(items.len());
+            for item in items {
+                if !unique.contains(&item) {
+                    unique.push(item);
+                }
+            }
+            items = unique;
+        }
+        Value::Array(items)
+    }
+
+    fn object(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
+        let mut declared: BTreeMap<&'r str, Vec<Part<'r>>> = BTreeMap::new();
+        let mut patterns: Vec<(&'r str, Part<'r>)> = Vec::new();
+        let mut additional: Vec<Part<'r>> = Vec::new();
+        let mut closed = false;
+        let mut required: Vec<&'r str> = Vec::new();
+        let mut dependent: Vec<(&'r str, Vec<&'r str>)> = Vec::new();
+        for part in parts {
+            let map = match part.schema.as_object() {
+                Some(map) => map,
+                None => continue,
+            };
+            if let Some(Value::Object(props)) = map.get("properties") {
+                for (name, schema) in props {
+                    declared
+                        .entry(name.as_str())
+                        .or_default()
+                        .push(descend(part, schema));
+                }
+            }
+            if let Some(Value::Object(props)) = map.get("patternProperties") {
+                for (pattern, schema) in props {
+                    patterns.push((pattern.as_str(), descend(part, schema)));
+                }
+            }
+            match map.get("additionalProperties") {
+                Some(Value::Bool(false)) => closed = true,
+                Some(schema) => additional.push(descend(part, schema)),
+                None => {}
+            }
+            required.extend(
+                map.get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str),
+            );
+            for key in ["dependentRequired", "dependencies"] {
+                for (trigger, names) in map
+                    .get(key)
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Value::Array(names) = names {
+                        dependent.push((
+                            trigger.as_str(),
+                            names.iter().filter_map(Value::as_str).collect(),
+                        ));
+                    }
+                }
+            }
+        }
+        let deep = depth >= self.limits.depth;
+        let everything = self.rng.chance(20);
+        let nothing = deep || self.rng.chance(20);
+        let mut names: Vec<&'r str> = Vec::new();
+        for name in required.iter().copied() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        for name in declared.keys().copied() {
+            let take = everything || (!nothing && self.rng.chance(50));
+            if take && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let mut index = 0;
+        while let Some(name) = names.get(index).copied() {
+            for (trigger, needs) in &dependent {
+                if *trigger == name {
+                    for need in needs {
+                        if !names.contains(need) {
+                            names.push(need);
+                        }
+                    }
+                }
+            }
+            index += 1;
+        }
+        let mut map = Map::new();
+        for name in names {
+            let mut schemas = declared.get(name).cloned().unwrap_or_default();
+            if schemas.is_empty() {
+                schemas.extend(additional.iter().cloned());
+            }
+            let value = self.value(schemas, depth + 1);
+            map.insert(name.to_string(), value);
+        }
+        if !deep && !patterns.is_empty() && self.rng.chance(40) {
+            if let Some((pattern, schema)) = self.rng.pick(&patterns).cloned() {
+                if let Some(name) = pattern::matching(pattern, &mut self.rng) {
+                    let value = self.value(vec![schema], depth + 1);
+                    map.insert(name, value);
+                }
+            }
+        }
+        if !deep && !closed && self.rng.chance(20) {
+            let name = format!("extra{}", self.rng.below(10));
+            let value = if additional.is_empty() {
+                any_value(&mut self.rng, 2)
+            } else {
+                self.value(additional.clone(), depth + 1)
+            };
+            map.insert(name, value);
+        }
+        let min = parts
+            .iter()
+            .filter_map(|p| p.schema.get("minProperties").and_then(Value::as_u64))
+            .max()
+            .unwrap_or(0);
+        let mut filler = 0;
+        while (map.len() as u64) < min.min(256) {
+            let name = format!("p{filler}");
+            filler += 1;
+            if !map.contains_key(&name) {
+                let value = self.value(additional.clone(), depth + 1);
+                map.insert(name, value);
+            }
+        }
+        Value::Object(map)
+    }
+}
+
+/// `schema` as a part under `parent`: the same resolver, entering the
+/// child's own resource when it names one.
+fn descend<'r>(parent: &Part<'r>, schema: &'r Value) -> Part<'r> {
+    let draft = parent.draft.detect(schema);
+    let resolver = parent
+        .resolver
+        .in_subresource(draft.create_resource_ref(schema))
+        .unwrap_or_else(|_| parent.resolver.clone());
+    Part {
+        schema,
+        resolver,
+        draft,
+    }
+}
+
+/// The subschema under `key`, when it is one.
+fn child<'r>(part: &Part<'r>, key: &str) -> Option<Part<'r>> {
+    let schema = part.schema.get(key)?;
+    (schema.is_object() || schema.is_boolean()).then(|| descend(part, schema))
+}
+
+/// The subschemas listed under `key`.
+fn children<'r>(part: &Part<'r>, key: &str) -> Vec<Part<'r>> {
+    part.schema
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|schema| descend(part, schema))
+        .collect()
+}
+
+/// An integer as JSON writes it: exact where an `i64` or `u64` holds it.
+fn integer_value(x: i128) -> Value {
+    if let Ok(small) = i64::try_from(x) {
+        return json!(small);
+    }
+    if let Ok(large) = u64::try_from(x) {
+        return json!(large);
+    }
+    Number::from_f64(x as f64).map_or(Value::Null, Value::Number)
+}
+
+/// A value of the named format, where the format is one this knows.
+fn format_sample(format: &str, rng: &mut Rng) -> Option<String> {
+    let choices: &[&str] = match format {
+        "date-time" => &[
+            "2026-01-01T00:00:00Z",
+            "1999-12-31T23:59:60+01:00",
+            "2026-06-30T12:34:56.789-07:30",
+        ],
+        "date" => &["2026-01-01", "2024-02-29"],
+        "time" => &["12:00:00Z", "23:59:59.5+02:00"],
+        "duration" => &["P1D", "PT1H30M"],
+        "email" => &["someone@example.org", "a.b+c@example.co.uk"],
+        "idn-email" => &["δοκιμή@παράδειγμα.δοκιμή"],
+        "hostname" => &["example.org", "a-b.example"],
+        "idn-hostname" => &["παράδειγμα.δοκιμή"],
+        "ipv4" => &["192.0.2.1", "0.0.0.0"],
+        "ipv6" => &["2001:db8::1", "::1"],
+        "uri" => &[
+            "https://example.org/a?b=c#d",
+            "ftp://example.org/file.iso",
+            "urn:isbn:0451450523",
+        ],
+        "uri-reference" => &["../a.json", "https://example.org/"],
+        "iri" => &["https://例え.テスト/パス"],
+        "iri-reference" => &["パス/a"],
+        "uuid" => &["123e4567-e89b-12d3-a456-426614174000"],
+        "uri-template" => &["https://example.org/{id}"],
+        "json-pointer" => &["/a/b~1c", ""],
+        "relative-json-pointer" => &["0/a", "1#"],
+        "regex" => &["^[a-z]+$"],
+        _ => return None,
+    };
+    rng.pick(choices).map(|s| (*s).to_string())
+}
+
+/// Any JSON value, nested at most `depth` deep: what a schema of `true` allows.
+pub fn any_value(rng: &mut Rng, depth: usize) -> Value {
+    let kinds = if depth == 0 { 5 } else { 7 };
+    match rng.below(kinds) {
+        0 => Value::Null,
+        1 => Value::Bool(rng.chance(50)),
+        2 => integer_value(rng.between(-1000, 1000)),
+        3 => Number::from_f64(rng.unit() * 200.0 - 100.0).map_or(Value::Null, Value::Number),
+        4 => Value::String(format!("s{}", rng.below(100))),
+        5 => Value::Array(
+            (0..rng.below(3))
+                .map(|_| any_value(rng, depth - 1))
+                .collect(),
+        ),
+        _ => Value::Object(
+            (0..rng.below(3))
+                .map(|i| (format!("k{i}"), any_value(rng, depth - 1)))
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry(schema: Value) -> Registry<'static> {
+        Registry::new()
+            .add("https://sample.invalid/s.json", schema)
+            .and_then(|builder| builder.prepare())
+            .expect("a registry")
+    }
+
+    /// Share of `n` draws the validator accepts.
+    fn accepted(schema: Value, n: usize) -> usize {
+        let registry = registry(schema.clone());
+        let validator = jsonschema::options()
+            .with_registry(&registry)
+            .build(&json!({"$ref": "https://sample.invalid/s.json"}))
+            .expect("compiles");
+        let mut sampler = Sampler::new(&registry, 11);
+        (0..n)
+            .filter(|_| {
+                let value = sampler
+                    .draw("https://sample.invalid/s.json")
+                    .expect("draws");
+                validator.is_valid(&value)
+            })
+            .count()
+    }
+
+    #[test]
+    fn most_draws_from_ordinary_schemas_are_valid() {
+        let cases = [
+            json!({"type": "integer", "minimum": 3, "maximum": 9}),
+            json!({"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"enum": [1, 2]}}, "required": ["a"], "additionalProperties": false}),
+            json!({"type": "array", "items": {"type": "boolean"}, "minItems": 1, "maxItems": 3}),
+            json!({"oneOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}),
+            json!({"$defs": {"n": {"type": "integer", "multipleOf": 7}}, "$ref": "#/$defs/n"}),
+        ];
+        for schema in cases {
+            let ok = accepted(schema.clone(), 200);
+            assert!(ok >= 150, "{ok}/200 valid for {schema}");
+        }
+    }
+
+    #[test]
+    fn every_enum_value_and_branch_comes_up() {
+        let registry = registry(json!({"anyOf": [{"enum": ["a", "b", "c"]}, {"type": "boolean"}]}));
+        let mut sampler = Sampler::new(&registry, 5);
+        let seen: Vec<Value> = (0..200)
+            .map(|_| {
+                sampler
+                    .draw("https://sample.invalid/s.json")
+                    .expect("draws")
+            })
+            .collect();
+        for value in [
+            json!("a"),
+            json!("b"),
+            json!("c"),
+            json!(true),
+            json!(false),
+        ] {
+            assert!(seen.contains(&value), "{value} never drawn");
+        }
+    }
+
+    #[test]
+    fn a_schema_that_requires_itself_ends() {
+        let registry = registry(
+            json!({"type": "object", "required": ["a"], "properties": {"a": {"$ref": "#"}}}),
+        );
+        let mut sampler = Sampler::new(&registry, 1);
+        let value = sampler
+            .draw("https://sample.invalid/s.json")
+            .expect("draws");
+        assert!(value.is_object());
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_values() {
+        let schema = json!({"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "string"}}});
+        let registry = registry(schema);
+        let draw = |seed| {
+            let mut sampler = Sampler::new(&registry, seed);
+            (0..20)
+                .map(|_| {
+                    sampler
+                        .draw("https://sample.invalid/s.json")
+                        .expect("draws")
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(9), draw(9));
+        assert_ne!(draw(9), draw(10));
+    }
+}

@@ -1,0 +1,357 @@
+//! Random JSON Schema documents and one-step changes of them: the pairs the
+//! compatibility checker's property tests and fuzz target compare, with the
+//! search as the oracle.
+//!
+//! The keywords are drawn from the whole 2020-12 vocabulary, weighted
+//! towards what makes provers stumble: `$defs` that refer to each other in
+//! cycles, `allOf` parts whose keywords interact, integers past 2^53 and
+//! fractions, `multipleOf` that is not an integer, non-ASCII and
+//! look-around patterns, `enum` beside `const`, and now and then a keyword
+//! no prover models.
+
+use serde_json::{json, Map, Value};
+
+use crate::Rng;
+
+/// Names of the `$defs` a document carries.
+const DEFS: [&str; 3] = ["a", "b", "c"];
+
+/// A document: a root schema and a few `$defs` it (and they) may refer to.
+pub fn document(rng: &mut Rng) -> Value {
+    let mut defs = Map::new();
+    for name in DEFS {
+        defs.insert(name.into(), schema(rng, 1));
+    }
+    let mut root = schema(rng, 0);
+    if let Value::Object(map) = &mut root {
+        map.insert("$defs".into(), Value::Object(defs));
+    } else {
+        root = json!({"allOf": [root], "$defs": defs});
+    }
+    root
+}
+
+/// `document` with one thing changed.
+pub fn changed(document: &Value, rng: &mut Rng) -> Value {
+    let mut out = document.clone();
+    // Pick a place: the root, a definition, or somewhere below them.
+    let mut pointers = Vec::new();
+    let mut stack = vec![(String::new(), &out)];
+    while let Some((pointer, value)) = stack.pop() {
+        if let Value::Object(map) = value {
+            pointers.push(pointer.clone());
+            for (key, child) in map {
+                let token = key.replace('~', "~0").replace('/', "~1");
+                match child {
+                    Value::Object(_) => stack.push((format!("{pointer}/{token}"), child)),
+                    Value::Array(items)
+                        if matches!(key.as_str(), "allOf" | "anyOf" | "oneOf" | "prefixItems") =>
+                    {
+                        for (index, item) in items.iter().enumerate() {
+                            stack.push((format!("{pointer}/{token}/{index}"), item));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let pointer = rng.pick(&pointers).cloned().unwrap_or_default();
+    if let Some(target) = out.pointer_mut(&pointer) {
+        mutate(target, rng);
+    }
+    out
+}
+
+/// One small change to a schema object.
+fn mutate(schema: &mut Value, rng: &mut Rng) {
+    let Value::Object(map) = schema else {
+        *schema = leaf(rng);
+        return;
+    };
+    match rng.below(12) {
+        0 => nudge(map, "minimum", rng),
+        1 => nudge(map, "maximum", rng),
+        2 => nudge(map, "maxLength", rng),
+        3 => {
+            let required = map.entry("required").or_insert_with(|| json!([]));
+            if let Value::Array(names) = required {
+                if names.is_empty() || rng.chance(50) {
+                    names.push(json!(rng.pick(&["x", "y", "z"]).copied().unwrap_or("x")));
+                } else {
+                    names.pop();
+                }
+            }
+        }
+        4 => {
+            let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
+            map.insert(
+                "additionalProperties".into(),
+                if closed { json!(true) } else { json!(false) },
+            );
+        }
+        5 => {
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                if rng.chance(50) {
+                    values.push(scalar(rng));
+                } else {
+                    values.pop();
+                }
+            } else {
+                map.insert("enum".into(), json!([scalar(rng), scalar(rng)]));
+            }
+        }
+        6 => {
+            map.insert(
+                "type".into(),
+                json!(rng
+                    .pick(&["string", "integer", "number", "object", "array", "null"])
+                    .copied()
+                    .unwrap_or("null")),
+            );
+        }
+        7 => {
+            map.insert(
+                "$ref".into(),
+                json!(format!(
+                    "#/$defs/{}",
+                    rng.pick(&DEFS).copied().unwrap_or("a")
+                )),
+            );
+        }
+        8 => {
+            let extra = leaf(rng);
+            let own = Value::Object(std::mem::take(map));
+            map.insert("allOf".into(), json!([own, extra]));
+        }
+        9 => {
+            map.insert("pattern".into(), json!(pattern(rng)));
+        }
+        10 => {
+            map.insert("multipleOf".into(), number(rng).abs().max(0.5).into());
+        }
+        _ => *schema = self::schema(rng, 2),
+    }
+}
+
+/// A bound moved a little, or set where there was none.
+fn nudge(map: &mut Map<String, Value>, key: &str, rng: &mut Rng) {
+    let current = map.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+    let step = match rng.below(4) {
+        0 => 1.0,
+        1 => -1.0,
+        2 => 0.5,
+        _ => 9_007_199_254_740_992.0,
+    };
+    let moved = current + step;
+    let value = if moved.fract() == 0.0 && moved.abs() < 1.0e18 {
+        json!(moved as i64)
+    } else {
+        json!(moved)
+    };
+    map.insert(key.into(), value);
+}
+
+/// A random schema, nested at most a few levels below `depth`.
+pub fn schema(rng: &mut Rng, depth: usize) -> Value {
+    if depth > 3 || rng.chance(30) {
+        return leaf(rng);
+    }
+    match rng.below(12) {
+        0 | 1 => {
+            let mut props = Map::new();
+            for name in ["x", "y", "z"].into_iter().take(1 + rng.below(3)) {
+                props.insert(name.into(), schema(rng, depth + 1));
+            }
+            let mut object = json!({"type": "object", "properties": props});
+            if rng.chance(50) {
+                object["required"] = json!(["x"]);
+            }
+            match rng.below(4) {
+                0 => object["additionalProperties"] = json!(false),
+                1 => object["additionalProperties"] = schema(rng, depth + 1),
+                _ => {}
+            }
+            if rng.chance(25) {
+                object["patternProperties"] = json!({ pattern(rng): schema(rng, depth + 1) });
+            }
+            if rng.chance(15) {
+                object["propertyNames"] = json!({"maxLength": 1 + rng.below(3)});
+            }
+            if rng.chance(15) {
+                object["dependentRequired"] = json!({"x": ["y"]});
+            }
+            if rng.chance(10) {
+                object["dependentSchemas"] = json!({"y": schema(rng, depth + 1)});
+            }
+            if rng.chance(15) {
+                object["minProperties"] = json!(rng.below(3));
+            }
+            object
+        }
+        2 => {
+            let mut array = json!({"type": "array", "items": schema(rng, depth + 1)});
+            if rng.chance(30) {
+                array["prefixItems"] = json!([schema(rng, depth + 1)]);
+            }
+            if rng.chance(25) {
+                array["contains"] = schema(rng, depth + 1);
+                if rng.chance(50) {
+                    array["minContains"] = json!(rng.below(3));
+                }
+                if rng.chance(30) {
+                    array["maxContains"] = json!(1 + rng.below(2));
+                }
+            }
+            if rng.chance(30) {
+                array["maxItems"] = json!(rng.below(4));
+            }
+            if rng.chance(20) {
+                array["uniqueItems"] = json!(true);
+            }
+            array
+        }
+        3 => json!({"anyOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
+        4 => json!({"oneOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
+        // Parts whose keywords interact across the `allOf`.
+        5 => match rng.below(3) {
+            0 => {
+                json!({"allOf": [{"properties": {"x": schema(rng, depth + 1)}}, {"additionalProperties": false}]})
+            }
+            1 => json!({"allOf": [{"prefixItems": [schema(rng, depth + 1)]}, {"items": false}]}),
+            _ => {
+                json!({"allOf": [{"if": {"required": ["x"]}}, {"then": {"required": ["y"]}}, schema(rng, depth + 1)]})
+            }
+        },
+        6 => json!({"not": schema(rng, depth + 1)}),
+        7 => {
+            json!({"if": schema(rng, depth + 1), "then": schema(rng, depth + 1), "else": schema(rng, depth + 1)})
+        }
+        8 => json!({"$ref": format!("#/$defs/{}", rng.pick(&DEFS).copied().unwrap_or("a"))}),
+        // Definitions that refer to themselves through an object, a list, or directly.
+        9 => match rng.below(3) {
+            0 => json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/a"}}}),
+            1 => json!({"type": "array", "items": {"$ref": "#/$defs/b"}}),
+            _ => json!({"allOf": [{"$ref": "#/$defs/c"}, leaf(rng)]}),
+        },
+        10 => {
+            json!({"type": "object", "unevaluatedProperties": false, "properties": {"x": leaf(rng)}})
+        }
+        _ => json!({"allOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
+    }
+}
+
+/// A schema of one JSON type, or a finite one.
+fn leaf(rng: &mut Rng) -> Value {
+    match rng.below(10) {
+        0 => {
+            let mut integer = json!({"type": "integer"});
+            if rng.chance(60) {
+                integer["minimum"] = number_value(rng);
+            }
+            if rng.chance(60) {
+                integer["maximum"] = number_value(rng);
+            }
+            if rng.chance(20) {
+                integer["exclusiveMaximum"] = number_value(rng);
+            }
+            integer
+        }
+        1 => {
+            let mut number = json!({"type": "number"});
+            if rng.chance(50) {
+                number["exclusiveMinimum"] = number_value(rng);
+            }
+            if rng.chance(40) {
+                number["multipleOf"] = json!(rng
+                    .pick(&[0.5, 0.1, 0.25, 3.0, 1.0e-3])
+                    .copied()
+                    .unwrap_or(0.5));
+            }
+            number
+        }
+        2 | 3 => {
+            let mut string = json!({"type": "string"});
+            if rng.chance(50) {
+                string["maxLength"] = json!(rng.below(6));
+            }
+            if rng.chance(40) {
+                string["pattern"] = json!(pattern(rng));
+            }
+            if rng.chance(15) {
+                string["format"] = json!(rng
+                    .pick(&["date-time", "email", "ipv4", "uri"])
+                    .copied()
+                    .unwrap_or("email"));
+            }
+            string
+        }
+        4 => json!({"enum": [scalar(rng), scalar(rng), scalar(rng)]}),
+        5 => json!({"const": scalar(rng)}),
+        6 => json!({"const": scalar(rng), "enum": [scalar(rng), scalar(rng)]}),
+        7 => json!({"type": ["string", "null"]}),
+        8 => json!({"type": "boolean"}),
+        _ => Value::Bool(rng.chance(80)),
+    }
+}
+
+fn pattern(rng: &mut Rng) -> String {
+    rng.pick(&[
+        "^[a-z]+$",
+        "^é",
+        "\\w",
+        "^(?!x)",
+        "^[0-9]{1,3}$",
+        "a|b",
+        "^π+$",
+        "^\\d+$",
+        "[\\u0041-\\u005A]",
+    ])
+    .copied()
+    .unwrap_or("^a")
+    .to_string()
+}
+
+fn number(rng: &mut Rng) -> f64 {
+    rng.pick(&[
+        0.0,
+        1.0,
+        -1.0,
+        2.5,
+        10.0,
+        0.1,
+        9_007_199_254_740_991.0,
+        -7.0,
+    ])
+    .copied()
+    .unwrap_or(0.0)
+}
+
+/// A number as a schema writes it: integers past 2^53 exactly, or fractions.
+fn number_value(rng: &mut Rng) -> Value {
+    match rng.below(5) {
+        0 => json!(9_007_199_254_740_993u64),
+        1 => json!(1.0000000000000002),
+        _ => {
+            let x = number(rng);
+            if x.fract() == 0.0 {
+                json!(x as i64)
+            } else {
+                json!(x)
+            }
+        }
+    }
+}
+
+fn scalar(rng: &mut Rng) -> Value {
+    match rng.below(8) {
+        0 => json!("a"),
+        1 => json!("é"),
+        2 => json!(1),
+        3 => json!(1.0),
+        4 => json!(null),
+        5 => json!(true),
+        6 => json!(9_007_199_254_740_993u64),
+        _ => json!([1, "a"]),
+    }
+}
