@@ -53,11 +53,36 @@ struct Here<'a, 's> {
 }
 
 /// One judged change, before it becomes a [`Change`].
-struct Judged<'a> {
-    group: &'a str,
-    path: &'a str,
+struct Judged {
     rule: Named,
     detail: String,
+}
+
+/// The fields a change of `properties` adds and removes.
+struct Fields {
+    added: Vec<String>,
+    removed: Vec<String>,
+}
+
+/// Old and new union branches: paired, only new, only old (by index).
+struct Pairing {
+    pairs: Vec<(usize, usize)>,
+    added: Vec<usize>,
+    removed: Vec<usize>,
+}
+
+/// One change's verdicts: W and R.
+struct Verdicts {
+    writer: Result<(), Break>,
+    reader: Result<(), Break>,
+}
+
+/// A place in each view of each version.
+struct Views<'a, 's> {
+    old_w: &'a Place<'s>,
+    new_w: &'a Place<'s>,
+    old_r: &'a Place<'s>,
+    new_r: &'a Place<'s>,
 }
 
 impl<'p, 's> Differ<'p, 's> {
@@ -95,6 +120,12 @@ impl<'p, 's> Differ<'p, 's> {
         if self.skip.contains(&self.rel(&old)) || self.skip.contains(&self.rel(&new)) {
             return;
         }
+        if !self
+            .visited
+            .insert((address(old.value), address(new.value)))
+        {
+            return;
+        }
         // Changes inside a shared type are reported once, under the type.
         let group = match space.doc(old.doc) {
             Some(doc) if old.pointer.is_empty() && doc.kind == contract::DocKind::Type => {
@@ -102,31 +133,29 @@ impl<'p, 's> Differ<'p, 's> {
             }
             _ => group.to_string(),
         };
-        if !self
-            .visited
-            .insert((address(old.value), address(new.value)))
-        {
-            return;
-        }
-        let (Some(o), Some(n)) = (old.value.as_object(), new.value.as_object()) else {
-            if old.value != new.value {
+        let here = Here {
+            old: &old,
+            new: &new,
+            group: &group,
+            path,
+        };
+        self.schema(&here, out);
+    }
+
+    /// The changes between two schemas at one place.
+    fn schema(&mut self, here: &Here<'_, 's>, out: &mut Vec<Change>) {
+        let (Some(o), Some(n)) = (here.old.value.as_object(), here.new.value.as_object()) else {
+            if here.old.value != here.new.value {
                 let edit = |_: &Value, new: &Place<'s>| self.absolute(new);
-                self.judge(
-                    &old,
-                    &new,
-                    &edit,
-                    Judged {
-                        group: &group,
-                        path,
-                        rule: Named::Rule(Rule::SchemaReplaced),
-                        detail: "the schema was replaced".into(),
-                    },
-                    out,
-                );
+                let judged = Judged {
+                    rule: Named::Rule(Rule::SchemaReplaced),
+                    detail: "the schema was replaced".into(),
+                };
+                self.judge(here, &edit, judged, out);
             }
             return;
         };
-        let draft = space.draft(&old);
+        let draft = self.space().draft(here.old);
         // Definitions are compared where they are used, not as text.
         let container = |k: &str| matches!(k, "$defs" | "definitions" | "$id" | "id" | "$schema");
         let annotation = |k: &str| {
@@ -141,10 +170,10 @@ impl<'p, 's> Differ<'p, 's> {
             .any(|(k, _)| annotation(k) && o.get(k) != n.get(k))
         {
             out.push(Change {
-                group: group.clone(),
+                group: here.group.to_string(),
                 rule: Rule::AnnotationChanged,
-                old_pointer: Some(self.at(&old, "")),
-                new_pointer: Some(self.at(&new, "")),
+                old_pointer: Some(self.at(here.old, "")),
+                new_pointer: Some(self.at(here.new, "")),
                 writer: Verdict::Compatible,
                 reader: Verdict::Compatible,
                 api: Verdict::Compatible,
@@ -162,100 +191,72 @@ impl<'p, 's> Differ<'p, 's> {
             .collect();
         keys.sort();
         keys.dedup();
-        let added: Vec<String> = names(n, "properties")
-            .into_iter()
-            .filter(|p| !names(o, "properties").contains(p))
-            .collect();
-        let removed: Vec<String> = names(o, "properties")
-            .into_iter()
-            .filter(|p| !names(n, "properties").contains(p))
-            .collect();
+        let fields = Fields {
+            added: names(n, "properties")
+                .into_iter()
+                .filter(|p| !names(o, "properties").contains(p))
+                .collect(),
+            removed: names(o, "properties")
+                .into_iter()
+                .filter(|p| !names(n, "properties").contains(p))
+                .collect(),
+        };
         for key in keys {
             let (ov, nv) = (o.get(key.as_str()), n.get(key.as_str()));
-            if ov.zip(nv).is_some_and(|(a, b)| {
-                a == b && (!has_ref(a) || self.prover.same_under(&old, &new, key))
-            }) {
-                continue;
-            }
-            match key.as_str() {
-                "properties" => self.properties(
-                    &Here {
-                        old: &old,
-                        new: &new,
-                        group: &group,
-                        path,
-                    },
-                    &added,
-                    &removed,
-                    out,
-                ),
-                "required" => self.required(
-                    &Here {
-                        old: &old,
-                        new: &new,
-                        group: &group,
-                        path,
-                    },
-                    &added,
-                    &removed,
-                    out,
-                ),
-                "enum" if ov.is_some_and(Value::is_array) && nv.is_some_and(Value::is_array) => {
-                    self.enumeration(&old, &new, &group, path, out)
-                }
-                "oneOf" | "anyOf"
-                    if ov.is_some_and(Value::is_array) && nv.is_some_and(Value::is_array) =>
-                {
-                    self.branches(&old, &new, key, &group, path, out)
-                }
-                k if NESTED.contains(&k)
-                    && ov.is_some_and(Value::is_object)
-                    && nv.is_some_and(Value::is_object) =>
-                {
-                    if let (Some(oc), Some(nc)) = (old.at(k), new.at(k)) {
-                        self.diff(&oc, &nc, &group, &format!("{path}/*"), out);
-                    }
-                }
-                "prefixItems" | "items"
-                    if ov.is_some_and(Value::is_array) && nv.is_some_and(Value::is_array) =>
-                {
-                    let (la, lb) = (
-                        ov.and_then(Value::as_array).map_or(0, Vec::len),
-                        nv.and_then(Value::as_array).map_or(0, Vec::len),
-                    );
-                    for index in 0..la.min(lb) {
-                        let i = index.to_string();
-                        if let (Some(oc), Some(nc)) =
-                            (old.at_path(&[key, &i]), new.at_path(&[key, &i]))
-                        {
-                            self.diff(&oc, &nc, &group, &format!("{path}/{i}"), out);
-                        }
-                    }
-                    if la != lb {
-                        self.keyword(&old, &new, key, &group, path, out);
-                    }
-                }
-                _ => self.keyword(&old, &new, key, &group, path, out),
+            let unchanged = ov.zip(nv).is_some_and(|(a, b)| {
+                a == b && (!has_ref(a) || self.prover.same_under(here.old, here.new, key))
+            });
+            if !unchanged {
+                self.key(here, key, &fields, out);
             }
         }
     }
 
-    fn properties(
-        &mut self,
-        here: &Here<'_, 's>,
-        added: &[String],
-        removed: &[String],
-        out: &mut Vec<Change>,
-    ) {
-        let Here {
-            old,
-            new,
-            group,
-            path,
-        } = *here;
-        for name in added {
+    /// A keyword that differs: entered, split into changes, or judged whole.
+    fn key(&mut self, here: &Here<'_, 's>, key: &str, fields: &Fields, out: &mut Vec<Change>) {
+        let (ov, nv) = (here.old.value.get(key), here.new.value.get(key));
+        let both = |is: fn(&Value) -> bool| ov.is_some_and(is) && nv.is_some_and(is);
+        match key {
+            "properties" => self.properties(here, fields, out),
+            "required" => self.required(here, fields, out),
+            "enum" if both(Value::is_array) => self.enumeration(here, out),
+            "oneOf" | "anyOf" if both(Value::is_array) => self.branches(here, key, out),
+            k if NESTED.contains(&k) && both(Value::is_object) => {
+                if let (Some(oc), Some(nc)) = (here.old.at(k), here.new.at(k)) {
+                    self.diff(&oc, &nc, here.group, &format!("{}/*", here.path), out);
+                }
+            }
+            "prefixItems" | "items" if both(Value::is_array) => self.tuple(here, key, out),
+            _ => self.keyword(here, key, out),
+        }
+    }
+
+    /// A list of item schemas: each position entered, a change of length judged whole.
+    fn tuple(&mut self, here: &Here<'_, 's>, key: &str, out: &mut Vec<Change>) {
+        let length = |p: &Place<'s>| {
+            p.value
+                .get(key)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        };
+        let (la, lb) = (length(here.old), length(here.new));
+        for index in 0..la.min(lb) {
+            let i = index.to_string();
+            if let (Some(oc), Some(nc)) =
+                (here.old.at_path(&[key, &i]), here.new.at_path(&[key, &i]))
+            {
+                self.diff(&oc, &nc, here.group, &format!("{}/{i}", here.path), out);
+            }
+        }
+        if la != lb {
+            self.keyword(here, key, out);
+        }
+    }
+
+    fn properties(&mut self, here: &Here<'_, 's>, fields: &Fields, out: &mut Vec<Change>) {
+        for name in &fields.added {
             let required =
-                contract::string_list(new.value.get("required")).contains(&name.as_str());
+                contract::string_list(here.new.value.get("required")).contains(&name.as_str());
             let edit = |old_value: &Value, new: &Place<'s>| {
                 let mut changed = old_value.clone();
                 let schema = new
@@ -272,12 +273,9 @@ impl<'p, 's> Differ<'p, 's> {
                 if required { "required" } else { "optional" }
             );
             self.judge(
-                old,
-                new,
+                here,
                 &edit,
                 Judged {
-                    group,
-                    path,
                     rule: Named::Rule(Rule::PropertyAdded),
                     detail,
                 },
@@ -286,125 +284,103 @@ impl<'p, 's> Differ<'p, 's> {
             // Point at the field itself, where a reviewer looks.
             if let Some(change) = out.last_mut() {
                 change.new_pointer = Some(self.at(
-                    new,
+                    here.new,
                     &format!("/properties/{}", contract::escape_pointer_token(name)),
                 ));
             }
         }
-        for name in removed {
+        for name in &fields.removed {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 set_property(&mut changed, name, None);
                 remove_required(&mut changed, name);
                 changed
             };
+            let detail = format!("field {name:?} removed");
             self.judge(
-                old,
-                new,
+                here,
                 &edit,
                 Judged {
-                    group,
-                    path,
                     rule: Named::Rule(Rule::PropertyRemoved),
-                    detail: format!("field {name:?} removed"),
+                    detail,
                 },
                 out,
             );
             if let Some(change) = out.last_mut() {
                 change.old_pointer = Some(self.at(
-                    old,
+                    here.old,
                     &format!("/properties/{}", contract::escape_pointer_token(name)),
                 ));
             }
         }
-        for name in names(old.value.as_object().unwrap_or(&Map::new()), "properties") {
-            if added.contains(&name) || removed.contains(&name) {
+        for name in names(
+            here.old.value.as_object().unwrap_or(&Map::new()),
+            "properties",
+        ) {
+            if fields.added.contains(&name) || fields.removed.contains(&name) {
                 continue;
             }
             if let (Some(oc), Some(nc)) = (
-                old.at_path(&["properties", &name]),
-                new.at_path(&["properties", &name]),
+                here.old.at_path(&["properties", &name]),
+                here.new.at_path(&["properties", &name]),
             ) {
                 self.diff(
                     &oc,
                     &nc,
-                    group,
-                    &format!("{path}/{}", contract::escape_pointer_token(&name)),
+                    here.group,
+                    &format!("{}/{}", here.path, contract::escape_pointer_token(&name)),
                     out,
                 );
             }
         }
     }
 
-    fn required(
-        &mut self,
-        here: &Here<'_, 's>,
-        added: &[String],
-        removed: &[String],
-        out: &mut Vec<Change>,
-    ) {
-        let Here {
-            old,
-            new,
-            group,
-            path,
-        } = *here;
-        let was = contract::string_list(old.value.get("required"));
-        let now = contract::string_list(new.value.get("required"));
+    fn required(&mut self, here: &Here<'_, 's>, fields: &Fields, out: &mut Vec<Change>) {
+        let was = contract::string_list(here.old.value.get("required"));
+        let now = contract::string_list(here.new.value.get("required"));
         for name in now
             .iter()
-            .filter(|r| !was.contains(r) && !added.iter().any(|a| a == *r))
+            .filter(|r| !was.contains(r) && !fields.added.iter().any(|a| a == *r))
         {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 push_required(&mut changed, name);
                 changed
             };
+            let detail = format!("{name:?} became required");
             self.judge(
-                old,
-                new,
+                here,
                 &edit,
                 Judged {
-                    group,
-                    path,
                     rule: Named::Rule(Rule::RequiredAdded),
-                    detail: format!("{name:?} became required"),
+                    detail,
                 },
                 out,
             );
         }
         for name in was
             .iter()
-            .filter(|r| !now.contains(r) && !removed.iter().any(|a| a == *r))
+            .filter(|r| !now.contains(r) && !fields.removed.iter().any(|a| a == *r))
         {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 remove_required(&mut changed, name);
                 changed
             };
+            let detail = format!("{name:?} became optional");
             self.judge(
-                old,
-                new,
+                here,
                 &edit,
                 Judged {
-                    group,
-                    path,
                     rule: Named::Rule(Rule::RequiredRemoved),
-                    detail: format!("{name:?} became optional"),
+                    detail,
                 },
                 out,
             );
         }
     }
 
-    fn enumeration(
-        &mut self,
-        old: &Place<'s>,
-        new: &Place<'s>,
-        group: &str,
-        path: &str,
-        out: &mut Vec<Change>,
-    ) {
+    fn enumeration(&mut self, here: &Here<'_, 's>, out: &mut Vec<Change>) {
         let list = |p: &Place<'s>| {
             p.value
                 .get("enum")
@@ -412,7 +388,7 @@ impl<'p, 's> Differ<'p, 's> {
                 .cloned()
                 .unwrap_or_default()
         };
-        let (was, now) = (list(old), list(new));
+        let (was, now) = (list(here.old), list(here.new));
         for value in now.iter().filter(|v| !was.contains(v)) {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
@@ -421,15 +397,13 @@ impl<'p, 's> Differ<'p, 's> {
                 }
                 changed
             };
+            let detail = format!("enum value {value} added");
             self.judge(
-                old,
-                new,
+                here,
                 &edit,
                 Judged {
-                    group,
-                    path,
                     rule: Named::Rule(Rule::EnumValueAdded),
-                    detail: format!("enum value {value} added"),
+                    detail,
                 },
                 out,
             );
@@ -442,31 +416,22 @@ impl<'p, 's> Differ<'p, 's> {
                 }
                 changed
             };
+            let detail = format!("enum value {value} removed");
             self.judge(
-                old,
-                new,
+                here,
                 &edit,
                 Judged {
-                    group,
-                    path,
                     rule: Named::Rule(Rule::EnumValueRemoved),
-                    detail: format!("enum value {value} removed"),
+                    detail,
                 },
                 out,
             );
         }
     }
 
-    /// Union branches, matched by tag, then by equal content, then by containment.
-    fn branches(
-        &mut self,
-        old: &Place<'s>,
-        new: &Place<'s>,
-        key: &str,
-        group: &str,
-        path: &str,
-        out: &mut Vec<Change>,
-    ) {
+    /// Union branches, matched by tag, then by equal content, then by
+    /// containment; the rest added or removed.
+    fn branches(&mut self, here: &Here<'_, 's>, key: &str, out: &mut Vec<Change>) {
         let list = |p: &Place<'s>| -> Vec<Place<'s>> {
             let count = p
                 .value
@@ -477,7 +442,62 @@ impl<'p, 's> Differ<'p, 's> {
                 .filter_map(|i| p.at_path(&[key, &i.to_string()]))
                 .collect()
         };
-        let (olds, news) = (list(old), list(new));
+        let (olds, news) = (list(here.old), list(here.new));
+        let pairing = self.pair(&olds, &news);
+        for (oi, ni) in pairing.pairs {
+            if let (Some(o), Some(n)) = (olds.get(oi), news.get(ni)) {
+                self.diff(o, n, here.group, here.path, out);
+            }
+        }
+        for ni in pairing.added {
+            let edit = |old_value: &Value, new: &Place<'s>| {
+                let mut changed = old_value.clone();
+                let branch = new
+                    .at_path(&[key, &ni.to_string()])
+                    .map_or(Value::Bool(true), |b| self.absolute(&b));
+                if let Some(Value::Array(items)) = changed.get_mut(key) {
+                    items.push(branch);
+                }
+                changed
+            };
+            let detail = format!("`{key}` branch {ni} of the new schema added");
+            self.judge(
+                here,
+                &edit,
+                Judged {
+                    rule: Named::Rule(Rule::BranchAdded),
+                    detail,
+                },
+                out,
+            );
+        }
+        for oi in pairing.removed {
+            let edit = |old_value: &Value, _: &Place<'s>| {
+                let mut changed = old_value.clone();
+                if let Some(Value::Array(items)) = changed.get_mut(key) {
+                    if oi < items.len() {
+                        items.remove(oi);
+                    }
+                }
+                changed
+            };
+            let detail = format!("`{key}` branch {oi} of the old schema removed");
+            self.judge(
+                here,
+                &edit,
+                Judged {
+                    rule: Named::Rule(Rule::BranchRemoved),
+                    detail,
+                },
+                out,
+            );
+        }
+    }
+
+    /// Old branches paired with new ones: by a tag `const`, then by equal
+    /// content, then by containment either way (a branch that only widened
+    /// or narrowed).
+    fn pair(&self, olds: &[Place<'s>], news: &[Place<'s>]) -> Pairing {
         let tag_of = |p: &Place<'s>| -> Option<String> {
             p.value
                 .get("properties")
@@ -504,8 +524,7 @@ impl<'p, 's> Differ<'p, 's> {
                 None => free_old.push(oi),
             }
         }
-        // What is left pairs by containment either way (a branch that only widened or narrowed).
-        let mut still_old = Vec::new();
+        let mut removed = Vec::new();
         for oi in free_old {
             let found = free_new
                 .iter()
@@ -517,73 +536,18 @@ impl<'p, 's> Differ<'p, 's> {
                 });
             match found {
                 Some(position) => pairs.push((oi, free_new.remove(position))),
-                None => still_old.push(oi),
+                None => removed.push(oi),
             }
         }
-        for (oi, ni) in pairs {
-            if let (Some(o), Some(n)) = (olds.get(oi), news.get(ni)) {
-                self.diff(o, n, group, path, out);
-            }
-        }
-        for ni in free_new {
-            let edit = |old_value: &Value, new: &Place<'s>| {
-                let mut changed = old_value.clone();
-                let branch = new
-                    .at_path(&[key, &ni.to_string()])
-                    .map_or(Value::Bool(true), |b| self.absolute(&b));
-                if let Some(Value::Array(items)) = changed.get_mut(key) {
-                    items.push(branch);
-                }
-                changed
-            };
-            self.judge(
-                old,
-                new,
-                &edit,
-                Judged {
-                    group,
-                    path,
-                    rule: Named::Rule(Rule::BranchAdded),
-                    detail: format!("`{key}` branch {ni} of the new schema added"),
-                },
-                out,
-            );
-        }
-        for oi in still_old {
-            let edit = |old_value: &Value, _: &Place<'s>| {
-                let mut changed = old_value.clone();
-                if let Some(Value::Array(items)) = changed.get_mut(key) {
-                    if oi < items.len() {
-                        items.remove(oi);
-                    }
-                }
-                changed
-            };
-            self.judge(
-                old,
-                new,
-                &edit,
-                Judged {
-                    group,
-                    path,
-                    rule: Named::Rule(Rule::BranchRemoved),
-                    detail: format!("`{key}` branch {oi} of the old schema removed"),
-                },
-                out,
-            );
+        Pairing {
+            pairs,
+            added: free_new,
+            removed,
         }
     }
 
     /// A keyword judged whole: the old schema with the new keyword's value.
-    fn keyword(
-        &mut self,
-        old: &Place<'s>,
-        new: &Place<'s>,
-        key: &str,
-        group: &str,
-        path: &str,
-        out: &mut Vec<Change>,
-    ) {
+    fn keyword(&mut self, here: &Here<'_, 's>, key: &str, out: &mut Vec<Change>) {
         let edit = |old_value: &Value, new: &Place<'s>| {
             let mut changed = old_value.clone();
             if let Value::Object(map) = &mut changed {
@@ -600,16 +564,13 @@ impl<'p, 's> Differ<'p, 's> {
         };
         let detail = format!(
             "`{key}`: {} → {}",
-            show(old.value.get(key)),
-            show(new.value.get(key))
+            show(here.old.value.get(key)),
+            show(here.new.value.get(key))
         );
         self.judge(
-            old,
-            new,
+            here,
             &edit,
             Judged {
-                group,
-                path,
                 rule: Named::Family(Family::of(key)),
                 detail,
             },
@@ -618,11 +579,11 @@ impl<'p, 's> Differ<'p, 's> {
         // Point at the keyword itself on each side that has it.
         if let Some(change) = out.last_mut() {
             let at_key = format!("/{}", contract::escape_pointer_token(key));
-            if old.value.get(key).is_some() {
-                change.old_pointer = Some(self.at(old, &at_key));
+            if here.old.value.get(key).is_some() {
+                change.old_pointer = Some(self.at(here.old, &at_key));
             }
-            if new.value.get(key).is_some() {
-                change.new_pointer = Some(self.at(new, &at_key));
+            if here.new.value.get(key).is_some() {
+                change.new_pointer = Some(self.at(here.new, &at_key));
             }
         }
     }
@@ -664,10 +625,9 @@ impl<'p, 's> Differ<'p, 's> {
     /// Judges the old schema against the old schema with one change applied.
     fn judge(
         &self,
-        old: &Place<'s>,
-        new: &Place<'s>,
+        here: &Here<'_, 's>,
         edit: &Edit<'_, 's>,
-        judged: Judged<'_>,
+        judged: Judged,
         out: &mut Vec<Change>,
     ) {
         let space = self.space();
@@ -678,10 +638,10 @@ impl<'p, 's> Differ<'p, 's> {
             space.place(doc, &place.pointer)
         };
         let (Some(old_w), Some(old_r), Some(new_w), Some(new_r)) = (
-            view(old, Version::Old, Role::Written),
-            view(old, Version::Old, Role::Read),
-            view(new, Version::New, Role::Written),
-            view(new, Version::New, Role::Read),
+            view(here.old, Version::Old, Role::Written),
+            view(here.old, Version::Old, Role::Read),
+            view(here.new, Version::New, Role::Written),
+            view(here.new, Version::New, Role::Read),
         ) else {
             return;
         };
@@ -698,42 +658,43 @@ impl<'p, 's> Differ<'p, 's> {
                 value: edit(old_r.value, &new_r),
             },
         ];
-        let verdicts = match space.derive(patches) {
-            Ok(derived) => {
-                let prover = Prover::new(&derived);
-                match (
-                    derived.place(next, &old_w.pointer),
-                    derived.place(next + 1, &old_r.pointer),
-                ) {
-                    (Some(changed_w), Some(changed_r)) => {
-                        let (Some(ow), Some(or)) = (
-                            derived.place(old_w.doc, &old_w.pointer),
-                            derived.place(old_r.doc, &old_r.pointer),
-                        ) else {
-                            return;
-                        };
-                        let w = prover.contains(&changed_w, &or).map_err(|b| *b);
-                        let r = prover.contains(&ow, &changed_r).map_err(|b| *b);
-                        (w, r)
-                    }
-                    _ => return,
-                }
-            }
-            Err(_) => return,
+        let Ok(derived) = space.derive(patches) else {
+            return;
         };
-        out.push(self.change(&old_w, &new_w, &old_r, &new_r, verdicts, judged));
+        let prover = Prover::new(&derived);
+        let (Some(changed_w), Some(changed_r), Some(ow), Some(or)) = (
+            derived.place(next, &old_w.pointer),
+            derived.place(next + 1, &old_r.pointer),
+            derived.place(old_w.doc, &old_w.pointer),
+            derived.place(old_r.doc, &old_r.pointer),
+        ) else {
+            return;
+        };
+        let verdicts = Verdicts {
+            writer: prover.contains(&changed_w, &or).map_err(|b| *b),
+            reader: prover.contains(&ow, &changed_r).map_err(|b| *b),
+        };
+        let views = Views {
+            old_w: &old_w,
+            new_w: &new_w,
+            old_r: &old_r,
+            new_r: &new_r,
+        };
+        out.push(self.change(here, &views, verdicts, judged));
     }
 
     fn change(
         &self,
-        old_w: &Place<'s>,
-        new_w: &Place<'s>,
-        old_r: &Place<'s>,
-        new_r: &Place<'s>,
-        (w, r): (Result<(), Break>, Result<(), Break>),
-        judged: Judged<'_>,
+        here: &Here<'_, 's>,
+        views: &Views<'_, 's>,
+        verdicts: Verdicts,
+        judged: Judged,
     ) -> Change {
         let space = self.space();
+        let Verdicts {
+            writer: w,
+            reader: r,
+        } = verdicts;
         let verdict = |result: &Result<(), Break>| {
             if result.is_ok() {
                 Verdict::Compatible
@@ -765,7 +726,7 @@ impl<'p, 's> Differ<'p, 's> {
             let inside = if err.path.is_empty() {
                 String::new()
             } else {
-                format!(" (at {}{})", judged.path, err.path)
+                format!(" (at {}{})", here.path, err.path)
             };
             why.get_or_insert_with(|| format!("{direction}: {}{inside}", err.reason));
             if example.is_none() {
@@ -774,15 +735,15 @@ impl<'p, 's> Differ<'p, 's> {
                     // are, not merely the old one from the old one plus this
                     // change (another change may refuse it too).
                     let (writes, reads) = if accepted_by == "new" {
-                        (new_w, old_r)
+                        (views.new_w, views.old_r)
                     } else {
-                        (old_w, new_r)
+                        (views.old_w, views.new_r)
                     };
                     if space.accepts(writes, value) == Some(true)
                         && space.accepts(reads, value) == Some(false)
                     {
                         example = Some(Example {
-                            path: judged.path.to_string(),
+                            path: here.path.to_string(),
                             value: value.clone(),
                             accepted_by: accepted_by.into(),
                         });
@@ -790,23 +751,24 @@ impl<'p, 's> Differ<'p, 's> {
                 }
             }
         }
+        let undecided = [&w, &r].into_iter().find_map(|result| {
+            result
+                .as_ref()
+                .err()
+                .and_then(|err| err.undecided().map(str::to_string))
+        });
         Change {
-            group: judged.group.to_string(),
+            group: here.group.to_string(),
             rule,
-            old_pointer: Some(self.at(old_w, "")),
-            new_pointer: Some(self.at(new_w, "")),
+            old_pointer: Some(self.at(views.old_w, "")),
+            new_pointer: Some(self.at(views.new_w, "")),
             writer,
             reader,
             api: Verdict::Compatible,
             detail: judged.detail,
             why,
             example,
-            undecided: [&w, &r].into_iter().find_map(|result| {
-                result
-                    .as_ref()
-                    .err()
-                    .and_then(|err| err.undecided().map(str::to_string))
-            }),
+            undecided,
             shape: true,
         }
     }

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 pub use prove::{Break, BreakKind};
 pub use rule::{Family, How, Rule};
-use space::{Place, Role, Space, Version};
+use space::{Role, Space, Version};
 
 /// Which way values travel in a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -256,84 +256,7 @@ impl Comparison {
     /// and a direction that breaks as a whole always has a change that says so.
     fn reconcile(mut changes: Vec<Change>, wholes: &[Whole], defects: Vec<Defect>) -> Self {
         for direction in [Direction::Writer, Direction::Reader] {
-            let broken = wholes.iter().find_map(|w| {
-                let result = match direction {
-                    Direction::Writer => &w.writer,
-                    Direction::Reader => &w.reader,
-                };
-                result
-                    .as_ref()
-                    .err()
-                    .map(|err| (w.group.clone(), err.clone()))
-            });
-            fn verdict_of(c: &mut Change, direction: Direction) -> &mut Verdict {
-                match direction {
-                    Direction::Writer => &mut c.writer,
-                    Direction::Reader => &mut c.reader,
-                }
-            }
-            match broken {
-                None => {
-                    // Methods and events appearing or going are judged by the
-                    // contract's rules, not by a shape both sides have.
-                    for change in changes.iter_mut().filter(|c| !c.rule.is_method_or_event()) {
-                        if !verdict_of(change, direction).holds() {
-                            *verdict_of(change, direction) = Verdict::Compatible;
-                            change.why = None;
-                            change.example = None;
-                            change.detail.push_str(
-                                " (breaks alone, holds together with the other changes here)",
-                            );
-                        }
-                    }
-                }
-                Some((group, err))
-                    if changes.iter_mut().all(|c| verdict_of(c, direction).holds()) =>
-                {
-                    let (a, b) = (
-                        format!("{}#{}", err.writer_file, err.writer_pointer),
-                        format!("{}#{}", err.reader_file, err.reader_pointer),
-                    );
-                    let (accepted_by, says, old_pointer, new_pointer, writer, reader) =
-                        match direction {
-                            Direction::Writer => (
-                                "new",
-                                "a new writer's value fails an old reader",
-                                b,
-                                a,
-                                Verdict::Breaking,
-                                Verdict::Compatible,
-                            ),
-                            Direction::Reader => (
-                                "old",
-                                "an old writer's value fails a new reader",
-                                a,
-                                b,
-                                Verdict::Compatible,
-                                Verdict::Breaking,
-                            ),
-                        };
-                    changes.push(Change {
-                        group,
-                        rule: Rule::ShapeChanged,
-                        old_pointer: Some(old_pointer),
-                        new_pointer: Some(new_pointer),
-                        writer,
-                        reader,
-                        api: Verdict::Compatible,
-                        detail: "the changes here together".into(),
-                        why: Some(format!("{says}: {}", err.reason)),
-                        example: err.witness.clone().map(|value| Example {
-                            path: err.path.clone(),
-                            value,
-                            accepted_by: accepted_by.into(),
-                        }),
-                        undecided: err.undecided().map(str::to_string),
-                        shape: true,
-                    });
-                }
-                Some(_) => {}
-            }
+            settle(&mut changes, wholes, direction);
         }
         let mut comparison = Self::from_changes(changes);
         comparison.defects = defects;
@@ -408,6 +331,86 @@ impl Comparison {
     }
 }
 
+/// One direction's change verdicts brought in line with the whole-schema
+/// verdicts: a direction that holds as a whole holds for every change in
+/// it; one that breaks as a whole gets a change saying so if none does.
+fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
+    fn verdict_of(c: &mut Change, direction: Direction) -> &mut Verdict {
+        match direction {
+            Direction::Writer => &mut c.writer,
+            Direction::Reader => &mut c.reader,
+        }
+    }
+    let broken = wholes.iter().find_map(|w| {
+        let result = match direction {
+            Direction::Writer => &w.writer,
+            Direction::Reader => &w.reader,
+        };
+        result
+            .as_ref()
+            .err()
+            .map(|err| (w.group.clone(), err.clone()))
+    });
+    let Some((group, err)) = broken else {
+        // Methods and events appearing or going are judged by the
+        // contract's rules, not by a shape both sides have.
+        for change in changes.iter_mut().filter(|c| !c.rule.is_method_or_event()) {
+            if !verdict_of(change, direction).holds() {
+                *verdict_of(change, direction) = Verdict::Compatible;
+                change.why = None;
+                change.example = None;
+                change
+                    .detail
+                    .push_str(" (breaks alone, holds together with the other changes here)");
+            }
+        }
+        return;
+    };
+    if !changes.iter_mut().all(|c| verdict_of(c, direction).holds()) {
+        return;
+    }
+    let (a, b) = (
+        format!("{}#{}", err.writer_file, err.writer_pointer),
+        format!("{}#{}", err.reader_file, err.reader_pointer),
+    );
+    let (accepted_by, says, old_pointer, new_pointer, writer, reader) = match direction {
+        Direction::Writer => (
+            "new",
+            "a new writer's value fails an old reader",
+            b,
+            a,
+            Verdict::Breaking,
+            Verdict::Compatible,
+        ),
+        Direction::Reader => (
+            "old",
+            "an old writer's value fails a new reader",
+            a,
+            b,
+            Verdict::Compatible,
+            Verdict::Breaking,
+        ),
+    };
+    changes.push(Change {
+        group,
+        rule: Rule::ShapeChanged,
+        old_pointer: Some(old_pointer),
+        new_pointer: Some(new_pointer),
+        writer,
+        reader,
+        api: Verdict::Compatible,
+        detail: "the changes here together".into(),
+        why: Some(format!("{says}: {}", err.reason)),
+        example: err.witness.clone().map(|value| Example {
+            path: err.path.clone(),
+            value,
+            accepted_by: accepted_by.into(),
+        }),
+        undecided: err.undecided().map(str::to_string),
+        shape: true,
+    });
+}
+
 /// Options of a comparison.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
@@ -459,67 +462,35 @@ pub fn compare_sets(
 ) -> Result<Comparison, Error> {
     let space = Space::new(old, new, options)?;
     let prover = prove::Prover::new(&space);
-    let mut differ = diff::Differ::new(&prover);
-    differ.skip = BODIES.map(String::from).into();
-    let mut changes = Vec::new();
-    let mut wholes = Vec::new();
-    let mut defects = Vec::new();
-    let written = |version: Version, rel: &str, pointer: &str| -> Option<Place<'_>> {
-        space
-            .find(version, Role::Written, rel)
-            .and_then(|doc| space.place(doc, pointer))
+    let mut run = Run {
+        prover: &prover,
+        differ: diff::Differ::new(&prover),
+        options,
+        changes: Vec::new(),
+        wholes: Vec::new(),
+        defects: Vec::new(),
     };
+    run.differ.skip = BODIES.map(String::from).into();
     for (kind, noun) in [(DocKind::Method, "method"), (DocKind::Event, "event")] {
         for old_doc in old.of_kind(kind) {
             match new.get(kind, &old_doc.name) {
                 Some(new_doc) => {
                     for shape in ["params", "result"] {
-                        let pointer = format!("/$defs/{shape}");
-                        let (Some(o), Some(n)) = (
-                            written(Version::Old, &old_doc.rel, &pointer),
-                            written(Version::New, &new_doc.rel, &pointer),
-                        ) else {
-                            continue;
-                        };
-                        differ.diff(&o, &n, &old_doc.name, "", &mut changes);
-                        let part = Part {
-                            group: &old_doc.name,
-                            rel: &old_doc.rel,
-                            pointer: &pointer,
-                        };
-                        wholes.push(Whole::of(&prover, &part, options.search, &mut defects));
+                        run.part(old_doc, new_doc, &format!("/$defs/{shape}"));
                     }
                     if old_doc.transports() != new_doc.transports() {
-                        changes.push(transports_changed(old_doc, new_doc));
+                        run.changes.push(transports_changed(old_doc, new_doc));
                     }
                 }
-                None => changes.push(removed(new, old_doc, kind, noun)),
+                None => run.changes.push(removed(new, old_doc, kind, noun)),
             }
         }
         for new_doc in new.of_kind(kind) {
-            if old.get(kind, &new_doc.name).is_none()
-                && !old.docs.iter().any(|d| {
-                    d.name == new_doc.name && matches!(d.kind, DocKind::Method | DocKind::Event)
-                })
-            {
-                changes.push(Change {
-                    group: new_doc.name.clone(),
-                    rule: if kind == DocKind::Method {
-                        Rule::MethodAdded
-                    } else {
-                        Rule::EventAdded
-                    },
-                    old_pointer: None,
-                    new_pointer: Some(format!("{}#", new_doc.rel)),
-                    writer: Verdict::Compatible,
-                    reader: Verdict::Compatible,
-                    api: Verdict::Compatible,
-                    detail: format!("new {noun} {}", new_doc.name),
-                    why: None,
-                    example: None,
-                    undecided: None,
-                    shape: true,
-                });
+            let known = old.docs.iter().any(|d| {
+                d.name == new_doc.name && matches!(d.kind, DocKind::Method | DocKind::Event)
+            });
+            if !known {
+                run.changes.push(added(new_doc, kind, noun));
             }
         }
     }
@@ -529,25 +500,88 @@ pub fn compare_sets(
         .chain(old.of_kind(DocKind::Envelope))
     {
         if let Some(new_doc) = new.get(old_doc.kind, &old_doc.name) {
-            if let (Some(o), Some(n)) = (
-                written(Version::Old, &old_doc.rel, ""),
-                written(Version::New, &new_doc.rel, ""),
-            ) {
-                differ.diff(&o, &n, &old_doc.name, "", &mut changes);
-                if old_doc.kind == DocKind::Type {
-                    let part = Part {
-                        group: &old_doc.name,
-                        rel: &old_doc.rel,
-                        pointer: "",
-                    };
-                    wholes.push(Whole::of(&prover, &part, options.search, &mut defects));
-                }
-            }
+            run.part(old_doc, new_doc, "");
         }
     }
+    let Run {
+        changes,
+        wholes,
+        defects,
+        ..
+    } = run;
     Ok(Comparison::reconcile(changes, &wholes, defects)
         .read_with(options)
         .sorted())
+}
+
+/// One comparison as it is gathered.
+struct Run<'p, 's> {
+    prover: &'p prove::Prover<'s>,
+    differ: diff::Differ<'p, 's>,
+    options: Options,
+    changes: Vec<Change>,
+    wholes: Vec<Whole>,
+    defects: Vec<Defect>,
+}
+
+impl Run<'_, '_> {
+    /// The changes at one place of two documents, and (for a method's
+    /// shape, an event or a type) the verdicts on it as a whole.
+    fn part(
+        &mut self,
+        old_doc: &contract::SchemaDoc,
+        new_doc: &contract::SchemaDoc,
+        pointer: &str,
+    ) {
+        let space = self.prover.space();
+        let written = |version: Version, rel: &str| {
+            space
+                .find(version, Role::Written, rel)
+                .and_then(|doc| space.place(doc, pointer))
+        };
+        let (Some(o), Some(n)) = (
+            written(Version::Old, &old_doc.rel),
+            written(Version::New, &new_doc.rel),
+        ) else {
+            return;
+        };
+        self.differ
+            .diff(&o, &n, &old_doc.name, "", &mut self.changes);
+        if old_doc.kind != DocKind::Envelope {
+            let part = Part {
+                group: &old_doc.name,
+                rel: &old_doc.rel,
+                pointer,
+            };
+            self.wholes.push(Whole::of(
+                self.prover,
+                &part,
+                self.options.search,
+                &mut self.defects,
+            ));
+        }
+    }
+}
+
+fn added(new_doc: &contract::SchemaDoc, kind: DocKind, noun: &str) -> Change {
+    Change {
+        group: new_doc.name.clone(),
+        rule: if kind == DocKind::Method {
+            Rule::MethodAdded
+        } else {
+            Rule::EventAdded
+        },
+        old_pointer: None,
+        new_pointer: Some(format!("{}#", new_doc.rel)),
+        writer: Verdict::Compatible,
+        reader: Verdict::Compatible,
+        api: Verdict::Compatible,
+        detail: format!("new {noun} {}", new_doc.name),
+        why: None,
+        example: None,
+        undecided: None,
+        shape: true,
+    }
 }
 
 fn transports_changed(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) -> Change {

@@ -160,31 +160,23 @@ impl<'s> Prover<'s> {
         descents: usize,
         trail: &mut Trail,
     ) -> Outcome {
-        if depth > MAX_DEPTH {
-            return self.stuck(
-                writer,
-                reader,
-                self.stuck_at(
-                    reader,
-                    "nesting",
-                    format!("comparisons nest more than {MAX_DEPTH} deep"),
-                ),
-            );
+        let limit = if depth > MAX_DEPTH {
+            Some((
+                "nesting",
+                format!("comparisons nest more than {MAX_DEPTH} deep"),
+            ))
+        } else if self.steps.get() == 0 {
+            Some((
+                "size",
+                format!("the comparison needs more than {MAX_STEPS} steps"),
+            ))
+        } else {
+            None
+        };
+        if let Some((keyword, why)) = limit {
+            return self.stuck(writer, reader, self.stuck_at(reader, keyword, why));
         }
-        match self.steps.get().checked_sub(1) {
-            Some(left) => self.steps.set(left),
-            None => {
-                return self.stuck(
-                    writer,
-                    reader,
-                    self.stuck_at(
-                        reader,
-                        "size",
-                        format!("the comparison needs more than {MAX_STEPS} steps"),
-                    ),
-                );
-            }
-        }
+        self.steps.set(self.steps.get().saturating_sub(1));
         let (w, r) = match (self.space.follow(writer), self.space.follow(reader)) {
             (Ok(w), Ok(r)) => (w, r),
             (Err(why), _) => return self.stuck(writer, reader, self.stuck_at(writer, "$ref", why)),
@@ -195,15 +187,8 @@ impl<'s> Prover<'s> {
             if *seen < descents {
                 return Ok(()); // met again inside the value: induction on its size
             }
-            return self.stuck(
-                &w,
-                &r,
-                self.stuck_at(
-                    &r,
-                    "$ref",
-                    "a schema that refers to itself without reading into the value".into(),
-                ),
-            );
+            let why = "a schema that refers to itself without reading into the value".into();
+            return self.stuck(&w, &r, self.stuck_at(&r, "$ref", why));
         }
         if self.equal(&w, &r).is_ok() {
             return Ok(());
@@ -214,28 +199,41 @@ impl<'s> Prover<'s> {
         if let Some(values) = finite(&w, self.space.draft(&w)) {
             return self.finite(&w, &r, values);
         }
-        let modelled = self.vocabulary(&w).and_then(|()| self.vocabulary(&r));
+        trail.push((key, descents));
+        let outcome = self.prove(&w, &r, depth, descents, trail);
+        trail.pop();
+        outcome
+    }
+
+    /// The proofs that need the keywords modelled or the pair taken apart:
+    /// the canonical form, then congruence, then a search for a value.
+    fn prove(
+        &self,
+        w: &Place<'s>,
+        r: &Place<'s>,
+        depth: usize,
+        descents: usize,
+        trail: &mut Trail,
+    ) -> Outcome {
+        let modelled = self.vocabulary(w).and_then(|()| self.vocabulary(r));
         if modelled.is_ok() {
-            match self.covers(&w, &r) {
+            match self.covers(w, r) {
                 Containment::Yes => return Ok(()),
-                Containment::No => return Err(self.refused(&w, &r)),
+                Containment::No => return Err(self.refused(w, r)),
                 Containment::Unknown => {}
             }
         }
-        trail.push((key, descents));
-        let congruent = self.congruent(&w, &r, depth, descents, trail);
-        trail.pop();
-        if congruent {
+        if self.congruent(w, r, depth, descents, trail) {
             return Ok(());
         }
-        if let Some(witness) = self.search(&w, &r, WITNESS_DRAWS) {
-            return Err(self.shown(&w, &r, witness));
+        if let Some(witness) = self.search(w, r, WITNESS_DRAWS) {
+            return Err(self.shown(w, r, witness));
         }
         let stuck = match modelled {
             Err(stuck) => stuck,
-            Ok(()) => self.difference(&w, &r),
+            Ok(()) => self.difference(w, r),
         };
-        self.stuck(&w, &r, stuck)
+        self.stuck(w, r, stuck)
     }
 
     fn stuck_at(&self, place: &Place<'_>, keyword: &str, why: String) -> Stuck {
@@ -522,96 +520,104 @@ impl<'s> Prover<'s> {
                 (Ok(a), Ok(b)) => (a, b),
                 _ => return Err(self.stuck_at(&b, "$ref", "a reference does not resolve".into())),
             };
-            if !assumed.insert((address(a.value), address(b.value))) {
-                continue;
+            // A pair met again is the same cycle met again.
+            if assumed.insert((address(a.value), address(b.value))) {
+                self.equal_here(&a, &b, &mut stack)?;
             }
-            let differ = |keyword: &str, why: &str| self.stuck_at(&b, keyword, why.into());
-            let (draft_a, draft_b) = (self.space.draft(&a), self.space.draft(&b));
-            if draft_a != draft_b {
-                return Err(differ("$schema", "the two are read in different drafts"));
-            }
-            let (ma, mb) = match (a.value, b.value) {
+        }
+        Ok(())
+    }
+
+    /// One pair of [`Prover::equal`]: its keywords compared, its child
+    /// pairs pushed.
+    fn equal_here(
+        &self,
+        a: &Place<'s>,
+        b: &Place<'s>,
+        stack: &mut Vec<(Place<'s>, Place<'s>)>,
+    ) -> Result<(), Stuck> {
+        let differ = |keyword: &str, why: &str| self.stuck_at(b, keyword, why.into());
+        let (draft_a, draft_b) = (self.space.draft(a), self.space.draft(b));
+        if draft_a != draft_b {
+            return Err(differ("$schema", "the two are read in different drafts"));
+        }
+        let (ma, mb) =
+            match (a.value, b.value) {
                 (Value::Object(ma), Value::Object(mb)) => (ma, mb),
-                (x, y) if x == y => continue,
+                (x, y) if x == y => return Ok(()),
                 _ => return Err(differ(
                     "",
                     "one schema is a boolean and the other is not, or both are different booleans",
                 )),
             };
-            let keys = |m: &Map<String, Value>| -> Vec<String> {
-                let mut keys: Vec<String> = m
-                    .keys()
-                    .filter(|k| {
-                        matches!(
-                            vocab::handling(draft_a, k),
-                            Handling::Modelled | Handling::CannotDecide(_)
-                        )
-                    })
-                    .cloned()
-                    .collect();
-                keys.sort();
-                keys
+        let keys = |m: &Map<String, Value>| -> Vec<String> {
+            let mut keys: Vec<String> = m
+                .keys()
+                .filter(|k| {
+                    matches!(
+                        vocab::handling(draft_a, k),
+                        Handling::Modelled | Handling::CannotDecide(_)
+                    )
+                })
+                .cloned()
+                .collect();
+            keys.sort();
+            keys
+        };
+        let (ka, kb) = (keys(ma), keys(mb));
+        if ka != kb {
+            let first = ka
+                .iter()
+                .chain(kb.iter())
+                .find(|k| !(ka.contains(k) && kb.contains(k)))
+                .cloned()
+                .unwrap_or_default();
+            return Err(differ(&first, "present on one side only"));
+        }
+        for key in kb {
+            let (Some(va), Some(vb)) = (ma.get(&key), mb.get(&key)) else {
+                continue;
             };
-            let (ka, kb) = (keys(ma), keys(mb));
-            if ka != kb {
-                let first = ka
-                    .iter()
-                    .chain(kb.iter())
-                    .find(|k| !(ka.contains(k) && kb.contains(k)))
-                    .cloned()
-                    .unwrap_or_default();
-                return Err(differ(&first, "present on one side only"));
-            }
-            for key in kb {
-                let (va, vb) = match (ma.get(&key), mb.get(&key)) {
-                    (Some(va), Some(vb)) => (va, vb),
-                    _ => continue,
-                };
-                if key == "$dynamicRef" || key == "$recursiveRef" {
-                    // Where these lead depends on the path a value takes.
-                    return Err(differ(&key, "a dynamic reference"));
+            match (key.as_str(), vocab::shape(draft_a, &key)) {
+                // Where these lead depends on the path a value takes.
+                ("$dynamicRef" | "$recursiveRef", _) => {
+                    return Err(differ(&key, "a dynamic reference"))
                 }
-                if key == "$ref" {
-                    let (Some(ra), Some(rb)) = (va.as_str(), vb.as_str()) else {
-                        return Err(differ("$ref", "not a string"));
+                ("$ref", _) => match (va.as_str(), vb.as_str()) {
+                    (Some(ra), Some(rb)) => {
+                        match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
+                            (Ok(ta), Ok(tb)) => stack.push((ta, tb)),
+                            _ => return Err(differ("$ref", "a reference does not resolve")),
+                        }
+                    }
+                    _ => return Err(differ("$ref", "not a string")),
+                },
+                (_, Shape::Value) if va != vb => return Err(differ(&key, "changed")),
+                (_, Shape::Value) => {}
+                _ => {
+                    let (ca, cb) = (
+                        vocab::children(draft_a, &key, va),
+                        vocab::children(draft_b, &key, vb),
+                    );
+                    let tokens = |c: &Vec<(String, &Value)>| {
+                        c.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
                     };
-                    match (self.space.resolve(&a, ra), self.space.resolve(&b, rb)) {
-                        (Ok(ta), Ok(tb)) => stack.push((ta, tb)),
-                        _ => return Err(differ("$ref", "a reference does not resolve")),
+                    if tokens(&ca) != tokens(&cb) || !same_non_schemas(va, vb) {
+                        return Err(differ(&key, "changed"));
                     }
-                    continue;
-                }
-                match vocab::shape(draft_a, &key) {
-                    Shape::Value => {
-                        if va != vb {
-                            return Err(differ(&key, "changed"));
-                        }
-                    }
-                    _ => {
-                        let (ca, cb) = (
-                            vocab::children(draft_a, &key, va),
-                            vocab::children(draft_b, &key, vb),
-                        );
-                        let tokens = |c: &Vec<(String, &Value)>| {
-                            c.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
-                        };
-                        if tokens(&ca) != tokens(&cb) || !same_non_schemas(va, vb) {
-                            return Err(differ(&key, "changed"));
-                        }
-                        for ((token, xa), (_, xb)) in ca.into_iter().zip(cb) {
-                            stack.push((
-                                Place {
-                                    doc: a.doc,
-                                    pointer: format!("{}{token}", a.pointer),
-                                    value: xa,
-                                },
-                                Place {
-                                    doc: b.doc,
-                                    pointer: format!("{}{token}", b.pointer),
-                                    value: xb,
-                                },
-                            ));
-                        }
+                    for ((token, xa), (_, xb)) in ca.into_iter().zip(cb) {
+                        stack.push((
+                            Place {
+                                doc: a.doc,
+                                pointer: format!("{}{token}", a.pointer),
+                                value: xa,
+                            },
+                            Place {
+                                doc: b.doc,
+                                pointer: format!("{}{token}", b.pointer),
+                                value: xb,
+                            },
+                        ));
                     }
                 }
             }

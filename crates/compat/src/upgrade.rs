@@ -45,7 +45,10 @@ pub fn to_2020_12(value: &mut Value, draft: Draft) -> Result<(), Obstacle> {
     Ok(())
 }
 
-fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), (&'static str, &'static str)> {
+/// Why one schema object cannot be rewritten: the keyword and the reason.
+type Refusal = (&'static str, &'static str);
+
+fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
     // Drafts up to 7 ignore everything beside a `$ref`.
     if draft <= Draft::Draft7 && map.contains_key("$ref") {
         let ignored = map.keys().any(|k| {
@@ -73,79 +76,105 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), (&'static st
         map.remove(&key);
     }
     if draft == Draft::Draft4 {
-        if let Some(id) = map.remove("id") {
-            map.insert("$id".into(), id);
-        }
-        if map.get("type").is_some_and(|t| names(t, "integer")) {
-            return Err((
-                "type",
-                "draft 4 refuses 1.0 as an integer and 2020-12 accepts it",
-            ));
-        }
-        for (exclusive, bound) in [
-            ("exclusiveMinimum", "minimum"),
-            ("exclusiveMaximum", "maximum"),
-        ] {
-            match map.get(exclusive) {
-                Some(Value::Bool(true)) => {
-                    let limit = map.remove(bound);
-                    map.remove(exclusive);
-                    if let Some(limit) = limit {
-                        map.insert(exclusive.into(), limit);
-                    }
-                }
-                Some(Value::Bool(false)) => {
-                    map.remove(exclusive);
-                }
-                _ => {}
-            }
-        }
+        draft_4(map)?;
     }
     if draft <= Draft::Draft7 {
-        if let Some(Value::String(id)) = map.get("$id") {
-            if let Some(name) = id.strip_prefix('#') {
-                let anchor = Value::String(name.to_string());
-                map.remove("$id");
-                map.insert("$anchor".into(), anchor);
-            } else if id.contains('#') && !id.ends_with('#') {
-                return Err(("$id", "an identifier with both a path and a plain-name fragment has no 2020-12 spelling"));
-            }
-        }
-        if let Some(Value::Object(dependencies)) = map.remove("dependencies") {
-            let (mut required, mut schemas) = (Map::new(), Map::new());
-            for (name, dependency) in dependencies {
-                if dependency.is_array() {
-                    required.insert(name, dependency);
-                } else {
-                    schemas.insert(name, dependency);
-                }
-            }
-            if !required.is_empty() {
-                map.insert("dependentRequired".into(), Value::Object(required));
-            }
-            if !schemas.is_empty() {
-                map.insert("dependentSchemas".into(), Value::Object(schemas));
-            }
-        }
+        identifiers(map)?;
+        dependencies(map);
     }
     if draft <= Draft::Draft201909 {
-        if map.get("items").is_some_and(Value::is_array) {
-            if let Some(tuple) = map.remove("items") {
-                map.insert("prefixItems".into(), tuple);
+        items(map)?;
+    }
+    Ok(())
+}
+
+/// Draft 4's `id`, its integers and its boolean exclusive bounds.
+fn draft_4(map: &mut Map<String, Value>) -> Result<(), Refusal> {
+    if let Some(id) = map.remove("id") {
+        map.insert("$id".into(), id);
+    }
+    if map.get("type").is_some_and(|t| names(t, "integer")) {
+        return Err((
+            "type",
+            "draft 4 refuses 1.0 as an integer and 2020-12 accepts it",
+        ));
+    }
+    for (exclusive, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        match map.get(exclusive) {
+            Some(Value::Bool(true)) => {
+                let limit = map.remove(bound);
+                map.remove(exclusive);
+                if let Some(limit) = limit {
+                    map.insert(exclusive.into(), limit);
+                }
             }
-            if let Some(rest) = map.remove("additionalItems") {
-                map.insert("items".into(), rest);
+            Some(Value::Bool(false)) => {
+                map.remove(exclusive);
             }
-        } else {
-            // Without a tuple, `additionalItems` applies to nothing.
-            map.remove("additionalItems");
+            _ => {}
         }
-        if map.contains_key("$recursiveRef") || map.contains_key("$recursiveAnchor") {
+    }
+    Ok(())
+}
+
+/// A plain-name `$id` (`#foo`) is an `$anchor` in 2020-12.
+fn identifiers(map: &mut Map<String, Value>) -> Result<(), Refusal> {
+    if let Some(Value::String(id)) = map.get("$id") {
+        if let Some(name) = id.strip_prefix('#') {
+            let anchor = Value::String(name.to_string());
+            map.remove("$id");
+            map.insert("$anchor".into(), anchor);
+        } else if id.contains('#') && !id.ends_with('#') {
             return Err((
-                "$recursiveRef",
-                "a recursive reference has no exact 2020-12 spelling",
+                "$id",
+                "an identifier with both a path and a plain-name fragment has no 2020-12 spelling",
             ));
         }
+    }
+    Ok(())
+}
+
+/// `dependencies` splits into `dependentRequired` and `dependentSchemas`.
+fn dependencies(map: &mut Map<String, Value>) {
+    if let Some(Value::Object(dependencies)) = map.remove("dependencies") {
+        let (mut required, mut schemas) = (Map::new(), Map::new());
+        for (name, dependency) in dependencies {
+            if dependency.is_array() {
+                required.insert(name, dependency);
+            } else {
+                schemas.insert(name, dependency);
+            }
+        }
+        if !required.is_empty() {
+            map.insert("dependentRequired".into(), Value::Object(required));
+        }
+        if !schemas.is_empty() {
+            map.insert("dependentSchemas".into(), Value::Object(schemas));
+        }
+    }
+}
+
+/// `items: [...]` becomes `prefixItems`, and `additionalItems` becomes `items`.
+fn items(map: &mut Map<String, Value>) -> Result<(), Refusal> {
+    if map.get("items").is_some_and(Value::is_array) {
+        if let Some(tuple) = map.remove("items") {
+            map.insert("prefixItems".into(), tuple);
+        }
+        if let Some(rest) = map.remove("additionalItems") {
+            map.insert("items".into(), rest);
+        }
+    } else {
+        // Without a tuple, `additionalItems` applies to nothing.
+        map.remove("additionalItems");
+    }
+    if map.contains_key("$recursiveRef") || map.contains_key("$recursiveAnchor") {
+        return Err((
+            "$recursiveRef",
+            "a recursive reference has no exact 2020-12 spelling",
+        ));
     }
     Ok(())
 }

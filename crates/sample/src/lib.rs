@@ -547,46 +547,11 @@ impl<'r> Sampler<'r> {
             .unwrap_or(0)
             .min(MAX_BUILT);
         let max = count("maxItems").into_iter().min();
-        // The schemas for position `i`: the tuple's own, or the rest's.
-        let mut tuples: Vec<Vec<Part<'r>>> = Vec::new();
-        let mut rest: Vec<Part<'r>> = Vec::new();
-        let mut closed_after: Option<usize> = None;
-        for part in parts {
-            let (tuple_key, rest_key) = if part.draft <= Draft::Draft201909 {
-                ("items", "additionalItems")
-            } else {
-                ("prefixItems", "items")
-            };
-            let tuple = match part.schema.get(tuple_key) {
-                Some(Value::Array(_)) => children(part, tuple_key),
-                _ => Vec::new(),
-            };
-            let rest_schema = if part.schema.get(tuple_key).is_some_and(Value::is_array) {
-                part.schema.get(rest_key).map(|_| rest_key)
-            } else {
-                part.schema
-                    .get("items")
-                    .filter(|items| !items.is_array())
-                    .map(|_| "items")
-            };
-            if let Some(key) = rest_schema {
-                if part.schema.get(key) == Some(&Value::Bool(false)) {
-                    closed_after = Some(closed_after.map_or(tuple.len(), |c| c.min(tuple.len())));
-                } else if let Some(schema) = child(part, key) {
-                    rest.push(schema);
-                }
-            }
-            for (index, schema) in tuple.into_iter().enumerate() {
-                match tuples.get_mut(index) {
-                    Some(slot) => slot.push(schema),
-                    None => tuples.push(vec![schema]),
-                }
-            }
-        }
+        let positions = Positions::of(parts);
         let deep = depth >= self.limits.depth;
         let mut upper = max
             .unwrap_or(usize::MAX)
-            .min(closed_after.unwrap_or(usize::MAX));
+            .min(positions.closed_after.unwrap_or(usize::MAX));
         upper = upper.min(min.saturating_add(if deep { 0 } else { self.limits.extra_items }));
         let len = if self.rng.chance(25) {
             if self.rng.chance(50) {
@@ -599,20 +564,20 @@ impl<'r> Sampler<'r> {
         };
         let mut items = Vec::with_capacity(len.min(1024));
         for index in 0..len {
-            let schemas = tuples.get(index).cloned().unwrap_or_else(|| rest.clone());
+            let schemas = positions
+                .tuples
+                .get(index)
+                .cloned()
+                .unwrap_or_else(|| positions.rest.clone());
             items.push(self.value(schemas, depth + 1));
         }
         let contains: Vec<Part<'r>> = parts.iter().filter_map(|p| child(p, "contains")).collect();
         if !contains.is_empty() && self.rng.chance(80) {
             let value = self.value(contains, depth + 1);
-            match items.len() {
-                0 => items.push(value),
-                n => {
-                    let at = self.rng.below(n);
-                    if let Some(slot) = items.get_mut(at) {
-                        *slot = value;
-                    }
-                }
+            let at = self.rng.below(items.len());
+            match items.get_mut(at) {
+                Some(slot) => *slot = value,
+                None => items.push(value),
             }
         }
         if parts
@@ -631,36 +596,190 @@ impl<'r> Sampler<'r> {
     }
 
     fn object(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
-        let mut declared: BTreeMap<&'r str, Vec<Part<'r>>> = BTreeMap::new();
-        let mut patterns: Vec<(&'r str, Part<'r>)> = Vec::new();
-        let mut additional: Vec<Part<'r>> = Vec::new();
-        let mut closed = false;
-        let mut required: Vec<&'r str> = Vec::new();
-        let mut dependent: Vec<(&'r str, Vec<&'r str>)> = Vec::new();
+        let shape = ObjectShape::of(parts);
+        let deep = depth >= self.limits.depth;
+        let everything = self.rng.chance(20);
+        let nothing = deep || self.rng.chance(20);
+        let mut names: Vec<&'r str> = Vec::new();
+        for name in shape.required.iter().copied() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        for name in shape.declared.keys().copied() {
+            let take = everything || (!nothing && self.rng.chance(50));
+            if take && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        // What a present field requires comes too.
+        let mut index = 0;
+        while let Some(name) = names.get(index).copied() {
+            for (trigger, needs) in &shape.dependent {
+                if *trigger == name {
+                    for need in needs {
+                        if !names.contains(need) {
+                            names.push(need);
+                        }
+                    }
+                }
+            }
+            index += 1;
+        }
+        let mut map = Map::new();
+        for name in names {
+            let mut schemas = shape.declared.get(name).cloned().unwrap_or_default();
+            if schemas.is_empty() {
+                schemas.extend(shape.additional.iter().cloned());
+            }
+            let value = self.value(schemas, depth + 1);
+            map.insert(name.to_string(), value);
+        }
+        if !deep {
+            self.extra_fields(&shape, &mut map, depth);
+        }
+        let mut filler = 0;
+        while (map.len() as u64) < shape.min_properties.min(256) {
+            let name = format!("p{filler}");
+            filler += 1;
+            if !map.contains_key(&name) {
+                let value = self.value(shape.additional.clone(), depth + 1);
+                map.insert(name, value);
+            }
+        }
+        Value::Object(map)
+    }
+
+    /// Now and then a field named by a pattern, and one no schema names
+    /// (where the object is open).
+    fn extra_fields(
+        &mut self,
+        shape: &ObjectShape<'r>,
+        map: &mut Map<String, Value>,
+        depth: usize,
+    ) {
+        if !shape.patterns.is_empty() && self.rng.chance(40) {
+            if let Some((pattern, schema)) = self.rng.pick(&shape.patterns).cloned() {
+                if let Some(name) = pattern::matching(pattern, &mut self.rng) {
+                    let value = self.value(vec![schema], depth + 1);
+                    map.insert(name, value);
+                }
+            }
+        }
+        if !shape.closed && self.rng.chance(20) {
+            let name = format!("extra{}", self.rng.below(10));
+            let value = if shape.additional.is_empty() {
+                any_value(&mut self.rng, 2)
+            } else {
+                self.value(shape.additional.clone(), depth + 1)
+            };
+            map.insert(name, value);
+        }
+    }
+}
+
+/// What the parts of an array schema say about its positions.
+struct Positions<'r> {
+    /// The schemas for each leading position.
+    tuples: Vec<Vec<Part<'r>>>,
+    /// The schemas for the positions after them.
+    rest: Vec<Part<'r>>,
+    /// Where a part allows no more items.
+    closed_after: Option<usize>,
+}
+
+impl<'r> Positions<'r> {
+    fn of(parts: &[Part<'r>]) -> Self {
+        let mut positions = Positions {
+            tuples: Vec::new(),
+            rest: Vec::new(),
+            closed_after: None,
+        };
         for part in parts {
-            let map = match part.schema.as_object() {
-                Some(map) => map,
-                None => continue,
+            let (tuple_key, rest_key) = if part.draft <= Draft::Draft201909 {
+                ("items", "additionalItems")
+            } else {
+                ("prefixItems", "items")
+            };
+            let tuple = match part.schema.get(tuple_key) {
+                Some(Value::Array(_)) => children(part, tuple_key),
+                _ => Vec::new(),
+            };
+            let rest_key = if part.schema.get(tuple_key).is_some_and(Value::is_array) {
+                Some(rest_key).filter(|k| part.schema.get(*k).is_some())
+            } else {
+                Some("items").filter(|k| part.schema.get(*k).is_some_and(|items| !items.is_array()))
+            };
+            if let Some(key) = rest_key {
+                if part.schema.get(key) == Some(&Value::Bool(false)) {
+                    positions.closed_after = Some(
+                        positions
+                            .closed_after
+                            .map_or(tuple.len(), |c| c.min(tuple.len())),
+                    );
+                } else if let Some(schema) = child(part, key) {
+                    positions.rest.push(schema);
+                }
+            }
+            for (index, schema) in tuple.into_iter().enumerate() {
+                match positions.tuples.get_mut(index) {
+                    Some(slot) => slot.push(schema),
+                    None => positions.tuples.push(vec![schema]),
+                }
+            }
+        }
+        positions
+    }
+}
+
+/// What the parts of an object schema say about its fields.
+struct ObjectShape<'r> {
+    declared: BTreeMap<&'r str, Vec<Part<'r>>>,
+    patterns: Vec<(&'r str, Part<'r>)>,
+    additional: Vec<Part<'r>>,
+    closed: bool,
+    required: Vec<&'r str>,
+    dependent: Vec<(&'r str, Vec<&'r str>)>,
+    min_properties: u64,
+}
+
+impl<'r> ObjectShape<'r> {
+    fn of(parts: &[Part<'r>]) -> Self {
+        let mut shape = ObjectShape {
+            declared: BTreeMap::new(),
+            patterns: Vec::new(),
+            additional: Vec::new(),
+            closed: false,
+            required: Vec::new(),
+            dependent: Vec::new(),
+            min_properties: 0,
+        };
+        for part in parts {
+            let Some(map) = part.schema.as_object() else {
+                continue;
             };
             if let Some(Value::Object(props)) = map.get("properties") {
                 for (name, schema) in props {
-                    declared
+                    shape
+                        .declared
                         .entry(name.as_str())
                         .or_default()
                         .push(descend(part, schema));
                 }
             }
             if let Some(Value::Object(props)) = map.get("patternProperties") {
-                for (pattern, schema) in props {
-                    patterns.push((pattern.as_str(), descend(part, schema)));
-                }
+                shape.patterns.extend(
+                    props
+                        .iter()
+                        .map(|(pattern, schema)| (pattern.as_str(), descend(part, schema))),
+                );
             }
             match map.get("additionalProperties") {
-                Some(Value::Bool(false)) => closed = true,
-                Some(schema) => additional.push(descend(part, schema)),
+                Some(Value::Bool(false)) => shape.closed = true,
+                Some(schema) => shape.additional.push(descend(part, schema)),
                 None => {}
             }
-            required.extend(
+            shape.required.extend(
                 map.get("required")
                     .and_then(Value::as_array)
                     .into_iter()
@@ -675,83 +794,18 @@ impl<'r> Sampler<'r> {
                     .flatten()
                 {
                     if let Value::Array(names) = names {
-                        dependent.push((
+                        shape.dependent.push((
                             trigger.as_str(),
                             names.iter().filter_map(Value::as_str).collect(),
                         ));
                     }
                 }
             }
-        }
-        let deep = depth >= self.limits.depth;
-        let everything = self.rng.chance(20);
-        let nothing = deep || self.rng.chance(20);
-        let mut names: Vec<&'r str> = Vec::new();
-        for name in required.iter().copied() {
-            if !names.contains(&name) {
-                names.push(name);
+            if let Some(min) = map.get("minProperties").and_then(Value::as_u64) {
+                shape.min_properties = shape.min_properties.max(min);
             }
         }
-        for name in declared.keys().copied() {
-            let take = everything || (!nothing && self.rng.chance(50));
-            if take && !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        let mut index = 0;
-        while let Some(name) = names.get(index).copied() {
-            for (trigger, needs) in &dependent {
-                if *trigger == name {
-                    for need in needs {
-                        if !names.contains(need) {
-                            names.push(need);
-                        }
-                    }
-                }
-            }
-            index += 1;
-        }
-        let mut map = Map::new();
-        for name in names {
-            let mut schemas = declared.get(name).cloned().unwrap_or_default();
-            if schemas.is_empty() {
-                schemas.extend(additional.iter().cloned());
-            }
-            let value = self.value(schemas, depth + 1);
-            map.insert(name.to_string(), value);
-        }
-        if !deep && !patterns.is_empty() && self.rng.chance(40) {
-            if let Some((pattern, schema)) = self.rng.pick(&patterns).cloned() {
-                if let Some(name) = pattern::matching(pattern, &mut self.rng) {
-                    let value = self.value(vec![schema], depth + 1);
-                    map.insert(name, value);
-                }
-            }
-        }
-        if !deep && !closed && self.rng.chance(20) {
-            let name = format!("extra{}", self.rng.below(10));
-            let value = if additional.is_empty() {
-                any_value(&mut self.rng, 2)
-            } else {
-                self.value(additional.clone(), depth + 1)
-            };
-            map.insert(name, value);
-        }
-        let min = parts
-            .iter()
-            .filter_map(|p| p.schema.get("minProperties").and_then(Value::as_u64))
-            .max()
-            .unwrap_or(0);
-        let mut filler = 0;
-        while (map.len() as u64) < min.min(256) {
-            let name = format!("p{filler}");
-            filler += 1;
-            if !map.contains_key(&name) {
-                let value = self.value(additional.clone(), depth + 1);
-                map.insert(name, value);
-            }
-        }
-        Value::Object(map)
+        shape
     }
 }
 
