@@ -15,7 +15,8 @@ export const MAX_FRAME = 1048576;
 /** A value that is not what the contract says, at `pointer` inside what was read. */
 export class ContractError extends Error {
   constructor(pointer, why) {
-    super(`at ${pointer === "" ? "/" : pointer}: ${why}`);
+    // The pointer is exact; the message shows it with control characters escaped.
+    super(`at ${pointer === "" ? "/" : printable(pointer)}: ${why}`);
     this.name = "ContractError";
     this.pointer = pointer;
   }
@@ -101,6 +102,170 @@ function fail(at, key, why) {
   throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
 }
 
+/** Text from the input with its control characters escaped: a message stays one line. */
+function printable(text) {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const MAX_DEPTH = 127;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Where the string opening at `i` ends (just past its closing quote); the text is JSON. */
+function skipString(text, i) {
+  let j = i + 1;
+  for (;;) {
+    j = text.indexOf('"', j);
+    if (j === -1) return text.length;
+    // A quote after an odd run of backslashes is escaped.
+    let slashes = 0;
+    for (let k = j - 1; k > i && text.charCodeAt(k) === 92; k--) slashes++;
+    if (slashes % 2 === 0) return j + 1;
+    j++;
+  }
+}
+
+/** Where the number starting at `i` ends, and whether it has a fraction or an exponent. */
+function skipNumber(text, i) {
+  let j = i;
+  let fraction = false;
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 46 || c === 101 || c === 69) fraction = true;
+    else if (!((c >= 48 && c <= 57) || c === 45 || c === 43)) break;
+  }
+  return [j, fraction];
+}
+
+function isSpace(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+// For a value read by readJson: the pointers of the numbers written with a
+// fraction or an exponent (only when there are any), so a reader can refuse
+// `1.0` where the contract wants an integer.
+const fractions = new WeakMap();
+let fractionsNow = null;
+
+/** Runs `read` with what readJson learnt of `value`'s text in force. */
+function withText(value, read) {
+  const outer = fractionsNow;
+  fractionsNow = (typeof value === "object" && value !== null && fractions.get(value)) || null;
+  try {
+    return read();
+  } finally {
+    fractionsNow = outer;
+  }
+}
+
+/**
+ * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
+ * value and whitespace, nested at most 127 deep, no member named twice, no
+ * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
+ * double's range. (UTF-8 and the byte-order mark are the frame decoder's,
+ * which reads bytes.) Throws ContractError (pointer "") naming the rule.
+ */
+export function readJson(text) {
+  const refuse = (why) => {
+    throw new ContractError("", `not JSON as the wire takes it: ${why}`);
+  };
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    refuse(printable(error instanceof Error ? error.message : String(error)));
+  }
+  // Member names and numbers as written: a loop over the text, strings
+  // skipped with indexOf (no regular expression: a long string would
+  // exhaust its backtracking stack).
+  let names = 0;
+  let fractional = false;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = skipString(text, i);
+      let j = i;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) === 58) names++;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, i);
+      if (fraction) {
+        fractional = true;
+      } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
+        refuse(`the integer ${text.slice(i, end)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  // JSON.parse keeps the last of a repeated member: fewer names parsed than written is a repeat.
+  let parsed = 0;
+  const stack = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop();
+    if (typeof node === "string") {
+      if (!node.isWellFormed()) refuse("a string holds half of a surrogate pair");
+    } else if (typeof node === "number") {
+      if (!Number.isFinite(node)) refuse("a number is beyond what a double holds");
+    } else if (typeof node === "object" && node !== null) {
+      if (depth >= MAX_DEPTH) refuse(`arrays and objects nest more than ${MAX_DEPTH} deep`);
+      if (Array.isArray(node)) {
+        for (const item of node) stack.push([item, depth + 1]);
+      } else {
+        for (const name of Object.keys(node)) {
+          parsed++;
+          if (!name.isWellFormed()) refuse("a member name holds half of a surrogate pair");
+          stack.push([node[name], depth + 1]);
+        }
+      }
+    }
+  }
+  if (parsed !== names) refuse("an object names a member twice");
+  if (fractional && typeof value === "object" && value !== null) fractions.set(value, fractionalPointers(text));
+  return value;
+}
+
+/** The pointers of the numbers written with a fraction or an exponent (text already checked). */
+function fractionalPointers(text) {
+  const found = new Set();
+  const path = []; // per open container: [isObject, the member name or item index now]
+  let name = null;
+  const here = () => path.map(([, token]) => `/${token}`).join("");
+  const enter = () => {
+    const top = path[path.length - 1];
+    if (top !== undefined && top[0] && name !== null) top[1] = name;
+  };
+  for (let i = 0; i < text.length; ) {
+    const c = text[i];
+    if (c === '"') {
+      const end = skipString(text, i);
+      let j = end;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+      if (text[j] === ":") name = escapeToken(JSON.parse(text.slice(i, end)));
+      i = end;
+    } else if (c === "{" || c === "[") {
+      enter();
+      path.push([c === "{", c === "[" ? 0 : ""]);
+      i++;
+    } else if (c === "}" || c === "]") {
+      path.pop();
+      i++;
+    } else if (c === ",") {
+      const top = path[path.length - 1];
+      if (top !== undefined && !top[0]) top[1]++;
+      i++;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      enter();
+      const [end, fraction] = skipNumber(text, i);
+      if (fraction) found.add(here());
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return found;
+}
+
 function typeName(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
@@ -133,6 +298,9 @@ function readBool(v, at, key) {
 
 function readInt(v, min, max, at, key) {
   if (typeof v !== "number" || !Number.isInteger(v)) fail(at, key, `expected an integer, found ${typeName(v)}`);
+  if (fractionsNow !== null && fractionsNow.has(here(at, key))) {
+    fail(at, key, "an integer written with a fraction or an exponent; the wire writes integers as integers");
+  }
   if (v < min) fail(at, key, `${v} is below the minimum ${min}`);
   if (v > max) fail(at, key, `${v} is above the maximum ${max}`);
   return v;
@@ -195,7 +363,9 @@ export class FrameError extends Error {
 }
 
 const HEADER = 4;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// `ignoreBOM` keeps a byte-order mark in the text, where readJson refuses it
+// (the default would drop it silently).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
@@ -210,15 +380,15 @@ export function encodeFrame(envelope) {
   return frame;
 }
 
-/** Decodes one frame's body: UTF-8 JSON, then the envelope. */
+/** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
-  let value;
+  let text;
   try {
-    value = JSON.parse(utf8.decode(bytes));
-  } catch (error) {
-    throw new ContractError("", `not UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`);
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ContractError("", "not JSON as the wire takes it: the body is not UTF-8");
   }
-  return parseEnvelope(value);
+  return parseEnvelope(readJson(text));
 }
 
 /**
@@ -1085,6 +1255,8 @@ function r_CallBody(v, at, key) {
       missing(c, p, "params");
       return { method: "tool.invoke", params: r_ToolInvokeParams(c, p, "params") };
     default:
+      // An unknown name keeps its content, which must be there as for a known one.
+      missing(c, p, "params");
       return new UnknownCall(tag, c);
   }
 }
@@ -1133,6 +1305,8 @@ function r_ReplyBody(v, at, key) {
       missing(c, p, "result");
       return { method: "tool.invoke", result: r_ToolCapture(c, p, "result") };
     default:
+      // An unknown name keeps its content, which must be there as for a known one.
+      missing(c, p, "result");
       return new UnknownReply(tag, c);
   }
 }
@@ -1163,6 +1337,8 @@ function r_EventBody(v, at, key) {
       missing(c, p, "params");
       return { name: "event.notify", params: r_NotifyEvent(c, p, "params") };
     default:
+      // An unknown name keeps its content, which must be there as for a known one.
+      missing(c, p, "params");
       return new UnknownEvent(tag, c);
   }
 }
@@ -1203,6 +1379,7 @@ function r_Envelope(v, at, key) {
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
+  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
   const kind = v.kind;
   const id = v.id;
@@ -1235,12 +1412,20 @@ function r_Envelope(v, at, key) {
 }
 
 /**
- * Reads an envelope from a parsed JSON value. `v` decides first (VersionError
- * for another version), then `kind`, then the body. Throws ContractError
- * naming the JSON pointer; fields the contract does not know are ignored.
+ * Reads an envelope from a JSON value. `v` decides first (VersionError for
+ * another version), then `kind`, then the body. Throws ContractError naming
+ * the JSON pointer; fields the contract does not know are ignored. A value
+ * from readJson is held to the text rules too (`1.0` is no integer); one
+ * from JSON.parse cannot be, since its text is gone: read text with
+ * readJson, parseEnvelopeText or decodeFrameBody.
  */
 export function parseEnvelope(value) {
-  return r_Envelope(value, "", undefined);
+  return withText(value, () => r_Envelope(value, "", undefined));
+}
+
+/** Reads an envelope from JSON text: readJson, then parseEnvelope. */
+export function parseEnvelopeText(text) {
+  return parseEnvelope(readJson(text));
 }
 
 const READERS = new Map([
@@ -1302,5 +1487,5 @@ const READERS = new Map([
 export function reserialize(typeName, value) {
   const reader = READERS.get(typeName);
   if (reader === undefined) return undefined;
-  return JSON.parse(JSON.stringify(reader(value, "", undefined)));
+  return JSON.parse(JSON.stringify(withText(value, () => reader(value, "", undefined))));
 }

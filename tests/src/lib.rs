@@ -13,6 +13,8 @@ use proto::wire::EnvelopeParts;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub mod readers;
+
 /// The frozen bindings name the hand-written wire code `crate::wire`.
 pub use proto::wire;
 

@@ -107,12 +107,21 @@ fn cpp_programs() -> &'static Path {
             ),
             ("secret", root().join("tests/cpp/secret.cpp")),
             ("frames", root().join("tests/cpp/frames.cpp")),
+            ("limits", root().join("tests/cpp/limits.cpp")),
         ];
         let children: Vec<_> = sources
             .iter()
             .map(|(name, source)| {
                 let child = Command::new("g++")
-                    .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+                    .args([
+                        "-std=c++17",
+                        "-O2",
+                        "-pthread",
+                        "-Wall",
+                        "-Wextra",
+                        "-Werror",
+                        "-I",
+                    ])
                     .arg(root().join("bindings/cpp/include"))
                     .arg(source)
                     .arg("-o")
@@ -369,6 +378,46 @@ fn cpp_never_prints_a_secret() {
     run(Command::new(cpp_programs().join("secret")), b"");
 }
 
+#[test]
+fn cpp_survives_64_mib_of_any_shape_on_a_small_stack() {
+    let status = Command::new(cpp_programs().join("limits"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "tests/cpp/limits.cpp: {status}");
+}
+
+#[test]
+fn ts_survives_64_mib_of_any_shape_on_a_small_stack() {
+    let status = Command::new("node")
+        .arg("--stack-size=256")
+        .arg(root().join("tests/ts/limits.mjs"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "tests/ts/limits.mjs: {status}");
+}
+
+/// A member name may hold a newline; an error that quotes its place must not
+/// become two lines (the second one forged by the peer).
+fn one_line_each(lang: Lang) {
+    let line = r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.add","params":{"spec":{"url":"https://example.org/a","headers":{"X\nerror: forged":1}}}}}"#;
+    let out = run(lang.roundtrip("Envelope"), format!("{line}\n").as_bytes());
+    assert_eq!(out.lines().count(), 1, "{lang:?}: {out}");
+    assert!(
+        out.starts_with("error: ") && out.contains("\\u000a"),
+        "{lang:?}: {out}"
+    );
+}
+
+#[test]
+fn cpp_errors_escape_what_the_peer_wrote() {
+    one_line_each(Lang::Cpp);
+}
+
+#[test]
+fn ts_errors_escape_what_the_peer_wrote() {
+    one_line_each(Lang::Ts);
+}
+
 fn tsc() -> PathBuf {
     let tsc = root().join("bindings/ts/node_modules/typescript/bin/tsc");
     assert!(
@@ -415,6 +464,27 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
     assert!(dirs.len() >= 2, "{dirs:?}");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-releases");
     std::fs::create_dir_all(&out).unwrap();
+    // A roundtrip every release's header compiles (the examples follow the
+    // newest bindings' API).
+    const CPP_ROUNDTRIP: &str = r#"
+        #include <iostream>
+        #include <string>
+        #include "vdm/contract.hpp"
+        int main(int argc, char** argv) {
+          if (argc != 3) return 2;
+          std::string line;
+          while (std::getline(std::cin, line)) {
+            try {
+              auto again = vdm::contract::reserialize(argv[2], nlohmann::json::parse(line));
+              if (!again) return 2;
+              std::cout << again->dump() << "\n";
+            } catch (const std::exception& error) {
+              std::cout << "error: " << error.what() << "\n";
+            }
+          }
+        }"#;
+    let source = out.join("roundtrip_frozen.cpp");
+    std::fs::write(&source, CPP_ROUNDTRIP).unwrap();
     let builds: Vec<_> = dirs
         .iter()
         .map(|dir| {
@@ -422,7 +492,7 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
             let child = Command::new("g++")
                 .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-I"])
                 .arg(dir.join("cpp/include"))
-                .arg(root().join("bindings/cpp/examples/roundtrip.cpp"))
+                .arg(&source)
                 .arg("-o")
                 .arg(&program)
                 .stderr(Stdio::piped())

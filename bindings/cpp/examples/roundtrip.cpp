@@ -20,8 +20,7 @@ int main(int argc, char** argv) {
   std::string line;
   while (std::getline(std::cin, line)) {
     try {
-      nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
-      if (value.is_discarded()) throw vdm::contract::ContractError("", "not JSON");
+      nlohmann::json value = vdm::contract::parse_json(line);
       std::optional<nlohmann::json> again = vdm::contract::reserialize(type, value);
       if (!again) {
         std::cerr << "roundtrip: no contract type is called " << type << "\n";

@@ -3,8 +3,12 @@
 //
 //   node bindings/ts/examples/roundtrip.mjs < messages.jsonl
 //   node bindings/ts/examples/roundtrip.mjs --type TaskError < errors.jsonl
-import { createInterface } from "node:readline";
-import { reserialize } from "../index.js";
+//
+// Lines end at a newline only (a carriage return before it is dropped, one
+// elsewhere is part of the line), and each line is UTF-8 or an error: the
+// bytes are split first and decoded one line at a time, so a bad byte is
+// that line's error and not a replacement character.
+import { readJson, reserialize } from "../index.js";
 
 const args = process.argv.slice(2);
 let type = "Envelope";
@@ -15,10 +19,27 @@ if (args.length === 2 && args[0] === "--type") {
   process.exit(2);
 }
 
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const input = Buffer.concat(chunks);
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 const out = [];
-for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+let start = 0;
+while (start < input.length) {
+  let end = input.indexOf(0x0a, start);
+  if (end === -1) end = input.length;
+  let line = input.subarray(start, end);
+  start = end + 1;
+  if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
   try {
-    const again = reserialize(type, JSON.parse(line));
+    let text;
+    try {
+      text = utf8.decode(line);
+    } catch {
+      throw new Error("at /: not JSON as the wire takes it: the line is not UTF-8");
+    }
+    const again = reserialize(type, readJson(text));
     if (again === undefined) {
       console.error(`roundtrip: no contract type is called ${type}`);
       process.exit(2);

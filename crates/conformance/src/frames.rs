@@ -23,7 +23,9 @@ pub fn outcome_word(result: &Result<Envelope, FrameError>) -> String {
             problem: Problem::BadVersion(v),
             ..
         })) => format!("bad_version:{v}"),
-        Err(FrameError::Decode(_) | FrameError::Encode(_)) => "json".into(),
+        Err(FrameError::Decode(_) | FrameError::Encode(_) | FrameError::Unreadable(_)) => {
+            "json".into()
+        }
         Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
             "io:unexpected_eof".into()
         }

@@ -5,7 +5,7 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use crate::{Checker, Error, Finding, Rule};
+use crate::{Checker, Error, Finding};
 
 /// One message of an input, located.
 #[derive(Debug)]
@@ -21,8 +21,10 @@ pub struct Message<'a> {
 pub enum Source<'a> {
     /// Text still to be parsed (a JSON Lines line).
     Text(&'a str),
-    /// A value already parsed (an array element, or the whole file).
+    /// A value already parsed (an array element).
     Value(Value),
+    /// A file of messages that breaks the JSON text policy as a whole.
+    Refused(Finding),
 }
 
 /// Splits a file's text into messages. A file that is one JSON value is one
@@ -31,31 +33,44 @@ pub enum Source<'a> {
 /// the rest.
 pub fn split(text: &str) -> Vec<Message<'_>> {
     let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
-            return match value {
-                Value::Array(items) => items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(index, value)| Message {
-                        index,
-                        line: None,
-                        text: Source::Value(value),
-                    })
-                    .collect(),
-                value => {
-                    let line = text.len() - trimmed.len();
-                    let line = text
-                        .get(..line)
-                        .map_or(1, |head| head.matches('\n').count() + 1);
-                    vec![Message {
-                        index: 0,
-                        line: Some(line),
-                        text: Source::Value(value),
-                    }]
-                }
-            };
-        }
+    let start_line = || {
+        let before = text.len() - trimmed.len();
+        text.get(..before)
+            .map_or(1, |head| head.matches('\n').count() + 1)
+    };
+    let one_document = (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+    if one_document && trimmed.starts_with('[') {
+        // An array of messages: the policy holds for each with one level more.
+        let messages = crate::parse(text.as_bytes(), proto::text::Layout::Contained);
+        return match messages {
+            Ok(Value::Array(items)) => items
+                .into_iter()
+                .enumerate()
+                .map(|(index, value)| Message {
+                    index,
+                    line: None,
+                    text: Source::Value(value),
+                })
+                .collect(),
+            Ok(value) => vec![Message {
+                index: 0,
+                line: Some(start_line()),
+                text: Source::Value(value),
+            }],
+            Err(finding) => vec![Message {
+                index: 0,
+                line: Some(start_line()),
+                text: Source::Refused(finding),
+            }],
+        };
+    }
+    if one_document {
+        return vec![Message {
+            index: 0,
+            line: Some(start_line()),
+            text: Source::Text(text),
+        }];
     }
     text.lines()
         .enumerate()
@@ -206,14 +221,8 @@ fn check_one(
 ) -> Result<Vec<Finding>, Error> {
     match &message.text {
         Source::Value(value) => checker.check(target, value),
-        Source::Text(text) => match serde_json::from_str::<Value>(text) {
-            Ok(value) => checker.check(target, &value),
-            Err(err) => Ok(vec![Finding {
-                pointer: String::new(),
-                rule: Rule::Json,
-                message: format!("not JSON: {err}"),
-            }]),
-        },
+        Source::Text(text) => checker.check_text(target, text.as_bytes()),
+        Source::Refused(finding) => Ok(vec![finding.clone()]),
     }
 }
 

@@ -212,6 +212,17 @@ impl Checker {
                 },
             );
         }
+        if has_fraction(value) {
+            if let Some(root) = self.plan.root(target) {
+                for pointer in self.plan.fractional_integers(root, value) {
+                    out.push(Finding {
+                        pointer,
+                        rule: Rule::JsonInteger,
+                        message: "an integer is written with a fraction or an exponent; the wire writes integers as integers".into(),
+                    });
+                }
+            }
+        }
         if !out.is_empty() {
             if let Some(root) = self.plan.root(target) {
                 redact(&mut out, &self.plan.secret_places(root, value));
@@ -222,6 +233,47 @@ impl Checker {
         Ok(out)
     }
 
+    /// [`Checker::check`] for a message as text: first the JSON text policy
+    /// (`docs/wire.md`, "JSON text"; rule `json`), then the rules.
+    pub fn check_text(&self, target: &str, text: &[u8]) -> Result<Vec<Finding>, Error> {
+        match parse(text, proto::text::Layout::Envelope) {
+            Ok(value) => self.check(target, &value),
+            Err(finding) => Ok(vec![finding]),
+        }
+    }
+}
+
+/// A message's text as a value, once the JSON text policy holds for it;
+/// `layout` says whether it stands alone or one level down in a container.
+pub fn parse(text: &[u8], layout: proto::text::Layout) -> Result<Value, Finding> {
+    let not_json = |message: String| Finding {
+        pointer: String::new(),
+        rule: Rule::Json,
+        message,
+    };
+    proto::text::scan(text, layout).map_err(|err| not_json(err.to_string()))?;
+    // The policy has bounded the depth (one more for a container of
+    // messages than serde's own limit allows), so serde's limit is lifted.
+    let mut json = serde_json::Deserializer::from_slice(text);
+    json.disable_recursion_limit();
+    serde::Deserialize::deserialize(&mut json).map_err(|err| not_json(format!("not JSON: {err}")))
+}
+
+/// Whether any number in `value` was written with a fraction or an exponent.
+fn has_fraction(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Number(n) if n.is_f64() => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+impl Checker {
     /// Turns one validator error into findings: a failed `oneOf` is reported
     /// by the errors of the branch the value's tag chose, and a failure inside
     /// a part of a schema marked `x-rule` is reported under that rule.

@@ -31,6 +31,8 @@ struct Node {
     relevant: bool,
     /// Whether the schema marks this place `x-secret` (a credential).
     secret: bool,
+    /// Whether the schema types this place an integer (alone or beside `null`).
+    integer: bool,
 }
 
 /// The compiled walk.
@@ -193,6 +195,53 @@ impl Plan {
 }
 
 impl Plan {
+    /// The places of `value` (as JSON pointers) where its schema wants an
+    /// integer and the number is written with a fraction or an exponent.
+    pub fn fractional_integers(&self, node: NodeId, value: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![(node, value, String::new())];
+        while let Some((id, value, pointer)) = stack.pop() {
+            let Some(schema) = self.nodes.get(id) else {
+                continue;
+            };
+            match value {
+                Value::Number(n) if schema.integer && n.is_f64() => out.push(pointer),
+                Value::Object(map) => {
+                    if let Some((tag, branches)) = &schema.union {
+                        if let Some(branch) = map
+                            .get(tag)
+                            .and_then(Value::as_str)
+                            .and_then(|t| branches.get(t))
+                        {
+                            stack.push((*branch, value, pointer.clone()));
+                        }
+                    }
+                    for (key, child) in map {
+                        if let Some(next) =
+                            schema.properties.get(key).copied().or(schema.map_values)
+                        {
+                            stack.push((
+                                next,
+                                child,
+                                format!("{pointer}/{}", contract::escape_pointer_token(key)),
+                            ));
+                        }
+                    }
+                }
+                Value::Array(items) => {
+                    if let Some(item) = schema.items {
+                        for (index, child) in items.iter().enumerate() {
+                            stack.push((item, child, format!("{pointer}/{index}")));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// The places of `value` (as JSON pointers) that its schema marks
     /// `x-secret`, so that no report prints what is there.
     pub fn secret_places<'v>(&self, node: NodeId, value: &'v Value) -> Vec<(String, &'v Value)> {
@@ -281,6 +330,8 @@ impl<'a> Compiler<'a> {
         self.memo.insert(key, id);
         let mut node = Node {
             secret: schema.get("x-secret") == Some(&Value::Bool(true)),
+            integer: contract::string_list(schema.get("type")).contains(&"integer")
+                || schema.get("type") == Some(&Value::String("integer".into())),
             ..Node::default()
         };
         let is_type_root =

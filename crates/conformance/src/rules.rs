@@ -26,8 +26,10 @@ pub enum Rule {
     SummaryCompleteFull,
     ChecksumLength,
     EnvelopeVersion,
-    /// Input that is not JSON at all.
+    /// Input that is not JSON as the wire takes it (`docs/wire.md`, "JSON text").
     Json,
+    /// An integer written with a fraction or an exponent (`1.0`, `1e3`).
+    JsonInteger,
     FrameEmpty,
     FrameTooLarge,
     FrameTruncated,
@@ -71,6 +73,7 @@ impl Rule {
         Rule::ChecksumLength,
         Rule::EnvelopeVersion,
         Rule::Json,
+        Rule::JsonInteger,
         Rule::FrameEmpty,
         Rule::FrameTooLarge,
         Rule::FrameTruncated,
@@ -112,6 +115,7 @@ impl Rule {
             Rule::ChecksumLength => "checksum.length",
             Rule::EnvelopeVersion => "envelope.version",
             Rule::Json => "json",
+            Rule::JsonInteger => "json.integer",
             Rule::FrameEmpty => "frame.empty",
             Rule::FrameTooLarge => "frame.too_large",
             Rule::FrameTruncated => "frame.truncated",

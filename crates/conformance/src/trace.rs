@@ -473,7 +473,14 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
     // an `Option`; a string with escapes is still read, owned.
     #[derive(serde::Deserialize)]
     struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
-    let record: Raw<'_> = serde_json::from_str(text).map_err(|err| {
+    // The message one level down keeps the JSON text policy's depth.
+    proto::text::scan(text.as_bytes(), proto::text::Layout::Contained)
+        .map_err(|err| (Rule::Json, format!("the line: {err}")))?;
+    // The policy has bounded the depth (the message one level down), so
+    // serde's own limit, one short of that, is lifted.
+    let mut json = serde_json::Deserializer::from_str(text);
+    json.disable_recursion_limit();
+    let record: Raw<'_> = serde::Deserialize::deserialize(&mut json).map_err(|err| {
         match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => (
                 Rule::TraceRecord,

@@ -74,6 +74,11 @@ pub enum FrameError {
     /// An envelope could not be encoded.
     #[error("the envelope could not be encoded")]
     Encode(#[source] serde_json::Error),
+    /// An envelope encodes to text a reader would refuse (`crate::text`):
+    /// an integer beyond 2^53 − 1 in free JSON, or nesting past the limit.
+    /// Nothing is written.
+    #[error("the envelope encodes to JSON the wire does not take")]
+    Unreadable(#[source] crate::text::TextError),
     /// Any other I/O failure, including a stream that ends inside a frame
     /// (`UnexpectedEof`).
     #[error("the frame could not be read or written")]
@@ -114,6 +119,11 @@ pub(crate) fn encode_frame(envelope: &Envelope, buf: &mut Vec<u8>) -> Result<(),
     if len > MAX_FRAME {
         buf.clear();
         return Err(FrameError::TooLarge(len));
+    }
+    // A writer sends nothing its peers' readers would refuse.
+    if let Err(err) = crate::text::check(buf.get(HEADER..).unwrap_or_default()) {
+        buf.clear();
+        return Err(FrameError::Unreadable(err));
     }
     // len <= MAX_FRAME < u32::MAX, so the conversion cannot fail.
     let prefix = u32::try_from(len)

@@ -184,9 +184,9 @@ impl std::error::Error for DecodeError {
 /// What was wrong with an envelope.
 #[derive(Debug, thiserror::Error)]
 pub enum Problem {
-    /// The body is not JSON at all.
-    #[error("the body is not JSON")]
-    NotJson(#[source] serde_json::Error),
+    /// The body is not JSON as this wire takes it (`crate::text`).
+    #[error("the body is not JSON as the wire takes it")]
+    NotJson(#[source] crate::text::TextError),
     /// `v` is a number other than [`PROTOCOL_VERSION`]; decided before anything else.
     #[error("the envelope is protocol version {0}, and this reader speaks {PROTOCOL_VERSION}")]
     BadVersion(u64),
@@ -233,7 +233,8 @@ impl DecodeError {
     }
 }
 
-/// An error and its causes, as one line.
+/// An error and its causes, as one line: control characters that came from
+/// the input are escaped, so the line says only what it says.
 pub fn sentence(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut cause = err.source();
@@ -241,6 +242,18 @@ pub fn sentence(err: &dyn std::error::Error) -> String {
         text.push_str(": ");
         text.push_str(&next.to_string());
         cause = next.source();
+    }
+    if text.chars().any(char::is_control) {
+        text = text
+            .chars()
+            .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
+                if c.is_control() {
+                    Box::new(c.escape_unicode())
+                } else {
+                    Box::new(std::iter::once(c))
+                }
+            })
+            .collect();
     }
     text
 }
@@ -262,71 +275,34 @@ pub fn method_not_found(id: u64, method: &str, served: &[&str]) -> crate::Envelo
     }
 }
 
-/// The head of an envelope: everything but the body's content stays raw.
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow)]
-    v: Option<&'a RawValue>,
-    #[serde(borrow)]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    body: Option<&'a RawValue>,
-}
-
-/// The head of a tagged body. Both tag spellings are read so that one struct
-/// serves the three bodies; the one the body's part names is used.
-#[derive(Deserialize)]
-struct BodyHead<'a> {
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-}
-
-/// Decodes an envelope from one frame's body, in two stages.
+/// Decodes an envelope from one frame's body, in two stages: the text is
+/// checked against the JSON text policy, which on the way notes where the
+/// head stands (`v`, `kind`, `id`, the body's name and content); then the
+/// body's content is decoded into the type its name picks.
 pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
     let fail = |kind, id, problem| DecodeError { kind, id, problem };
-    let head: Head<'_> = match serde_json::from_slice(bytes) {
-        Ok(head) => head,
-        Err(err) => {
-            // A data error stops the head at the first misfit, before the rest
-            // was seen; whether the whole text is JSON decides the code.
-            let problem = match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                Err(syntax) => Problem::NotJson(syntax),
-                Ok(_) => Problem::NotEnvelope(format!("{err}")),
-            };
-            return Err(fail(None, None, problem));
-        }
-    };
-    let id = head
-        .id
-        .and_then(|raw| serde_json::from_str::<u64>(raw.get()).ok());
-    let kind_name = head
-        .kind
-        .and_then(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok());
+    let (text, head) = crate::text::scan(bytes, crate::text::Layout::Envelope)
+        .map_err(|err| fail(None, None, Problem::NotJson(err)))?;
+    if !head.object {
+        return Err(fail(
+            None,
+            None,
+            Problem::NotEnvelope("an envelope is a JSON object".into()),
+        ));
+    }
+    let id = head.id.and_then(|span| integer(span.of(text)));
+    let kind_name = head.kind.and_then(|span| string(span.of(text)));
     let kind = kind_name.as_deref().and_then(EnvelopeKind::from_name);
-    match head.v.map(|raw| serde_json::from_str::<u64>(raw.get())) {
-        Some(Ok(version)) if version == PROTOCOL_VERSION => {}
-        Some(Ok(version)) => return Err(fail(kind, id, Problem::BadVersion(version))),
-        Some(Err(_)) => {
-            return Err(fail(
-                kind,
-                id,
-                Problem::NotEnvelope("`v` is not a non-negative integer".into()),
-            ))
+    match head.v.map(|span| integer(span.of(text))) {
+        Some(Some(version)) if version == PROTOCOL_VERSION => {}
+        Some(Some(version)) => return Err(fail(kind, id, Problem::BadVersion(version))),
+        Some(None) => {
+            let why = "`v` is not an integer written as one (no fraction, no exponent)";
+            return Err(fail(kind, id, Problem::NotEnvelope(why.into())));
         }
         None => {
-            return Err(fail(
-                kind,
-                id,
-                Problem::NotEnvelope("`v`, the protocol version, is missing".into()),
-            ))
+            let why = "`v`, the protocol version, is missing";
+            return Err(fail(kind, id, Problem::NotEnvelope(why.into())));
         }
     }
     let Some(kind) = kind else {
@@ -348,25 +324,37 @@ pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
         )),
     };
     let content_error = |problem: Problem| fail(Some(kind), id, problem);
+    let parts = BodyParts {
+        text,
+        object: head.body_object,
+        method: head.method,
+        name: head.name,
+        params: head.params,
+        result: head.result,
+    };
     match kind {
         EnvelopeKind::Call => {
             let id = required_id()?;
-            let body = decode_body::<E::Call>(body.get()).map_err(content_error)?;
-            Ok(E::call(id, body))
+            Ok(E::call(
+                id,
+                tagged::<E::Call>(&parts).map_err(content_error)?,
+            ))
         }
         EnvelopeKind::Reply => {
             let id = required_id()?;
-            let body = decode_body::<E::Reply>(body.get()).map_err(content_error)?;
-            Ok(E::reply(id, body))
+            Ok(E::reply(
+                id,
+                tagged::<E::Reply>(&parts).map_err(content_error)?,
+            ))
         }
         EnvelopeKind::Error => {
             // An error answers something that may have had no readable id.
-            if head.id.is_some_and(|raw| raw.get() != "null") && id.is_none() {
+            if head.id.is_some_and(|span| span.of(text) != "null") && id.is_none() {
                 return Err(not_envelope(
                     "`id` is neither null nor an integer from 0 to 2^53 - 1".into(),
                 ));
             }
-            let body = serde_json::from_str(body.get()).map_err(|source| {
+            let body = serde_json::from_str(body.of(text)).map_err(|source| {
                 content_error(Problem::BadContent {
                     what: "the body of an error envelope (/body)".into(),
                     source,
@@ -374,52 +362,88 @@ pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
             })?;
             Ok(E::error(id, body))
         }
-        EnvelopeKind::Event => {
-            let body = decode_body::<E::Event>(body.get()).map_err(content_error)?;
-            Ok(E::event(body))
-        }
+        EnvelopeKind::Event => Ok(E::event(tagged::<E::Event>(&parts).map_err(content_error)?)),
     }
 }
 
-/// Decodes a tagged body: its name first, then the content the name picks.
+/// A non-negative integer written as one: digits only (the text policy has
+/// kept it within 2^53 − 1).
+fn integer(text: &str) -> Option<u64> {
+    text.bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
+/// A JSON string's value.
+fn string(text: &str) -> Option<Cow<'_, str>> {
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(plain) if !plain.contains('\\') => Some(Cow::Borrowed(plain)),
+        Some(_) => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
+        None => None,
+    }
+}
+
+/// Where a tagged body's name and content stand in the text.
+struct BodyParts<'t> {
+    text: &'t str,
+    object: bool,
+    method: Option<crate::text::Span>,
+    name: Option<crate::text::Span>,
+    params: Option<crate::text::Span>,
+    result: Option<crate::text::Span>,
+}
+
+/// Decodes a tagged body from its text (checked against the text policy).
 pub fn decode_body<T: Tagged>(text: &str) -> Result<T, Problem> {
+    let (text, head) =
+        crate::text::scan(text.as_bytes(), crate::text::Layout::Body).map_err(Problem::NotJson)?;
+    tagged::<T>(&BodyParts {
+        text,
+        object: head.object,
+        method: head.method,
+        name: head.name,
+        params: head.params,
+        result: head.result,
+    })
+}
+
+/// A tagged body: its name first, then the content the name picks.
+fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
     let part = T::PART;
-    let head: BodyHead<'_> = serde_json::from_str(text).map_err(|err| {
-        Problem::NotEnvelope(format!(
-            "a body is an object with `{}` and `{}`: {err}",
+    if !parts.object {
+        return Err(Problem::NotEnvelope(format!(
+            "a body is an object with `{}` and `{}`",
             part.tag(),
             part.content()
-        ))
-    })?;
+        )));
+    }
     let (name, content) = match part {
-        BodyPart::Call => (head.method, head.params),
-        BodyPart::Reply => (head.method, head.result),
-        BodyPart::Event => (head.name, head.params),
+        BodyPart::Call => (parts.method, parts.params),
+        BodyPart::Reply => (parts.method, parts.result),
+        BodyPart::Event => (parts.name, parts.params),
     };
-    let Some(name) = name else {
+    let Some(name) = name.and_then(|span| string(span.of(parts.text))) else {
         return Err(Problem::NotEnvelope(format!(
-            "the body has no `{}`",
+            "the body has no `{}` string",
             part.tag()
         )));
     };
-    let Some(content) = content else {
+    let Some(content) = content.map(|span| span.of(parts.text)) else {
         return Err(Problem::NotEnvelope(format!(
             "the body of {name} has no `{}`",
             part.content()
         )));
     };
-    match T::decode_known(&name, content.get()) {
+    let bad = |source| Problem::BadContent {
+        what: format!("the {0} of {name} (/body/{0})", part.content()),
+        source,
+    };
+    match T::decode_known(&name, content) {
         Some(Ok(body)) => Ok(body),
-        Some(Err(source)) => Err(Problem::BadContent {
-            what: format!("the {0} of {name} (/body/{0})", part.content()),
-            source,
-        }),
+        Some(Err(source)) => Err(bad(source)),
         None => {
-            let content =
-                serde_json::from_str(content.get()).map_err(|source| Problem::BadContent {
-                    what: format!("the {0} of {name} (/body/{0})", part.content()),
-                    source,
-                })?;
+            let content = serde_json::from_str(content).map_err(bad)?;
             Ok(T::from_unknown(Unknown {
                 name: name.into_owned(),
                 content,

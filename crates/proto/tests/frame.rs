@@ -24,7 +24,9 @@ fn outcome(result: &Result<Envelope, FrameError>) -> String {
             problem: Problem::BadVersion(v),
             ..
         })) => format!("bad_version:{v}"),
-        Err(FrameError::Decode(_) | FrameError::Encode(_)) => "json".into(),
+        Err(FrameError::Decode(_) | FrameError::Encode(_) | FrameError::Unreadable(_)) => {
+            "json".into()
+        }
         Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
             "io:unexpected_eof".into()
         }
@@ -352,6 +354,24 @@ fn an_oversized_envelope_is_refused_with_nothing_written() {
         .write(&event())
         .expect("the writer goes on after a refusal");
     assert_eq!(writer.into_inner(), frame(EVENT.as_bytes()));
+}
+
+#[test]
+fn an_envelope_a_reader_would_refuse_is_not_written() {
+    // 2^60 fits an i64, and no JavaScript reader holds it exactly.
+    let unsafe_integer = Envelope::Call {
+        body: proto::CallBody::ToolInvoke(proto::ToolInvokeParams {
+            cwd: None,
+            input: json!({"n": 1_152_921_504_606_846_976i64}),
+            tool: "t".into(),
+        }),
+        id: 1.into(),
+        v: proto::ProtocolVersion,
+    };
+    let mut out = Vec::new();
+    let err = write_frame(&mut out, &unsafe_integer).expect_err("the policy refuses it");
+    assert!(matches!(err, FrameError::Unreadable(_)), "{err:?}");
+    assert!(out.is_empty(), "{} bytes were written", out.len());
 }
 
 #[test]

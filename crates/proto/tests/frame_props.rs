@@ -40,7 +40,7 @@ fn json_leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
+        (-9_007_199_254_740_991i64..=9_007_199_254_740_991).prop_map(Value::from),
         any::<String>().prop_map(Value::from),
     ]
 }

@@ -437,7 +437,7 @@ impl Emitter<'_> {
             }
             let _ = writeln!(
                 js,
-                "    default:\n      return new {unknown}(tag, c);\n  }}\n}}\n"
+                "    default:\n      // An unknown name keeps its content, which must be there as for a known one.\n      missing(c, p, \"{content}\");\n      return new {unknown}(tag, c);\n  }}\n}}\n"
             );
             self.js.push_str(&js);
             self.parse_function(union, union);
@@ -459,7 +459,7 @@ impl Emitter<'_> {
             self.js,
             "const READERS = new Map([\n{}]);\n\n\
              /**\n * Reads `value` as the type called `typeName` and writes it back as a JSON\n * value; `undefined` when there is no such type.\n */\n\
-             export function reserialize(typeName, value) {{\n  const reader = READERS.get(typeName);\n  if (reader === undefined) return undefined;\n  return JSON.parse(JSON.stringify(reader(value, \"\", undefined)));\n}}",
+             export function reserialize(typeName, value) {{\n  const reader = READERS.get(typeName);\n  if (reader === undefined) return undefined;\n  return JSON.parse(JSON.stringify(withText(value, () => reader(value, \"\", undefined))));\n}}",
             names
                 .iter()
                 .map(|name| format!("  [{}, r_{name}],\n", literal(name)))

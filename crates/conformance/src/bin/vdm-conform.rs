@@ -521,11 +521,12 @@ impl Capture<'_> {
             match self.reader.read_raw() {
                 Ok(body) => {
                     self.frames += 1;
-                    match serde_json::from_slice::<serde_json::Value>(body) {
+                    match conformance::parse(body, proto::text::Layout::Envelope) {
                         Ok(value) => return Some((place, value)),
-                        Err(err) => {
-                            refuse(Rule::Json, format!("the frame's body is not JSON: {err}"))
-                        }
+                        Err(finding) => refuse(
+                            finding.rule,
+                            format!("the frame's body: {}", finding.message),
+                        ),
                     }
                 }
                 Err(FrameError::Closed) => self.done = true,
@@ -641,20 +642,13 @@ fn check_frames(
             message,
         };
         match reader.read_raw() {
-            Ok(body) => match serde_json::from_slice::<serde_json::Value>(body) {
-                Ok(value) => match checker.check("Envelope", &value) {
-                    Ok(findings) => out.extend(
-                        findings
-                            .into_iter()
-                            .map(|f| violation(f.rule, f.pointer, f.message)),
-                    ),
-                    Err(err) => out.push(violation(Rule::Schema, String::new(), err.to_string())),
-                },
-                Err(err) => out.push(violation(
-                    Rule::Json,
-                    String::new(),
-                    format!("the frame's body is not JSON: {err}"),
-                )),
+            Ok(body) => match checker.check_text("Envelope", body) {
+                Ok(findings) => out.extend(
+                    findings
+                        .into_iter()
+                        .map(|f| violation(f.rule, f.pointer, f.message)),
+                ),
+                Err(err) => out.push(violation(Rule::Schema, String::new(), err.to_string())),
             },
             Err(FrameError::Closed) => break,
             Err(FrameError::Empty) => out.push(violation(

@@ -120,12 +120,11 @@ inline void from_json(const nlohmann::json& j, Envelope& out) {
   detail::read_Envelope(j, out, at);
 }
 
-/// Decodes one envelope from JSON text. Throws ContractError (pointer "" for
-/// text that is not JSON), or VersionError for a `v` other than
-/// PROTOCOL_VERSION.
+/// Decodes one envelope from JSON text (all of `text`, read by parse_json).
+/// Throws ContractError (pointer "" for text that is not JSON as the wire
+/// takes it), or VersionError for a `v` other than PROTOCOL_VERSION.
 inline Envelope parse_envelope(std::string_view text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-  if (value.is_discarded()) throw ContractError("", "not JSON");
+  nlohmann::json value = parse_json(text);
   Envelope envelope;
   from_json(value, envelope);
   return envelope;

@@ -5,12 +5,36 @@
 template <class Enum>
 std::optional<Enum> parse(std::string_view text);
 
+namespace detail {
+
+/// Text from the input, with its control characters escaped: a message built
+/// from it stays one line and says only what it says.
+inline std::string printable(std::string_view text) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\u00";
+      out.push_back(hex[byte >> 4]);
+      out.push_back(hex[byte & 0xf]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
 /// A JSON value that is not what the contract says. `pointer()` is the JSON
-/// pointer of the offending value inside what was decoded ("" for the whole).
+/// pointer of the offending value inside what was decoded ("" for the
+/// whole), exactly; `what()` prints it with control characters escaped.
 class ContractError : public std::runtime_error {
  public:
   ContractError(std::string pointer, const std::string& why)
-      : std::runtime_error("at " + (pointer.empty() ? std::string("/") : pointer) + ": " + why),
+      : std::runtime_error("at " + (pointer.empty() ? std::string("/") : detail::printable(pointer)) + ": " + why),
         pointer_(std::move(pointer)) {}
   const std::string& pointer() const noexcept { return pointer_; }
 
@@ -192,4 +216,122 @@ void check_unique(const std::vector<T>& items, const Path& at) {
 
 inline std::string quoted(const std::string& text) { return json(text).dump(); }
 
+inline constexpr std::size_t MAX_DEPTH = 127;
+inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
+
+/// Builds a value from nlohmann's SAX events and refuses, as it reads, what
+/// the JSON text policy refuses (docs/wire.md, "JSON text"): nesting past
+/// MAX_DEPTH, a member named twice, an integer literal beyond
+/// +-MAX_SAFE_INTEGER, a number beyond a double's range. nlohmann's own
+/// lexer refuses invalid UTF-8 and half surrogate pairs; the caller refuses
+/// a byte-order mark. One pass, no recursion: the stack is a vector.
+class PolicyBuilder {
+ public:
+  explicit PolicyBuilder(json& root) : root_(root) {}
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool value) { return add(json(value)); }
+  bool number_integer(json::number_integer_t value) {
+    if (value < -static_cast<json::number_integer_t>(MAX_SAFE_INTEGER)) return unsafe_integer();
+    return add(json(value));
+  }
+  bool number_unsigned(json::number_unsigned_t value) {
+    if (value > MAX_SAFE_INTEGER) return unsafe_integer();
+    return add(json(value));
+  }
+  bool number_float(json::number_float_t value, const std::string& text) {
+    // A literal without fraction or exponent that nlohmann read as a double
+    // did not fit 64 bits: an unsafe integer, decided on its text.
+    if (text.find_first_of(".eE") == std::string::npos) return unsafe_integer();
+    if (!std::isfinite(value)) return refuse("a number beyond what a double holds");
+    return add(json(value));
+  }
+  bool string(std::string& value) { return add(json(std::move(value))); }
+  bool binary(json::binary_t&) { return refuse("binary data"); }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool key(std::string& name) {
+    json& object = *stack_.back();
+    if (object.contains(name)) return refuse("the member " + detail::quoted(name) + " appears twice in one object");
+    key_ = std::move(name);
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) {
+    if (why_.empty()) why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
+    return false;
+  }
+
+  /// Why the text was refused, once the parse has failed.
+  const std::string& why() const { return why_; }
+
+ private:
+  bool unsafe_integer() {
+    return refuse("an integer beyond +-" + std::to_string(MAX_SAFE_INTEGER) + ", which not every reader holds exactly");
+  }
+  bool refuse(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+  json* place(json&& value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    json& slot = parent[key_];
+    slot = std::move(value);
+    return &slot;
+  }
+  bool add(json&& value) {
+    place(std::move(value));
+    return true;
+  }
+  bool open(json&& container) {
+    if (stack_.size() >= MAX_DEPTH) {
+      return refuse("arrays and objects nest more than " + std::to_string(MAX_DEPTH) + " deep");
+    }
+    stack_.push_back(place(std::move(container)));
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> stack_;
+  std::string key_;
+  std::string why_;
+};
+
 }  // namespace detail
+
+/// JSON text, read as the wire takes it (docs/wire.md, "JSON text"): the
+/// whole of `text` (a NUL is a byte like any other, and refused), UTF-8
+/// without a byte-order mark, nested at most 127 deep, no member named
+/// twice, no half surrogate pair, integer literals within +-(2^53 - 1).
+/// Throws ContractError (pointer "") naming the rule it breaks.
+inline nlohmann::json parse_json(std::string_view text) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
+    throw ContractError("", "not JSON as the wire takes it: the text starts with a byte-order mark");
+  }
+  // nlohmann's lexer takes a NUL for the end of the input; valid JSON holds
+  // no raw NUL anywhere (inside a string it must be escaped).
+  if (text.find('\0') != std::string_view::npos) {
+    throw ContractError("", "not JSON as the wire takes it: a NUL byte at " + std::to_string(text.find('\0')));
+  }
+  nlohmann::json value;
+  detail::PolicyBuilder builder(value);
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
+    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(builder.why()));
+  }
+  return value;
+}

@@ -35,9 +35,13 @@ export interface EventEnvelope {
 export type Envelope = CallEnvelope | ReplyEnvelope | ErrorEnvelope | EventEnvelope;
 
 /**
- * Reads an envelope from a parsed JSON value. `v` decides first (VersionError
- * for another version), then `kind`, then the body. Throws ContractError
- * naming the JSON pointer; fields the contract does not know are ignored.
+ * Reads an envelope from a JSON value. `v` decides first (VersionError for
+ * another version), then `kind`, then the body. Throws ContractError naming
+ * the JSON pointer; fields the contract does not know are ignored. A value
+ * from readJson is held to the text rules too (`1.0` is no integer).
  */
 export declare function parseEnvelope(value: unknown): Envelope;
+
+/** Reads an envelope from JSON text: readJson, then parseEnvelope. */
+export declare function parseEnvelopeText(text: string): Envelope;
 

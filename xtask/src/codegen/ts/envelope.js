@@ -29,6 +29,7 @@ function r_Envelope(v, at, key) {
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
+  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
   const kind = v.kind;
   const id = v.id;
@@ -61,11 +62,19 @@ function r_Envelope(v, at, key) {
 }
 
 /**
- * Reads an envelope from a parsed JSON value. `v` decides first (VersionError
- * for another version), then `kind`, then the body. Throws ContractError
- * naming the JSON pointer; fields the contract does not know are ignored.
+ * Reads an envelope from a JSON value. `v` decides first (VersionError for
+ * another version), then `kind`, then the body. Throws ContractError naming
+ * the JSON pointer; fields the contract does not know are ignored. A value
+ * from readJson is held to the text rules too (`1.0` is no integer); one
+ * from JSON.parse cannot be, since its text is gone: read text with
+ * readJson, parseEnvelopeText or decodeFrameBody.
  */
 export function parseEnvelope(value) {
-  return r_Envelope(value, "", undefined);
+  return withText(value, () => r_Envelope(value, "", undefined));
+}
+
+/** Reads an envelope from JSON text: readJson, then parseEnvelope. */
+export function parseEnvelopeText(text) {
+  return parseEnvelope(readJson(text));
 }
 

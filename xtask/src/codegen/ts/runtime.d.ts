@@ -58,6 +58,11 @@ export declare class FrameError extends Error {
 }
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
+/**
+ * JSON text read as the wire takes it (docs/wire.md, "JSON text"); throws
+ * ContractError naming the rule it breaks.
+ */
+export declare function readJson(text: string): unknown;
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 
 /** Decodes one frame's body: UTF-8 JSON, then the envelope. */

@@ -5,7 +5,8 @@
 /** A value that is not what the contract says, at `pointer` inside what was read. */
 export class ContractError extends Error {
   constructor(pointer, why) {
-    super(`at ${pointer === "" ? "/" : pointer}: ${why}`);
+    // The pointer is exact; the message shows it with control characters escaped.
+    super(`at ${pointer === "" ? "/" : printable(pointer)}: ${why}`);
     this.name = "ContractError";
     this.pointer = pointer;
   }
@@ -91,6 +92,170 @@ function fail(at, key, why) {
   throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
 }
 
+/** Text from the input with its control characters escaped: a message stays one line. */
+function printable(text) {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const MAX_DEPTH = 127;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Where the string opening at `i` ends (just past its closing quote); the text is JSON. */
+function skipString(text, i) {
+  let j = i + 1;
+  for (;;) {
+    j = text.indexOf('"', j);
+    if (j === -1) return text.length;
+    // A quote after an odd run of backslashes is escaped.
+    let slashes = 0;
+    for (let k = j - 1; k > i && text.charCodeAt(k) === 92; k--) slashes++;
+    if (slashes % 2 === 0) return j + 1;
+    j++;
+  }
+}
+
+/** Where the number starting at `i` ends, and whether it has a fraction or an exponent. */
+function skipNumber(text, i) {
+  let j = i;
+  let fraction = false;
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 46 || c === 101 || c === 69) fraction = true;
+    else if (!((c >= 48 && c <= 57) || c === 45 || c === 43)) break;
+  }
+  return [j, fraction];
+}
+
+function isSpace(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+// For a value read by readJson: the pointers of the numbers written with a
+// fraction or an exponent (only when there are any), so a reader can refuse
+// `1.0` where the contract wants an integer.
+const fractions = new WeakMap();
+let fractionsNow = null;
+
+/** Runs `read` with what readJson learnt of `value`'s text in force. */
+function withText(value, read) {
+  const outer = fractionsNow;
+  fractionsNow = (typeof value === "object" && value !== null && fractions.get(value)) || null;
+  try {
+    return read();
+  } finally {
+    fractionsNow = outer;
+  }
+}
+
+/**
+ * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
+ * value and whitespace, nested at most 127 deep, no member named twice, no
+ * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
+ * double's range. (UTF-8 and the byte-order mark are the frame decoder's,
+ * which reads bytes.) Throws ContractError (pointer "") naming the rule.
+ */
+export function readJson(text) {
+  const refuse = (why) => {
+    throw new ContractError("", `not JSON as the wire takes it: ${why}`);
+  };
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    refuse(printable(error instanceof Error ? error.message : String(error)));
+  }
+  // Member names and numbers as written: a loop over the text, strings
+  // skipped with indexOf (no regular expression: a long string would
+  // exhaust its backtracking stack).
+  let names = 0;
+  let fractional = false;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = skipString(text, i);
+      let j = i;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) === 58) names++;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, i);
+      if (fraction) {
+        fractional = true;
+      } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
+        refuse(`the integer ${text.slice(i, end)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  // JSON.parse keeps the last of a repeated member: fewer names parsed than written is a repeat.
+  let parsed = 0;
+  const stack = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop();
+    if (typeof node === "string") {
+      if (!node.isWellFormed()) refuse("a string holds half of a surrogate pair");
+    } else if (typeof node === "number") {
+      if (!Number.isFinite(node)) refuse("a number is beyond what a double holds");
+    } else if (typeof node === "object" && node !== null) {
+      if (depth >= MAX_DEPTH) refuse(`arrays and objects nest more than ${MAX_DEPTH} deep`);
+      if (Array.isArray(node)) {
+        for (const item of node) stack.push([item, depth + 1]);
+      } else {
+        for (const name of Object.keys(node)) {
+          parsed++;
+          if (!name.isWellFormed()) refuse("a member name holds half of a surrogate pair");
+          stack.push([node[name], depth + 1]);
+        }
+      }
+    }
+  }
+  if (parsed !== names) refuse("an object names a member twice");
+  if (fractional && typeof value === "object" && value !== null) fractions.set(value, fractionalPointers(text));
+  return value;
+}
+
+/** The pointers of the numbers written with a fraction or an exponent (text already checked). */
+function fractionalPointers(text) {
+  const found = new Set();
+  const path = []; // per open container: [isObject, the member name or item index now]
+  let name = null;
+  const here = () => path.map(([, token]) => `/${token}`).join("");
+  const enter = () => {
+    const top = path[path.length - 1];
+    if (top !== undefined && top[0] && name !== null) top[1] = name;
+  };
+  for (let i = 0; i < text.length; ) {
+    const c = text[i];
+    if (c === '"') {
+      const end = skipString(text, i);
+      let j = end;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+      if (text[j] === ":") name = escapeToken(JSON.parse(text.slice(i, end)));
+      i = end;
+    } else if (c === "{" || c === "[") {
+      enter();
+      path.push([c === "{", c === "[" ? 0 : ""]);
+      i++;
+    } else if (c === "}" || c === "]") {
+      path.pop();
+      i++;
+    } else if (c === ",") {
+      const top = path[path.length - 1];
+      if (top !== undefined && !top[0]) top[1]++;
+      i++;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      enter();
+      const [end, fraction] = skipNumber(text, i);
+      if (fraction) found.add(here());
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return found;
+}
+
 function typeName(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
@@ -123,6 +288,9 @@ function readBool(v, at, key) {
 
 function readInt(v, min, max, at, key) {
   if (typeof v !== "number" || !Number.isInteger(v)) fail(at, key, `expected an integer, found ${typeName(v)}`);
+  if (fractionsNow !== null && fractionsNow.has(here(at, key))) {
+    fail(at, key, "an integer written with a fraction or an exponent; the wire writes integers as integers");
+  }
   if (v < min) fail(at, key, `${v} is below the minimum ${min}`);
   if (v > max) fail(at, key, `${v} is above the maximum ${max}`);
   return v;
@@ -185,7 +353,9 @@ export class FrameError extends Error {
 }
 
 const HEADER = 4;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// `ignoreBOM` keeps a byte-order mark in the text, where readJson refuses it
+// (the default would drop it silently).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
@@ -200,15 +370,15 @@ export function encodeFrame(envelope) {
   return frame;
 }
 
-/** Decodes one frame's body: UTF-8 JSON, then the envelope. */
+/** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
-  let value;
+  let text;
   try {
-    value = JSON.parse(utf8.decode(bytes));
-  } catch (error) {
-    throw new ContractError("", `not UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`);
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ContractError("", "not JSON as the wire takes it: the body is not UTF-8");
   }
-  return parseEnvelope(value);
+  return parseEnvelope(readJson(text));
 }
 
 /**

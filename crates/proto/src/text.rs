@@ -1,0 +1,714 @@
+//! The JSON text policy: what every reader of this wire takes as JSON.
+//!
+//! The Rust, C++ and TypeScript bindings and `vdm-conform` apply the same
+//! rules to a message's bytes before anything is built from them, so the
+//! four never read one text four ways (`docs/wire.md`, "JSON text"):
+//!
+//! - UTF-8, without a byte-order mark;
+//! - RFC 8259 JSON, one value, whitespace around it only (so no NUL, no
+//!   raw control character, nothing after the value);
+//! - nested at most [`MAX_DEPTH`] arrays and objects deep;
+//! - no object names a member twice (compared after unescaping);
+//! - no `\u` escape that leaves half a surrogate pair;
+//! - no integer literal beyond ±(2^53 − 1), and no number a double cannot
+//!   hold at all (`1e400`): decided on the number's text, never on a
+//!   rounded double.
+//!
+//! [`check`] walks the bytes once, without recursion and without building a
+//! value; on its way it notes where the members an envelope's decoder needs
+//! first stand ([`Head`]), so the decoder does not read the text again to
+//! find them.
+
+use std::collections::HashSet;
+use std::fmt;
+
+/// How deep arrays and objects may nest: serde_json's default recursion
+/// limit (128) reads no deeper than this, so every reader holds what the
+/// policy lets through.
+pub const MAX_DEPTH: usize = 127;
+
+/// The largest integer a JSON reader in any language keeps exactly.
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// Why a text is not JSON this wire accepts, and where (a byte offset).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextError {
+    pub offset: usize,
+    pub problem: TextProblem,
+}
+
+/// The rule of the JSON text policy a text breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextProblem {
+    NotUtf8,
+    ByteOrderMark,
+    /// Not JSON: what was expected.
+    Syntax(&'static str),
+    TooDeep,
+    /// An object names this member twice (the name as JSON, escaped).
+    DuplicateKey(String),
+    LoneSurrogate,
+    /// An integer literal beyond ±(2^53 − 1).
+    UnsafeInteger,
+    /// A number no double holds (it would read as infinity).
+    NumberOutOfRange,
+}
+
+impl fmt::Display for TextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = self.offset;
+        match &self.problem {
+            TextProblem::NotUtf8 => write!(f, "byte {at} is not UTF-8"),
+            TextProblem::ByteOrderMark => write!(f, "the text starts with a byte-order mark"),
+            TextProblem::Syntax(expected) => write!(f, "not JSON at byte {at}: expected {expected}"),
+            TextProblem::TooDeep => {
+                write!(f, "arrays and objects nest more than {MAX_DEPTH} deep at byte {at}")
+            }
+            TextProblem::DuplicateKey(name) => {
+                write!(f, "the member {name} appears twice in one object (byte {at})")
+            }
+            TextProblem::LoneSurrogate => {
+                write!(f, "a \\u escape at byte {at} leaves half a surrogate pair")
+            }
+            TextProblem::UnsafeInteger => write!(
+                f,
+                "the integer at byte {at} is beyond ±{MAX_SAFE_INTEGER}, which not every reader holds exactly"
+            ),
+            TextProblem::NumberOutOfRange => {
+                write!(f, "the number at byte {at} is beyond what a double holds")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TextError {}
+
+/// Where an envelope's head stands in its text: the root object's `v`,
+/// `kind`, `id` and `body`, and the body's `method`, `name`, `params` and
+/// `result`, as byte ranges of their values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Head {
+    pub v: Option<Span>,
+    pub kind: Option<Span>,
+    pub id: Option<Span>,
+    pub body: Option<Span>,
+    pub method: Option<Span>,
+    pub name: Option<Span>,
+    pub params: Option<Span>,
+    pub result: Option<Span>,
+    /// Whether the root is an object (the spans mean nothing otherwise).
+    pub object: bool,
+    /// Whether `body` is an object.
+    pub body_object: bool,
+    /// Whether any number is written with a fraction or an exponent (a
+    /// reader that must tell `1.0` from `1` at an integer's place looks
+    /// further only then).
+    pub fractions: bool,
+}
+
+/// A byte range of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    /// The text of this span.
+    pub fn of<'t>(&self, text: &'t str) -> &'t str {
+        text.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+/// Which members [`scan`] notes, and where the message's root stands: an
+/// envelope's (`v`, `kind`, `id`, `body` and the body's tag and content), a
+/// bare body's, or none for a message one level down in a container (a
+/// trace record's `msg`, an element of an array of messages), whose depth
+/// counts from there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Envelope,
+    Body,
+    /// Messages one level down: the container adds one to the depth allowed.
+    Contained,
+}
+
+/// Checks `bytes` against the policy.
+pub fn check(bytes: &[u8]) -> Result<&str, TextError> {
+    scan(bytes, Layout::Envelope).map(|(text, _)| text)
+}
+
+/// Checks `bytes` against the policy and notes where the head members of
+/// `layout` stand.
+pub fn scan(bytes: &[u8], layout: Layout) -> Result<(&str, Head), TextError> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(TextError {
+            offset: 0,
+            problem: TextProblem::ByteOrderMark,
+        });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|err| TextError {
+        offset: err.valid_up_to(),
+        problem: TextProblem::NotUtf8,
+    })?;
+    let mut scanner = Scanner {
+        bytes,
+        at: 0,
+        frames: Vec::new(),
+        keys: Vec::new(),
+        head: Head::default(),
+        layout,
+    };
+    scanner.run()?;
+    Ok((text, scanner.head))
+}
+
+/// What the scanner expects next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Value,
+    ValueOrArrayEnd,
+    KeyOrObjectEnd,
+    Key,
+    Colon,
+    CommaOrObjectEnd,
+    CommaOrArrayEnd,
+    End,
+}
+
+/// An open array or object.
+struct Frame {
+    object: bool,
+    /// Where this object's member names start in `Scanner::keys`.
+    first_key: usize,
+    /// An object with many members checks their names in a set.
+    set: Option<HashSet<Vec<u8>>>,
+    /// The head member whose value this frame is (for objects at depth 1 and 2).
+    member: Member,
+}
+
+/// A member of the envelope's head, or none.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Member {
+    None,
+    V,
+    Kind,
+    Id,
+    Body,
+    Method,
+    Name,
+    Params,
+    Result,
+}
+
+/// An object with more members than this checks names in a hash set.
+const LINEAR_KEYS: usize = 16;
+
+struct Scanner<'b> {
+    bytes: &'b [u8],
+    at: usize,
+    frames: Vec<Frame>,
+    /// Member names of the open objects, as byte ranges.
+    keys: Vec<(usize, usize)>,
+    head: Head,
+    layout: Layout,
+}
+
+impl Scanner<'_> {
+    fn fail<T>(&self, problem: TextProblem) -> Result<T, TextError> {
+        Err(TextError {
+            offset: self.at,
+            problem,
+        })
+    }
+
+    fn syntax<T>(&self, expected: &'static str) -> Result<T, TextError> {
+        self.fail(TextProblem::Syntax(expected))
+    }
+
+    fn byte(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.byte() {
+            self.at += 1;
+        }
+    }
+
+    fn run(&mut self) -> Result<(), TextError> {
+        let mut expect = Expect::Value;
+        // The member whose value comes next (set by a name, at depth 1 and 2).
+        let mut pending = Member::None;
+        loop {
+            self.skip_space();
+            let Some(byte) = self.byte() else {
+                return match expect {
+                    Expect::End => Ok(()),
+                    _ => self.syntax("more JSON, not the end of the text"),
+                };
+            };
+            expect = match expect {
+                Expect::End => return self.syntax("the end of the text after the value"),
+                Expect::Colon if byte == b':' => {
+                    self.at += 1;
+                    Expect::Value
+                }
+                Expect::Colon => return self.syntax("`:` after a member name"),
+                Expect::CommaOrObjectEnd | Expect::CommaOrArrayEnd if byte == b',' => {
+                    self.at += 1;
+                    if expect == Expect::CommaOrObjectEnd {
+                        Expect::Key
+                    } else {
+                        Expect::Value
+                    }
+                }
+                Expect::CommaOrObjectEnd | Expect::KeyOrObjectEnd if byte == b'}' => {
+                    self.close()?
+                }
+                Expect::CommaOrArrayEnd | Expect::ValueOrArrayEnd if byte == b']' => {
+                    self.close()?
+                }
+                Expect::CommaOrObjectEnd => return self.syntax("`,` or `}` after a member"),
+                Expect::CommaOrArrayEnd => return self.syntax("`,` or `]` after an item"),
+                Expect::Key | Expect::KeyOrObjectEnd if byte == b'"' => {
+                    pending = self.key()?;
+                    Expect::Colon
+                }
+                Expect::Key | Expect::KeyOrObjectEnd => {
+                    return self.syntax("a member name in quotes")
+                }
+                Expect::Value | Expect::ValueOrArrayEnd => {
+                    let member = std::mem::replace(&mut pending, Member::None);
+                    self.value(byte, member)?
+                }
+            };
+        }
+    }
+
+    /// One value, or the opening of an array or object.
+    fn value(&mut self, byte: u8, member: Member) -> Result<Expect, TextError> {
+        let start = self.at;
+        match byte {
+            b'{' | b'[' => {
+                let limit = MAX_DEPTH + usize::from(self.layout == Layout::Contained);
+                if self.frames.len() >= limit {
+                    return self.fail(TextProblem::TooDeep);
+                }
+                let object = byte == b'{';
+                if object {
+                    match (self.frames.len(), member) {
+                        (0, _) => self.head.object = true,
+                        (1, Member::Body) => self.head.body_object = true,
+                        _ => {}
+                    }
+                }
+                self.frames.push(Frame {
+                    object,
+                    first_key: self.keys.len(),
+                    set: None,
+                    member,
+                });
+                self.note_start(member, start);
+                self.at += 1;
+                return Ok(if object {
+                    Expect::KeyOrObjectEnd
+                } else {
+                    Expect::ValueOrArrayEnd
+                });
+            }
+            b'"' => {
+                self.string()?;
+            }
+            b'-' | b'0'..=b'9' => self.number()?,
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            _ => return self.syntax("a value"),
+        }
+        self.note(member, start, self.at);
+        Ok(self.after_value())
+    }
+
+    fn after_value(&self) -> Expect {
+        match self.frames.last() {
+            None => Expect::End,
+            Some(frame) if frame.object => Expect::CommaOrObjectEnd,
+            Some(_) => Expect::CommaOrArrayEnd,
+        }
+    }
+
+    /// Closes the innermost array or object.
+    fn close(&mut self) -> Result<Expect, TextError> {
+        self.at += 1;
+        let Some(frame) = self.frames.pop() else {
+            return self.syntax("a value");
+        };
+        if frame.object {
+            self.keys.truncate(frame.first_key);
+        }
+        let end = self.at;
+        if let Some(Some(span)) = self.slot(frame.member) {
+            span.end = end;
+        }
+        Ok(self.after_value())
+    }
+
+    fn slot(&mut self, member: Member) -> Option<&mut Option<Span>> {
+        let head = &mut self.head;
+        Some(match member {
+            Member::None => return None,
+            Member::V => &mut head.v,
+            Member::Kind => &mut head.kind,
+            Member::Id => &mut head.id,
+            Member::Body => &mut head.body,
+            Member::Method => &mut head.method,
+            Member::Name => &mut head.name,
+            Member::Params => &mut head.params,
+            Member::Result => &mut head.result,
+        })
+    }
+
+    fn note_start(&mut self, member: Member, start: usize) {
+        if let Some(slot) = self.slot(member) {
+            *slot = Some(Span { start, end: start });
+        }
+    }
+
+    fn note(&mut self, member: Member, start: usize, end: usize) {
+        if let Some(slot) = self.slot(member) {
+            *slot = Some(Span { start, end });
+        }
+    }
+
+    /// A member name: checked against the others of its object, and told
+    /// which head member it is.
+    fn key(&mut self) -> Result<Member, TextError> {
+        let start = self.at;
+        let escaped = self.string()?;
+        let raw = (start + 1, self.at - 1);
+        self.duplicate(raw, escaped, start)?;
+        let name = self.bytes.get(raw.0..raw.1).unwrap_or_default();
+        let depth = self.frames.len();
+        let parent = self.frames.last().map_or(Member::None, |f| f.member);
+        // The body's members stand one level down in an envelope, at the top of a bare body.
+        let in_body = match self.layout {
+            Layout::Envelope => depth == 2 && parent == Member::Body,
+            Layout::Body => depth == 1,
+            Layout::Contained => false,
+        };
+        let in_body = in_body && self.layout != Layout::Contained;
+        Ok(match (self.layout, depth, in_body, name) {
+            (Layout::Envelope, 1, _, b"v") => Member::V,
+            (Layout::Envelope, 1, _, b"kind") => Member::Kind,
+            (Layout::Envelope, 1, _, b"id") => Member::Id,
+            (Layout::Envelope, 1, _, b"body") => Member::Body,
+            (_, _, true, b"method") => Member::Method,
+            (_, _, true, b"name") => Member::Name,
+            (_, _, true, b"params") => Member::Params,
+            (_, _, true, b"result") => Member::Result,
+            _ => Member::None,
+        })
+    }
+
+    /// Refuses a name the innermost object has already: compared as bytes,
+    /// or unescaped where an escape is involved.
+    fn duplicate(
+        &mut self,
+        raw: (usize, usize),
+        escaped: bool,
+        at: usize,
+    ) -> Result<(), TextError> {
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(());
+        };
+        let bytes = self.bytes;
+        let text = |(start, end): (usize, usize)| bytes.get(start..end).unwrap_or_default();
+        let unescaped = |span: (usize, usize)| -> Vec<u8> {
+            let quoted = bytes
+                .get(span.0.saturating_sub(1)..span.1 + 1)
+                .unwrap_or_default();
+            serde_json::from_slice::<String>(quoted)
+                .map(String::into_bytes)
+                .unwrap_or_else(|_| text(span).to_vec())
+        };
+        let name = if escaped {
+            unescaped(raw)
+        } else {
+            text(raw).to_vec()
+        };
+        let own = self.keys.get(frame.first_key..).unwrap_or_default();
+        let repeated = match &mut frame.set {
+            Some(set) => !set.insert(name.clone()),
+            None => {
+                let any_escaped = own.iter().any(|k| text(*k).contains(&b'\\'));
+                let seen = own.iter().any(|k| {
+                    if escaped || any_escaped {
+                        unescaped(*k) == name
+                    } else {
+                        text(*k) == name.as_slice()
+                    }
+                });
+                if !seen && own.len() + 1 > LINEAR_KEYS {
+                    let mut set: HashSet<Vec<u8>> = own.iter().map(|k| unescaped(*k)).collect();
+                    set.insert(name.clone());
+                    frame.set = Some(set);
+                }
+                seen
+            }
+        };
+        if repeated {
+            let shown = serde_json::to_string(&String::from_utf8_lossy(&name)).unwrap_or_default();
+            return Err(TextError {
+                offset: at,
+                problem: TextProblem::DuplicateKey(shown),
+            });
+        }
+        self.keys.push(raw);
+        Ok(())
+    }
+
+    /// A string, from its opening quote; `true` when it holds an escape.
+    fn string(&mut self) -> Result<bool, TextError> {
+        self.at += 1;
+        let mut escaped = false;
+        loop {
+            let rest = self.bytes.get(self.at..).unwrap_or_default();
+            let Some(offset) = rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            else {
+                self.at = self.bytes.len();
+                return self.syntax("the end of a string");
+            };
+            self.at += offset;
+            match self.byte() {
+                Some(b'"') => {
+                    self.at += 1;
+                    return Ok(escaped);
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                _ => return self.syntax("an escape, not a raw control character, inside a string"),
+            }
+        }
+    }
+
+    /// One escape, from its backslash.
+    fn escape(&mut self) -> Result<(), TextError> {
+        self.at += 1;
+        match self.byte() {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.at += 1;
+                Ok(())
+            }
+            Some(b'u') => {
+                let start = self.at - 1;
+                let unit = self.hex4()?;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        // A high surrogate must be followed by an escaped low one.
+                        let low = if self.bytes.get(self.at..self.at + 2) == Some(b"\\u") {
+                            self.at += 1;
+                            Some(self.hex4()?)
+                        } else {
+                            None
+                        };
+                        if !matches!(low, Some(0xDC00..=0xDFFF)) {
+                            self.at = start;
+                            return self.fail(TextProblem::LoneSurrogate);
+                        }
+                        Ok(())
+                    }
+                    0xDC00..=0xDFFF => {
+                        self.at = start;
+                        self.fail(TextProblem::LoneSurrogate)
+                    }
+                    _ => Ok(()),
+                }
+            }
+            _ => self.syntax("one of \" \\ / b f n r t u after a backslash"),
+        }
+    }
+
+    /// `u` and four hex digits, as a code unit.
+    fn hex4(&mut self) -> Result<u32, TextError> {
+        self.at += 1;
+        let digits = self.bytes.get(self.at..self.at + 4).unwrap_or_default();
+        let text = std::str::from_utf8(digits).unwrap_or_default();
+        if digits.len() != 4 || !digits.iter().all(u8::is_ascii_hexdigit) {
+            return self.syntax("four hex digits after \\u");
+        }
+        self.at += 4;
+        u32::from_str_radix(text, 16).or_else(|_| self.syntax("four hex digits after \\u"))
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), TextError> {
+        if self.bytes.get(self.at..self.at + word.len()) == Some(word) {
+            self.at += word.len();
+            Ok(())
+        } else {
+            self.syntax("true, false or null")
+        }
+    }
+
+    /// A number; an integer literal must be safe, any number finite.
+    fn number(&mut self) -> Result<(), TextError> {
+        let start = self.at;
+        if self.byte() == Some(b'-') {
+            self.at += 1;
+        }
+        let int_start = self.at;
+        match self.byte() {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return self.syntax("a digit"),
+        }
+        let int_digits = self.at - int_start;
+        let mut literal_integer = true;
+        if self.byte() == Some(b'.') {
+            literal_integer = false;
+            self.at += 1;
+            if !matches!(self.byte(), Some(b'0'..=b'9')) {
+                return self.syntax("a digit after the decimal point");
+            }
+            self.digits();
+        }
+        let mut exponent = false;
+        if let Some(b'e' | b'E') = self.byte() {
+            literal_integer = false;
+            exponent = true;
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.byte() {
+                self.at += 1;
+            }
+            if !matches!(self.byte(), Some(b'0'..=b'9')) {
+                return self.syntax("a digit in the exponent");
+            }
+            self.digits();
+        }
+        let text = std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default())
+            .unwrap_or_default();
+        self.head.fractions |= !literal_integer;
+        if literal_integer {
+            let digits = text.trim_start_matches('-');
+            let safe =
+                int_digits <= 16 && digits.parse::<u64>().is_ok_and(|n| n <= MAX_SAFE_INTEGER);
+            if !safe {
+                self.at = start;
+                return self.fail(TextProblem::UnsafeInteger);
+            }
+        } else if (exponent || text.len() > 300) && !text.parse::<f64>().is_ok_and(f64::is_finite) {
+            self.at = start;
+            return self.fail(TextProblem::NumberOutOfRange);
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.byte() {
+            self.at += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(text: &[u8]) -> Option<TextProblem> {
+        check(text).err().map(|e| e.problem)
+    }
+
+    #[test]
+    fn the_policy_refuses_what_it_says_and_takes_the_rest() {
+        let cases: &[(&[u8], Option<TextProblem>)] = &[
+            (br#"{"a": [1, 2.5, -0, "x\u00e9", true, null, {}]}"#, None),
+            (b"\xEF\xBB\xBF{}", Some(TextProblem::ByteOrderMark)),
+            (b"{\"a\": \"\xff\"}", Some(TextProblem::NotUtf8)),
+            (
+                b"{}\x00",
+                Some(TextProblem::Syntax("the end of the text after the value")),
+            ),
+            (
+                b"{\"a\": \"\x01\"}",
+                Some(TextProblem::Syntax(
+                    "an escape, not a raw control character, inside a string",
+                )),
+            ),
+            (
+                br#"{"a": 1, "a": 2}"#,
+                Some(TextProblem::DuplicateKey("\"a\"".into())),
+            ),
+            (
+                br#"{"a": 1, "\u0061": 2}"#,
+                Some(TextProblem::DuplicateKey("\"a\"".into())),
+            ),
+            (br#"{"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]}"#, None),
+            (br#""\ud800""#, Some(TextProblem::LoneSurrogate)),
+            (br#""\udc00""#, Some(TextProblem::LoneSurrogate)),
+            (br#""\ud83d\ude00""#, None),
+            (b"9007199254740991", None),
+            (b"-9007199254740991", None),
+            (b"9007199254740992", Some(TextProblem::UnsafeInteger)),
+            (b"18446744073709551616", Some(TextProblem::UnsafeInteger)),
+            (b"9007199254740992.0", None),
+            (b"1e400", Some(TextProblem::NumberOutOfRange)),
+            (b"1e-400", None),
+            (
+                b"01",
+                Some(TextProblem::Syntax("the end of the text after the value")),
+            ),
+            (b"[1,]", Some(TextProblem::Syntax("a value"))),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(
+                &problem(text),
+                expected,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_refused_without_recursion() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(problem(deep(MAX_DEPTH).as_bytes()), None);
+        assert_eq!(
+            problem(deep(MAX_DEPTH + 1).as_bytes()),
+            Some(TextProblem::TooDeep)
+        );
+        assert_eq!(
+            problem(deep(1_000_000).as_bytes()),
+            Some(TextProblem::TooDeep)
+        );
+    }
+
+    #[test]
+    fn an_object_with_many_members_finds_a_repeat_too() {
+        let mut text = String::from("{");
+        for i in 0..100 {
+            text.push_str(&format!("\"k{i}\": {i},"));
+        }
+        text.push_str("\"k7\": 0}");
+        assert_eq!(
+            problem(text.as_bytes()),
+            Some(TextProblem::DuplicateKey("\"k7\"".into()))
+        );
+    }
+
+    #[test]
+    fn the_head_of_an_envelope_is_found_on_the_way() {
+        let text = br#"{"v":1,"kind":"call","id":7,"body":{"method":"download.pause","params":{"taskId":"t"}}}"#;
+        let (text, head) = scan(text, Layout::Envelope).expect("policy");
+        assert_eq!(head.v.map(|s| s.of(text)), Some("1"));
+        assert_eq!(head.kind.map(|s| s.of(text)), Some("\"call\""));
+        assert_eq!(head.id.map(|s| s.of(text)), Some("7"));
+        assert_eq!(head.method.map(|s| s.of(text)), Some("\"download.pause\""));
+        assert_eq!(head.params.map(|s| s.of(text)), Some(r#"{"taskId":"t"}"#));
+        assert!(head.object && head.body_object);
+    }
+}

@@ -1,0 +1,55 @@
+//! No input makes a reader recurse, allocate or work out of proportion to
+//! it: 64 MiB texts of the shapes that break readers (nesting, width, one
+//! long string, many members, a repeat at the very end) are decoded on a
+//! thread with a 256 KiB stack, and each gets an answer.
+
+use proto::wire::decode;
+use proto::Envelope;
+
+const SIZE: usize = 64 << 20;
+
+/// Each shape, and whether it is an envelope a reader takes.
+fn shapes() -> Vec<(&'static str, Vec<u8>, bool)> {
+    let open = |unit: &[u8]| unit.repeat(SIZE / unit.len());
+    let mut wide = b"{\"v\":1,\"kind\":\"call\",\"id\":1,\"body\":{\"method\":\"tool.invoke\",\"params\":{\"tool\":\"t\",\"input\":[".to_vec();
+    while wide.len() < SIZE {
+        wide.extend_from_slice(b"1,");
+    }
+    wide.extend_from_slice(b"1]}}}");
+    let mut members = b"{".to_vec();
+    let mut n = 0u64;
+    while members.len() < SIZE {
+        members.extend_from_slice(format!("\"k{n}\":0,").as_bytes());
+        n += 1;
+    }
+    members.extend_from_slice(b"\"k0\":1}");
+    let mut string = b"\"".to_vec();
+    string.extend(std::iter::repeat_n(b'a', SIZE));
+    string.push(b'"');
+    vec![
+        ("arrays opened", open(b"["), false),
+        ("objects opened", open(b"{\"a\":"), false),
+        ("a call whose input is a wide array", wide, true),
+        ("many members, one repeated last", members, false),
+        ("one long string", string, false),
+    ]
+}
+
+#[test]
+fn sixty_four_mebibytes_of_any_shape_get_an_answer_on_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            shapes()
+                .into_iter()
+                .map(|(name, text, envelope)| (name, envelope, decode::<Envelope>(&text).is_ok()))
+                .collect::<Vec<_>>()
+        })
+        .expect("a thread");
+    let answers = handle
+        .join()
+        .expect("no reader overflowed its stack or panicked");
+    for (name, envelope, accepted) in answers {
+        assert_eq!(accepted, envelope, "{name}");
+    }
+}

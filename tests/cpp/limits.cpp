@@ -1,0 +1,71 @@
+// No input makes the C++ reader recurse or work out of proportion to it:
+// 64 MiB texts of the shapes that break readers are decoded on a thread with
+// a 256 KiB stack, and each gets an answer (exit 0 when all are as expected).
+#include <pthread.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "vdm/contract.hpp"
+
+namespace vc = vdm::contract;
+
+struct Shape {
+  const char* name;
+  std::string text;
+  bool envelope;
+};
+
+static constexpr std::size_t SIZE = 64u << 20;
+
+static std::vector<Shape> shapes() {
+  auto repeat = [](const std::string& unit) {
+    std::string out;
+    out.reserve(SIZE);
+    while (out.size() + unit.size() <= SIZE) out += unit;
+    return out;
+  };
+  std::string wide = R"({"v":1,"kind":"call","id":1,"body":{"method":"tool.invoke","params":{"tool":"t","input":[)";
+  while (wide.size() < SIZE) wide += "1,";
+  wide += "1]}}}";
+  std::string members = "{";
+  for (std::size_t n = 0; members.size() < SIZE; ++n) members += "\"k" + std::to_string(n) + "\":0,";
+  members += "\"k0\":1}";
+  std::string string = "\"" + std::string(SIZE, 'a') + "\"";
+  return {
+      {"arrays opened", repeat("["), false},
+      {"objects opened", repeat("{\"a\":"), false},
+      {"a call whose input is a wide array", wide, true},
+      {"many members, one repeated last", members, false},
+      {"one long string", string, false},
+      {"a NUL after an envelope", std::string(R"({"v":1,"kind":"event","body":{"name":"event.task.removed","params":{"taskId":"t"}}})") + '\0' + "x", false},
+  };
+}
+
+static void* run(void* failures) {
+  for (const Shape& shape : shapes()) {
+    bool read = true;
+    try {
+      vc::parse_envelope(shape.text);
+    } catch (const vc::ContractError&) {
+      read = false;
+    }
+    if (read != shape.envelope) {
+      std::cerr << shape.name << ": read " << read << ", expected " << shape.envelope << "\n";
+      ++*static_cast<int*>(failures);
+    }
+  }
+  return nullptr;
+}
+
+int main() {
+  int failures = 0;
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, 256 * 1024);
+  pthread_t thread;
+  if (pthread_create(&thread, &attributes, run, &failures) != 0) return 2;
+  pthread_join(thread, nullptr);
+  return failures == 0 ? 0 : 1;
+}

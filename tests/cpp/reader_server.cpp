@@ -1,0 +1,41 @@
+// A reader held open for the differential tests: frames on stdin, one line
+// per frame on stdout, flushed, in the words tests/src/readers.rs reads:
+//   ok JSON            the envelope, written back
+//   text               refused by the JSON text policy (pointer "")
+//   contract POINTER   refused as not what the contract says (POINTER as a JSON string)
+//   version N          another protocol version
+//   frame KIND         a frame error (the server stops after one it cannot go on from)
+#include <iostream>
+
+#include "vdm/frame.hpp"
+
+namespace vc = vdm::contract;
+
+int main() {
+  std::ios::sync_with_stdio(false);
+  for (;;) {
+    try {
+      std::optional<vc::Envelope> envelope = vc::read_frame(std::cin);
+      if (!envelope) return 0;
+      std::cout << "ok " << nlohmann::json(*envelope).dump() << std::endl;
+    } catch (const vc::VersionError& error) {
+      std::cout << "version " << error.version() << std::endl;
+    } catch (const vc::ContractError& error) {
+      if (error.pointer().empty() && std::string(error.what()).rfind("at /: not JSON as the wire takes it", 0) == 0) {
+        std::cout << "text" << std::endl;
+      } else {
+        std::cout << "contract " << nlohmann::json(error.pointer()).dump() << std::endl;
+      }
+    } catch (const vc::FrameError& error) {
+      const char* kind = "io";
+      switch (error.kind()) {
+        case vc::FrameError::Kind::empty: kind = "empty"; break;
+        case vc::FrameError::Kind::too_large: kind = "too_large"; break;
+        case vc::FrameError::Kind::unexpected_eof: kind = "unexpected_eof"; break;
+        case vc::FrameError::Kind::io: kind = "io"; break;
+      }
+      std::cout << "frame " << kind << std::endl;
+      if (!error.recoverable()) return 0;
+    }
+  }
+}

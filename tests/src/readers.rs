@@ -1,0 +1,244 @@
+//! The four readers of the wire side by side: the Rust bindings (`proto`),
+//! `vdm-conform`'s checker, and the C++ and TypeScript bindings held open as
+//! processes (`tests/cpp/reader_server.cpp`, `tests/ts/reader-server.mjs`)
+//! that read frames on stdin and answer one line each. The same bytes go to
+//! all four and [`disagreement`] says where their answers cannot all be right.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use conformance::{Checker, Rule};
+use serde_json::Value;
+
+/// What one reader did with one message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Read {
+    /// Read, and written back as this value.
+    Ok(Value),
+    /// Refused by the JSON text policy (`docs/wire.md`, "JSON text").
+    Text,
+    /// Refused as not what the contract says, at this pointer.
+    Contract(String),
+    /// Another protocol version.
+    Version(u64),
+    /// A frame error (the input was no frame body: empty, or too large).
+    Frame(String),
+    /// The reader failed in a way none of the above covers.
+    Crash(String),
+}
+
+impl Read {
+    fn parse(line: &str) -> Read {
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match word {
+            "ok" => {
+                // The policy bounds the depth; serde's own limit is one short of it.
+                let mut json = serde_json::Deserializer::from_str(rest);
+                json.disable_recursion_limit();
+                serde::Deserialize::deserialize(&mut json)
+                    .map_or_else(|_| Read::Crash(line.into()), Read::Ok)
+            }
+            "text" => Read::Text,
+            "contract" => {
+                Read::Contract(serde_json::from_str(rest).unwrap_or_else(|_| rest.to_string()))
+            }
+            "version" => rest
+                .parse()
+                .map_or_else(|_| Read::Crash(line.into()), Read::Version),
+            "frame" => Read::Frame(rest.to_string()),
+            _ => Read::Crash(line.into()),
+        }
+    }
+
+    fn accepted(&self) -> bool {
+        matches!(self, Read::Ok(_))
+    }
+}
+
+/// What the Rust bindings do with one frame's body.
+pub fn rust(body: &[u8]) -> Read {
+    match proto::wire::decode::<proto::Envelope>(body) {
+        Ok(envelope) => serde_json::to_value(&envelope)
+            .map_or_else(|err| Read::Crash(err.to_string()), Read::Ok),
+        Err(err) => match err.problem {
+            proto::Problem::NotJson(_) => Read::Text,
+            proto::Problem::BadVersion(v) => Read::Version(v),
+            _ => Read::Contract(String::new()),
+        },
+    }
+}
+
+/// What `vdm-conform check` says of one message: the rules it finds broken.
+pub fn conform(checker: &Checker, body: &[u8]) -> Vec<Rule> {
+    match checker.check_text("Envelope", body) {
+        Ok(findings) => findings.into_iter().map(|f| f.rule).collect(),
+        Err(_) => vec![Rule::Schema],
+    }
+}
+
+/// A reader in another language, held open.
+pub struct Server {
+    name: &'static str,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    /// The C++ bindings' reader, compiled into `out` (once per process).
+    pub fn cpp(out: &Path) -> Server {
+        let program = cpp_program(out);
+        Server::start("C++", Command::new(program))
+    }
+
+    /// The TypeScript bindings' reader.
+    pub fn ts() -> Server {
+        let mut command = Command::new("node");
+        command.arg(root().join("tests/ts/reader-server.mjs"));
+        Server::start("TypeScript", command)
+    }
+
+    fn start(name: &'static str, mut command: Command) -> Server {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|err| {
+                panic!("the {name} reader cannot start ({err}); .ci/setup installs what it needs")
+            });
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(
+            child
+                .stdout
+                .take()
+                .unwrap_or_else(|| panic!("{name}: no stdout")),
+        );
+        Server {
+            name,
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// One answer per body, in order. Bodies must be frame bodies (1 byte
+    /// to `MAX_FRAME`): a frame error ends a reader.
+    pub fn read_all(&mut self, bodies: &[Vec<u8>]) -> Vec<Read> {
+        let mut frames = Vec::new();
+        for body in bodies {
+            let length = u32::try_from(body.len()).unwrap_or(u32::MAX);
+            frames.extend_from_slice(&length.to_be_bytes());
+            frames.extend_from_slice(body);
+        }
+        let mut stdin = self
+            .stdin
+            .take()
+            .unwrap_or_else(|| panic!("{}: stdin is gone", self.name));
+        let writer = std::thread::spawn(move || {
+            let result = stdin.write_all(&frames).and_then(|()| stdin.flush());
+            (stdin, result)
+        });
+        let mut out = Vec::with_capacity(bodies.len());
+        let mut line = String::new();
+        for _ in bodies {
+            line.clear();
+            match self.stdout.read_line(&mut line) {
+                Ok(0) => {
+                    out.push(Read::Crash(format!("{} ended early", self.name)));
+                    break;
+                }
+                Ok(_) => out.push(Read::parse(line.trim_end_matches('\n'))),
+                Err(err) => {
+                    out.push(Read::Crash(err.to_string()));
+                    break;
+                }
+            }
+        }
+        let (stdin, written) = writer
+            .join()
+            .unwrap_or_else(|_| panic!("{}: the writer failed", self.name));
+        assert!(
+            written.is_ok(),
+            "{}: writing failed: {written:?}",
+            self.name
+        );
+        self.stdin = Some(stdin);
+        out
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Compiles the C++ reader with the README's flags.
+fn cpp_program(out: &Path) -> PathBuf {
+    let program = out.join("reader_server");
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !*built {
+        std::fs::create_dir_all(out).unwrap_or_else(|err| panic!("{}: {err}", out.display()));
+        let status = Command::new("g++")
+            .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+            .arg(root().join("bindings/cpp/include"))
+            .arg(root().join("tests/cpp/reader_server.cpp"))
+            .arg("-o")
+            .arg(&program)
+            .status()
+            .unwrap_or_else(|err| panic!("g++ cannot start ({err}); .ci/setup installs it"));
+        assert!(status.success(), "g++ refuses tests/cpp/reader_server.cpp");
+        *built = true;
+    }
+    program
+}
+
+/// Where the answers to one input cannot all be right, in words; `None`
+/// when they agree as the JSON text policy and the bindings' design say
+/// they must:
+///
+/// - the text policy is one: a text refusal by any reader is one by all;
+/// - C++ and TypeScript check the same things and write the same values;
+/// - Rust checks less of a value (patterns, lengths and bounds beyond its
+///   types are the validator's), so it accepts at least what they accept,
+///   and writes back the same value where all three accept;
+/// - what `vdm-conform` accepts, every binding accepts; where it finds
+///   `json` or `json.integer`, every binding refuses.
+pub fn disagreement(rust: &Read, cpp: &Read, ts: &Read, conform: &[Rule]) -> Option<String> {
+    let all = [("Rust", rust), ("C++", cpp), ("TypeScript", ts)];
+    if let Some((name, read)) = all.iter().find(|(_, r)| matches!(r, Read::Crash(_))) {
+        return Some(format!("{name} failed: {read:?}"));
+    }
+    let text = conform.contains(&Rule::Json);
+    let texts: Vec<bool> = all.iter().map(|(_, r)| **r == Read::Text).collect();
+    if texts.iter().any(|t| *t != text) {
+        return Some(format!("the text policy is read differently: vdm-conform {conform:?}, Rust {rust:?}, C++ {cpp:?}, TypeScript {ts:?}"));
+    }
+    if cpp != ts {
+        return Some(format!("C++ {cpp:?} and TypeScript {ts:?}"));
+    }
+    if cpp.accepted() && rust != cpp {
+        return Some(format!("C++ and TypeScript read {cpp:?}, Rust {rust:?}"));
+    }
+    if conform.is_empty() && all.iter().any(|(_, r)| !r.accepted()) {
+        return Some(format!(
+            "vdm-conform accepts it, and Rust {rust:?}, C++ {cpp:?}, TypeScript {ts:?}"
+        ));
+    }
+    if conform.contains(&Rule::JsonInteger) && all.iter().any(|(_, r)| r.accepted()) {
+        return Some(format!(
+            "vdm-conform finds json.integer, and Rust {rust:?}, C++ {cpp:?}, TypeScript {ts:?}"
+        ));
+    }
+    None
+}

@@ -1,0 +1,35 @@
+// A reader held open for the differential tests: frames on stdin, one line
+// per frame on stdout, in the words tests/src/readers.rs reads (see
+// tests/cpp/reader_server.cpp).
+import { ContractError, FrameDecoder, FrameError, VersionError } from "../../bindings/ts/index.js";
+
+const decoder = new FrameDecoder();
+let stopped = false;
+
+function outcome() {
+  try {
+    const envelope = decoder.next();
+    if (envelope === undefined) return undefined;
+    return `ok ${JSON.stringify(envelope)}`;
+  } catch (error) {
+    if (error instanceof VersionError) return `version ${error.version}`;
+    if (error instanceof ContractError) {
+      return error.pointer === "" && error.message.startsWith("at /: not JSON as the wire takes it")
+        ? "text"
+        : `contract ${JSON.stringify(error.pointer)}`;
+    }
+    if (error instanceof FrameError) {
+      if (!error.recoverable) stopped = true;
+      return `frame ${error.kind}`;
+    }
+    return `crash ${JSON.stringify(String(error))}`;
+  }
+}
+
+for await (const chunk of process.stdin) {
+  if (stopped) break;
+  decoder.push(chunk);
+  const lines = [];
+  for (let line = outcome(); line !== undefined && !stopped; line = outcome()) lines.push(line);
+  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+}
