@@ -13,6 +13,7 @@ use proto::wire::EnvelopeParts;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub mod differential;
 pub mod readers;
 
 /// The frozen bindings name the hand-written wire code `crate::wire`.

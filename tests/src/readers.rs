@@ -203,12 +203,44 @@ fn cpp_program(out: &Path) -> PathBuf {
     program
 }
 
+/// Whether two readers answered alike: the same kind of answer (which
+/// member a refusal names first may differ: the readers check in their own
+/// order), and the same value written back, numbers compared as numbers
+/// (`1e3` written back as `1000.0` or `1000` is the same number).
+fn same(a: &Read, b: &Read) -> bool {
+    match (a, b) {
+        (Read::Ok(x), Read::Ok(y)) => numbers_as_numbers(x) == numbers_as_numbers(y),
+        (Read::Contract(_), Read::Contract(_)) => true,
+        _ => a == b,
+    }
+}
+
+/// `value` with every number as one spelling: an integer where it is one.
+fn numbers_as_numbers(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 => {
+                Value::from(x as i64)
+            }
+            _ => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(numbers_as_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), numbers_as_numbers(v)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
 /// Where the answers to one input cannot all be right, in words; `None`
 /// when they agree as the JSON text policy and the bindings' design say
 /// they must:
 ///
 /// - the text policy is one: a text refusal by any reader is one by all;
-/// - C++ and TypeScript check the same things and write the same values;
+/// - C++ and TypeScript check the same things and write the same values
+///   (see [`same`]);
 /// - Rust checks less of a value (patterns, lengths and bounds beyond its
 ///   types are the validator's), so it accepts at least what they accept,
 ///   and writes back the same value where all three accept;
@@ -224,10 +256,10 @@ pub fn disagreement(rust: &Read, cpp: &Read, ts: &Read, conform: &[Rule]) -> Opt
     if texts.iter().any(|t| *t != text) {
         return Some(format!("the text policy is read differently: vdm-conform {conform:?}, Rust {rust:?}, C++ {cpp:?}, TypeScript {ts:?}"));
     }
-    if cpp != ts {
+    if !same(cpp, ts) {
         return Some(format!("C++ {cpp:?} and TypeScript {ts:?}"));
     }
-    if cpp.accepted() && rust != cpp {
+    if cpp.accepted() && !same(rust, cpp) {
         return Some(format!("C++ and TypeScript read {cpp:?}, Rust {rust:?}"));
     }
     if conform.is_empty() && all.iter().any(|(_, r)| !r.accepted()) {

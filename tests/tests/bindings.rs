@@ -551,123 +551,6 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
     }
 }
 
-/// The JSON names of properties whose schema has `format`: neither binding
-/// checks formats (docs/bindings.md), so mutations there prove nothing.
-fn format_fields() -> BTreeSet<String> {
-    fn walk(schema: &Value, out: &mut BTreeSet<String>) {
-        match schema {
-            Value::Object(map) => {
-                if let Some(Value::Object(props)) = map.get("properties") {
-                    for (name, sub) in props {
-                        if sub.get("format").is_some() {
-                            out.insert(name.clone());
-                        }
-                    }
-                }
-                map.values().for_each(|value| walk(value, out));
-            }
-            Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
-            _ => {}
-        }
-    }
-    let set = contract::SchemaSet::load(&root().join("contracts/schema")).unwrap();
-    let mut out = BTreeSet::new();
-    set.docs.iter().for_each(|doc| walk(&doc.value, &mut out));
-    out
-}
-
-/// Every one-step mutation of `value`: each member removed, nulled, or
-/// given a neighbouring or wrong value.
-fn mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
-    fn leaf_variants(value: &Value) -> Vec<Value> {
-        let mut out = vec![Value::Null];
-        match value {
-            Value::Number(number) => {
-                if let Some(n) = number.as_i64() {
-                    out.extend([
-                        serde_json::json!(n + 1),
-                        serde_json::json!(n - 1),
-                        serde_json::json!(n as f64 + 0.5),
-                    ]);
-                }
-                out.push(serde_json::json!("7"));
-            }
-            Value::String(text) => {
-                out.extend([
-                    serde_json::json!(""),
-                    serde_json::json!("x".repeat(300)),
-                    serde_json::json!(format!("{text} ")),
-                ]);
-                out.push(serde_json::json!(7));
-            }
-            Value::Bool(flag) => out.push(serde_json::json!(flag.to_string())),
-            Value::Array(items) => {
-                out.push(serde_json::json!([]));
-                if let Some(first) = items.first() {
-                    let mut doubled = items.clone();
-                    doubled.push(first.clone());
-                    out.push(Value::Array(doubled));
-                }
-            }
-            Value::Object(_) => out.push(serde_json::json!({})),
-            Value::Null => out.push(serde_json::json!(0)),
-        }
-        out
-    }
-    fn walk(
-        value: &Value,
-        rebuild: &dyn Fn(Option<Value>) -> Value,
-        skip: &BTreeSet<String>,
-        out: &mut Vec<Value>,
-    ) {
-        match value {
-            Value::Object(map) => {
-                // A body's tag changed is a name this version does not know,
-                // which every reader takes as such (the newer-peer tests).
-                let body = map.contains_key("params") || map.contains_key("result");
-                for (key, child) in map {
-                    if skip.contains(key) || (body && matches!(key.as_str(), "method" | "name")) {
-                        continue;
-                    }
-                    let with = |replacement: Option<Value>| {
-                        let mut map = map.clone();
-                        match replacement {
-                            Some(replacement) => map.insert(key.clone(), replacement),
-                            None => map.remove(key),
-                        };
-                        rebuild(Some(Value::Object(map)))
-                    };
-                    out.push(with(None));
-                    for variant in leaf_variants(child) {
-                        out.push(with(Some(variant)));
-                    }
-                    walk(child, &|inner| with(inner), skip, out);
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    let with = |replacement: Option<Value>| {
-                        let mut items = items.clone();
-                        if let (Some(slot), Some(replacement)) = (items.get_mut(index), replacement)
-                        {
-                            *slot = replacement;
-                        }
-                        rebuild(Some(Value::Array(items)))
-                    };
-                    for variant in leaf_variants(child) {
-                        out.push(with(Some(variant)));
-                    }
-                    walk(child, &|inner| with(inner), skip, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(value, &|inner| inner.unwrap_or(Value::Null), skip, &mut out);
-    out
-}
-
 /// Mutated fixtures against the validator: where it finds nothing, both
 /// languages read the value; where it finds a rule a schema states (not a
 /// semantic rule, which no reader checks), both refuse it.
@@ -675,7 +558,7 @@ fn mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
 fn cpp_and_ts_refuse_what_the_schemas_refuse_in_every_mutated_fixture() {
     use conformance::Rule;
     let checker = conformance::Checker::embedded().unwrap();
-    let skip = format_fields();
+    let skip = contract_tests::differential::format_fields();
     let semantic = |rule: Rule| {
         !matches!(
             rule,
@@ -690,7 +573,7 @@ fn cpp_and_ts_refuse_what_the_schemas_refuse_in_every_mutated_fixture() {
     let mut mutants = Vec::new();
     let mut expected = Vec::new();
     for fixture in fixtures("valid") {
-        for value in mutations(&fixture.value, &skip) {
+        for value in contract_tests::differential::mutations(&fixture.value, &skip) {
             let findings = checker.check(&fixture.type_name, &value).unwrap();
             let expect = if findings.is_empty() {
                 Some(true)

@@ -74,6 +74,8 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
         ("an integer written 1e3", progress("1e3").into_bytes(), Says::Contract),
         ("an integer written with a fraction past 2^52", progress("9007199254740990.5").into_bytes(), Says::Contract),
         ("an integer written 1.0000000000000001", progress("1.0000000000000001").into_bytes(), Says::Contract),
+        ("an id written -0", br#"{"v":1,"kind":"reply","id":-0,"body":{"method":"download.pause","result":{}}}"#.to_vec(), Says::Contract),
+        ("-0 in free JSON", invoke("-0").into_bytes(), Says::Read),
         ("v written 1.0", version("1.0").into_bytes(), Says::Contract),
         ("v past 2^53", version("9007199254740993").into_bytes(), Says::Text),
         ("v between 2^63 and 2^64", version("18446744073709551615").into_bytes(), Says::Text),

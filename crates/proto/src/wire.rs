@@ -367,10 +367,9 @@ pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
 }
 
 /// A non-negative integer written as one: digits only (the text policy has
-/// kept it within 2^53 − 1).
+/// kept it within 2^53 − 1; `-0` is no integer here, as for serde).
 fn integer(text: &str) -> Option<u64> {
-    text.bytes()
-        .all(|b| b.is_ascii_digit())
+    (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
         .then(|| text.parse().ok())
         .flatten()
 }

@@ -260,6 +260,10 @@ class PolicyBuilder {
   bool boolean(bool value) { return add(json(value)); }
   bool number_integer(json::number_integer_t value) {
     if (value < -static_cast<json::number_integer_t>(MAX_SAFE_INTEGER)) return unsafe_integer();
+    // nlohmann reads non-negative literals as unsigned, so a signed 0 was
+    // written `-0`: kept as the double -0.0, as serde reads it, which no
+    // integer's place takes.
+    if (value == 0) return add(json(-0.0));
     return add(json(value));
   }
   bool number_unsigned(json::number_unsigned_t value) {

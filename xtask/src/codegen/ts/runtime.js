@@ -114,7 +114,11 @@ function skipString(text, i) {
   }
 }
 
-/** Where the number starting at `i` ends, and whether it has a fraction or an exponent. */
+/**
+ * Where the number starting at `i` ends, and whether it is written as no
+ * integer is: with a fraction, an exponent, or as `-0` (which serde reads as
+ * a double).
+ */
 function skipNumber(text, i) {
   let j = i;
   let fraction = false;
@@ -123,6 +127,7 @@ function skipNumber(text, i) {
     if (c === 46 || c === 101 || c === 69) fraction = true;
     else if (!((c >= 48 && c <= 57) || c === 45 || c === 43)) break;
   }
+  if (!fraction && j === i + 2 && text.charCodeAt(i) === 45 && text.charCodeAt(i + 1) === 48) fraction = true;
   return [j, fraction];
 }
 

@@ -1,0 +1,318 @@
+//! Inputs for the differential tests of the four readers
+//! ([`crate::readers`]): one-step mutations of the fixtures' values,
+//! byte-level mutations of their text, JSON text edge cases spliced into
+//! them, and envelopes drawn from the schemas (`crates/sample`). Seeded: the
+//! same seed gives the same inputs.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use sample::Rng;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The JSON names of properties whose schema has `format`: neither binding
+/// checks formats (docs/bindings.md), so mutations there prove nothing.
+pub fn format_fields() -> BTreeSet<String> {
+    fn walk(schema: &Value, out: &mut BTreeSet<String>) {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    for (name, sub) in props {
+                        if sub.get("format").is_some() {
+                            out.insert(name.clone());
+                        }
+                    }
+                }
+                map.values().for_each(|value| walk(value, out));
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    if let Ok(set) = contract::SchemaSet::load(&root().join("contracts/schema")) {
+        set.docs.iter().for_each(|doc| walk(&doc.value, &mut out));
+    }
+    out
+}
+
+/// Every one-step mutation of `value`: each member removed, nulled, or
+/// given a neighbouring or wrong value.
+pub fn mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
+    fn leaf_variants(value: &Value) -> Vec<Value> {
+        let mut out = vec![Value::Null];
+        match value {
+            Value::Number(number) => {
+                if let Some(n) = number.as_i64() {
+                    out.extend([
+                        serde_json::json!(n + 1),
+                        serde_json::json!(n - 1),
+                        serde_json::json!(n as f64 + 0.5),
+                    ]);
+                }
+                out.push(serde_json::json!("7"));
+            }
+            Value::String(text) => {
+                out.extend([
+                    serde_json::json!(""),
+                    serde_json::json!("x".repeat(300)),
+                    serde_json::json!(format!("{text} ")),
+                ]);
+                out.push(serde_json::json!(7));
+            }
+            Value::Bool(flag) => out.push(serde_json::json!(flag.to_string())),
+            Value::Array(items) => {
+                out.push(serde_json::json!([]));
+                if let Some(first) = items.first() {
+                    let mut doubled = items.clone();
+                    doubled.push(first.clone());
+                    out.push(Value::Array(doubled));
+                }
+            }
+            Value::Object(_) => out.push(serde_json::json!({})),
+            Value::Null => out.push(serde_json::json!(0)),
+        }
+        out
+    }
+    fn walk(
+        value: &Value,
+        rebuild: &dyn Fn(Option<Value>) -> Value,
+        skip: &BTreeSet<String>,
+        out: &mut Vec<Value>,
+    ) {
+        match value {
+            Value::Object(map) => {
+                // A body's tag changed is a name this version does not know,
+                // which every reader takes as such (the newer-peer tests).
+                let body = map.contains_key("params") || map.contains_key("result");
+                for (key, child) in map {
+                    if skip.contains(key) || (body && matches!(key.as_str(), "method" | "name")) {
+                        continue;
+                    }
+                    let with = |replacement: Option<Value>| {
+                        let mut map = map.clone();
+                        match replacement {
+                            Some(replacement) => map.insert(key.clone(), replacement),
+                            None => map.remove(key),
+                        };
+                        rebuild(Some(Value::Object(map)))
+                    };
+                    out.push(with(None));
+                    for variant in leaf_variants(child) {
+                        out.push(with(Some(variant)));
+                    }
+                    walk(child, &|inner| with(inner), skip, out);
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    let with = |replacement: Option<Value>| {
+                        let mut items = items.clone();
+                        if let (Some(slot), Some(replacement)) = (items.get_mut(index), replacement)
+                        {
+                            *slot = replacement;
+                        }
+                        rebuild(Some(Value::Array(items)))
+                    };
+                    for variant in leaf_variants(child) {
+                        out.push(with(Some(variant)));
+                    }
+                    walk(child, &|inner| with(inner), skip, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &|inner| inner.unwrap_or(Value::Null), skip, &mut out);
+    out
+}
+
+/// Texts that readers have read differently somewhere, to splice in for a value.
+const EDGES: &[&str] = &[
+    "1.0",
+    "1e3",
+    "1E3",
+    "-0",
+    "0.0",
+    "-0.0",
+    "1.5",
+    "9007199254740991",
+    "9007199254740992",
+    "-9007199254740992",
+    "18446744073709551615",
+    "18446744073709551616",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "9007199254740990.5",
+    "1.0000000000000001",
+    "\"\\ud800\"",
+    "\"\\udc00\"",
+    "\"\\ud83d\\ude00\"",
+    "\"\\u0000\"",
+    "{\"a\":1,\"a\":2}",
+    "{\"a\":1,\"\\u0061\":2}",
+    "[]",
+    "{}",
+    "null",
+    "true",
+    "\"\"",
+    "\"\\u2028\"",
+    "\"é\"",
+    "[[[[[[[[[[1]]]]]]]]]]",
+    "{\"__proto__\":1}",
+    "{\"1\":1,\"0\":2}",
+];
+
+/// Bytes that readers have read differently somewhere, to insert.
+const BYTES: &[u8] = &[
+    0x00, b'"', b'\\', b'{', b'[', b',', b':', b'1', b'.', b'e', b'-', 0xff, 0xef, 0xc3, b'\n',
+    b'\r', b' ', 0x7f,
+];
+
+/// Where the four readers disagree on `inputs`, each with the input as text.
+pub fn disagreements(
+    inputs: &[Vec<u8>],
+    cpp: &mut crate::readers::Server,
+    ts: &mut crate::readers::Server,
+    checker: &conformance::Checker,
+) -> Vec<String> {
+    let (cpp, ts) = (cpp.read_all(inputs), ts.read_all(inputs));
+    let mut out = Vec::new();
+    for (index, input) in inputs.iter().enumerate() {
+        let (Some(c), Some(t)) = (cpp.get(index), ts.get(index)) else {
+            out.push("a reader answered fewer inputs than it was given".to_string());
+            break;
+        };
+        let rust = crate::readers::rust(input);
+        let conform = crate::readers::conform(checker, input);
+        if let Some(why) = crate::readers::disagreement(&rust, c, t, &conform) {
+            let shown: String = String::from_utf8_lossy(input).chars().take(600).collect();
+            out.push(format!(
+                "{why}\n    input ({} bytes): {shown:?}",
+                input.len()
+            ));
+        }
+    }
+    out
+}
+
+/// `count` inputs from the fixtures (and the schemas), seeded.
+pub fn inputs(seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(seed);
+    let fixtures = conformance::fixtures::load_fixtures(&root().join("conformance"), "valid")
+        .unwrap_or_default();
+    let envelopes: Vec<&Value> = fixtures
+        .iter()
+        .filter(|f| f.type_name == "Envelope")
+        .map(|f| &f.value)
+        .collect();
+    let skip = format_fields();
+    let mut drawn = Drawn::new();
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let Some(base) = rng.pick(&envelopes).copied() else {
+            break;
+        };
+        let input = match rng.below(5) {
+            0 => {
+                let mutants = mutations(base, &skip);
+                rng.pick(&mutants).map(|v| v.to_string().into_bytes())
+            }
+            1 => Some(bytes(&base.to_string(), &mut rng)),
+            2 => Some(splice(&base.to_string(), &mut rng)),
+            3 => drawn.next(&mut rng),
+            _ => {
+                // Two steps: a mutant's text, then a byte or an edge.
+                let mutants = mutations(base, &skip);
+                rng.pick(&mutants).map(|v| {
+                    let text = v.to_string();
+                    if rng.chance(50) {
+                        bytes(&text, &mut rng)
+                    } else {
+                        splice(&text, &mut rng)
+                    }
+                })
+            }
+        };
+        if let Some(input) = input.filter(|i| !i.is_empty() && i.len() <= proto::MAX_FRAME) {
+            out.push(input);
+        }
+    }
+    out
+}
+
+/// One byte-level change: a byte flipped, inserted or removed, or a slice doubled.
+fn bytes(text: &str, rng: &mut Rng) -> Vec<u8> {
+    let mut bytes = text.as_bytes().to_vec();
+    let at = rng.below(bytes.len() + 1);
+    match rng.below(4) {
+        0 => {
+            if let Some(byte) = bytes.get_mut(at) {
+                *byte ^= 1 << rng.below(8);
+            }
+        }
+        1 => bytes.insert(at.min(bytes.len()), rng.pick(BYTES).copied().unwrap_or(0)),
+        2 => {
+            if at < bytes.len() {
+                bytes.remove(at);
+            }
+        }
+        _ => {
+            let end = (at + 1 + rng.below(16)).min(bytes.len());
+            let slice = bytes.get(at..end).unwrap_or_default().to_vec();
+            for (offset, byte) in slice.into_iter().enumerate() {
+                bytes.insert(end + offset, byte);
+            }
+        }
+    }
+    bytes
+}
+
+/// An edge case put where a value stands (after a colon, or a comma or
+/// bracket inside an array).
+fn splice(text: &str, rng: &mut Rng) -> Vec<u8> {
+    let places: Vec<usize> = text.match_indices(':').map(|(i, _)| i + 1).collect();
+    let Some(at) = rng.pick(&places).copied() else {
+        return text.as_bytes().to_vec();
+    };
+    // The value there ends at the next `,` or `}` at the same depth; cut
+    // one token (good enough: the readers must agree on broken text too).
+    let rest = text.get(at..).unwrap_or_default();
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    let edge = rng.pick(EDGES).copied().unwrap_or("1.0");
+    format!(
+        "{}{edge}{}",
+        text.get(..at).unwrap_or_default(),
+        rest.get(end..).unwrap_or_default()
+    )
+    .into_bytes()
+}
+
+/// Envelopes drawn from the contract's schemas.
+struct Drawn {
+    registry: Option<jsonschema::Registry<'static>>,
+}
+
+impl Drawn {
+    fn new() -> Self {
+        let registry = contract::SchemaSet::load(&root().join("contracts/schema"))
+            .ok()
+            .and_then(|set| set.registry().ok());
+        Drawn { registry }
+    }
+
+    fn next(&mut self, rng: &mut Rng) -> Option<Vec<u8>> {
+        let registry = self.registry.as_ref()?;
+        let mut sampler = sample::Sampler::new(registry, rng.next_u64());
+        sampler
+            .draw(&format!("{}envelope/Envelope.json", contract::ID_BASE))
+            .ok()
+            .map(|v| v.to_string().into_bytes())
+    }
+}
