@@ -51,6 +51,14 @@ pub enum Error {
     OlderThanRelease { version: String, release: String },
     #[error("the schemas cannot be registered for the validator: {0}")]
     Registry(String),
+    /// A document its draft's meta-schema refuses: no verdict means anything
+    /// about it (validators read such schemas each their own way).
+    #[error("{file}: not a schema of its draft: {why} (at {pointer})")]
+    NotASchema {
+        file: String,
+        pointer: String,
+        why: String,
+    },
 }
 
 /// One direction's verdict for one change.

@@ -160,8 +160,26 @@ fn draft_of(value: &Value) -> Draft {
 }
 
 impl Space<'static> {
-    /// Both versions, both views of each.
+    /// Both versions, both views of each. Every document must be a schema
+    /// its draft's meta-schema accepts.
     pub fn new(old: &SchemaSet, new: &SchemaSet, options: Options) -> Result<Self, crate::Error> {
+        for doc in old
+            .docs
+            .iter()
+            .chain(&new.docs)
+            .filter(|d| d.too_deep.is_none())
+        {
+            if draft_of(&doc.value) == Draft::Unknown {
+                continue; // an obstacle says so where it matters
+            }
+            if let Err(err) = jsonschema::meta::validate(&doc.value) {
+                return Err(crate::Error::NotASchema {
+                    file: doc.rel.clone(),
+                    pointer: err.instance_path().to_string(),
+                    why: crate::report::plain(&err.to_string()),
+                });
+            }
+        }
         // Documents whose draft differs between the versions are read in
         // 2020-12 on both sides, so the two can be compared at all.
         let upgrade = old.docs.iter().any(|o| {

@@ -489,3 +489,22 @@ fn a_declared_field_matching_the_readers_additional_schema_holds() {
         json!({"type": "object", "properties": {"foo": {"type": "string"}, "bar": {"type": "string"}}, "required": ["foo"], "additionalProperties": {"type": "string"}}),
     );
 }
+
+#[test]
+fn a_document_its_meta_schema_refuses_is_not_compared() {
+    // `required` repeats a name: validators read that each their own way.
+    let result = compare_documents(
+        &set(&json!({"type": "object", "required": ["x"]})),
+        &set(&json!({"type": "object", "required": ["x", "x"]})),
+        Options::default(),
+    );
+    match result {
+        Err(compat::Error::NotASchema { file, pointer, .. }) => {
+            assert_eq!(
+                (file.as_str(), pointer.as_str()),
+                ("types/Case.json", "/required")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

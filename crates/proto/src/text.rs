@@ -183,6 +183,8 @@ struct Frame {
     first_key: usize,
     /// An object with many members checks their names in a set.
     set: Option<HashSet<Vec<u8>>>,
+    /// Whether a name of this object has an escape (names are then compared unescaped).
+    escaped: bool,
     /// The head member whose value this frame is (for objects at depth 1 and 2).
     member: Member,
 }
@@ -307,6 +309,7 @@ impl Scanner<'_> {
                     object,
                     first_key: self.keys.len(),
                     set: None,
+                    escaped: false,
                     member,
                 });
                 self.note_start(member, start);
@@ -432,32 +435,32 @@ impl Scanner<'_> {
                 .map(String::into_bytes)
                 .unwrap_or_else(|_| text(span).to_vec())
         };
-        let name = if escaped {
-            unescaped(raw)
-        } else {
-            text(raw).to_vec()
-        };
+        frame.escaped |= escaped;
         let own = self.keys.get(frame.first_key..).unwrap_or_default();
         let repeated = match &mut frame.set {
-            Some(set) => !set.insert(name.clone()),
+            Some(set) => !set.insert(if escaped {
+                unescaped(raw)
+            } else {
+                text(raw).to_vec()
+            }),
+            // The usual case: a few names, none escaped, compared as bytes
+            // with nothing allocated.
+            None if !frame.escaped => own.iter().any(|k| text(*k) == text(raw)),
             None => {
-                let any_escaped = own.iter().any(|k| text(*k).contains(&b'\\'));
-                let seen = own.iter().any(|k| {
-                    if escaped || any_escaped {
-                        unescaped(*k) == name
-                    } else {
-                        text(*k) == name.as_slice()
-                    }
-                });
-                if !seen && own.len() + 1 > LINEAR_KEYS {
-                    let mut set: HashSet<Vec<u8>> = own.iter().map(|k| unescaped(*k)).collect();
-                    set.insert(name.clone());
-                    frame.set = Some(set);
-                }
-                seen
+                let name = unescaped(raw);
+                own.iter().any(|k| unescaped(*k) == name)
             }
         };
+        if !repeated && frame.set.is_none() && own.len() + 1 > LINEAR_KEYS {
+            let set: HashSet<Vec<u8>> = own
+                .iter()
+                .chain(std::iter::once(&raw))
+                .map(|k| unescaped(*k))
+                .collect();
+            frame.set = Some(set);
+        }
         if repeated {
+            let name = unescaped(raw);
             let shown = serde_json::to_string(&String::from_utf8_lossy(&name)).unwrap_or_default();
             return Err(TextError {
                 offset: at,

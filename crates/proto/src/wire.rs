@@ -456,13 +456,73 @@ pub fn content<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> 
     serde_json::from_str(text)
 }
 
-/// `Deserialize` for a generated `Envelope`: the same two stages, from any
-/// serde_json source (a `Value` is written out once to be read as raw text).
+/// `Deserialize` for a generated `Envelope`: the raw text of the value, then
+/// the decoder `FrameReader` uses ([`decode`]), from any serde_json source
+/// (a `Value` is written out once to be read as text).
 pub fn deserialize_envelope<'de, E: EnvelopeParts, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<E, D::Error> {
-    let raw = Box::<RawValue>::deserialize(deserializer)?;
-    decode(raw.get().as_bytes()).map_err(|err| D::Error::custom(sentence(&err)))
+    let raw = RawText::deserialize(deserializer)?;
+    decode(raw.0.as_bytes()).map_err(|err| D::Error::custom(sentence(&err)))
+}
+
+/// The raw text of the next JSON value: borrowed from the input where
+/// serde_json can lend it (`from_str`, `from_slice`), copied where it cannot.
+/// `Box<RawValue>` always copies, and `&RawValue` refuses inputs it cannot
+/// borrow from; this asks serde_json the way both of them do (the newtype
+/// name below is serde_json's own for "the raw text of the next value"),
+/// and takes the text whichever way it comes. A test reads an envelope
+/// through every serde_json entry point.
+struct RawText<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for RawText<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const RAW_VALUE: &str = "$serde_json::private::RawValue";
+        struct Outer;
+        impl<'de> serde::de::Visitor<'de> for Outer {
+            type Value = RawText<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawText<'de>, A::Error> {
+                map.next_key::<serde::de::IgnoredAny>()?
+                    .ok_or_else(|| A::Error::custom("a JSON value"))?;
+                map.next_value_seed(Inner)
+            }
+        }
+        struct Inner;
+        impl<'de> serde::de::DeserializeSeed<'de> for Inner {
+            type Value = RawText<'de>;
+            fn deserialize<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<RawText<'de>, D::Error> {
+                deserializer.deserialize_str(self)
+            }
+        }
+        impl<'de> serde::de::Visitor<'de> for Inner {
+            type Value = RawText<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the raw text of a JSON value")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                text: &'de str,
+            ) -> Result<RawText<'de>, E> {
+                Ok(RawText(Cow::Borrowed(text)))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<RawText<'de>, E> {
+                Ok(RawText(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<RawText<'de>, E> {
+                Ok(RawText(Cow::Owned(text)))
+            }
+        }
+        deserializer.deserialize_newtype_struct(RAW_VALUE, Outer)
+    }
 }
 
 /// `Deserialize` for a generated tagged body.

@@ -216,3 +216,21 @@ fn deserialize_reads_envelopes_from_values_and_text_alike() {
         "{err}"
     );
 }
+
+/// `Deserialize` for `Envelope` takes the raw text serde_json lends (or
+/// copies): every entry point reads the same envelope.
+#[test]
+fn every_serde_json_entry_point_reads_an_envelope() {
+    let text = r#"{"v":1,"kind":"call","id":7,"body":{"method":"download.pause","params":{"taskId":"t_01"}}}"#;
+    let value: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    let reads: Vec<proto::Envelope> = vec![
+        serde_json::from_str(text).expect("from_str"),
+        serde_json::from_slice(text.as_bytes()).expect("from_slice"),
+        serde_json::from_reader(text.as_bytes()).expect("from_reader"),
+        serde_json::from_value(value.clone()).expect("from_value"),
+        serde::Deserialize::deserialize(&value).expect("from a borrowed Value"),
+    ];
+    for read in reads {
+        assert_eq!(serde_json::to_value(&read).expect("writes"), value);
+    }
+}

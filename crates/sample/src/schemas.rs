@@ -38,21 +38,44 @@ pub fn changed(document: &Value, rng: &mut Rng) -> Value {
     let mut pointers = Vec::new();
     let mut stack = vec![(String::new(), &out)];
     while let Some((pointer, value)) = stack.pop() {
-        if let Value::Object(map) = value {
-            pointers.push(pointer.clone());
-            for (key, child) in map {
-                let token = key.replace('~', "~0").replace('/', "~1");
-                match child {
-                    Value::Object(_) => stack.push((format!("{pointer}/{token}"), child)),
-                    Value::Array(items)
-                        if matches!(key.as_str(), "allOf" | "anyOf" | "oneOf" | "prefixItems") =>
-                    {
-                        for (index, item) in items.iter().enumerate() {
-                            stack.push((format!("{pointer}/{token}/{index}"), item));
-                        }
+        let Value::Object(map) = value else {
+            continue;
+        };
+        pointers.push(pointer.clone());
+        for (key, child) in map {
+            let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+            match (key.as_str(), child) {
+                // Maps of schemas: their values are schemas, the maps are not.
+                (
+                    "$defs" | "properties" | "patternProperties" | "dependentSchemas",
+                    Value::Object(entries),
+                ) => {
+                    for (name, schema) in entries {
+                        stack.push((
+                            format!("{here}/{}", name.replace('~', "~0").replace('/', "~1")),
+                            schema,
+                        ));
                     }
-                    _ => {}
                 }
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(items)) => {
+                    for (index, item) in items.iter().enumerate() {
+                        stack.push((format!("{here}/{index}"), item));
+                    }
+                }
+                (
+                    "items"
+                    | "additionalProperties"
+                    | "not"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "contains"
+                    | "propertyNames",
+                    Value::Object(_),
+                ) => {
+                    stack.push((here, child));
+                }
+                _ => {}
             }
         }
     }
@@ -72,12 +95,23 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
     match rng.below(12) {
         0 => nudge(map, "minimum", rng),
         1 => nudge(map, "maximum", rng),
-        2 => nudge(map, "maxLength", rng),
+        2 => {
+            // A length is a non-negative integer (the meta-schema says so).
+            let length = map.get("maxLength").and_then(Value::as_u64).unwrap_or(3);
+            let moved = if rng.chance(50) {
+                length + 1
+            } else {
+                length.saturating_sub(1)
+            };
+            map.insert("maxLength".into(), json!(moved));
+        }
         3 => {
             let required = map.entry("required").or_insert_with(|| json!([]));
             if let Value::Array(names) = required {
-                if names.is_empty() || rng.chance(50) {
-                    names.push(json!(rng.pick(&["x", "y", "z"]).copied().unwrap_or("x")));
+                // Names are unique (the meta-schema says so).
+                let name = json!(rng.pick(&["x", "y", "z"]).copied().unwrap_or("x"));
+                if !names.contains(&name) && (names.is_empty() || rng.chance(50)) {
+                    names.push(name);
                 } else {
                     names.pop();
                 }
