@@ -341,7 +341,7 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         let mut tracer = Tracer::new(checker, Some(table.clone()));
         let mut rules: Vec<String> = Vec::new();
         for (index, line) in text.lines().enumerate() {
-            let found = tracer.feed_line(index + 1, line);
+            let found = tracer.feed_line(index + 1, line.as_bytes());
             rules.extend(found.iter().map(|f| format!("{} at {}", f.rule, f.place)));
         }
         rules.extend(

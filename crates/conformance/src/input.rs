@@ -19,8 +19,9 @@ pub struct Message<'a> {
 
 #[derive(Debug)]
 pub enum Source<'a> {
-    /// Text still to be parsed (a JSON Lines line).
-    Text(&'a str),
+    /// Text still to be parsed (a JSON Lines line), as read: bytes that are
+    /// not UTF-8 are the policy's to refuse, as a finding at their line.
+    Text(&'a [u8]),
     /// A value already parsed (an array element).
     Value(Value),
     /// A file of messages that breaks the JSON text policy as a whole.
@@ -31,18 +32,19 @@ pub enum Source<'a> {
 /// message (or, if it is an array, one per element); anything else is read as
 /// JSON Lines, each non-blank line a message, so one bad line does not hide
 /// the rest.
-pub fn split(text: &str) -> Vec<Message<'_>> {
-    let trimmed = text.trim_start();
+pub fn split(text: &[u8]) -> Vec<Message<'_>> {
+    let trimmed = text.trim_ascii_start();
     let start_line = || {
         let before = text.len() - trimmed.len();
-        text.get(..before)
-            .map_or(1, |head| head.matches('\n').count() + 1)
+        text.get(..before).map_or(1, |head| {
+            head.iter().filter(|&&byte| byte == b'\n').count() + 1
+        })
     };
-    let one_document = (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
-    if one_document && trimmed.starts_with('[') {
+    let one_document = (trimmed.starts_with(b"{") || trimmed.starts_with(b"["))
+        && serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok();
+    if one_document && trimmed.starts_with(b"[") {
         // An array of messages: the policy holds for each with one level more.
-        let messages = crate::parse(text.as_bytes(), proto::text::Layout::Contained);
+        let messages = crate::parse(text, proto::text::Layout::Contained);
         return match messages {
             Ok(Value::Array(items)) => items
                 .into_iter()
@@ -72,9 +74,10 @@ pub fn split(text: &str) -> Vec<Message<'_>> {
             text: Source::Text(text),
         }];
     }
-    text.lines()
+    text.split(|&byte| byte == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
         .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
+        .filter(|(_, line)| !line.trim_ascii().is_empty())
         .enumerate()
         .map(|(index, (number, line))| Message {
             index,
@@ -157,10 +160,12 @@ pub fn in_pieces<T: Sync, R: Send>(
 }
 
 /// A stream's lines, read a batch at a time into one buffer kept from batch
-/// to batch: one allocation for a whole capture, not one per line.
+/// to batch: one allocation for a whole capture, not one per line. Lines are
+/// bytes, not text: a line that is not UTF-8 is a finding at that line, not
+/// the end of the stream.
 pub struct Lines<R> {
     reader: R,
-    text: String,
+    text: Vec<u8>,
     /// Where each line of the batch starts and ends in `text`, its line end
     /// left out.
     spans: Vec<(usize, usize)>,
@@ -172,7 +177,7 @@ impl<R: BufRead> Lines<R> {
     pub fn new(reader: R) -> Self {
         Lines {
             reader,
-            text: String::new(),
+            text: Vec::new(),
             spans: Vec::new(),
             before: 0,
         }
@@ -186,21 +191,21 @@ impl<R: BufRead> Lines<R> {
         self.spans.clear();
         while self.spans.len() < count {
             let start = self.text.len();
-            if self.reader.read_line(&mut self.text)? == 0 {
+            if self.reader.read_until(b'\n', &mut self.text)? == 0 {
                 break;
             }
             let line = self.text.get(start..).unwrap_or_default();
-            let end = start + line.trim_end_matches(['\n', '\r']).len();
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            let end = start + line.strip_suffix(b"\r").unwrap_or(line).len();
             self.spans.push((start, end));
         }
         Ok(!self.spans.is_empty())
     }
 
     /// The batch's lines with their 1-based numbers in the stream. Each span
-    /// was cut from `text` as it was read, at a line start and before ASCII
-    /// line ends, so it is in range and on character boundaries; `get` only
+    /// was cut from `text` as it was read, so it is in range; `get` only
     /// keeps indexing out of the reader.
-    pub fn batch(&self) -> impl Iterator<Item = (usize, &str)> {
+    pub fn batch(&self) -> impl Iterator<Item = (usize, &[u8])> {
         self.spans
             .iter()
             .zip(self.before + 1..)
@@ -209,7 +214,7 @@ impl<R: BufRead> Lines<R> {
 
     /// The reader, the lines before this batch, and the batch's text as it
     /// was read (line ends kept): for a file to be read whole after all.
-    pub fn into_parts(self) -> (R, usize, String) {
+    pub fn into_parts(self) -> (R, usize, Vec<u8>) {
         (self.reader, self.before, self.text)
     }
 }
@@ -221,7 +226,7 @@ fn check_one(
 ) -> Result<Vec<Finding>, Error> {
     match &message.text {
         Source::Value(value) => checker.check(target, value),
-        Source::Text(text) => checker.check_text(target, text.as_bytes()),
+        Source::Text(text) => checker.check_text(target, text),
         Source::Refused(finding) => Ok(vec![finding.clone()]),
     }
 }
@@ -248,7 +253,7 @@ mod tests {
             seen.push(
                 lines
                     .batch()
-                    .map(|(number, line)| format!("{number}:{line}"))
+                    .map(|(number, line)| format!("{number}:{}", String::from_utf8_lossy(line)))
                     .collect::<Vec<_>>(),
             );
         }
@@ -264,6 +269,6 @@ mod tests {
         assert_eq!(lines.read_batch(2).ok(), Some(true));
         assert_eq!(lines.read_batch(1).ok(), Some(true));
         let (_, before, text) = lines.into_parts();
-        assert_eq!((before, text.as_str()), (2, "[1,\n"));
+        assert_eq!((before, text.as_slice()), (2, &b"[1,\n"[..]));
     }
 }

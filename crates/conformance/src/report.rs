@@ -1,5 +1,5 @@
 //! Violations as people and machines read them: `human`, `json` (one object
-//! per line), `github` (workflow annotations).
+//! per line), `github` (workflow annotations), errors and warnings alike.
 
 use std::fmt::Write as _;
 
@@ -23,6 +23,15 @@ pub struct Violation {
     pub message: String,
 }
 
+/// How much a violation weighs: an error fails the check, a warning (a call
+/// left open in a capture not known to be closed) is reported and passes.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Human,
@@ -30,8 +39,21 @@ pub enum Format {
     Github,
 }
 
-/// Renders violations in `format`, one per line.
+/// Renders violations in `format`, one per line, as errors.
 pub fn render(violations: &[Violation], format: Format) -> String {
+    render_at(violations, format, Level::Error)
+}
+
+/// Renders violations in `format`, one per line, at `level`: every format
+/// says the level (`warning:` in human form, `"level"` in JSON, `::warning`
+/// on GitHub), so warnings go to the same stream as errors.
+pub fn render_at(violations: &[Violation], format: Format, level: Level) -> String {
+    #[derive(Serialize)]
+    struct Leveled<'a> {
+        #[serde(flatten)]
+        violation: &'a Violation,
+        level: Level,
+    }
     let mut out = String::new();
     for v in violations {
         match format {
@@ -50,10 +72,26 @@ pub fn render(violations: &[Violation], format: Format) -> String {
                 } else {
                     &v.pointer
                 };
-                let _ = writeln!(out, "{place} {pointer}: [{}] {}", v.rule, v.message);
+                let warning = match level {
+                    Level::Error => "",
+                    Level::Warning => "warning: ",
+                };
+                let _ = writeln!(
+                    out,
+                    "{place} {pointer}: [{}] {warning}{}",
+                    v.rule, v.message
+                );
             }
             Format::Json => {
-                let _ = writeln!(out, "{}", serde_json::to_string(v).unwrap_or_default());
+                let leveled = Leveled {
+                    violation: v,
+                    level,
+                };
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&leveled).unwrap_or_default()
+                );
             }
             Format::Github => {
                 let line = v.line.map_or(String::new(), |line| format!(",line={line}"));
@@ -66,9 +104,13 @@ pub fn render(violations: &[Violation], format: Format) -> String {
                         &v.pointer
                     }
                 );
+                let command = match level {
+                    Level::Error => "error",
+                    Level::Warning => "warning",
+                };
                 let _ = writeln!(
                     out,
-                    "::error file={}{line},title={}::{}",
+                    "::{command} file={}{line},title={}::{}",
                     escape_property(&v.file),
                     escape_property(&title),
                     escape_data(&v.message)

@@ -171,7 +171,7 @@ impl<'a> Tracer<'a> {
 
     /// Checks one line of a JSON Lines trace (numbered from 1). Blank lines
     /// are skipped.
-    pub fn feed_line(&mut self, line: usize, text: &str) -> Vec<TraceFinding> {
+    pub fn feed_line(&mut self, line: usize, text: &[u8]) -> Vec<TraceFinding> {
         match read_record(self.checker, text) {
             Ok(None) => Vec::new(),
             Ok(Some(record)) => self.follow(Place::Line(line), record),
@@ -453,8 +453,8 @@ pub struct Record {
 
 /// Reads one line of a JSON Lines trace: `Ok(None)` for a blank line, the
 /// rule and sentence when the line is not a record.
-pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rule, String)> {
-    if text.trim().is_empty() {
+pub fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Record>, (Rule, String)> {
+    if text.trim_ascii().is_empty() {
         return Ok(None);
     }
     // The record's own fields are read into a struct, not a map, borrowing
@@ -474,14 +474,14 @@ pub fn read_record(checker: &Checker, text: &str) -> Result<Option<Record>, (Rul
     #[derive(serde::Deserialize)]
     struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
     // The message one level down keeps the JSON text policy's depth.
-    proto::text::scan(text.as_bytes(), proto::text::Layout::Contained)
+    proto::text::scan(text, proto::text::Layout::Contained)
         .map_err(|err| (Rule::Json, format!("the line: {err}")))?;
     // The policy has bounded the depth (the message one level down), so
     // serde's own limit, one short of that, is lifted.
-    let mut json = serde_json::Deserializer::from_str(text);
+    let mut json = serde_json::Deserializer::from_slice(text);
     json.disable_recursion_limit();
     let record: Raw<'_> = serde::Deserialize::deserialize(&mut json).map_err(|err| {
-        match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
             Ok(_) => (
                 Rule::TraceRecord,
                 format!(
@@ -732,7 +732,7 @@ mod tests {
         let mut feed = |text: String| {
             line += 1;
             tracer
-                .feed_line(line, &text)
+                .feed_line(line, text.as_bytes())
                 .into_iter()
                 .map(|finding| finding.rule)
                 .collect::<Vec<_>>()

@@ -310,7 +310,7 @@ fn an_input_with_no_message_fails_unless_allowed() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(
-            stderr.contains("holds no message, so nothing was checked; pass --allow-empty"),
+            stderr.contains("holds no message, so nothing in it was checked; pass --allow-empty"),
             "{args:?}: {stderr}"
         );
         let mut allowed = args.clone();
@@ -325,6 +325,22 @@ fn an_input_with_no_message_fails_unless_allowed() {
     }
     // Standard input that holds nothing is refused the same way.
     assert_eq!(run(&["check", "-"], Some("")).status.code(), Some(1));
+    // One empty input beside a good one is still refused, and named.
+    let good = Temp::new("good.jsonl", format!("{GOOD}\n").as_bytes());
+    let record = format!(r#"{{"conn":"c","from":"client","transport":"unix","msg":{GOOD}}}"#);
+    let trace = Temp::new("good.trace.jsonl", format!("{record}\n").as_bytes());
+    for args in [
+        vec!["check", good.path(), empty.path()],
+        vec!["trace", trace.path(), empty.path()],
+    ] {
+        let output = run(&args, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{} holds no message", empty.path())),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 /// Captured traffic can hold credentials: no report, in any format, prints a
@@ -473,11 +489,19 @@ fn trace_checks_a_conversation() {
     let open = "conformance/traces/invalid/trace.unanswered.jsonl";
     let warned = run(&["trace", open], None);
     assert_eq!(warned.status.code(), Some(0));
-    assert!(
-        String::from_utf8_lossy(&warned.stderr).contains("warning:"),
-        "{}",
-        String::from_utf8_lossy(&warned.stderr)
-    );
+    assert!(stdout(&warned).contains("warning:"), "{}", stdout(&warned));
+    // Warnings are in every format's stream, and say they are warnings.
+    let github = run(&["--format", "github", "trace", open], None);
+    assert_eq!(github.status.code(), Some(0));
+    assert!(stdout(&github).starts_with("::warning file="), "{}", stdout(&github));
+    assert!(!stdout(&github).contains("::error"), "{}", stdout(&github));
+    let json = run(&["--format", "json", "trace", open], None);
+    let levels: Vec<serde_json::Value> = stdout(&json)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .map(|v| v["level"].clone())
+        .collect();
+    assert!(!levels.is_empty() && levels.iter().all(|l| l == "warning"), "{levels:?}");
     assert_eq!(
         run(&["trace", "--closed", open], None).status.code(),
         Some(1)
@@ -696,4 +720,50 @@ fn a_trace_longer_than_a_batch_keeps_its_line_numbers_and_its_state() {
             .contains("fell from 17000 (line 17000) to 5"),
         "{text}"
     );
+}
+
+/// A byte that is not UTF-8 (an engine writing a Latin-1 file name) is a
+/// finding at its line; the lines after it are still read and checked.
+#[test]
+fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
+    let latin1 = br#"{"v":1,"kind":"call","id":5,"body":{"method":"download.pause","params":{"taskId":"caf"#;
+    let mut text = format!("{GOOD}\n").into_bytes();
+    text.extend_from_slice(latin1);
+    text.extend_from_slice(b"\xe9\"}}}\n");
+    text.extend_from_slice(format!("{BAD_PARAMS}\n").as_bytes());
+    let file = Temp::new("latin1.jsonl", &text);
+    let output = run(&["--format", "json", "check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let found: Vec<(u64, String)> = stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .map(|v| (v["line"].as_u64().unwrap_or(0), v["rule"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert!(found.contains(&(2, "json".to_string())), "{found:?}");
+    assert!(found.iter().any(|(line, rule)| *line == 3 && rule != "json"), "{found:?}");
+
+    // The same byte in a conversation: a finding at its line, and the
+    // conversation goes on (the call on line 3 is still paired).
+    let record = |from: &str, msg: &[u8]| {
+        let mut line = format!(r#"{{"conn":"c","from":"{from}","transport":"unix","msg":"#).into_bytes();
+        line.extend_from_slice(msg);
+        line.extend_from_slice(b"}\n");
+        line
+    };
+    let mut trace = record("client", GOOD.as_bytes());
+    let mut bad = latin1.to_vec();
+    bad.extend_from_slice(b"\xe9\"}}}");
+    trace.extend(record("client", &bad));
+    trace.extend(record("client", GOOD.as_bytes()));
+    let file = Temp::new("latin1.trace.jsonl", &trace);
+    let output = run(&["--format", "json", "trace", file.path()], None);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let found: Vec<(u64, String)> = stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .map(|v| (v["line"].as_u64().unwrap_or(0), v["rule"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert!(found.contains(&(2, "json".to_string())), "{found:?}");
+    // Line 3 reuses id 1 while line 1's call is still open: still followed.
+    assert!(found.iter().any(|(line, _)| *line == 3), "{found:?}");
 }

@@ -7,7 +7,7 @@ use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use conformance::report::{render, Format, Violation};
+use conformance::report::{render, render_at, Format, Level, Violation};
 use conformance::{input, mirror, Checker, Rule};
 use proto::{FrameError, FrameReader};
 
@@ -116,8 +116,8 @@ fn run(cli: Cli) -> Result<bool, String> {
         return Ok(true);
     }
     let checker = || Checker::embedded_contract(&contract).map_err(|err| err.to_string());
-    // Messages (or frames) looked at, for check and frames.
-    let mut checked: Option<usize> = None;
+    // Each input with the messages (or frames, or records) it held.
+    let mut checked: Vec<(String, usize)> = Vec::new();
     // check and frames print as they go, so memory does not grow with the input.
     let mut out = Output {
         format: cli.format,
@@ -129,20 +129,18 @@ fn run(cli: Cli) -> Result<bool, String> {
             checker
                 .require_type(&type_name)
                 .map_err(|err| err.to_string())?;
-            let mut count = 0;
             for file in &files {
-                count += check_file(&checker, &type_name, file, &mut out)?;
+                let count = check_file(&checker, &type_name, file, &mut out)?;
+                checked.push((file.clone(), count));
             }
-            checked = Some(count);
             Vec::new()
         }
         Command::Frames { files } => {
             let checker = checker()?;
-            let mut count = 0;
             for file in &files {
-                count += check_frames(&checker, file, open(file)?, &mut out);
+                let count = check_frames(&checker, file, open(file)?, &mut out);
+                checked.push((file.clone(), count));
             }
-            checked = Some(count);
             Vec::new()
         }
         Command::Trace {
@@ -160,14 +158,14 @@ fn run(cli: Cli) -> Result<bool, String> {
                 ),
                 None => None,
             };
-            let mut count = 0;
             for file in &files {
-                count += check_trace(&checker, file, table.clone(), closed, &mut out)?;
+                let count = check_trace(&checker, file, table.clone(), closed, &mut out)?;
+                checked.push((file.clone(), count));
             }
             if let (Some(client), Some(server)) = (&client, &server) {
-                count += check_trace_pair(&checker, [client, server], table, closed, &mut out)?;
+                let count = check_trace_pair(&checker, [client, server], table, closed, &mut out)?;
+                checked.push((format!("{client} and {server}"), count));
             }
-            checked = Some(count);
             Vec::new()
         }
         Command::Mirror {
@@ -199,16 +197,21 @@ fn run(cli: Cli) -> Result<bool, String> {
     };
     out.emit(violations);
     let violations = out.found;
-    if checked == Some(0) {
-        // Nothing checked is not a pass: an empty capture is usually a
-        // capture step that failed.
+    // An input that holds nothing is not a pass, even beside others that
+    // do: an empty capture is usually a capture step that failed.
+    let empty: Vec<&str> = checked
+        .iter()
+        .filter(|(_, count)| *count == 0)
+        .map(|(file, _)| file.as_str())
+        .collect();
+    for file in &empty {
         if cli.allow_empty {
-            eprintln!(
-                "vdm-conform: the input holds no message; nothing was checked (--allow-empty)"
-            );
-            return Ok(true);
+            eprintln!("vdm-conform: {file} holds no message; nothing in it was checked (--allow-empty)");
+        } else {
+            eprintln!("vdm-conform: {file} holds no message, so nothing in it was checked; pass --allow-empty if that is expected");
         }
-        eprintln!("vdm-conform: the input holds no message, so nothing was checked; pass --allow-empty if that is expected");
+    }
+    if !empty.is_empty() && !cli.allow_empty {
         return Ok(false);
     }
     if violations == 0 && cli.format == Format::Human {
@@ -235,6 +238,15 @@ impl Output {
         // A closed stdout (a pager quit) is not a reason to stop checking.
         let _ = stdout.write_all(render(&violations, self.format).as_bytes());
     }
+
+    /// Prints warnings where violations go; they do not count as found.
+    fn warn(&mut self, warnings: &[Violation]) {
+        if warnings.is_empty() {
+            return;
+        }
+        let text = render_at(warnings, self.format, Level::Warning);
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    }
 }
 
 /// Lines checked together: both cores work on a batch, and memory holds one.
@@ -258,10 +270,13 @@ fn check_file(
         if !read(&mut lines)? {
             return Ok(0);
         }
-        if let Some((_, head)) = lines.batch().find(|(_, line)| !line.trim().is_empty()) {
-            let head = head.trim();
-            break head.starts_with('[')
-                || serde_json::from_str::<serde::de::IgnoredAny>(head).is_err();
+        if let Some((_, head)) = lines.batch().find(|(_, line)| !line.trim_ascii().is_empty()) {
+            let head = head.trim_ascii();
+            // A line that is not UTF-8 is no start of one document: JSON
+            // Lines, where that line is a finding of its own.
+            break head.starts_with(b"[")
+                || (std::str::from_utf8(head).is_ok()
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(head).is_err());
         }
     };
     let checked = |batch: Vec<input::Message<'_>>| -> Result<Vec<Violation>, String> {
@@ -285,10 +300,10 @@ fn check_file(
         // The blank lines before this batch stay as line ends, so lines keep
         // their numbers.
         let (mut reader, before, batch) = lines.into_parts();
-        let mut text = "\n".repeat(before);
-        text.push_str(&batch);
+        let mut text = vec![b'\n'; before];
+        text.extend_from_slice(&batch);
         reader
-            .read_to_string(&mut text)
+            .read_to_end(&mut text)
             .map_err(|e| format!("{file}: {e}"))?;
         let messages = input::split(&text);
         let count = messages.len();
@@ -299,7 +314,7 @@ fn check_file(
     loop {
         let messages: Vec<input::Message<'_>> = lines
             .batch()
-            .filter(|(_, line)| !line.trim().is_empty())
+            .filter(|(_, line)| !line.trim_ascii().is_empty())
             .zip(count..)
             .map(|((number, text), index)| input::Message {
                 index,
@@ -391,7 +406,7 @@ fn check_trace(
                     break;
                 }
             }
-            let batch: Vec<(usize, &str)> = lines.batch().collect();
+            let batch: Vec<(usize, &[u8])> = lines.batch().collect();
             let first = batch.first().map_or(1, |(number, _)| *number);
             if read.send((first, read_records(checker, &batch))).is_err() {
                 break;
@@ -413,7 +428,7 @@ type ReadRecord = Result<Option<conformance::trace::Record>, (Rule, String)>;
 /// Reads a batch of trace lines on every core, keeping their order, in
 /// pieces. Each message is parsed and dropped on the thread that reads it;
 /// only its `Record` crosses over.
-fn read_records(checker: &Checker, lines: &[(usize, &str)]) -> Vec<Vec<ReadRecord>> {
+fn read_records(checker: &Checker, lines: &[(usize, &[u8])]) -> Vec<Vec<ReadRecord>> {
     input::in_pieces(lines, |(_, line)| {
         conformance::trace::read_record(checker, line)
     })
@@ -466,7 +481,7 @@ fn trace_violations(
 }
 
 /// Calls left open at the end: violations when the capture is `closed`,
-/// warnings (on stderr) otherwise.
+/// warnings otherwise (printed with the violations, in the same format).
 fn finish_trace(
     tracer: &conformance::trace::Tracer<'_>,
     files: [&str; 2],
@@ -476,14 +491,8 @@ fn finish_trace(
     let open_calls = trace_violations(files, tracer.unanswered());
     if closed {
         out.emit(open_calls);
-    } else if !open_calls.is_empty() {
-        eprint!(
-            "{}",
-            render(&open_calls, out.format)
-                .lines()
-                .map(|l| format!("vdm-conform: warning: {l}\n"))
-                .collect::<String>()
-        );
+    } else {
+        out.warn(&open_calls);
     }
 }
 
