@@ -324,7 +324,7 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
 
 /// `conformance/traces/`: every valid trace conforms (its calls all
 /// answered, its transitions in `transitions.json`), and every invalid one,
-/// named after its rule, breaks exactly that rule; and every trace rule has
+/// named after its rule (`<rule>.jsonl` or `<rule>--<case>.jsonl`), breaks exactly that rule; and every trace rule has
 /// an invalid trace.
 fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Result<(), Error> {
     use crate::trace::{Tracer, Transitions};
@@ -375,11 +375,13 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
     }
     let mut covered = Vec::new();
     for path in &invalid {
-        let rule = path
+        // `<rule>.jsonl`, or `<rule>--<case>.jsonl` for more than one way
+        // to break it.
+        let stem = path
             .file_stem()
             .and_then(|stem| stem.to_str())
-            .unwrap_or_default()
-            .to_string();
+            .unwrap_or_default();
+        let rule = stem.split_once("--").map_or(stem, |(rule, _)| rule).to_string();
         let found = run(path)?;
         let exactly =
             !found.is_empty() && found.iter().all(|f| f.starts_with(&format!("{rule} at")));

@@ -138,6 +138,51 @@ impl Rule {
         }
     }
 
+    /// What the rule asks, as `docs/conformance.md` says it (a test keeps
+    /// the two the same).
+    pub fn asks(self) -> &'static str {
+        match self {
+            Rule::Schema => "the message has the shape its schema gives (types, required fields, closed objects, bounds, patterns, formats)",
+            Rule::SegmentRangeOrder => "`endByte >= startByte`",
+            Rule::SegmentDownloadedBound => "`downloadedBytes <= endByte − startByte + 1`",
+            Rule::SegmentCompleteFull => "a `complete` segment has all its bytes",
+            Rule::DetailCount => "`segmentDetail` has `summary.segments` entries (when not empty)",
+            Rule::DetailIndexOrder => "entry `i` has `index: i`",
+            Rule::DetailContiguous => "each `startByte` is the previous `endByte + 1` (no gap, no overlap)",
+            Rule::DetailCoverage => "the first range starts at 0 and the last ends at `sizeBytes − 1`",
+            Rule::DetailSum => "the segments' `downloadedBytes` add up to `summary.downloadedBytes`",
+            Rule::DetailEmptyWhenUnsized => "`segmentDetail` is empty while `sizeBytes` is null or 0",
+            Rule::ErrorHttpStatus => "`httpStatus` is present exactly when the code is in `x-carriesHttpStatus` (schema `if`/`then`)",
+            Rule::ErrorCause => "`cause` only on `max_retries_exhausted`, and never equal to it (schema `if`/`then`)",
+            Rule::SummaryErrorState => "`error` is present exactly when `state` is `failed` or `retry_wait` (schema `if`/`then`)",
+            Rule::SummaryDownloadedBound => "`downloadedBytes <= sizeBytes` when the size is known",
+            Rule::SummaryCompleteFull => "`complete` means `downloadedBytes == sizeBytes`",
+            Rule::ChecksumLength => "the digest is as long as its algorithm's: 32, 40, 64, 128 hex digits (schema `if`/`then`)",
+            Rule::EnvelopeVersion => "`v` is 1",
+            Rule::Json => "the input is JSON as the wire takes it (`docs/wire.md`, \"JSON text\": UTF-8 without a byte-order mark, one value, nested at most 127 deep, no member named twice, no half surrogate pair, integer literals within ±(2^53 − 1))",
+            Rule::JsonInteger => "where the contract wants an integer, it is written as one (`1.0`, `1e3` and `-0` are not)",
+            Rule::FrameEmpty => "a frame's length is not 0",
+            Rule::FrameTooLarge => "a frame's length is at most 1,048,576 (ends the capture)",
+            Rule::FrameTruncated => "the capture does not end inside a frame",
+            Rule::MirrorMissing => "every TaskErrorCode value is in the C++ enum",
+            Rule::MirrorExtra => "the C++ enum has no value TaskErrorCode lacks",
+            Rule::MirrorMoved => "the shared values are in the same order",
+            Rule::TraceRecord => "each line is one record with `from` and `msg`",
+            Rule::TraceDirection => "calls come from the client; replies, errors and events from the server",
+            Rule::TraceReplyWithoutCall => "a reply or error answers a call that is open",
+            Rule::TraceDuplicateAnswer => "a call is answered once",
+            Rule::TraceIdInFlight => "an id is not reused while its call is open",
+            Rule::TraceReplyMethod => "a reply names its call's method",
+            Rule::TraceUnanswered => "every call is answered by the end (a warning unless `--closed` says the capture ended cleanly)",
+            Rule::TraceNotOffered => "a call names a method the `session.hello` result offered",
+            Rule::TraceTransport => "a record's transport is one the contract names (`Transport`: `unix`, `websocket`), a connection keeps one transport, and a unix-only method never travels on a websocket connection",
+            Rule::TracePreviousState => "`event.task.state`'s `previousState` is the last state told for that task",
+            Rule::TraceProgressBackwards => "a task's `downloadedBytes` does not fall between two progress events without a state event between them",
+            Rule::TraceAfterRemoved => "nothing is said about a task after its `event.task.removed`",
+            Rule::TraceTransition => "with `--transitions FILE`, each state change is in the table",
+        }
+    }
+
     /// The rule an `x-rule` annotation names.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.iter().copied().find(|rule| rule.id() == id)

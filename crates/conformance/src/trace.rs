@@ -109,7 +109,8 @@ pub const ANSWERS_REMEMBERED: usize = 4096;
 /// What one connection keeps open.
 #[derive(Default)]
 struct Connection {
-    transport: Option<Cow<'static, str>>,
+    /// The transport the connection's first record named, and where.
+    transport: Option<(Cow<'static, str>, Place)>,
     /// Calls in flight: id → (method, place).
     open: HashMap<u64, (CompactString, Place)>,
     /// The latest answers, at most [`ANSWERS_REMEMBERED`]: id → place of
@@ -154,6 +155,9 @@ struct Told {
 pub struct Tracer<'a> {
     checker: &'a Checker,
     transitions: Option<Transitions>,
+    /// The transports the contract names (its `Transport` type), when it
+    /// has one: a record naming another is refused.
+    transports: Option<Vec<String>>,
     connections: HashMap<CompactString, Connection>,
     /// Records seen.
     pub records: usize,
@@ -161,9 +165,22 @@ pub struct Tracer<'a> {
 
 impl<'a> Tracer<'a> {
     pub fn new(checker: &'a Checker, transitions: Option<Transitions>) -> Self {
+        let transports = checker
+            .schema_set()
+            .get(contract::DocKind::Type, "Transport")
+            .and_then(|doc| doc.value.get("enum"))
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            });
         Tracer {
             checker,
             transitions,
+            transports,
             connections: HashMap::new(),
             records: 0,
         }
@@ -235,8 +252,37 @@ impl<'a> Tracer<'a> {
             Some(connection) => connection,
             None => self.connections.entry(conn).or_default(),
         };
-        if connection.transport.is_none() {
-            connection.transport = transport;
+        let transport = transport.filter(|name| match &self.transports {
+            Some(known) if !known.iter().any(|k| k == name) => {
+                out.push(TraceFinding {
+                    place,
+                    pointer: "/transport".into(),
+                    rule: Rule::TraceTransport,
+                    message: format!(
+                        "\"{name}\" is none of the contract's transports ({})",
+                        known.join(", ")
+                    ),
+                });
+                false
+            }
+            _ => true,
+        });
+        // A change is told once, and the connection goes on under the
+        // transport it changed to.
+        match (&connection.transport, transport) {
+            (None, Some(name)) => connection.transport = Some((name, place)),
+            (Some((was, at)), Some(name)) if *was != name => {
+                out.push(TraceFinding {
+                    place,
+                    pointer: "/transport".into(),
+                    rule: Rule::TraceTransport,
+                    message: format!(
+                        "this connection was {was} at {at}, and this record says {name}: a connection keeps its transport"
+                    ),
+                });
+                connection.transport = Some((name, place));
+            }
+            _ => {}
         }
         let mut say = |rule: Rule, pointer: &str, message: String| {
             out.push(TraceFinding {
@@ -289,7 +335,7 @@ impl<'a> Tracer<'a> {
                         );
                     }
                 }
-                if connection.transport.as_deref() == Some("websocket") {
+                if matches!(&connection.transport, Some((name, _)) if name == "websocket") {
                     let carried = self
                         .checker
                         .schema_set()

@@ -767,3 +767,31 @@ fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
     // Line 3 reuses id 1 while line 1's call is still open: still followed.
     assert!(found.iter().any(|(line, _)| *line == 3), "{found:?}");
 }
+
+#[test]
+fn the_small_commands_do_what_they_say() {
+    // `--contract list` alone lists the releases compiled in.
+    let list = run(&["--contract", "list"], None);
+    assert_eq!(list.status.code(), Some(0), "{}", String::from_utf8_lossy(&list.stderr));
+    assert!(stdout(&list).lines().any(|line| line == "1.0.0"), "{}", stdout(&list));
+    // No command otherwise is a usage error.
+    assert_eq!(run(&[], None).status.code(), Some(2));
+    // A directory where a capture belongs is an I/O error, not a finding.
+    let dir = std::env::temp_dir();
+    let frames = run(&["frames", dir.to_str().unwrap_or("/tmp")], None);
+    assert_eq!(frames.status.code(), Some(2), "{}", stdout(&frames));
+    assert!(
+        String::from_utf8_lossy(&frames.stderr).contains("is a directory"),
+        "{}",
+        String::from_utf8_lossy(&frames.stderr)
+    );
+    // `rules` says what every rule asks, conformance and lint alike.
+    let rules = stdout(&run(&["rules"], None));
+    for rule in conformance::Rule::ALL {
+        let line = rules
+            .lines()
+            .find(|line| line.split('\t').next() == Some(rule.id()));
+        let asks = line.and_then(|line| line.split('\t').nth(1)).unwrap_or("");
+        assert!(asks.len() > 3, "{rule}: {line:?}");
+    }
+}

@@ -26,8 +26,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Check messages and frame captures against the vdm contract"
 )]
 struct Cli {
+    /// What to do; none only with `--contract list`.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
     /// How to print violations.
     #[arg(long, value_enum, default_value = "human", global = true)]
     format: Format,
@@ -87,7 +88,8 @@ enum Command {
         #[arg(long = "enum", value_name = "NAME")]
         enum_name: Option<String>,
     },
-    /// List every rule id with what it asks.
+    /// List every rule id with what it asks: the conformance rules, then the
+    /// schema lint rules.
     Rules,
 }
 
@@ -115,6 +117,9 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
         return Ok(true);
     }
+    let Some(command) = cli.command else {
+        return Err("a command is needed (check, frames, trace, mirror, rules); see --help".into());
+    };
     let checker = || Checker::embedded_contract(&contract).map_err(|err| err.to_string());
     // Each input with the messages (or frames, or records) it held.
     let mut checked: Vec<(String, usize)> = Vec::new();
@@ -123,7 +128,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         format: cli.format,
         found: 0,
     };
-    let violations = match cli.command {
+    let violations = match command {
         Command::Check { type_name, files } => {
             let checker = checker()?;
             checker
@@ -187,7 +192,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
         Command::Rules => {
             for rule in Rule::ALL {
-                println!("{}", rule.id());
+                println!("{}\t{}", rule.id(), rule.asks().replace('`', ""));
             }
             for rule in contract::LintRule::ALL {
                 println!("{}\t{}", rule.id(), rule.summary());
@@ -330,15 +335,17 @@ fn check_file(
     }
 }
 
-/// A file, or standard input for `-`, read through a buffer.
+/// A file, or standard input for `-`, read through a buffer. A directory is
+/// an I/O error here, not an input that cannot be read further.
 fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
-    Ok(if file == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::io::BufReader::new(
-            std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?,
-        ))
-    })
+    if file == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    let opened = std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?;
+    if opened.metadata().is_ok_and(|meta| meta.is_dir()) {
+        return Err(format!("{file}: is a directory; name the files in it"));
+    }
+    Ok(Box::new(std::io::BufReader::new(opened)))
 }
 
 /// Counts the bytes read through it, to place each frame.
