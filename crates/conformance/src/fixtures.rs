@@ -381,7 +381,10 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
             .file_stem()
             .and_then(|stem| stem.to_str())
             .unwrap_or_default();
-        let rule = stem.split_once("--").map_or(stem, |(rule, _)| rule).to_string();
+        let rule = stem
+            .split_once("--")
+            .map_or(stem, |(rule, _)| rule)
+            .to_string();
         let found = run(path)?;
         let exactly =
             !found.is_empty() && found.iter().all(|f| f.starts_with(&format!("{rule} at")));

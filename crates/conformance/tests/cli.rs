@@ -30,6 +30,18 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The line and rule of each violation printed with `--format json`.
+fn lines_and_rules(output: &Output) -> Vec<(u64, String)> {
+    stdout(output)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .map(|v| {
+            let rule = v["rule"].as_str().unwrap_or_default().to_string();
+            (v["line"].as_u64().unwrap_or(0), rule)
+        })
+        .collect()
+}
+
 /// A scratch file, removed afterwards.
 struct Temp(PathBuf);
 
@@ -493,7 +505,11 @@ fn trace_checks_a_conversation() {
     // Warnings are in every format's stream, and say they are warnings.
     let github = run(&["--format", "github", "trace", open], None);
     assert_eq!(github.status.code(), Some(0));
-    assert!(stdout(&github).starts_with("::warning file="), "{}", stdout(&github));
+    assert!(
+        stdout(&github).starts_with("::warning file="),
+        "{}",
+        stdout(&github)
+    );
     assert!(!stdout(&github).contains("::error"), "{}", stdout(&github));
     let json = run(&["--format", "json", "trace", open], None);
     let levels: Vec<serde_json::Value> = stdout(&json)
@@ -501,7 +517,10 @@ fn trace_checks_a_conversation() {
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .map(|v| v["level"].clone())
         .collect();
-    assert!(!levels.is_empty() && levels.iter().all(|l| l == "warning"), "{levels:?}");
+    assert!(
+        !levels.is_empty() && levels.iter().all(|l| l == "warning"),
+        "{levels:?}"
+    );
     assert_eq!(
         run(&["trace", "--closed", open], None).status.code(),
         Some(1)
@@ -726,26 +745,34 @@ fn a_trace_longer_than_a_batch_keeps_its_line_numbers_and_its_state() {
 /// finding at its line; the lines after it are still read and checked.
 #[test]
 fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
-    let latin1 = br#"{"v":1,"kind":"call","id":5,"body":{"method":"download.pause","params":{"taskId":"caf"#;
+    let latin1 =
+        br#"{"v":1,"kind":"call","id":5,"body":{"method":"download.pause","params":{"taskId":"caf"#;
     let mut text = format!("{GOOD}\n").into_bytes();
     text.extend_from_slice(latin1);
     text.extend_from_slice(b"\xe9\"}}}\n");
     text.extend_from_slice(format!("{BAD_PARAMS}\n").as_bytes());
     let file = Temp::new("latin1.jsonl", &text);
     let output = run(&["--format", "json", "check", file.path()], None);
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
-    let found: Vec<(u64, String)> = stdout(&output)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .map(|v| (v["line"].as_u64().unwrap_or(0), v["rule"].as_str().unwrap_or("").to_string()))
-        .collect();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let found = lines_and_rules(&output);
     assert!(found.contains(&(2, "json".to_string())), "{found:?}");
-    assert!(found.iter().any(|(line, rule)| *line == 3 && rule != "json"), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|(line, rule)| *line == 3 && rule != "json"),
+        "{found:?}"
+    );
 
     // The same byte in a conversation: a finding at its line, and the
     // conversation goes on (the call on line 3 is still paired).
     let record = |from: &str, msg: &[u8]| {
-        let mut line = format!(r#"{{"conn":"c","from":"{from}","transport":"unix","msg":"#).into_bytes();
+        let mut line =
+            format!(r#"{{"conn":"c","from":"{from}","transport":"unix","msg":"#).into_bytes();
         line.extend_from_slice(msg);
         line.extend_from_slice(b"}\n");
         line
@@ -757,12 +784,13 @@ fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
     trace.extend(record("client", GOOD.as_bytes()));
     let file = Temp::new("latin1.trace.jsonl", &trace);
     let output = run(&["--format", "json", "trace", file.path()], None);
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
-    let found: Vec<(u64, String)> = stdout(&output)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .map(|v| (v["line"].as_u64().unwrap_or(0), v["rule"].as_str().unwrap_or("").to_string()))
-        .collect();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let found = lines_and_rules(&output);
     assert!(found.contains(&(2, "json".to_string())), "{found:?}");
     // Line 3 reuses id 1 while line 1's call is still open: still followed.
     assert!(found.iter().any(|(line, _)| *line == 3), "{found:?}");
@@ -772,8 +800,17 @@ fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
 fn the_small_commands_do_what_they_say() {
     // `--contract list` alone lists the releases compiled in.
     let list = run(&["--contract", "list"], None);
-    assert_eq!(list.status.code(), Some(0), "{}", String::from_utf8_lossy(&list.stderr));
-    assert!(stdout(&list).lines().any(|line| line == "1.0.0"), "{}", stdout(&list));
+    assert_eq!(
+        list.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    assert!(
+        stdout(&list).lines().any(|line| line == "1.0.0"),
+        "{}",
+        stdout(&list)
+    );
     // No command otherwise is a usage error.
     assert_eq!(run(&[], None).status.code(), Some(2));
     // A directory where a capture belongs is an I/O error, not a finding.
@@ -794,4 +831,33 @@ fn the_small_commands_do_what_they_say() {
         let asks = line.and_then(|line| line.split('\t').nth(1)).unwrap_or("");
         assert!(asks.len() > 3, "{rule}: {line:?}");
     }
+}
+
+/// `docs/wire.md`: `7.0` is not an id. A reply with it is refused, and the
+/// call it seems to answer stays open.
+#[test]
+fn a_reply_id_written_7_0_answers_no_call() {
+    let trace = Temp::new(
+        "id7.trace.jsonl",
+        concat!(
+            r#"{"from":"client","msg":{"v":1,"kind":"call","id":7,"body":{"method":"download.pause","params":{"taskId":"t_01"}}}}"#,
+            "\n",
+            r#"{"from":"server","msg":{"v":1,"kind":"reply","id":7.0,"body":{"method":"download.pause","result":{}}}}"#,
+            "\n"
+        )
+        .as_bytes(),
+    );
+    let output = run(
+        &["--format", "json", "trace", "--closed", trace.path()],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let found = lines_and_rules(&output);
+    assert_eq!(
+        found,
+        [
+            (2, "json.integer".to_string()),
+            (1, "trace.unanswered".to_string())
+        ]
+    );
 }

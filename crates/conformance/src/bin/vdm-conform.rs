@@ -211,7 +211,9 @@ fn run(cli: Cli) -> Result<bool, String> {
         .collect();
     for file in &empty {
         if cli.allow_empty {
-            eprintln!("vdm-conform: {file} holds no message; nothing in it was checked (--allow-empty)");
+            eprintln!(
+                "vdm-conform: {file} holds no message; nothing in it was checked (--allow-empty)"
+            );
         } else {
             eprintln!("vdm-conform: {file} holds no message, so nothing in it was checked; pass --allow-empty if that is expected");
         }
@@ -275,7 +277,10 @@ fn check_file(
         if !read(&mut lines)? {
             return Ok(0);
         }
-        if let Some((_, head)) = lines.batch().find(|(_, line)| !line.trim_ascii().is_empty()) {
+        if let Some((_, head)) = lines
+            .batch()
+            .find(|(_, line)| !line.trim_ascii().is_empty())
+        {
             let head = head.trim_ascii();
             // A line that is not UTF-8 is no start of one document: JSON
             // Lines, where that line is a finding of its own.
