@@ -335,7 +335,9 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
     let table_path = dir.join("transitions.json");
     let table = std::fs::read_to_string(&table_path)
         .map_err(|e| input(&table_path, e.to_string()))
-        .and_then(|text| Transitions::parse(&text).map_err(|why| input(&table_path, why)))?;
+        .and_then(|text| {
+            Transitions::parse_for(checker, &text).map_err(|why| input(&table_path, why))
+        })?;
     let run = |path: &Path| -> Result<Vec<String>, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| input(path, e.to_string()))?;
         let mut tracer = Tracer::new(checker, Some(table.clone()));

@@ -861,3 +861,29 @@ fn a_reply_id_written_7_0_answers_no_call() {
         ]
     );
 }
+
+/// A transition table is read against the contract's `TaskState`: a state
+/// that is not one is a usage error naming where it is, not a flood.
+#[test]
+fn a_transition_table_with_a_state_that_is_no_task_state_is_refused() {
+    let table = Temp::new(
+        "transitions.json",
+        br#"{"queued": ["probing"], "probing": ["downloding"]}"#,
+    );
+    let output = run(
+        &[
+            "trace",
+            "--transitions",
+            table.path(),
+            "conformance/traces/valid/session.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("/probing/0: \"downloding\" is not a TaskState"),
+        "{stderr}"
+    );
+    assert_eq!(stdout(&output), "");
+}

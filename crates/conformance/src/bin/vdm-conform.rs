@@ -158,7 +158,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             let checker = checker()?;
             let table = match &transitions {
                 Some(path) => Some(
-                    conformance::trace::Transitions::parse(&read_text(path)?)
+                    conformance::trace::Transitions::parse_for(&checker, &read_text(path)?)
                         .map_err(|why| format!("{path}: {why}"))?,
                 ),
                 None => None,
