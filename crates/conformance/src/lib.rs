@@ -505,29 +505,35 @@ fn short_location(location: &str) -> String {
 /// What a report says in place of a credential.
 pub const REDACTED: &str = "<redacted>";
 
-/// No finding prints a value at an `x-secret` place, or an instance that
-/// holds one: a finding at or under such a place says only which rule it
-/// broke there, and any other finding has the secret's text replaced.
-fn redact(findings: &mut [Finding], secrets: &[(String, &Value)]) {
+/// No finding prints a value a report must hide ([`plan::Plan::secret_places`]):
+/// a finding at or under such a place says only which rule it broke there,
+/// and any other finding has the hidden value's text replaced. Every value
+/// is printed as serde_json writes it, so its text is the same inside any
+/// instance that holds it; a secret's own characters are replaced too, in
+/// case a message quotes them bare, and so is a long string's elsewhere.
+fn redact(findings: &mut [Finding], hidden: &[plan::Hidden<'_>]) {
     for finding in findings.iter_mut() {
-        for (place, value) in secrets {
-            let inside = finding.pointer == *place
+        for place in hidden {
+            let inside = finding.pointer == place.pointer
                 || finding
                     .pointer
-                    .strip_prefix(place.as_str())
+                    .strip_prefix(place.pointer.as_str())
                     .is_some_and(|rest| rest.starts_with('/'));
             if inside {
                 finding.message = format!(
-                    "{REDACTED} breaks `{}` here (a value at an x-secret place is never printed)",
+                    "{REDACTED} breaks `{}` here (a credential, or what may hold one, is never printed)",
                     finding.rule.id()
                 );
-                continue;
+                break;
             }
-            let written = value.to_string();
-            let mut texts = vec![written];
-            if let Some(raw) = value.as_str().filter(|raw| !raw.is_empty()) {
-                texts.push(raw.to_string());
-            }
+            let mut texts = vec![place.value.to_string()];
+            // Short strings that are not secrets are left alone: replacing
+            // every `u` of a message hides nothing and garbles it.
+            let bare = place
+                .value
+                .as_str()
+                .filter(|raw| !raw.is_empty() && (place.secret || raw.chars().count() >= 4));
+            texts.extend(bare.map(str::to_string));
             for text in texts {
                 if finding.message.contains(&text) {
                     finding.message = finding.message.replace(&text, REDACTED);

@@ -31,6 +31,14 @@ struct Node {
     relevant: bool,
     /// Whether the schema marks this place `x-secret` (a credential).
     secret: bool,
+    /// Whether a secret may be at or below this place through a part of the
+    /// schema the walk does not follow (`allOf`, `if`/`then`, an untagged
+    /// `anyOf`, `prefixItems`, …): a value here is then printed as a whole
+    /// or not at all.
+    secret_elsewhere: bool,
+    /// Whether a secret may be at or below this place at all (a fixed point
+    /// over the graph).
+    holds_secret: bool,
     /// Whether the schema types this place an integer (alone or beside `null`).
     integer: bool,
 }
@@ -40,6 +48,8 @@ struct Node {
 pub struct Plan {
     nodes: Vec<Node>,
     roots: BTreeMap<String, NodeId>,
+    /// The names of the members the schema marks `x-secret` (`password`).
+    secret_names: Vec<String>,
 }
 
 impl Plan {
@@ -58,11 +68,25 @@ impl Plan {
                 roots.insert(name, id);
             }
         }
+        let mut secret_names: Vec<String> = compiler
+            .nodes
+            .iter()
+            .flat_map(|node| &node.properties)
+            .filter(|(_, child)| compiler.nodes.get(**child).is_some_and(|c| c.secret))
+            .map(|(name, _)| name.clone())
+            .collect();
+        secret_names.sort();
+        secret_names.dedup();
         let mut plan = Plan {
             nodes: compiler.nodes,
             roots,
+            secret_names,
         };
         plan.mark_relevant(interesting);
+        let holds = plan.reaching(|node| node.secret || node.secret_elsewhere);
+        for (node, holds) in plan.nodes.iter_mut().zip(holds) {
+            node.holds_secret = holds;
+        }
         plan
     }
 
@@ -74,35 +98,40 @@ impl Plan {
         self.roots.keys()
     }
 
-    /// Marks every node from which an interesting type is reachable (a fixed
-    /// point, since the graph may have cycles).
+    /// Marks every node from which an interesting type is reachable.
     fn mark_relevant(&mut self, interesting: &[&str]) {
-        for node in &mut self.nodes {
-            node.relevant = node
-                .named
+        let relevant = self.reaching(|node| {
+            node.named
                 .as_deref()
                 .is_some_and(|name| interesting.contains(&name))
-                || (interesting.contains(&"*enum") && node.enum_type.is_some());
+                || (interesting.contains(&"*enum") && node.enum_type.is_some())
+        });
+        for (node, relevant) in self.nodes.iter_mut().zip(relevant) {
+            node.relevant = relevant;
         }
+    }
+
+    /// For each node, whether a node where `seed` holds is reachable from it
+    /// (itself included): a fixed point, since the graph may have cycles.
+    fn reaching(&self, seed: impl Fn(&Node) -> bool) -> Vec<bool> {
+        let mut reached: Vec<bool> = self.nodes.iter().map(&seed).collect();
         loop {
             let mut changed = false;
             for index in 0..self.nodes.len() {
-                if self.nodes.get(index).is_some_and(|n| n.relevant) {
+                if reached.get(index) == Some(&true) {
                     continue;
                 }
-                let children = self.children(index);
-                if children
+                let any = self
+                    .children(index)
                     .iter()
-                    .any(|child| self.nodes.get(*child).is_some_and(|n| n.relevant))
-                {
-                    if let Some(node) = self.nodes.get_mut(index) {
-                        node.relevant = true;
-                        changed = true;
-                    }
+                    .any(|child| reached.get(*child) == Some(&true));
+                if let (true, Some(slot)) = (any, reached.get_mut(index)) {
+                    *slot = true;
+                    changed = true;
                 }
             }
             if !changed {
-                break;
+                return reached;
             }
         }
     }
@@ -242,68 +271,176 @@ impl Plan {
         out
     }
 
-    /// The places of `value` (as JSON pointers) that its schema marks
-    /// `x-secret`, so that no report prints what is there.
-    pub fn secret_places<'v>(&self, node: NodeId, value: &'v Value) -> Vec<(String, &'v Value)> {
+    /// The places of `value` (as JSON pointers) whose text a report must
+    /// not print, with the value there: every `x-secret` place, and every
+    /// place where the schema has a secret at or below but the value cannot
+    /// be walked to it (a string where the object holding the secret
+    /// belongs, as a double-encoded `params`; a union whose tag chose no
+    /// branch; a part of the schema the walk does not follow).
+    pub fn secret_places<'v>(&self, node: NodeId, value: &'v Value) -> Vec<Hidden<'v>> {
         let mut out = Vec::new();
-        self.find_secrets(node, value, String::new(), 0, &mut out);
+        let mut stack = vec![(node, value, String::new())];
+        while let Some((id, value, pointer)) = stack.pop() {
+            let Some(schema) = self.nodes.get(id) else {
+                continue;
+            };
+            if !schema.holds_secret {
+                continue;
+            }
+            if schema.secret || schema.secret_elsewhere {
+                out.push(Hidden {
+                    pointer,
+                    value,
+                    secret: schema.secret,
+                });
+                continue;
+            }
+            match value {
+                Value::Object(map) => {
+                    if let Some((tag, branches)) = &schema.union {
+                        let chosen = map
+                            .get(tag)
+                            .and_then(Value::as_str)
+                            .and_then(|t| branches.get(t));
+                        match chosen {
+                            Some(branch) => stack.push((*branch, value, pointer.clone())),
+                            // Which branch it was meant for is unknown, and
+                            // any of them may hold a secret: every member
+                            // but the tag is hidden (the tag says which
+                            // branches there are, and is no secret).
+                            None if branches.values().any(|b| self.holds(*b)) => {
+                                for (key, child) in map.iter().filter(|(key, _)| *key != tag) {
+                                    let at = format!(
+                                        "{pointer}/{}",
+                                        contract::escape_pointer_token(key)
+                                    );
+                                    out.push(Hidden {
+                                        pointer: at,
+                                        value: child,
+                                        secret: false,
+                                    });
+                                }
+                                continue;
+                            }
+                            None => {}
+                        }
+                    }
+                    for (key, child) in map {
+                        if let Some(next) =
+                            schema.properties.get(key).copied().or(schema.map_values)
+                        {
+                            let at = format!("{pointer}/{}", contract::escape_pointer_token(key));
+                            stack.push((next, child, at));
+                        }
+                    }
+                }
+                Value::Array(items) if schema.items.is_some_and(|item| self.holds(item)) => {
+                    if let Some(item) = schema.items {
+                        for (index, child) in items.iter().enumerate() {
+                            stack.push((item, child, format!("{pointer}/{index}")));
+                        }
+                    }
+                }
+                // A value of another shape than the one holding the secret.
+                _ => out.push(Hidden {
+                    pointer,
+                    value,
+                    secret: false,
+                }),
+            }
+        }
+        self.hide_by_name(value, &mut out);
+        out.sort_by(|a, b| a.pointer.cmp(&b.pointer));
         out
     }
 
-    fn find_secrets<'v>(
-        &self,
-        node: NodeId,
-        value: &'v Value,
-        pointer: String,
-        depth: usize,
-        out: &mut Vec<(String, &'v Value)>,
-    ) {
-        let Some(schema) = self.nodes.get(node) else {
-            return;
-        };
-        // The contract nests a few levels; a message nested past this holds
-        // nothing the schema describes.
-        if depth > 64 {
+    /// A backstop for what the schema cannot place: a message of the wrong
+    /// kind or method carries its password where the schema has none. Any
+    /// member named as a secret member is (`password`), and any string that
+    /// holds JSON with such a member (a value encoded twice), is hidden
+    /// wherever it is.
+    fn hide_by_name<'v>(&self, value: &'v Value, out: &mut Vec<Hidden<'v>>) {
+        if self.secret_names.is_empty() {
             return;
         }
-        if schema.secret {
-            out.push((pointer, value));
-            return;
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some((tag, branches)) = &schema.union {
-                    if let Some(branch) = map
-                        .get(tag)
-                        .and_then(Value::as_str)
-                        .and_then(|t| branches.get(t))
-                    {
-                        self.find_secrets(*branch, value, pointer.clone(), depth + 1, out);
-                    }
-                }
-                for (key, child) in map {
-                    if let Some(next) = schema.properties.get(key).copied().or(schema.map_values) {
+        let mut stack = vec![(value, String::new())];
+        while let Some((value, pointer)) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    for (key, child) in map {
                         let at = format!("{pointer}/{}", contract::escape_pointer_token(key));
-                        self.find_secrets(next, child, at, depth + 1, out);
+                        if self.secret_names.contains(key) {
+                            out.push(Hidden {
+                                pointer: at,
+                                value: child,
+                                secret: true,
+                            });
+                        } else {
+                            stack.push((child, at));
+                        }
                     }
                 }
+                Value::Array(items) => stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(index, child)| (child, format!("{pointer}/{index}"))),
+                ),
+                Value::String(text) if self.names_a_secret(text) => out.push(Hidden {
+                    pointer,
+                    value,
+                    secret: false,
+                }),
+                _ => {}
             }
-            Value::Array(items) => {
-                if let Some(item) = schema.items {
-                    for (index, child) in items.iter().enumerate() {
-                        self.find_secrets(
-                            item,
-                            child,
-                            format!("{pointer}/{index}"),
-                            depth + 1,
-                            out,
-                        );
-                    }
-                }
-            }
-            _ => {}
         }
     }
+
+    /// Whether `text`, read as JSON (and the strings in it, encoded again,
+    /// up to a few times), has a member named as a secret member is.
+    fn names_a_secret(&self, text: &str) -> bool {
+        const ENCODINGS: usize = 4;
+        let mut texts = vec![(text.to_string(), 0)];
+        while let Some((text, encodings)) = texts.pop() {
+            if encodings >= ENCODINGS
+                || !self.secret_names.iter().any(|n| text.contains(n.as_str()))
+            {
+                continue;
+            }
+            // serde_json's own depth limit bounds the parse.
+            let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let mut stack = vec![&value];
+            while let Some(value) = stack.pop() {
+                match value {
+                    Value::Object(map) => {
+                        if map.keys().any(|key| self.secret_names.contains(key)) {
+                            return true;
+                        }
+                        stack.extend(map.values());
+                    }
+                    Value::Array(items) => stack.extend(items),
+                    Value::String(inner) => texts.push((inner.clone(), encodings + 1)),
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
+    fn holds(&self, node: NodeId) -> bool {
+        self.nodes.get(node).is_some_and(|n| n.holds_secret)
+    }
+}
+
+/// A place of a value a report must not print, and the value there.
+pub struct Hidden<'v> {
+    pub pointer: String,
+    pub value: &'v Value,
+    /// Whether the schema marks the place `x-secret` itself (rather than
+    /// the place holding one the walk cannot reach).
+    pub secret: bool,
 }
 
 /// What a walk reports at one place.
@@ -330,6 +467,7 @@ impl<'a> Compiler<'a> {
         self.memo.insert(key, id);
         let mut node = Node {
             secret: schema.get("x-secret") == Some(&Value::Bool(true)),
+            secret_elsewhere: self.secret_elsewhere(doc, schema),
             integer: contract::string_list(schema.get("type")).contains(&"integer")
                 || schema.get("type") == Some(&Value::String("integer".into())),
             ..Node::default()
@@ -342,8 +480,11 @@ impl<'a> Compiler<'a> {
                 node.enum_type = Some(doc.name.clone());
             }
         }
+        // A secret beside a reference keeps this node: it is printed whole
+        // or not at all, so what the reference says below does not matter.
+        let secret_beside = node.secret || node.secret_elsewhere;
         if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-            if let Ok(target) = resolve_ref(self.set, doc, reference) {
+            if let (false, Ok(target)) = (secret_beside, resolve_ref(self.set, doc, reference)) {
                 // A reference (with annotations beside it) is its target. In a
                 // cycle the placeholder above stays empty, which only makes the
                 // walk stop there: nothing in the contract is recursive.
@@ -399,6 +540,65 @@ impl<'a> Compiler<'a> {
             *slot = node;
         }
         id
+    }
+}
+
+impl<'a> Compiler<'a> {
+    /// Whether `schema` reaches an `x-secret` through a keyword the walk
+    /// does not follow. Everything but what `compile` models counts, so a
+    /// construct added to the contract later is printed whole or not at all
+    /// rather than passed by.
+    fn secret_elsewhere(&self, doc: &'a SchemaDoc, schema: &'a Value) -> bool {
+        let Some(map) = schema.as_object() else {
+            return false;
+        };
+        let tagged = |keyword: &str| {
+            schema
+                .get(keyword)
+                .and_then(Value::as_array)
+                .and_then(|branches| union_tag(branches))
+                .is_some()
+        };
+        map.iter().any(|(keyword, sub)| {
+            let followed = match keyword.as_str() {
+                "properties" | "$ref" | "$defs" | "definitions" => true,
+                "items" | "additionalProperties" => sub.is_object(),
+                "oneOf" | "anyOf" => tagged(keyword),
+                _ => false,
+            };
+            !followed && self.reaches_secret(doc, sub)
+        })
+    }
+
+    /// Whether an `x-secret` is anywhere in `schema`, following references
+    /// (each once, so a cycle ends) and not entering `$defs`.
+    fn reaches_secret(&self, doc: &'a SchemaDoc, schema: &'a Value) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(doc, schema)];
+        while let Some((doc, value)) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    if map.get("x-secret") == Some(&Value::Bool(true)) {
+                        return true;
+                    }
+                    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                        if let Ok(target) = resolve_ref(self.set, doc, reference) {
+                            if seen.insert((target.doc.rel.clone(), target.pointer.clone())) {
+                                stack.push((target.doc, target.schema));
+                            }
+                        }
+                    }
+                    stack.extend(
+                        map.iter()
+                            .filter(|(key, _)| !matches!(key.as_str(), "$defs" | "definitions"))
+                            .map(|(_, sub)| (doc, sub)),
+                    );
+                }
+                Value::Array(items) => stack.extend(items.iter().map(|sub| (doc, sub))),
+                _ => {}
+            }
+        }
+        false
     }
 }
 

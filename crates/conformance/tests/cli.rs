@@ -395,6 +395,26 @@ fn reports_never_print_a_secret() {
             "42-topsecret-42",
             "/body/params/password",
         ),
+        // params encoded twice: a string where the object holding the
+        // secret belongs is not printed.
+        (
+            serde_json::json!({"v": 1, "kind": "call", "id": 5, "body": {
+                "method": "download.provideAuth",
+                "params": serde_json::json!({"taskId": "t_01", "username": "u",
+                    "password": "dbl-encoded-pw"}).to_string()}})
+            .to_string(),
+            "dbl-encoded-pw",
+            "/body/params",
+        ),
+        // The same, one level down: the params object encoded inside an array.
+        (
+            serde_json::json!({"v": 1, "kind": "call", "id": 5, "body": {
+                "method": "download.provideAuth",
+                "params": [{"taskId": "t_01", "username": "u", "password": "in-an-array-pw"}]}})
+            .to_string(),
+            "in-an-array-pw",
+            "/body/params",
+        ),
     ];
     for (message, secret, pointer) in cases {
         let file = Temp::new("secret.jsonl", message.as_bytes());
