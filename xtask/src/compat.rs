@@ -289,11 +289,11 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     if format == Format::Markdown {
         print!("{}", compat::report::markdown(&comparison, declared, &pair));
     } else if format == Format::Github {
-        print!("{}", compat::report::github(&comparison, &locate));
+        print!("{}", compat::report::github(&comparison, declared, &locate));
     } else if format == Format::Sarif {
         println!(
             "{}",
-            serde_json::to_string_pretty(&compat::report::sarif(&comparison, &locate))?
+            serde_json::to_string_pretty(&compat::report::sarif(&comparison, declared, &locate))?
         );
     } else if format == Format::Json {
         let mut value = serde_json::to_value(&comparison)?;

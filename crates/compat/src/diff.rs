@@ -56,6 +56,28 @@ struct Here<'a, 's> {
 struct Judged {
     rule: Named,
     detail: String,
+    /// Where in the place each side's keyword is (`/enum/3`, `/required`),
+    /// for reports to point at its line; empty for the place itself.
+    old_at: String,
+    new_at: String,
+}
+
+impl Judged {
+    fn new(rule: Named, detail: String) -> Self {
+        Judged {
+            rule,
+            detail,
+            old_at: String::new(),
+            new_at: String::new(),
+        }
+    }
+
+    /// Points each side at a keyword inside the place.
+    fn at(mut self, old_at: String, new_at: String) -> Self {
+        self.old_at = old_at;
+        self.new_at = new_at;
+        self
+    }
 }
 
 /// The fields a change of `properties` adds and removes.
@@ -147,10 +169,10 @@ impl<'p, 's> Differ<'p, 's> {
         let (Some(o), Some(n)) = (here.old.value.as_object(), here.new.value.as_object()) else {
             if here.old.value != here.new.value {
                 let edit = |_: &Value, new: &Place<'s>| self.absolute(new);
-                let judged = Judged {
-                    rule: Named::Rule(Rule::SchemaReplaced),
-                    detail: "the schema was replaced".into(),
-                };
+                let judged = Judged::new(
+                    Named::Rule(Rule::SchemaReplaced),
+                    "the schema was replaced".into(),
+                );
                 self.judge(here, &edit, judged, out);
             }
             return;
@@ -275,19 +297,13 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::PropertyAdded),
-                    detail,
-                },
+                // Point at the field itself, where a reviewer looks.
+                Judged::new(Named::Rule(Rule::PropertyAdded), detail).at(
+                    "/properties".into(),
+                    format!("/properties/{}", contract::escape_pointer_token(name)),
+                ),
                 out,
             );
-            // Point at the field itself, where a reviewer looks.
-            if let Some(change) = out.last_mut() {
-                change.new_pointer = Some(self.at(
-                    here.new,
-                    &format!("/properties/{}", contract::escape_pointer_token(name)),
-                ));
-            }
         }
         for name in &fields.removed {
             let edit = |old_value: &Value, _: &Place<'s>| {
@@ -300,18 +316,12 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::PropertyRemoved),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::PropertyRemoved), detail).at(
+                    format!("/properties/{}", contract::escape_pointer_token(name)),
+                    "/properties".into(),
+                ),
                 out,
             );
-            if let Some(change) = out.last_mut() {
-                change.old_pointer = Some(self.at(
-                    here.old,
-                    &format!("/properties/{}", contract::escape_pointer_token(name)),
-                ));
-            }
         }
         for name in names(
             here.old.value.as_object().unwrap_or(&Map::new()),
@@ -351,10 +361,14 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::RequiredAdded),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::RequiredAdded), detail).at(
+                    keyword_at(here.old.value, "required", None),
+                    keyword_at(
+                        here.new.value,
+                        "required",
+                        now.iter().position(|r| r == name),
+                    ),
+                ),
                 out,
             );
         }
@@ -371,10 +385,14 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::RequiredRemoved),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::RequiredRemoved), detail).at(
+                    keyword_at(
+                        here.old.value,
+                        "required",
+                        was.iter().position(|r| r == name),
+                    ),
+                    keyword_at(here.new.value, "required", None),
+                ),
                 out,
             );
         }
@@ -401,10 +419,10 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::EnumValueAdded),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::EnumValueAdded), detail).at(
+                    keyword_at(here.old.value, "enum", None),
+                    keyword_at(here.new.value, "enum", now.iter().position(|v| v == value)),
+                ),
                 out,
             );
         }
@@ -420,10 +438,10 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::EnumValueRemoved),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::EnumValueRemoved), detail).at(
+                    keyword_at(here.old.value, "enum", was.iter().position(|v| v == value)),
+                    keyword_at(here.new.value, "enum", None),
+                ),
                 out,
             );
         }
@@ -464,10 +482,10 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::BranchAdded),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::BranchAdded), detail).at(
+                    keyword_at(here.old.value, key, None),
+                    format!("/{key}/{ni}"),
+                ),
                 out,
             );
         }
@@ -485,10 +503,10 @@ impl<'p, 's> Differ<'p, 's> {
             self.judge(
                 here,
                 &edit,
-                Judged {
-                    rule: Named::Rule(Rule::BranchRemoved),
-                    detail,
-                },
+                Judged::new(Named::Rule(Rule::BranchRemoved), detail).at(
+                    format!("/{key}/{oi}"),
+                    keyword_at(here.new.value, key, None),
+                ),
                 out,
             );
         }
@@ -570,22 +588,13 @@ impl<'p, 's> Differ<'p, 's> {
         self.judge(
             here,
             &edit,
-            Judged {
-                rule: Named::Family(Family::of(key)),
-                detail,
-            },
+            // Point at the keyword itself on each side that has it.
+            Judged::new(Named::Family(Family::of(key)), detail).at(
+                keyword_at(here.old.value, key, None),
+                keyword_at(here.new.value, key, None),
+            ),
             out,
         );
-        // Point at the keyword itself on each side that has it.
-        if let Some(change) = out.last_mut() {
-            let at_key = format!("/{}", contract::escape_pointer_token(key));
-            if here.old.value.get(key).is_some() {
-                change.old_pointer = Some(self.at(here.old, &at_key));
-            }
-            if here.new.value.get(key).is_some() {
-                change.new_pointer = Some(self.at(here.new, &at_key));
-            }
-        }
     }
 
     /// `value` at `place`, its references made absolute (to the version and
@@ -760,8 +769,8 @@ impl<'p, 's> Differ<'p, 's> {
         Change {
             group: here.group.to_string(),
             rule,
-            old_pointer: Some(self.at(views.old_w, "")),
-            new_pointer: Some(self.at(views.new_w, "")),
+            old_pointer: Some(self.at(views.old_w, &judged.old_at)),
+            new_pointer: Some(self.at(views.new_w, &judged.new_at)),
             writer,
             reader,
             api: Verdict::Compatible,
@@ -775,6 +784,20 @@ impl<'p, 's> Differ<'p, 's> {
 
     fn at(&self, place: &Place<'_>, suffix: &str) -> String {
         format!("{}#{}{suffix}", self.rel(place), place.pointer)
+    }
+}
+
+/// The pointer, inside a schema, of its `key` keyword (and the item at
+/// `index` of it): empty when the schema has no such keyword, so a report
+/// points at the schema itself.
+fn keyword_at(schema: &Value, key: &str, index: Option<usize>) -> String {
+    if schema.get(key).is_none() {
+        return String::new();
+    }
+    let at = format!("/{}", contract::escape_pointer_token(key));
+    match index {
+        Some(index) => format!("{at}/{index}"),
+        None => at,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod space;
 mod upgrade;
 pub mod vocab;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use contract::{DocKind, SchemaSet};
@@ -159,6 +160,57 @@ pub struct Comparison {
     /// checker, reported so it can be fixed; the direction counts as breaking.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub defects: Vec<Defect>,
+    /// For each changed type, the method and event parts that use it (in
+    /// the new set, or the old one for a type that went): which lanes read
+    /// what changed.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub reaches: BTreeMap<String, Vec<Reach>>,
+}
+
+/// A method's or event's part that uses a changed type, and who writes and
+/// reads it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub struct Reach {
+    /// The method or event.
+    pub name: String,
+    /// `params` or `result`.
+    pub part: String,
+    /// Who writes the part: `client` (a call's params) or `daemon` (a
+    /// result, an event).
+    pub writer: String,
+    /// Who reads it: the other side.
+    pub reader: String,
+}
+
+/// The parts of every method and event of `set` that reach `rel` (a type's
+/// file) through references.
+fn reaching(set: &SchemaSet, rel: &str) -> Vec<Reach> {
+    let mut out = Vec::new();
+    for doc in set
+        .of_kind(DocKind::Method)
+        .chain(set.of_kind(DocKind::Event))
+    {
+        for part in ["params", "result"] {
+            let Some(schema) = doc.value.get("$defs").and_then(|defs| defs.get(part)) else {
+                continue;
+            };
+            if !contract::files_reached(set, doc, schema).contains(rel) {
+                continue;
+            }
+            let (writer, reader) = match (doc.kind, part) {
+                (DocKind::Method, "params") => ("client", "daemon"),
+                _ => ("daemon", "client"),
+            };
+            out.push(Reach {
+                name: doc.name.clone(),
+                part: part.into(),
+                writer: writer.into(),
+                reader: reader.into(),
+            });
+        }
+    }
+    out
 }
 
 /// A "holds" the search refuted with a value.
@@ -317,6 +369,7 @@ impl Comparison {
             readers: Readers::default(),
             changes,
             defects: Vec::new(),
+            reaches: BTreeMap::new(),
         }
     }
 
@@ -517,9 +570,20 @@ pub fn compare_sets(
         defects,
         ..
     } = run;
-    Ok(Comparison::reconcile(changes, &wholes, defects)
+    let mut comparison = Comparison::reconcile(changes, &wholes, defects)
         .read_with(options)
-        .sorted())
+        .sorted();
+    comparison.reaches = comparison
+        .changes
+        .iter()
+        .filter_map(|change| {
+            let (set, doc) = [new, old]
+                .into_iter()
+                .find_map(|set| Some((set, set.get(DocKind::Type, &change.group)?)))?;
+            Some((change.group.clone(), reaching(set, &doc.rel)))
+        })
+        .collect();
+    Ok(comparison)
 }
 
 /// One comparison as it is gathered.

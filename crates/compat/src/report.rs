@@ -19,6 +19,9 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
     for change in &comparison.changes {
         if group != Some(&change.group) {
             let _ = writeln!(out, "{}", change.group);
+            if let Some(reaches) = reaches(comparison, &change.group) {
+                let _ = writeln!(out, "  reaches: {reaches}");
+            }
             group = Some(&change.group);
         }
         let _ = writeln!(
@@ -83,6 +86,23 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
         );
     }
     out
+}
+
+/// Which method and event parts use a changed type, and which way each
+/// travels: `download.get result (daemon → client), …`. `None` for a group
+/// that is not a type.
+pub fn reaches(comparison: &Comparison, group: &str) -> Option<String> {
+    let reaches = comparison.reaches.get(group)?;
+    if reaches.is_empty() {
+        return Some("no method or event uses it".into());
+    }
+    Some(
+        reaches
+            .iter()
+            .map(|r| format!("{} {} ({} → {})", r.name, r.part, r.writer, r.reader))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 /// A value for a message: at most 80 characters of its JSON, control
@@ -217,6 +237,14 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
             example
         );
     }
+    if !comparison.reaches.is_empty() {
+        let _ = writeln!(out, "\nWho reads what changed:\n");
+        for group in comparison.reaches.keys() {
+            if let Some(reaches) = reaches(comparison, group) {
+                let _ = writeln!(out, "- `{group}`: {reaches}");
+            }
+        }
+    }
     if comparison.changes.iter().all(|c| c.why.is_none()) {
         return out;
     }
@@ -236,17 +264,68 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
     out
 }
 
+/// How much an annotation weighs: a break is an error unless `VERSION`
+/// declares the major bump it needs (then a warning, still to be read); any
+/// other change is a notice.
+fn level(change: &crate::Change, declared: Option<Bump>) -> Level {
+    let breaks = !(change.writer.holds() && change.reader.holds() && change.api.holds());
+    match (breaks, declared) {
+        (false, _) => Level::Notice,
+        (true, Some(Bump::Major)) => Level::Warning,
+        (true, _) => Level::Error,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Notice,
+    Warning,
+    Error,
+}
+
+impl Level {
+    fn github(self) -> &'static str {
+        match self {
+            Level::Notice => "notice",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+
+    fn sarif(self) -> &'static str {
+        match self {
+            Level::Notice => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// Where `VERSION` is, for the annotation that says it falls short.
+pub const VERSION_FILE: &str = "contracts/VERSION";
+
+/// The sentence for a `VERSION` that declares less than the changes need.
+fn shortfall(comparison: &Comparison, declared: Option<Bump>) -> Option<String> {
+    let declared = declared?;
+    (declared < comparison.bump).then(|| {
+        format!(
+            "VERSION declares a {declared} bump, and the changes need a {} bump",
+            comparison.bump
+        )
+    })
+}
+
 /// GitHub workflow annotations, one per change, at the changed keyword's
-/// file and line: `error` for a break, `notice` otherwise.
-pub fn github(comparison: &Comparison, locate: &Locate<'_>) -> String {
+/// file and line, weighed by [`level`]; and an error at `VERSION` when it
+/// declares less than the changes need.
+pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'_>) -> String {
     let mut out = String::new();
     for change in review_order(comparison) {
-        let breaks = !(change.writer.holds() && change.reader.holds() && change.api.holds());
         let place = locate(where_of(change)).map_or(String::new(), |(file, line)| {
             format!(" file={file},line={line},")
         });
         let message = format!(
-            "W {} R {} API {}: {}{}",
+            "W {} R {} API {}: {}{}{}",
             mark(change.writer),
             mark(change.reader),
             mark(change.api),
@@ -254,12 +333,13 @@ pub fn github(comparison: &Comparison, locate: &Locate<'_>) -> String {
             change
                 .why
                 .as_deref()
-                .map_or(String::new(), |w| format!(" — {w}"))
+                .map_or(String::new(), |w| format!(" — {w}")),
+            reaches(comparison, &change.group).map_or(String::new(), |r| format!(" — reaches {r}"))
         );
         let _ = writeln!(
             out,
             "::{}{}title=compat {}::{}",
-            if breaks { "error" } else { "notice" },
+            level(change, declared).github(),
             if place.is_empty() {
                 " ".to_string()
             } else {
@@ -267,6 +347,13 @@ pub fn github(comparison: &Comparison, locate: &Locate<'_>) -> String {
             },
             change.rule,
             escape_github(&message)
+        );
+    }
+    if let Some(why) = shortfall(comparison, declared) {
+        let _ = writeln!(
+            out,
+            "::error file={VERSION_FILE},line=1,title=compat bump::{}",
+            escape_github(&why)
         );
     }
     out
@@ -280,7 +367,11 @@ fn escape_github(text: &str) -> String {
 }
 
 /// SARIF 2.1.0 for code scanning: one result per change, `error` for a break.
-pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value {
+pub fn sarif(
+    comparison: &Comparison,
+    declared: Option<Bump>,
+    locate: &Locate<'_>,
+) -> serde_json::Value {
     let mut rules: Vec<String> = comparison
         .changes
         .iter()
@@ -288,13 +379,12 @@ pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value 
         .collect();
     rules.sort_unstable();
     rules.dedup();
-    let results: Vec<serde_json::Value> = review_order(comparison)
+    let mut results: Vec<serde_json::Value> = review_order(comparison)
         .into_iter()
         .map(|change| {
-            let breaks = !(change.writer.holds() && change.reader.holds() && change.api.holds());
             let mut result = serde_json::json!({
                 "ruleId": change.rule.to_string(),
-                "level": if breaks { "error" } else { "note" },
+                "level": level(change, declared).sarif(),
                 "message": {"text": format!(
                     "{} (W {}, R {}, API {}){}",
                     change.detail,
@@ -303,7 +393,13 @@ pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value 
                     mark(change.api),
                     change.why.as_deref().map_or(String::new(), |w| format!(": {w}"))
                 )},
-                "properties": {"group": change.group, "writer": change.writer, "reader": change.reader, "api": change.api},
+                "properties": {
+                    "group": change.group,
+                    "writer": change.writer,
+                    "reader": change.reader,
+                    "api": change.api,
+                    "reaches": comparison.reaches.get(&change.group),
+                },
             });
             if let Some((file, line)) = locate(where_of(change)) {
                 result["locations"] = serde_json::json!([{"physicalLocation": {
@@ -314,6 +410,18 @@ pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value 
             result
         })
         .collect();
+    if let Some(why) = shortfall(comparison, declared) {
+        rules.push("bump".into());
+        results.push(serde_json::json!({
+            "ruleId": "bump",
+            "level": "error",
+            "message": {"text": why},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": VERSION_FILE},
+                "region": {"startLine": 1}
+            }}]
+        }));
+    }
     serde_json::json!({
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -327,28 +435,116 @@ pub fn sarif(comparison: &Comparison, locate: &Locate<'_>) -> serde_json::Value 
     })
 }
 
-/// The line (1-based) of the key a JSON pointer ends at, in a pretty-printed
-/// JSON text: each token is searched as a `"key":` after the previous one.
-/// Array indices are stepped over; the line of the deepest key found is given.
+/// The line (1-based) where what a JSON pointer names starts in a JSON
+/// text: an object member's key, an array element. When the pointer goes
+/// further than the text, the line of the deepest part found. serde_json
+/// keeps no positions, so the text is walked once here, skipping what the
+/// pointer does not enter.
 pub fn line_of(text: &str, pointer: &str) -> usize {
-    let mut at = 0;
+    let bytes = text.as_bytes();
+    let mut found = 0;
+    let mut at = skip_space(bytes, 0);
     for token in pointer.split('/').skip(1) {
         let token = token.replace("~1", "/").replace("~0", "~");
-        if token.parse::<usize>().is_ok() {
-            continue;
-        }
-        let key = serde_json::Value::String(token).to_string();
-        let rest = text.get(at..).unwrap_or_default();
-        // The quoted key, then a colon (with any spaces between).
-        let squeezed: Option<usize> = rest.match_indices(key.as_str()).map(|(i, _)| i).find(|i| {
-            rest.get(i + key.len()..)
-                .is_some_and(|after| after.trim_start().starts_with(':'))
-        });
-        match squeezed {
-            Some(found) => at += found,
-            None => break,
-        }
+        let next = match bytes.get(at) {
+            Some(b'{') => member(bytes, at, &token),
+            Some(b'[') => token
+                .parse()
+                .ok()
+                .and_then(|index| element(bytes, at, index)),
+            _ => None,
+        };
+        let Some((start, value)) = next else { break };
+        found = start;
+        at = value;
     }
-    text.get(..at)
+    text.get(..found)
         .map_or(1, |before| before.matches('\n').count() + 1)
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// The end of the string starting at `at` (just past its closing quote).
+fn skip_string(bytes: &[u8], mut at: usize) -> usize {
+    at += 1;
+    while let Some(&byte) = bytes.get(at) {
+        at += match byte {
+            b'\\' => 2,
+            b'"' => return at + 1,
+            _ => 1,
+        };
+    }
+    at
+}
+
+/// The end of the value starting at `at`.
+fn skip_value(bytes: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut at = at;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                at = skip_string(bytes, at);
+                if depth == 0 {
+                    return at;
+                }
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                if depth <= 1 {
+                    return at + 1;
+                }
+                depth -= 1;
+            }
+            b',' | b':' if depth == 0 => return at,
+            byte if depth == 0 && byte.is_ascii_whitespace() => return at,
+            _ => {}
+        }
+        at += 1;
+    }
+    at
+}
+
+/// In the object at `at`, the member named `name`: where its key starts and
+/// where its value starts.
+fn member(bytes: &[u8], at: usize, name: &str) -> Option<(usize, usize)> {
+    let mut at = skip_space(bytes, at + 1);
+    while bytes.get(at) == Some(&b'"') {
+        let key_end = skip_string(bytes, at);
+        let key: String = serde_json::from_slice(bytes.get(at..key_end)?).ok()?;
+        let colon = skip_space(bytes, key_end);
+        let value = skip_space(bytes, colon + 1);
+        if key == name {
+            return Some((at, value));
+        }
+        at = skip_space(bytes, skip_value(bytes, value));
+        if bytes.get(at) != Some(&b',') {
+            return None;
+        }
+        at = skip_space(bytes, at + 1);
+    }
+    None
+}
+
+/// In the array at `at`, where element `index` starts (twice: it is both
+/// what is named and its value).
+fn element(bytes: &[u8], at: usize, index: usize) -> Option<(usize, usize)> {
+    let mut at = skip_space(bytes, at + 1);
+    if bytes.get(at) == Some(&b']') {
+        return None;
+    }
+    for _ in 0..index {
+        at = skip_space(bytes, skip_value(bytes, at));
+        if bytes.get(at) != Some(&b',') {
+            return None;
+        }
+        at = skip_space(bytes, at + 1);
+    }
+    Some((at, at))
 }

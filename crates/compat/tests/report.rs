@@ -31,7 +31,10 @@ fn the_report_for_1_1_0_reads_as_a_changelog_starts() {
     assert_eq!(json["bump"], "minor");
     assert_eq!(json["changes"].as_array().map(Vec::len), Some(2));
     assert_eq!(json["changes"][0]["rule"], "property.added");
-    assert_eq!(json["changes"][0]["oldPointer"], "types/TaskSummary.json#");
+    assert_eq!(
+        json["changes"][0]["oldPointer"],
+        "types/TaskSummary.json#/properties"
+    );
 }
 
 /// A change set that breaks: 1.1.0 with `effectiveBufferBytes` removed (API)
@@ -84,10 +87,18 @@ fn the_review_formats_read_as_their_readers_expect() {
             "1.1.0 → working tree"
         )
     );
-    insta::assert_snapshot!("github_breaking", report::github(&comparison, &locate));
+    insta::assert_snapshot!(
+        "github_breaking",
+        report::github(&comparison, declared_bump("1.1.0", "1.1.1").ok(), &locate)
+    );
     insta::assert_snapshot!(
         "sarif_breaking",
-        serde_json::to_string_pretty(&report::sarif(&comparison, &locate)).expect("JSON")
+        serde_json::to_string_pretty(&report::sarif(
+            &comparison,
+            declared_bump("1.1.0", "1.1.1").ok(),
+            &locate
+        ))
+        .expect("JSON")
     );
 }
 
@@ -102,4 +113,100 @@ fn line_of_finds_the_changed_keyword() {
         2,
         "the deepest key found"
     );
+    // Array elements, keys that appear earlier nested elsewhere, escapes.
+    let text = "{\n  \"x\": {\"enum\": [\"no\"]},\n  \"enum\": [\n    \"a\",\n    {\"b\": \"]\\\"\"},\n    \"c\"\n  ],\n  \"a/b~\": 1\n}\n";
+    assert_eq!(report::line_of(text, "/enum"), 3);
+    assert_eq!(report::line_of(text, "/enum/0"), 4);
+    assert_eq!(report::line_of(text, "/enum/2"), 6);
+    assert_eq!(
+        report::line_of(text, "/enum/3"),
+        3,
+        "past the end: the array"
+    );
+    assert_eq!(report::line_of(text, "/x/enum/0"), 2);
+    assert_eq!(report::line_of(text, "/a~1b~0"), 8);
+}
+
+/// Every change kind points at its keyword's line, so an annotation lands
+/// inside the diff; a break is an error unless VERSION declares a major bump,
+/// and a VERSION that falls short is an error of its own.
+#[test]
+fn annotations_land_on_the_changed_line_at_the_level_version_allows() {
+    let old = release("1.1.0");
+    let mut new = old.clone();
+    for doc in &mut new.docs {
+        match doc.name.as_str() {
+            "TaskState" => {
+                if let Some(values) = doc.value["enum"].as_array_mut() {
+                    values.push(serde_json::json!("archived"));
+                }
+            }
+            "DownloadSpec" => {
+                if let Some(required) = doc.value["required"].as_array_mut() {
+                    required.push(serde_json::json!("fileName"));
+                }
+            }
+            _ => {}
+        }
+    }
+    // The new files as a reviewer's diff shows them.
+    let texts: std::collections::BTreeMap<String, String> = new
+        .docs
+        .iter()
+        .map(|doc| {
+            let text = serde_json::to_string_pretty(&doc.value).unwrap_or_default();
+            (doc.rel.clone(), text)
+        })
+        .collect();
+    let locate = |place: &str| -> Option<(String, usize)> {
+        let (file, pointer) = place.split_once('#')?;
+        Some((file.to_string(), report::line_of(texts.get(file)?, pointer)))
+    };
+    let line_with = |file: &str, needle: &str| {
+        texts.get(file).and_then(|text| {
+            text.lines()
+                .position(|line| line.contains(needle))
+                .map(|index| index + 1)
+        })
+    };
+    let comparison = compare_sets(&old, &new, Options::default()).expect("compared");
+    for (declared, level) in [("1.2.0", "error"), ("2.0.0", "warning")] {
+        let annotations =
+            report::github(&comparison, declared_bump("1.1.0", declared).ok(), &locate);
+        let line_of = |rule: &str| {
+            annotations
+                .lines()
+                .find(|line| line.contains(&format!("title=compat {rule}")))
+                .map(str::to_string)
+                .unwrap_or_default()
+        };
+        let added = line_of("enum.value_added");
+        let archived = line_with("types/TaskState.json", "\"archived\"");
+        assert!(
+            added.starts_with(&format!(
+                "::{level} file=types/TaskState.json,line={},",
+                archived.unwrap_or(0)
+            )),
+            "{added}"
+        );
+        assert!(added.contains("reaches "), "{added}");
+        let required = line_of("required.added");
+        let spec_line = texts.get("types/DownloadSpec.json").and_then(|text| {
+            let at = text.find("\"required\"")?;
+            let line = text
+                .get(at..)?
+                .lines()
+                .position(|l| l.contains("\"fileName\""))?;
+            Some(text.get(..at)?.matches('\n').count() + 1 + line)
+        });
+        assert!(
+            required.starts_with(&format!(
+                "::{level} file=types/DownloadSpec.json,line={},",
+                spec_line.unwrap_or(0)
+            )),
+            "{required}"
+        );
+        let short = annotations.contains("::error file=contracts/VERSION,line=1");
+        assert_eq!(short, declared == "1.2.0", "{annotations}");
+    }
 }

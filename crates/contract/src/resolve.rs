@@ -63,6 +63,42 @@ pub fn resolve_ref<'a>(
     })
 }
 
+/// The files `schema` (inside `from`) reaches through `$ref`, transitively,
+/// by their path in the set: which types a method's params or result use.
+/// Each place is entered once, so a cycle ends; a reference that does not
+/// resolve is passed by (the lint reports it).
+pub fn files_reached<'a>(
+    set: &'a SchemaSet,
+    from: &'a SchemaDoc,
+    schema: &'a Value,
+) -> std::collections::BTreeSet<String> {
+    let mut reached = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![(from, schema)];
+    while let Some((doc, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    if let Ok(target) = resolve_ref(set, doc, reference) {
+                        if seen.insert((target.doc.rel.as_str(), target.pointer.clone())) {
+                            reached.insert(target.doc.rel.clone());
+                            stack.push((target.doc, target.schema));
+                        }
+                    }
+                }
+                stack.extend(
+                    map.iter()
+                        .filter(|(key, _)| !matches!(key.as_str(), "$defs" | "definitions"))
+                        .map(|(_, sub)| (doc, sub)),
+                );
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|sub| (doc, sub))),
+            _ => {}
+        }
+    }
+    reached
+}
+
 /// Joins a relative path onto the folder of `from` (both `/`-separated, inside the set).
 fn join(from: &str, path: &str) -> Option<String> {
     let mut parts: Vec<&str> = from.split('/').collect();
