@@ -113,19 +113,39 @@ fn no_compatible_verdict_between_the_contracts_releases_is_refuted_by_a_value() 
     let working =
         SchemaSet::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/schema"))
             .expect("working tree loads");
-    let (old, new) = (release("1.0.0"), release("1.1.0"));
+    // Every release in order, then the working tree: each step is compared.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/released");
+    let mut versions: Vec<(Vec<u64>, String)> = std::fs::read_dir(&dir)
+        .expect("contracts/released")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter_map(|name| {
+            let parts: Option<Vec<u64>> = name.split('.').map(|p| p.parse().ok()).collect();
+            Some((parts.filter(|p| p.len() == 3)?, name))
+        })
+        .collect();
+    versions.sort();
+    let mut steps: Vec<(String, SchemaSet)> = versions
+        .into_iter()
+        .map(|(_, version)| (version.clone(), release(&version)))
+        .collect();
+    steps.push(("working tree".into(), working));
+    assert!(
+        steps.len() >= 3,
+        "two releases and the working tree at least"
+    );
     let mut found = Vec::new();
-    for (label, old, new) in [
-        ("1.0.0 → 1.1.0", &old, &new),
-        ("1.1.0 → working tree", &new, &working),
-    ] {
+    for pair in steps.windows(2) {
+        let [(from, old), (to, new)] = pair else {
+            continue;
+        };
+        let label = format!("{from} → {to}");
         let options = Options {
             search: DRAWS,
             ..Default::default()
         };
         let comparison = compare_sets(old, new, options).expect("the schemas register");
         assert_eq!(holding(&comparison), 2, "{label}: {comparison:#?}");
-        found.extend(defects(label, &comparison));
+        found.extend(defects(&label, &comparison));
     }
     assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
 }

@@ -286,6 +286,7 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
             ));
         }
     }
+    field_coverage(checker, valid, report);
     let mut directions: BTreeSet<(String, String)> = BTreeSet::new();
     for fixture in valid.iter().filter(|f| f.type_name == "Envelope") {
         let kind = fixture
@@ -320,6 +321,77 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
     for gap in missing {
         report.failures.push(format!("no valid fixture for {gap}"));
     }
+}
+
+/// Every field the envelope can carry appears in a valid fixture, where its
+/// schema declares it: a field added without a fixture that uses it is a
+/// field no test has seen on the wire.
+fn field_coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
+    let mut used = BTreeSet::new();
+    for fixture in valid {
+        if let Err(err) = checker.fields_used(&fixture.type_name, &fixture.value, &mut used) {
+            report.failures.push(format!("{}: {err}", fixture.path));
+        }
+    }
+    let declared = declared_fields(checker);
+    let missing: Vec<&(String, String)> = declared.iter().filter(|f| !used.contains(*f)).collect();
+    report.lines.push("field coverage:".into());
+    report.lines.push(format!(
+        "  {}/{} fields appear in a valid fixture",
+        declared.len() - missing.len(),
+        declared.len()
+    ));
+    for (place, name) in missing {
+        report
+            .failures
+            .push(format!("{place}: no valid fixture has the field {name:?}"));
+    }
+}
+
+/// Every field the envelope's schemas declare: `(file#pointer of the
+/// properties keyword, name)`, in the files the envelope reaches.
+fn declared_fields(checker: &Checker) -> BTreeSet<(String, String)> {
+    let set = checker.schema_set();
+    let mut files = BTreeSet::new();
+    for doc in set.of_kind(contract::DocKind::Envelope) {
+        files.insert(doc.rel.clone());
+        files.extend(contract::files_reached(set, doc, &doc.value));
+    }
+    let mut out = BTreeSet::new();
+    for doc in set.docs.iter().filter(|doc| files.contains(&doc.rel)) {
+        let mut stack = vec![(String::new(), &doc.value)];
+        while let Some((pointer, schema)) = stack.pop() {
+            let Some(map) = schema.as_object() else {
+                continue;
+            };
+            for (key, sub) in map {
+                let at = format!("{pointer}/{}", contract::escape_pointer_token(key));
+                match (key.as_str(), sub) {
+                    // An assertion's properties describe values, not fields
+                    // a message carries.
+                    (
+                        "not" | "if" | "else" | "then" | "const" | "enum" | "default" | "examples",
+                        _,
+                    ) => {}
+                    ("properties", Value::Object(fields)) => {
+                        for (name, field) in fields {
+                            out.insert((format!("{}#{at}", doc.rel), name.clone()));
+                            let field_at = format!("{at}/{}", contract::escape_pointer_token(name));
+                            stack.push((field_at, field));
+                        }
+                    }
+                    (_, Value::Object(_)) => stack.push((at, sub)),
+                    (_, Value::Array(items)) => {
+                        for (index, item) in items.iter().enumerate() {
+                            stack.push((format!("{at}/{index}"), item));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `conformance/traces/`: every valid trace conforms (its calls all

@@ -417,6 +417,43 @@ impl Checker {
         }
     }
 
+    /// The fields `value` (as `target`) holds, each as the schema that
+    /// declares it says: `(file#pointer of its properties keyword, name)`,
+    /// as the validator's own evaluation reports them (the `properties`
+    /// annotation), so a field reached through any `$ref`, branch or
+    /// condition counts where the validator applied it.
+    pub fn fields_used(
+        &self,
+        target: &str,
+        value: &Value,
+        out: &mut std::collections::BTreeSet<(String, String)>,
+    ) -> Result<(), Error> {
+        let evaluation = self.validator(target)?.evaluate(value);
+        for entry in evaluation.iter_annotations() {
+            let Some(location) = entry.absolute_keyword_location else {
+                continue;
+            };
+            let location = short_location(location.as_str());
+            // The `properties` keyword's own annotation: the names it applied to.
+            if location.ends_with("/properties") {
+                for name in entry.annotations.value().as_array().into_iter().flatten() {
+                    if let Some(name) = name.as_str() {
+                        out.insert((location.clone(), name.to_string()));
+                    }
+                }
+            }
+            // A field's schema applied to the field (every field has a
+            // description, so its schema leaves an annotation).
+            if let Some((base, name)) = location.rsplit_once("/properties/") {
+                if !name.contains('/') {
+                    let name = name.replace("~1", "/").replace("~0", "~");
+                    out.insert((format!("{base}/properties"), name));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn coverage_plan(&self) -> &Plan {
         self.coverage
             .get_or_init(|| Plan::compile(&self.set, &["*enum"]))

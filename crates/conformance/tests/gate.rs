@@ -202,3 +202,27 @@ fn every_rule_id_is_documented() {
         );
     }
 }
+
+/// A field no valid fixture carries fails the gate, named with the schema
+/// that declares it: a field added without a fixture has never been on the
+/// wire in any test.
+#[test]
+fn a_field_no_valid_fixture_carries_fails_the_gate() {
+    let mut set =
+        contract::SchemaSet::load(&repo().join("contracts/schema")).expect("schemas load");
+    for doc in &mut set.docs {
+        if doc.name == "TaskSummary" {
+            doc.value["properties"]["priority"] = json!({
+                "type": "integer", "minimum": 0, "maximum": 9,
+                "description": "A planted field.", "x-since": "1.2.0"
+            });
+        }
+    }
+    let checker = Checker::new(set).expect("checker builds");
+    let report = gate(&repo().join("conformance"), &checker).expect("the gate runs");
+    check_fails(
+        &report,
+        "types/TaskSummary.json#/properties: no valid fixture has the field \"priority\"",
+    );
+    assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+}
