@@ -7,7 +7,19 @@ use anyhow::{bail, Context};
 pub fn run(root: &Path) -> anyhow::Result<()> {
     let set = contract::SchemaSet::load(&root.join("contracts/schema"))
         .context("loading contracts/schema")?;
-    let violations = contract::lint(&set);
+    let mut violations = contract::lint(&set);
+    // `x-since` is judged against the latest release, with VERSION.
+    let version = std::fs::read_to_string(root.join("contracts/VERSION"))
+        .context("reading contracts/VERSION")?;
+    if let Some((released, dir)) = crate::release::latest(root)? {
+        let released_set = contract::SchemaSet::load(&dir.join("schema"))
+            .with_context(|| format!("loading release {released}"))?;
+        let released = contract::Released {
+            version: &released,
+            set: &released_set,
+        };
+        violations.extend(contract::since(&set, version.trim(), Some(&released)));
+    }
     for violation in &violations {
         eprintln!("{}", relative(root, &violation.to_string()));
     }

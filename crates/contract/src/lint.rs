@@ -29,6 +29,7 @@ pub const KNOWN_EXTENSIONS: &[&str] = &[
     "x-enum-varnames",
     "x-rule",
     "x-spawnsProcess",
+    "x-enum-since",
 ];
 
 /// The lint's rules.
@@ -49,6 +50,7 @@ pub enum LintRule {
     EnvelopeCoverage,
     Annotation,
     Pattern,
+    Since,
 }
 
 impl LintRule {
@@ -68,6 +70,7 @@ impl LintRule {
         LintRule::EnvelopeCoverage,
         LintRule::Annotation,
         LintRule::Pattern,
+        LintRule::Since,
     ];
 
     /// The stable id printed with every violation.
@@ -88,6 +91,7 @@ impl LintRule {
             LintRule::EnvelopeCoverage => "lint.envelope_coverage",
             LintRule::Annotation => "lint.annotation",
             LintRule::Pattern => "lint.pattern",
+            LintRule::Since => "lint.since",
         }
     }
 
@@ -109,6 +113,7 @@ impl LintRule {
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
             LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length)",
             LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
+            LintRule::Since => "what is new since the latest release (a file, a field, an enum value in `x-enum-since`) says `x-since` VERSION; what a release froze keeps its `x-since`",
         }
     }
 }

@@ -1,0 +1,154 @@
+//! `lint.since`, judged against a release: what is new says the working
+//! version, what was released keeps its own.
+
+use std::path::Path;
+
+use contract::{since, LintRule, Released, SchemaSet};
+use serde_json::{json, Value};
+
+fn load(dir: &str) -> SchemaSet {
+    SchemaSet::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(dir),
+    )
+    .expect("the set loads")
+}
+
+/// `since` over release 1.1.0 with `edit` applied, as version 1.2.0,
+/// against release 1.1.0: the `(file, pointer)` of each violation.
+fn after(edit: impl FnOnce(&mut SchemaSet)) -> Vec<(String, String)> {
+    let released = load("contracts/released/1.1.0/schema");
+    let mut set = released.clone();
+    edit(&mut set);
+    let base = Released {
+        version: "1.1.0",
+        set: &released,
+    };
+    since(&set, "1.2.0", Some(&base))
+        .into_iter()
+        .inspect(|v| assert_eq!(v.rule, LintRule::Since, "{v}"))
+        .map(|v| {
+            let file = v.file.to_string_lossy().replace('\\', "/");
+            let rel = file
+                .rsplit_once("schema/")
+                .map_or(file.clone(), |(_, rel)| rel.to_string());
+            (rel, v.pointer.as_str().to_string())
+        })
+        .collect()
+}
+
+fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
+    &mut set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.name == name)
+        .unwrap_or_else(|| panic!("{name}"))
+        .value
+}
+
+#[test]
+fn the_releases_say_when_each_thing_arrived() {
+    let base = load("contracts/released/1.0.0/schema");
+    let released = Released {
+        version: "1.0.0",
+        set: &base,
+    };
+    let found = since(
+        &load("contracts/released/1.1.0/schema"),
+        "1.1.0",
+        Some(&released),
+    );
+    assert!(found.is_empty(), "{found:?}");
+    assert!(since(&base, "1.0.0", None).is_empty());
+}
+
+#[test]
+fn a_new_field_says_the_working_version() {
+    let at = "/properties/priority";
+    let field = |since: Option<&str>| {
+        let mut field = json!({"type": "integer", "minimum": 0, "maximum": 9, "description": "d"});
+        if let Some(since) = since {
+            field["x-since"] = json!(since);
+        }
+        field
+    };
+    for (given, broken) in [(None, true), (Some("1.1.0"), true), (Some("1.2.0"), false)] {
+        let found = after(|set| doc(set, "TaskSummary")["properties"]["priority"] = field(given));
+        let expected = if broken {
+            vec![("types/TaskSummary.json".to_string(), at.to_string())]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(found, expected, "x-since {given:?}");
+    }
+}
+
+#[test]
+fn what_was_released_keeps_its_version() {
+    let found = after(|set| {
+        doc(set, "TaskSummary")["properties"]["effectiveBufferBytes"]["x-since"] = json!("1.2.0");
+        doc(set, "download.provideAuth")["x-since"] = json!("1.0.0");
+        // Giving an old field the version it already had is documentation.
+        doc(set, "TaskSummary")["properties"]["url"]["x-since"] = json!("1.0.0");
+    });
+    assert_eq!(
+        found,
+        [
+            (
+                "methods/download.provideAuth.json".to_string(),
+                "/x-since".to_string()
+            ),
+            (
+                "types/TaskSummary.json".to_string(),
+                "/properties/effectiveBufferBytes/x-since".to_string()
+            ),
+        ]
+    );
+    // An old field given a later version than the release it was in.
+    let found = after(|set| {
+        doc(set, "TaskSummary")["properties"]["url"]["x-since"] = json!("1.2.0");
+    });
+    assert_eq!(
+        found,
+        [(
+            "types/TaskSummary.json".to_string(),
+            "/properties/url/x-since".to_string()
+        )]
+    );
+}
+
+#[test]
+fn a_new_enum_value_is_listed_in_x_enum_since() {
+    let add = |entry: Option<Value>| {
+        after(move |set| {
+            let state = doc(set, "TaskState");
+            if let Some(values) = state["enum"].as_array_mut() {
+                values.push(json!("archived"));
+            }
+            if let Some(entry) = entry {
+                state["x-enum-since"] = json!({"archived": entry});
+            }
+        })
+    };
+    let at = vec![("types/TaskState.json".to_string(), "/enum/12".to_string())];
+    assert_eq!(add(None), at);
+    assert_eq!(add(Some(json!("1.1.0"))), at);
+    assert!(add(Some(json!("1.2.0"))).is_empty());
+}
+
+#[test]
+fn a_new_file_says_the_working_version() {
+    let found = after(|set| {
+        let mut copy = set
+            .docs
+            .iter()
+            .find(|doc| doc.name == "TaskId")
+            .cloned()
+            .expect("TaskId");
+        copy.rel = "types/TaskLabel.json".into();
+        copy.name = "TaskLabel".into();
+        set.docs.push(copy);
+    });
+    assert_eq!(found, [("types/TaskLabel.json".to_string(), String::new())]);
+}
