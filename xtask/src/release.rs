@@ -18,6 +18,9 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if dest.exists() {
         bail!("contracts/released/{version} exists: a release is frozen; bump contracts/VERSION for a new one");
     }
+    // What carries VERSION is regenerated first, so a release made right
+    // after bumping VERSION is judged on current files.
+    crate::codegen::run(root, crate::codegen::Mode::Write)?;
     crate::gate(root).context("the gate must pass before a release")?;
     // Copy into a temporary folder first, so a failure leaves no half release.
     let staging = root
@@ -138,4 +141,166 @@ fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use anyhow::Context;
+
+    /// What a step of the README's "Changing the contract" does, read from
+    /// its text.
+    #[derive(Debug, PartialEq)]
+    enum Step {
+        Edit,
+        Compat,
+        Bump,
+        Codegen,
+        Fixtures,
+        Gate,
+        Changelog,
+        Release,
+    }
+
+    /// The README's numbered steps under "Changing the contract", in order.
+    fn readme_steps(readme: &str) -> anyhow::Result<Vec<Step>> {
+        let section = readme
+            .split("## Changing the contract\n")
+            .nth(1)
+            .context("the README has a \"Changing the contract\" section")?;
+        let mut steps = Vec::new();
+        for line in section.lines().take_while(|line| !line.starts_with('#')) {
+            let Some((number, text)) = line.split_once(". ") else {
+                continue;
+            };
+            if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let step = [
+                ("Edit the schema", Step::Edit),
+                ("`cargo xtask compat`", Step::Compat),
+                ("Bump `contracts/VERSION`", Step::Bump),
+                ("`cargo xtask codegen`", Step::Codegen),
+                ("Add valid fixtures", Step::Fixtures),
+                ("`cargo xtask gate`", Step::Gate),
+                ("CHANGELOG", Step::Changelog),
+                ("`cargo xtask release`", Step::Release),
+            ]
+            .into_iter()
+            .find(|(words, _)| text.contains(words))
+            .map(|(_, step)| step)
+            .with_context(|| format!("the walk does not know README step {number}: {text}"))?;
+            steps.push(step);
+        }
+        Ok(steps)
+    }
+
+    fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+        const SKIP: [&str; 5] = ["target", ".git", "node_modules", "corpus", "artifacts"];
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            if SKIP.iter().any(|skip| name == *skip) {
+                continue;
+            }
+            let target = to.join(&name);
+            if entry.file_type()?.is_dir() {
+                copy_tree(&entry.path(), &target)?;
+            } else {
+                std::fs::copy(entry.path(), &target)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `cargo xtask ARGS` in `tree`, as a developer would there: the
+    /// xtask is built from that tree, so the gate reads with the bindings
+    /// codegen just wrote. The target folder is shared, so only the
+    /// workspace's own crates build again.
+    fn xtask(tree: &Path, args: &[&str]) -> anyhow::Result<bool> {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let output = std::process::Command::new(cargo)
+            .arg("xtask")
+            .args(args)
+            .current_dir(tree)
+            .env("CARGO_TARGET_DIR", crate::root().join("target"))
+            .output()
+            .with_context(|| format!("running cargo xtask {args:?}"))?;
+        if !output.status.success() {
+            eprintln!(
+                "cargo xtask {}:\n{}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(output.status.success())
+    }
+
+    /// The README's release steps, walked in its order on a scratch copy of
+    /// the repository with a new optional field: each step passes, the gate
+    /// passes after the release, and the release holds every language.
+    #[test]
+    fn the_readme_release_steps_keep_the_gate_green() -> anyhow::Result<()> {
+        let root = crate::root();
+        let steps = readme_steps(&std::fs::read_to_string(root.join("README.md"))?)?;
+        assert_eq!(steps.len(), 8, "{steps:?}");
+        // A fixed place, so the crates built from it are rebuilt, not added.
+        let scratch = root.join("target/release-walk");
+        let _ = std::fs::remove_dir_all(&scratch);
+        copy_tree(&root, &scratch)?;
+        let (latest, _) = super::latest(&scratch)?.context("a release")?;
+        let next = match latest.split('.').collect::<Vec<_>>().as_slice() {
+            [major, minor, _] => format!("{major}.{}.0", minor.parse::<u64>()? + 1),
+            _ => anyhow::bail!("{latest} is not MAJOR.MINOR.PATCH"),
+        };
+        let summary = scratch.join("contracts/schema/types/TaskSummary.json");
+        for step in &steps {
+            match step {
+                Step::Edit => {
+                    let mut doc: serde_json::Value =
+                        serde_json::from_str(&std::fs::read_to_string(&summary)?)?;
+                    doc["properties"]["priority"] = serde_json::json!({
+                        "type": "integer", "minimum": 0, "maximum": 9,
+                        "description": "How soon the daemon starts the task, 0 first.",
+                        "x-since": next,
+                    });
+                    std::fs::write(&summary, serde_json::to_string_pretty(&doc)? + "\n")?;
+                }
+                // VERSION still names the release: compat asks for the bump.
+                Step::Compat => assert!(!xtask(&scratch, &["compat"])?, "compat asks for a bump"),
+                Step::Bump => {
+                    std::fs::write(scratch.join("contracts/VERSION"), format!("{next}\n"))?
+                }
+                Step::Codegen => assert!(xtask(&scratch, &["codegen"])?, "codegen"),
+                Step::Fixtures => {
+                    let path = scratch.join("conformance/valid/event_task_added.json");
+                    let mut fixture: serde_json::Value =
+                        serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+                    fixture["value"]["body"]["params"]["task"]["priority"] = serde_json::json!(3);
+                    std::fs::write(
+                        scratch.join("conformance/valid/event_task_added_priority.json"),
+                        serde_json::to_string_pretty(&fixture)?,
+                    )?;
+                }
+                Step::Gate => assert!(xtask(&scratch, &["gate"])?, "the gate before the release"),
+                Step::Changelog => {
+                    let path = scratch.join("contracts/CHANGELOG.md");
+                    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+                    text.push_str(&format!("\n## {next}\n\n- TaskSummary gains `priority`.\n"));
+                    std::fs::write(&path, text)?;
+                }
+                Step::Release => assert!(xtask(&scratch, &["release"])?, "the release"),
+            }
+        }
+        assert!(xtask(&scratch, &["gate"])?, "the gate after the release");
+        let release = scratch.join("contracts/released").join(&next);
+        for folder in super::LANGUAGES {
+            assert!(release.join(folder).is_dir(), "{folder} frozen");
+        }
+        std::fs::remove_dir_all(&scratch)?;
+        Ok(())
+    }
 }
