@@ -16,6 +16,7 @@
 mod bundle;
 mod cpp;
 mod model;
+mod package;
 mod reference;
 mod tables;
 mod ts;
@@ -82,6 +83,10 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     for (file, text) in ts::files(&model, version.trim(), &Origin::working_tree())? {
         out.insert(PathBuf::from(ts::DIR).join(file), text);
     }
+    out.insert(
+        PathBuf::from(CMAKE_LISTS),
+        package::cmake(version.trim(), &Origin::working_tree()),
+    );
     out.extend(reference::pages(root, &set, &model)?);
     out.insert(
         PathBuf::from(SCHEMAS_RS),
@@ -154,6 +159,18 @@ pub fn cpp_and_ts_bindings(
         cpp::files(&model, version, origin)?,
         ts::files(&model, version, origin)?,
     ])
+}
+
+/// The working tree's C++ bindings as a CMake target.
+const CMAKE_LISTS: &str = "bindings/cpp/CMakeLists.txt";
+
+/// What a release freezes beside its bindings so a lane can depend on it:
+/// `cpp/CMakeLists.txt` and `ts/package.json`, by path inside the release.
+pub fn release_packages(version: &str, origin: &Origin) -> [(&'static str, String); 2] {
+    [
+        ("cpp/CMakeLists.txt", package::cmake(version, origin)),
+        ("ts/package.json", package::npm(version)),
+    ]
 }
 
 /// The schema set as text inside the conformance checker, so a lane installs

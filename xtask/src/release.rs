@@ -70,15 +70,42 @@ fn freeze_bindings(
                 .with_context(|| format!("writing {}", dir.join(file).display()))?;
         }
     }
+    write_packages(release, version, false)?;
     Ok(())
+}
+
+/// Writes the CMake target and the npm manifest of a release (only those
+/// missing, unless `all`).
+fn write_packages(release: &Path, version: &str, all: bool) -> anyhow::Result<Vec<&'static str>> {
+    let origin = crate::codegen::Origin {
+        command: "cargo xtask release",
+        schemas: format!("contracts/released/{version}/schema/"),
+    };
+    let mut written = Vec::new();
+    for (file, text) in crate::codegen::release_packages(version, &origin) {
+        let path = release.join(file);
+        if !all && path.exists() {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        written.push(file);
+    }
+    Ok(written)
 }
 
 /// `cargo xtask release --backfill-bindings`: gives each release frozen
 /// before a language's bindings were frozen with it that language's folder,
-/// from its own schemas. Folders that exist are left alone.
+/// from its own schemas, and its CMake target and npm manifest. What exists
+/// is left alone.
 pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     let dir = root.join("contracts/released");
     for (version, release) in releases(root)? {
+        for file in write_packages(&release, &version, false)? {
+            println!("gave {version} its {file}");
+        }
         let has = |folder: &str| release.join(folder).exists();
         if LANGUAGES.iter().all(|folder| has(folder)) {
             continue;
@@ -299,6 +326,9 @@ mod tests {
         let release = scratch.join("contracts/released").join(&next);
         for folder in super::LANGUAGES {
             assert!(release.join(folder).is_dir(), "{folder} frozen");
+        }
+        for file in ["cpp/CMakeLists.txt", "ts/package.json"] {
+            assert!(release.join(file).is_file(), "{file} written");
         }
         std::fs::remove_dir_all(&scratch)?;
         Ok(())

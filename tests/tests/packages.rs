@@ -1,0 +1,141 @@
+//! Lanes depend on a release as a package: the C++ lane through the CMake
+//! target `vdm::contract` beside the headers, the GUI lane through the npm
+//! package `@vdm/contract` each release's TypeScript folder is. Each is
+//! built or installed here as `docs/bindings.md` tells a lane to, and asked
+//! for its contract version.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every release folder, oldest first, with its version.
+fn releases() -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(Vec<u64>, String, PathBuf)> =
+        std::fs::read_dir(root().join("contracts/released"))
+            .expect("contracts/released")
+            .filter_map(|entry| {
+                let path = entry.ok()?.path();
+                let name = path.file_name()?.to_str()?.to_string();
+                let parts: Option<Vec<u64>> = name.split('.').map(|p| p.parse().ok()).collect();
+                Some((parts.filter(|p| p.len() == 3)?, name, path))
+            })
+            .collect();
+    out.sort();
+    out.into_iter()
+        .map(|(_, name, path)| (name, path))
+        .collect()
+}
+
+/// Runs `command`; its stdout, or a failure that shows what it said.
+fn run(command: &mut Command) -> String {
+    let what = format!("{command:?}");
+    let output = command.output().unwrap_or_else(|err| {
+        panic!("{what}: cannot start ({err}); `cargo xtask test` (or .ci/setup) installs it")
+    });
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn working_version() -> String {
+    std::fs::read_to_string(root().join("contracts/VERSION"))
+        .expect("contracts/VERSION")
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn every_release_and_the_working_tree_are_a_cmake_target_an_example_builds_on() {
+    let mut targets: Vec<(String, PathBuf)> = releases()
+        .into_iter()
+        .map(|(version, dir)| (version, dir.join("cpp")))
+        .collect();
+    targets.push((working_version(), root().join("bindings/cpp")));
+    assert!(targets.len() >= 3, "{targets:?}");
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-packages");
+    for (index, (version, cpp)) in targets.iter().enumerate() {
+        let project = scratch.join(format!("{index}-{version}"));
+        let _ = std::fs::remove_dir_all(&project);
+        std::fs::create_dir_all(&project).expect("project folder");
+        // The lines docs/bindings.md gives a lane.
+        std::fs::write(
+            project.join("CMakeLists.txt"),
+            format!(
+                "cmake_minimum_required(VERSION 3.14)\nproject(lane CXX)\n\
+                 add_subdirectory(\"{}\" vdm_contract)\n\
+                 add_executable(lane main.cpp)\n\
+                 target_link_libraries(lane PRIVATE vdm::contract)\n",
+                cpp.display()
+            ),
+        )
+        .expect("CMakeLists.txt");
+        std::fs::write(
+            project.join("main.cpp"),
+            "#include <iostream>\n#include \"vdm/contract.hpp\"\n\
+             int main() { std::cout << vdm::contract::CONTRACT_VERSION << \"\\n\"; }\n",
+        )
+        .expect("main.cpp");
+        let build = project.join("build");
+        run(Command::new("cmake")
+            .arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(&build));
+        run(Command::new("cmake").arg("--build").arg(&build));
+        let said = run(&mut Command::new(build.join("lane")));
+        assert_eq!(said.trim(), version, "{}", cpp.display());
+    }
+}
+
+#[test]
+fn every_release_is_an_npm_package_the_gui_lane_installs() {
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-packages");
+    let releases = releases();
+    assert!(releases.len() >= 2, "{releases:?}");
+    for (version, dir) in releases {
+        let place = scratch.join(&version);
+        let _ = std::fs::remove_dir_all(&place);
+        let lane = place.join("gui");
+        std::fs::create_dir_all(&lane).expect("lane folder");
+        let packed = run(Command::new("npm")
+            .args(["pack", "--json", "--pack-destination"])
+            .arg(&place)
+            .arg(dir.join("ts")));
+        let packed: serde_json::Value = serde_json::from_str(&packed).expect("npm pack --json");
+        assert_eq!(packed[0]["name"], "@vdm/contract");
+        assert_eq!(packed[0]["version"], version.as_str());
+        let files: Vec<&str> = packed[0]["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f["path"].as_str())
+            .collect();
+        assert_eq!(files, ["index.d.ts", "index.js", "package.json"]);
+        let tarball = place.join(packed[0]["filename"].as_str().expect("filename"));
+        std::fs::write(
+            lane.join("package.json"),
+            r#"{"name": "gui", "private": true, "type": "module"}"#,
+        )
+        .expect("package.json");
+        // The install line docs/bindings.md gives the GUI lane; nothing to fetch.
+        run(Command::new("npm")
+            .args(["install", "--offline", "--no-audit", "--no-fund"])
+            .arg(&tarball)
+            .current_dir(&lane));
+        let said = run(Command::new("node")
+            .args([
+                "--input-type=module",
+                "-e",
+                "import { CONTRACT_VERSION } from '@vdm/contract'; console.log(CONTRACT_VERSION);",
+            ])
+            .current_dir(&lane));
+        assert_eq!(said.trim(), version);
+    }
+}
