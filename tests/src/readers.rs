@@ -106,7 +106,7 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|err| {
-                panic!("the {name} reader cannot start ({err}); .ci/setup installs what it needs")
+                panic!("the {name} reader cannot start ({err}); `cargo xtask test` installs what it needs")
             });
         let stdin = child.stdin.take();
         let stdout = BufReader::new(
@@ -196,7 +196,9 @@ fn cpp_program(out: &Path) -> PathBuf {
             .arg("-o")
             .arg(&program)
             .status()
-            .unwrap_or_else(|err| panic!("g++ cannot start ({err}); .ci/setup installs it"));
+            .unwrap_or_else(|err| {
+                panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
+            });
         assert!(status.success(), "g++ refuses tests/cpp/reader_server.cpp");
         *built = true;
     }

@@ -73,7 +73,7 @@ fn run(mut command: Command, input: &[u8]) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|err| {
-            panic!("{what}: cannot start ({err}); is it installed? (.ci/run installs it)")
+            panic!("{what}: cannot start ({err}); `cargo xtask test` installs it")
         });
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
@@ -128,7 +128,9 @@ fn cpp_programs() -> &'static Path {
                     .arg(out.join(name))
                     .stderr(Stdio::piped())
                     .spawn()
-                    .unwrap_or_else(|err| panic!("g++ cannot start ({err}); .ci/run installs it"));
+                    .unwrap_or_else(|err| {
+                        panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
+                    });
                 (source, child)
             })
             .collect();
@@ -136,9 +138,14 @@ fn cpp_programs() -> &'static Path {
             let output = child.wait_with_output().unwrap();
             assert!(
                 output.status.success(),
-                "g++ -Werror refuses {}:\n{}",
+                "g++ -Werror refuses {}:\n{}{}",
                 source.display(),
-                String::from_utf8_lossy(&output.stderr)
+                String::from_utf8_lossy(&output.stderr),
+                if String::from_utf8_lossy(&output.stderr).contains("nlohmann/json.hpp") {
+                    "\nnlohmann::json is missing: `cargo xtask test` installs it"
+                } else {
+                    ""
+                }
             );
         }
         out
@@ -422,7 +429,7 @@ fn tsc() -> PathBuf {
     let tsc = root().join("bindings/ts/node_modules/typescript/bin/tsc");
     assert!(
         tsc.exists(),
-        "{} is missing: run `npm ci --prefix bindings/ts` (.ci/run does)",
+        "{} is missing: `cargo xtask test` installs it (npm ci in bindings/ts)",
         tsc.display()
     );
     tsc

@@ -9,6 +9,7 @@ mod compat;
 mod conformance;
 mod lint;
 mod release;
+mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -36,6 +37,9 @@ commands:
                        the changes since the latest release, W/R/API verdicts, and the bump they need;
                        `cargo xtask compat --help` says more
   gate                 the full contract gate: lint, codegen --check, conformance, compat (with its search)
+  test [ARGS...]       every test, Rust, C++ and TypeScript: installs what the C++ and TypeScript tests
+                       need when it is missing (.ci/setup), then cargo test --workspace --all-features
+                       --locked ARGS
   peak CMD ARGS...     run CMD; report its wall time and peak resident memory on stderr
 ";
 
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         ["codegen", "--check"] => codegen::run(&root(), codegen::Mode::Check),
         ["conformance"] => conformance::run(&root()),
         ["gate"] => gate(&root()),
+        ["test", rest @ ..] => test::run(&root(), rest),
         ["release"] => release::run(&root()),
         ["release", "--backfill-bindings"] => release::backfill_bindings(&root()),
         ["compat", rest @ ..] => match compat::run(&root(), rest) {

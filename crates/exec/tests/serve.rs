@@ -5,7 +5,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use common::{temp_path, HELPER};
 use proto::{Envelope, FrameReader, ReplyBody, RpcErrorCode};
@@ -89,10 +88,8 @@ fn a_mixed_stream_gets_every_answer_in_completion_order() {
         "tool.invoke",
         json!({"tool": "exit", "input": "x"}),
     ));
-    let started = Instant::now();
     let (replies, code, stderr) = serve(&input, "mixed");
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert!(stderr.contains("skipping an empty frame"), "{stderr}");
 
     let mut captures = BTreeMap::new();

@@ -1,0 +1,68 @@
+//! `cargo xtask test`: the whole suite on any machine. What the C++ and
+//! TypeScript tests need besides Rust (g++, CMake, nlohmann::json, node and
+//! the pinned TypeScript compiler) is installed by `.ci/setup` when any of
+//! it is missing; then `cargo test --workspace --all-features --locked`
+//! runs, with any further arguments passed on.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context};
+
+/// What is missing for the C++ and TypeScript tests, by name.
+fn missing(root: &Path) -> Vec<&'static str> {
+    let on_path = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    let mut out = Vec::new();
+    for tool in ["g++", "cmake", "node", "npm"] {
+        if !on_path(tool) {
+            out.push(tool);
+        }
+    }
+    if !Path::new("/usr/include/nlohmann/json.hpp").exists() {
+        out.push("nlohmann::json");
+    }
+    if !root
+        .join("bindings/ts/node_modules/typescript/bin/tsc")
+        .exists()
+    {
+        out.push("the TypeScript compiler (npm ci in bindings/ts)");
+    }
+    out
+}
+
+pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let missing = missing(root);
+    if !missing.is_empty() {
+        println!(
+            "test: installing what the tests need: {}",
+            missing.join(", ")
+        );
+        let status = Command::new("bash")
+            .arg(root.join(".ci/setup"))
+            .current_dir(root)
+            .status()
+            .context("running .ci/setup")?;
+        if !status.success() {
+            bail!(
+                ".ci/setup failed ({status}); it installs {}",
+                missing.join(", ")
+            );
+        }
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["test", "--workspace", "--all-features", "--locked"])
+        .args(args)
+        .current_dir(root)
+        .status()
+        .context("running cargo test")?;
+    if !status.success() {
+        bail!("cargo test failed ({status})");
+    }
+    Ok(())
+}
