@@ -641,3 +641,78 @@ fn cpp_and_ts_refuse_what_the_schemas_refuse_in_every_mutated_fixture() {
         );
     }
 }
+
+/// The code blocks of `docs/bindings.md`'s "Open to additions", in `lang`.
+fn open_to_additions(lang: &str) -> String {
+    let doc = std::fs::read_to_string(root().join("docs/bindings.md")).unwrap();
+    let section = doc
+        .split("## Open to additions\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/bindings.md has \"Open to additions\"");
+    let fence = format!("```{lang}\n");
+    let block = section
+        .split(fence.as_str())
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap_or_else(|| panic!("a {lang} block in \"Open to additions\""));
+    block.to_string()
+}
+
+/// The match a lane writes, as `docs/bindings.md` shows it, compiles against
+/// the bindings: a C++ visitor and switch with `-Werror`, TypeScript with
+/// `tsc --strict`.
+#[test]
+fn the_documented_open_matches_compile() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("open-to-additions");
+    std::fs::create_dir_all(&out).unwrap();
+    let cpp = out.join("open.cpp");
+    std::fs::write(
+        &cpp,
+        open_to_additions("cpp") + "\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    let output = Command::new("g++")
+        .args([
+            "-std=c++17",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-I",
+        ])
+        .arg(root().join("bindings/cpp/include"))
+        .arg(&cpp)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    assert!(
+        output.status.success(),
+        "the C++ of docs/bindings.md does not compile:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The package as a lane imports it, resolved to the working tree's files.
+    let ts = out.join("open.ts");
+    let index = root().join("bindings/ts/index.js");
+    std::fs::write(
+        &ts,
+        open_to_additions("ts").replace(
+            "\"@vdm/contract\"",
+            &format!("{:?}", index.display().to_string()),
+        ),
+    )
+    .unwrap();
+    let mut command = Command::new("node");
+    command.arg(tsc()).args([
+        "--strict",
+        "--noEmit",
+        "--target",
+        "ES2022",
+        "--module",
+        "NodeNext",
+        "--moduleResolution",
+        "NodeNext",
+        "--allowJs",
+    ]);
+    command.arg(&ts);
+    run(command, b"");
+}

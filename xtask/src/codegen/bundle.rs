@@ -218,6 +218,24 @@ fn nullable_optional(set: &SchemaSet) -> anyhow::Result<BTreeSet<String>> {
 /// Rewrites each optional, nullable field from `Option<T>` to
 /// `Option<Option<T>>`, so absent (`None`) and `null` (`Some(None)`) stay
 /// apart on both reading and writing.
+/// Marks every generated enum `#[non_exhaustive]`: a later contract may add
+/// a value (a minor change), so code outside the bindings matches with a
+/// wildcard arm and keeps compiling (`docs/bindings.md`, "Open to
+/// additions").
+pub fn open_enums(file: &mut syn::File) {
+    for item in &mut file.items {
+        if let syn::Item::Enum(item) = item {
+            if !item
+                .attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("non_exhaustive"))
+            {
+                item.attrs.push(syn::parse_quote!(#[non_exhaustive]));
+            }
+        }
+    }
+}
+
 pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow::Result<()> {
     for item in &mut file.items {
         let syn::Item::Struct(item) = item else {

@@ -151,6 +151,7 @@ fn rpc_error_code(set: &SchemaSet) -> anyhow::Result<TokenStream> {
         #[doc = #description]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i64)]
+        #[non_exhaustive]
         pub enum RpcErrorCode {
             #(#[doc = #names] #variants = #codes,)*
         }
@@ -526,6 +527,7 @@ fn body(set: &SchemaSet, bundle: &Bundle, which: Body) -> anyhow::Result<TokenSt
     Ok(quote! {
         #[doc = #description]
         #[derive(Clone, Debug, PartialEq)]
+        #[non_exhaustive]
         pub enum #me {
             #(#[doc = #branch_docs] #variants(#contents),)*
             #[doc = #unknown_doc]

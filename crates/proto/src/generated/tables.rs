@@ -7,6 +7,7 @@ use super::types::*;
 Since contract 1.0.0.*/
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i64)]
+#[non_exhaustive]
 pub enum RpcErrorCode {
     ///parse_error
     ParseError = -32700i64,
@@ -665,6 +666,7 @@ impl<'de> ::serde::Deserialize<'de> for Envelope {
 
 Since contract 1.0.0.*/
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CallBody {
     ///A call of session.hello.
     SessionHello(SessionHelloParams),
@@ -837,6 +839,7 @@ impl ::std::convert::From<ToolInvokeParams> for CallBody {
 
 Since contract 1.0.0.*/
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ReplyBody {
     ///The result of session.hello.
     SessionHello(SessionHelloResult),
@@ -1017,6 +1020,7 @@ impl ::std::convert::From<ToolCapture> for ReplyBody {
 
 Since contract 1.0.0.*/
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum EventBody {
     ///An event.task.added event.
     EventTaskAdded(TaskAddedEvent),

@@ -26,6 +26,7 @@ Since contract 1.0.0.*/
     PartialEq,
     PartialOrd,
 )]
+#[non_exhaustive]
 pub enum ChecksumAlgorithm {
     #[serde(rename = "md5")]
     Md5,
@@ -287,6 +288,7 @@ Since contract 1.0.0.*/
     PartialEq,
     PartialOrd,
 )]
+#[non_exhaustive]
 pub enum NotifyLevel {
     #[serde(rename = "info")]
     Info,
@@ -421,6 +423,7 @@ Since contract 1.0.0.*/
     PartialEq,
     PartialOrd,
 )]
+#[non_exhaustive]
 pub enum SegmentState {
     #[serde(rename = "pending")]
     Pending,
@@ -556,6 +559,7 @@ Since contract 1.0.0.*/
     PartialEq,
     PartialOrd,
 )]
+#[non_exhaustive]
 pub enum TaskErrorCode {
     #[serde(rename = "invalid_url")]
     InvalidUrl,
@@ -781,6 +785,7 @@ Since contract 1.0.0.*/
     PartialEq,
     PartialOrd,
 )]
+#[non_exhaustive]
 pub enum TaskState {
     #[serde(rename = "new")]
     New,
@@ -965,6 +970,7 @@ Since contract 1.0.0.*/
     PartialEq,
     PartialOrd,
 )]
+#[non_exhaustive]
 pub enum Transport {
     #[serde(rename = "unix")]
     Unix,
