@@ -4,6 +4,8 @@
 //! a typed decode should cost at most 0.6 of it); writing through
 //! `FrameWriter` against `serde_json::to_writer` into a reused buffer
 //! (target ≤ 1.05). Every side decodes or encodes all 100k (each `expect`s).
+//! The policy scan and serde_json's syntax-only pass are timed alone too,
+//! to show where a decode's time goes.
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -59,6 +61,23 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for body in &bodies {
                 black_box(serde_json::from_slice::<Envelope>(body).expect("decodes"));
+            }
+        })
+    });
+    // The parts of a decode, for where the time goes: the JSON text policy
+    // alone, and serde_json's own syntax-only pass (what the serde path
+    // spends finding the end of the envelope before decoding it).
+    read.bench_function("proto::text::scan", |b| {
+        b.iter(|| {
+            for body in &bodies {
+                black_box(proto::text::scan(body, proto::text::Layout::Envelope).expect("policy"));
+            }
+        })
+    });
+    read.bench_function("serde_json::from_slice::<IgnoredAny>", |b| {
+        b.iter(|| {
+            for body in &bodies {
+                black_box(serde_json::from_slice::<serde::de::IgnoredAny>(body).expect("parses"));
             }
         })
     });

@@ -28,9 +28,12 @@
 //! cannot be resynchronised; close it.
 //!
 //! On the writing side, an envelope is encoded in full before anything is
-//! written, so an oversized one is refused with nothing on the stream. The
-//! JSON is serde's: struct fields in alphabetical order (typify sorts them),
-//! a tagged enum's tag first, optional fields left out when absent.
+//! written, so an oversized one, or one the JSON text policy refuses (an
+//! integer past ±(2^53 − 1), nesting past the limit:
+//! [`FrameError::Unreadable`]), is refused with nothing on the stream. The
+//! policy is held while serde_json writes, not by reading the text again.
+//! The JSON is serde's: struct fields in alphabetical order (typify sorts
+//! them), a tagged enum's tag first, optional fields left out when absent.
 //!
 //! # Speed
 //!
@@ -114,16 +117,33 @@ pub fn decode_body(body: &[u8]) -> Result<Envelope, FrameError> {
 pub(crate) fn encode_frame(envelope: &Envelope, buf: &mut Vec<u8>) -> Result<(), FrameError> {
     buf.clear();
     buf.extend_from_slice(&[0; HEADER]);
-    serde_json::to_writer(&mut *buf, envelope).map_err(FrameError::Encode)?;
+    // A writer sends nothing its peers' readers would refuse, and the
+    // policy is held while writing rather than by reading the text again.
+    let mut refused = None;
+    let written = {
+        let formatter = Policed {
+            depth: 0,
+            refused: &mut refused,
+        };
+        let mut serializer = serde_json::Serializer::with_formatter(&mut *buf, formatter);
+        serde::Serialize::serialize(envelope, &mut serializer)
+    };
+    if let Some(problem) = refused {
+        let offset = buf.len() - HEADER;
+        buf.clear();
+        return Err(FrameError::Unreadable(crate::text::TextError {
+            offset,
+            problem,
+        }));
+    }
+    if let Err(err) = written {
+        buf.clear();
+        return Err(FrameError::Encode(err));
+    }
     let len = buf.len() - HEADER;
     if len > MAX_FRAME {
         buf.clear();
         return Err(FrameError::TooLarge(len));
-    }
-    // A writer sends nothing its peers' readers would refuse.
-    if let Err(err) = crate::text::check(buf.get(HEADER..).unwrap_or_default()) {
-        buf.clear();
-        return Err(FrameError::Unreadable(err));
     }
     // len <= MAX_FRAME < u32::MAX, so the conversion cannot fail.
     let prefix = u32::try_from(len)
@@ -133,6 +153,116 @@ pub(crate) fn encode_frame(envelope: &Envelope, buf: &mut Vec<u8>) -> Result<(),
         header.copy_from_slice(&prefix);
     }
     Ok(())
+}
+
+/// serde_json's compact output, held to the JSON text policy as it is
+/// written. What serde_json writes from an [`Envelope`] is UTF-8 JSON with
+/// control characters escaped, no byte-order mark and no half surrogate (a
+/// Rust string cannot hold one); its objects are structs and
+/// `serde_json::Map`s, whose member names are unique; a non-finite float is
+/// written as `null`. What is left to hold is the nesting depth and the
+/// integers, which this does as they are written.
+struct Policed<'a> {
+    depth: usize,
+    refused: &'a mut Option<crate::text::TextProblem>,
+}
+
+impl Policed<'_> {
+    fn refuse(&mut self, problem: crate::text::TextProblem) -> std::io::Result<()> {
+        *self.refused = Some(problem);
+        Err(std::io::Error::other(
+            "the JSON text policy refuses this envelope",
+        ))
+    }
+
+    fn enter(&mut self) -> std::io::Result<()> {
+        self.depth += 1;
+        if self.depth > crate::text::MAX_DEPTH {
+            return self.refuse(crate::text::TextProblem::TooDeep);
+        }
+        Ok(())
+    }
+
+    fn integer(&mut self, magnitude: u128) -> std::io::Result<()> {
+        if magnitude > u128::from(crate::text::MAX_SAFE_INTEGER) {
+            return self.refuse(crate::text::TextProblem::UnsafeInteger);
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for Policed<'_> {
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.enter()?;
+        writer.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.depth = self.depth.saturating_sub(1);
+        writer.write_all(b"]")
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.enter()?;
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.depth = self.depth.saturating_sub(1);
+        writer.write_all(b"}")
+    }
+
+    fn write_i64<W: ?Sized + Write>(&mut self, writer: &mut W, value: i64) -> std::io::Result<()> {
+        self.integer(u128::from(value.unsigned_abs()))?;
+        serde_json::ser::CompactFormatter.write_i64(writer, value)
+    }
+
+    fn write_u64<W: ?Sized + Write>(&mut self, writer: &mut W, value: u64) -> std::io::Result<()> {
+        self.integer(u128::from(value))?;
+        serde_json::ser::CompactFormatter.write_u64(writer, value)
+    }
+
+    fn write_i128<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        value: i128,
+    ) -> std::io::Result<()> {
+        self.integer(value.unsigned_abs())?;
+        serde_json::ser::CompactFormatter.write_i128(writer, value)
+    }
+
+    fn write_u128<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        value: u128,
+    ) -> std::io::Result<()> {
+        self.integer(value)?;
+        serde_json::ser::CompactFormatter.write_u128(writer, value)
+    }
+
+    fn write_number_str<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        value: &str,
+    ) -> std::io::Result<()> {
+        if let Err(err) = crate::text::check(value.as_bytes()) {
+            return self.refuse(err.problem);
+        }
+        writer.write_all(value.as_bytes())
+    }
+
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // Raw JSON is checked whole, its depth counted from where it stands.
+        let nested = "[".repeat(self.depth) + fragment + &"]".repeat(self.depth);
+        if let Err(err) = crate::text::check(nested.as_bytes()) {
+            return self.refuse(err.problem);
+        }
+        writer.write_all(fragment.as_bytes())
+    }
 }
 
 /// Reads frames from `R`, reusing one body buffer across frames.

@@ -151,40 +151,52 @@ pub fn scan(bytes: &[u8], layout: Layout) -> Result<(&str, Head), TextError> {
         offset: err.valid_up_to(),
         problem: TextProblem::NotUtf8,
     })?;
+    // The stacks are kept from one text to the next on each thread: a
+    // reader scans message after message, and two allocations per message
+    // cost a fifth of the scan.
+    let (frames, keys) = STACKS.with(|stacks| stacks.take());
     let mut scanner = Scanner {
         bytes,
         at: 0,
-        frames: Vec::new(),
-        keys: Vec::new(),
+        frames,
+        sets: Vec::new(),
+        keys,
         head: Head::default(),
         layout,
     };
-    scanner.run()?;
-    Ok((text, scanner.head))
+    let result = scanner.run();
+    let Scanner {
+        mut frames,
+        mut keys,
+        head,
+        ..
+    } = scanner;
+    frames.clear();
+    keys.clear();
+    // A stack grown by a deep or wide text is not kept.
+    if frames.capacity() <= KEPT && keys.capacity() <= KEPT {
+        STACKS.with(|stacks| stacks.set((frames, keys)));
+    }
+    result.map(|()| (text, head))
 }
 
-/// What the scanner expects next.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Expect {
-    Value,
-    ValueOrArrayEnd,
-    KeyOrObjectEnd,
-    Key,
-    Colon,
-    CommaOrObjectEnd,
-    CommaOrArrayEnd,
-    End,
+/// The most frames and names a kept stack holds.
+const KEPT: usize = 256;
+
+type Stacks = (Vec<Frame>, Vec<(usize, usize)>);
+
+thread_local! {
+    static STACKS: std::cell::Cell<Stacks> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
 }
 
 /// An open array or object.
+#[derive(Clone, Copy)]
 struct Frame {
     object: bool,
-    /// Where this object's member names start in `Scanner::keys`.
-    first_key: usize,
-    /// An object with many members checks their names in a set.
-    set: Option<HashSet<Vec<u8>>>,
     /// Whether a name of this object has an escape (names are then compared unescaped).
     escaped: bool,
+    /// Where this object's member names start in `Scanner::keys`.
+    first_key: usize,
     /// The head member whose value this frame is (for objects at depth 1 and 2).
     member: Member,
 }
@@ -210,6 +222,9 @@ struct Scanner<'b> {
     bytes: &'b [u8],
     at: usize,
     frames: Vec<Frame>,
+    /// The names of the open objects with more than [`LINEAR_KEYS`]
+    /// members, unescaped, by the depth of the object.
+    sets: Vec<(usize, HashSet<Vec<u8>>)>,
     /// Member names of the open objects, as byte ranges.
     keys: Vec<(usize, usize)>,
     head: Head,
@@ -238,123 +253,128 @@ impl Scanner<'_> {
         }
     }
 
+    /// The text, one token at a time: a value where one is expected, then
+    /// the commas and closing brackets after it, until the next value is
+    /// expected or the text ends. No recursion: open containers are frames.
     fn run(&mut self) -> Result<(), TextError> {
-        let mut expect = Expect::Value;
-        // The member whose value comes next (set by a name, at depth 1 and 2).
-        let mut pending = Member::None;
+        // The head member whose value comes next.
+        let mut member = Member::None;
         loop {
             self.skip_space();
+            let start = self.at;
             let Some(byte) = self.byte() else {
-                return match expect {
-                    Expect::End => Ok(()),
-                    _ => self.syntax("more JSON, not the end of the text"),
+                return self.syntax("more JSON, not the end of the text");
+            };
+            match byte {
+                b'{' | b'[' => {
+                    let object = byte == b'{';
+                    self.open(object, member, start)?;
+                    self.skip_space();
+                    match self.byte() {
+                        Some(b'}') if object => self.close(),
+                        Some(b']') if !object => self.close(),
+                        _ if object => {
+                            member = self.member_name()?;
+                            continue;
+                        }
+                        _ => {
+                            member = Member::None;
+                            continue;
+                        }
+                    }
+                }
+                b'"' => {
+                    self.string()?;
+                    self.note(member, start);
+                }
+                b'-' | b'0'..=b'9' => {
+                    self.number()?;
+                    self.note(member, start);
+                }
+                b't' | b'f' | b'n' => {
+                    self.literal(match byte {
+                        b't' => b"true",
+                        b'f' => b"false",
+                        _ => b"null",
+                    })?;
+                    self.note(member, start);
+                }
+                _ => return self.syntax("a value"),
+            }
+            // After a value: close what ends here, until a comma asks for
+            // the next value.
+            loop {
+                self.skip_space();
+                let Some(frame) = self.frames.last().copied() else {
+                    return match self.byte() {
+                        None => Ok(()),
+                        Some(_) => self.syntax("the end of the text after the value"),
+                    };
                 };
-            };
-            expect = match expect {
-                Expect::End => return self.syntax("the end of the text after the value"),
-                Expect::Colon if byte == b':' => {
-                    self.at += 1;
-                    Expect::Value
-                }
-                Expect::Colon => return self.syntax("`:` after a member name"),
-                Expect::CommaOrObjectEnd | Expect::CommaOrArrayEnd if byte == b',' => {
-                    self.at += 1;
-                    if expect == Expect::CommaOrObjectEnd {
-                        Expect::Key
-                    } else {
-                        Expect::Value
+                match self.byte() {
+                    Some(b',') => {
+                        self.at += 1;
+                        member = if frame.object {
+                            self.skip_space();
+                            self.member_name()?
+                        } else {
+                            Member::None
+                        };
+                        break;
                     }
+                    Some(b'}') if frame.object => self.close(),
+                    Some(b']') if !frame.object => self.close(),
+                    None => return self.syntax("more JSON, not the end of the text"),
+                    Some(_) if frame.object => return self.syntax("`,` or `}` after a member"),
+                    Some(_) => return self.syntax("`,` or `]` after an item"),
                 }
-                Expect::CommaOrObjectEnd | Expect::KeyOrObjectEnd if byte == b'}' => {
-                    self.close()?
-                }
-                Expect::CommaOrArrayEnd | Expect::ValueOrArrayEnd if byte == b']' => {
-                    self.close()?
-                }
-                Expect::CommaOrObjectEnd => return self.syntax("`,` or `}` after a member"),
-                Expect::CommaOrArrayEnd => return self.syntax("`,` or `]` after an item"),
-                Expect::Key | Expect::KeyOrObjectEnd if byte == b'"' => {
-                    pending = self.key()?;
-                    Expect::Colon
-                }
-                Expect::Key | Expect::KeyOrObjectEnd => {
-                    return self.syntax("a member name in quotes")
-                }
-                Expect::Value | Expect::ValueOrArrayEnd => {
-                    let member = std::mem::replace(&mut pending, Member::None);
-                    self.value(byte, member)?
-                }
-            };
-        }
-    }
-
-    /// One value, or the opening of an array or object.
-    fn value(&mut self, byte: u8, member: Member) -> Result<Expect, TextError> {
-        let start = self.at;
-        match byte {
-            b'{' | b'[' => {
-                let limit = MAX_DEPTH + usize::from(self.layout == Layout::Contained);
-                if self.frames.len() >= limit {
-                    return self.fail(TextProblem::TooDeep);
-                }
-                let object = byte == b'{';
-                if object {
-                    match (self.frames.len(), member) {
-                        (0, _) => self.head.object = true,
-                        (1, Member::Body) => self.head.body_object = true,
-                        _ => {}
-                    }
-                }
-                self.frames.push(Frame {
-                    object,
-                    first_key: self.keys.len(),
-                    set: None,
-                    escaped: false,
-                    member,
-                });
-                self.note_start(member, start);
-                self.at += 1;
-                return Ok(if object {
-                    Expect::KeyOrObjectEnd
-                } else {
-                    Expect::ValueOrArrayEnd
-                });
             }
-            b'"' => {
-                self.string()?;
+        }
+    }
+
+    /// Opens an array or object at `start`, the value of `member`.
+    fn open(&mut self, object: bool, member: Member, start: usize) -> Result<(), TextError> {
+        let limit = MAX_DEPTH + usize::from(self.layout == Layout::Contained);
+        if self.frames.len() >= limit {
+            return self.fail(TextProblem::TooDeep);
+        }
+        if object {
+            match (self.frames.len(), member) {
+                (0, _) => self.head.object = true,
+                (1, Member::Body) => self.head.body_object = true,
+                _ => {}
             }
-            b'-' | b'0'..=b'9' => self.number()?,
-            b't' => self.literal(b"true")?,
-            b'f' => self.literal(b"false")?,
-            b'n' => self.literal(b"null")?,
-            _ => return self.syntax("a value"),
         }
-        self.note(member, start, self.at);
-        Ok(self.after_value())
+        self.frames.push(Frame {
+            object,
+            escaped: false,
+            first_key: self.keys.len(),
+            member,
+        });
+        if let Some(slot) = self.slot(member) {
+            *slot = Some(Span { start, end: start });
+        }
+        self.at += 1;
+        Ok(())
     }
 
-    fn after_value(&self) -> Expect {
-        match self.frames.last() {
-            None => Expect::End,
-            Some(frame) if frame.object => Expect::CommaOrObjectEnd,
-            Some(_) => Expect::CommaOrArrayEnd,
-        }
-    }
-
-    /// Closes the innermost array or object.
-    fn close(&mut self) -> Result<Expect, TextError> {
+    /// Closes the innermost array or object at its closing bracket.
+    fn close(&mut self) {
         self.at += 1;
         let Some(frame) = self.frames.pop() else {
-            return self.syntax("a value");
+            return;
         };
         if frame.object {
             self.keys.truncate(frame.first_key);
+            let depth = self.frames.len() + 1;
+            if self.sets.last().is_some_and(|(at, _)| *at == depth) {
+                self.sets.pop();
+            }
         }
         let end = self.at;
         if let Some(Some(span)) = self.slot(frame.member) {
             span.end = end;
         }
-        Ok(self.after_value())
     }
 
     fn slot(&mut self, member: Member) -> Option<&mut Option<Span>> {
@@ -372,27 +392,39 @@ impl Scanner<'_> {
         })
     }
 
-    fn note_start(&mut self, member: Member, start: usize) {
-        if let Some(slot) = self.slot(member) {
-            *slot = Some(Span { start, end: start });
-        }
-    }
-
-    fn note(&mut self, member: Member, start: usize, end: usize) {
+    /// Notes where a scalar value of `member` stands (it ends here).
+    fn note(&mut self, member: Member, start: usize) {
+        let end = self.at;
         if let Some(slot) = self.slot(member) {
             *slot = Some(Span { start, end });
         }
     }
 
-    /// A member name: checked against the others of its object, and told
-    /// which head member it is.
+    /// A member name and its colon: checked against the other names of its
+    /// object, and told which head member it is.
+    fn member_name(&mut self) -> Result<Member, TextError> {
+        if self.byte() != Some(b'"') {
+            return self.syntax("a member name in quotes");
+        }
+        let member = self.key()?;
+        self.skip_space();
+        if self.byte() != Some(b':') {
+            return self.syntax("`:` after a member name");
+        }
+        self.at += 1;
+        Ok(member)
+    }
+
     fn key(&mut self) -> Result<Member, TextError> {
         let start = self.at;
         let escaped = self.string()?;
         let raw = (start + 1, self.at - 1);
         self.duplicate(raw, escaped, start)?;
-        let name = self.bytes.get(raw.0..raw.1).unwrap_or_default();
         let depth = self.frames.len();
+        if depth > 2 || self.layout == Layout::Contained {
+            return Ok(Member::None);
+        }
+        let name = self.bytes.get(raw.0..raw.1).unwrap_or_default();
         let parent = self.frames.last().map_or(Member::None, |f| f.member);
         // The body's members stand one level down in an envelope, at the top of a bare body.
         let in_body = match self.layout {
@@ -400,7 +432,6 @@ impl Scanner<'_> {
             Layout::Body => depth == 1,
             Layout::Contained => false,
         };
-        let in_body = in_body && self.layout != Layout::Contained;
         Ok(match (self.layout, depth, in_body, name) {
             (Layout::Envelope, 1, _, b"v") => Member::V,
             (Layout::Envelope, 1, _, b"kind") => Member::Kind,
@@ -422,6 +453,7 @@ impl Scanner<'_> {
         escaped: bool,
         at: usize,
     ) -> Result<(), TextError> {
+        let depth = self.frames.len();
         let Some(frame) = self.frames.last_mut() else {
             return Ok(());
         };
@@ -437,7 +469,11 @@ impl Scanner<'_> {
         };
         frame.escaped |= escaped;
         let own = self.keys.get(frame.first_key..).unwrap_or_default();
-        let repeated = match &mut frame.set {
+        let set = match self.sets.last_mut() {
+            Some((at, set)) if *at == depth => Some(set),
+            _ => None,
+        };
+        let repeated = match set {
             Some(set) => !set.insert(if escaped {
                 unescaped(raw)
             } else {
@@ -451,13 +487,14 @@ impl Scanner<'_> {
                 own.iter().any(|k| unescaped(*k) == name)
             }
         };
-        if !repeated && frame.set.is_none() && own.len() + 1 > LINEAR_KEYS {
+        let has_set = self.sets.last().is_some_and(|(at, _)| *at == depth);
+        if !repeated && !has_set && own.len() + 1 > LINEAR_KEYS {
             let set: HashSet<Vec<u8>> = own
                 .iter()
                 .chain(std::iter::once(&raw))
                 .map(|k| unescaped(*k))
                 .collect();
-            frame.set = Some(set);
+            self.sets.push((depth, set));
         }
         if repeated {
             let name = unescaped(raw);
@@ -477,10 +514,7 @@ impl Scanner<'_> {
         let mut escaped = false;
         loop {
             let rest = self.bytes.get(self.at..).unwrap_or_default();
-            let Some(offset) = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            else {
+            let Some(offset) = string_stop(rest) else {
                 self.at = self.bytes.len();
                 return self.syntax("the end of a string");
             };
@@ -564,9 +598,19 @@ impl Scanner<'_> {
             self.at += 1;
         }
         let int_start = self.at;
+        // The integer part's value, kept while its digits are read (17 digits
+        // or more are past 2^53 − 1 whatever they say).
+        let mut value: u64 = 0;
         match self.byte() {
             Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => self.digits(),
+            Some(b'1'..=b'9') => {
+                while let Some(digit @ b'0'..=b'9') = self.byte() {
+                    value = value
+                        .saturating_mul(10)
+                        .saturating_add(u64::from(digit - b'0'));
+                    self.at += 1;
+                }
+            }
             _ => return self.syntax("a digit"),
         }
         let int_digits = self.at - int_start;
@@ -592,20 +636,19 @@ impl Scanner<'_> {
             }
             self.digits();
         }
-        let text = std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default())
-            .unwrap_or_default();
         self.head.fractions |= !literal_integer;
         if literal_integer {
-            let digits = text.trim_start_matches('-');
-            let safe =
-                int_digits <= 16 && digits.parse::<u64>().is_ok_and(|n| n <= MAX_SAFE_INTEGER);
-            if !safe {
+            if int_digits > 16 || value > MAX_SAFE_INTEGER {
                 self.at = start;
                 return self.fail(TextProblem::UnsafeInteger);
             }
-        } else if (exponent || text.len() > 300) && !text.parse::<f64>().is_ok_and(f64::is_finite) {
-            self.at = start;
-            return self.fail(TextProblem::NumberOutOfRange);
+        } else if exponent || self.at - start > 300 {
+            let text = std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default())
+                .unwrap_or_default();
+            if !text.parse::<f64>().is_ok_and(f64::is_finite) {
+                self.at = start;
+                return self.fail(TextProblem::NumberOutOfRange);
+            }
         }
         Ok(())
     }
@@ -615,6 +658,36 @@ impl Scanner<'_> {
             self.at += 1;
         }
     }
+}
+
+/// Where a string's plain run ends in `rest`: the first quote, backslash or
+/// control byte. Eight bytes are tested at a time (the bit tricks of
+/// serde_json's own string scan), then the rest one by one.
+fn string_stop(rest: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` that is zero sets its high bit here (and only a byte at
+    // or after the first zero can be set spuriously, which is past the stop).
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut offset = 0;
+    let mut chunks = rest.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let stops = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if stops != 0 {
+            return Some(offset + (stops.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|at| offset + at)
 }
 
 #[cfg(test)]
@@ -673,6 +746,34 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(text)
             );
+        }
+    }
+
+    #[test]
+    fn a_strings_plain_run_ends_at_its_first_quote_backslash_or_control_byte() {
+        let plain = |rest: &[u8]| {
+            rest.iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        };
+        let mut rng: u64 = 0x5eed;
+        for len in 0..40 {
+            for _ in 0..200 {
+                let text: Vec<u8> = (0..len)
+                    .map(|_| {
+                        rng = rng
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        // Mostly plain bytes, high ones too; now and then a stop.
+                        match (rng >> 33) % 40 {
+                            0 => b'"',
+                            1 => b'\\',
+                            2 => (rng >> 40) as u8 % 0x20,
+                            _ => 0x20 + (rng >> 40) as u8 % 0xe0,
+                        }
+                    })
+                    .collect();
+                assert_eq!(string_stop(&text), plain(&text), "{text:?}");
+            }
         }
     }
 

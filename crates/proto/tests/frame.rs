@@ -374,6 +374,62 @@ fn an_envelope_a_reader_would_refuse_is_not_written() {
     assert!(out.is_empty(), "{} bytes were written", out.len());
 }
 
+/// The writer holds the policy as it writes; it must refuse exactly what the
+/// reader's scan of the same text refuses. Inputs of every depth around the
+/// limit and integers around ±(2^53 − 1), compared one by one.
+#[test]
+fn the_writer_refuses_exactly_what_the_policy_refuses() {
+    let invoke = |input: serde_json::Value| Envelope::Call {
+        body: proto::CallBody::ToolInvoke(proto::ToolInvokeParams {
+            cwd: None,
+            input,
+            tool: "t".into(),
+        }),
+        id: 1.into(),
+        v: proto::ProtocolVersion,
+    };
+    let nested = |depth: usize, leaf: serde_json::Value| {
+        (0..depth).fold(leaf, |inner, level| {
+            if level % 2 == 0 {
+                json!([inner])
+            } else {
+                json!({ "k": inner })
+            }
+        })
+    };
+    let safe = 9_007_199_254_740_991i64;
+    let leaves = [
+        json!(safe),
+        json!(safe + 1),
+        json!(-safe),
+        json!(-safe - 1),
+        json!(u64::MAX),
+        json!(1.5),
+        json!("x"),
+        json!(null),
+    ];
+    let mut compared = 0;
+    for depth in (0..10).chain(118..130) {
+        for leaf in &leaves {
+            let envelope = invoke(nested(depth, leaf.clone()));
+            let text = serde_json::to_vec(&envelope).expect("serde writes it");
+            let policy = proto::text::check(&text).map(|_| ()).map_err(|e| e.problem);
+            let mut out = Vec::new();
+            let written = match write_frame(&mut out, &envelope) {
+                Ok(()) => Ok(()),
+                Err(FrameError::Unreadable(err)) => Err(err.problem),
+                Err(other) => panic!("depth {depth}, {leaf}: {other}"),
+            };
+            assert_eq!(written, policy, "depth {depth}, leaf {leaf}");
+            if written.is_ok() {
+                assert_eq!(out.get(4..), Some(text.as_slice()));
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 22 * leaves.len());
+}
+
 #[test]
 fn errors_read_as_sentences() {
     let messages = [
