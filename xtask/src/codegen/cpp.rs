@@ -6,6 +6,8 @@
 //! reads JSON Schema 2020-12 into checked nlohmann readers with the
 //! contract's unknown-name alternatives, so the emitter is here.
 
+mod pattern;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -157,11 +159,7 @@ pub fn files(
     out.push_str(SUPPORT);
     out.push_str("\nnamespace detail {\n\n");
     for (index, pattern) in emitter.patterns.iter().enumerate() {
-        let _ = write!(
-            out,
-            "inline const std::regex& pattern_{index}() {{\n  static const std::regex compiled({}, std::regex::ECMAScript);\n  return compiled;\n}}\n\n",
-            literal(pattern)
-        );
+        out.push_str(&pattern::function(index, pattern, &literal(pattern)));
     }
     out.push_str("}  // namespace detail\n\n");
     out.push_str(&body);
@@ -488,7 +486,7 @@ impl Emitter<'_> {
             let index = self.pattern(pattern);
             let _ = writeln!(
                 out,
-                "{indent}check_pattern({var}, pattern_{index}(), {}, at);",
+                "{indent}check_pattern(pattern_{index}({var}), {}, at);",
                 literal(pattern)
             );
         }

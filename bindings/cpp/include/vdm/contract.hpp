@@ -224,8 +224,8 @@ inline void check_length(const std::string& text, std::size_t min, std::size_t m
   }
 }
 
-inline void check_pattern(const std::string& text, const std::regex& pattern, const char* source, const Path& at) {
-  if (!std::regex_search(text, pattern)) fail(at, std::string("does not match the pattern ") + source);
+inline void check_pattern(bool matched, const char* source, const Path& at) {
+  if (!matched) fail(at, std::string("does not match the pattern ") + source);
 }
 
 inline const std::string& read_string(const json& v, const Path& at) {
@@ -369,29 +369,84 @@ inline nlohmann::json parse_json(std::string_view text) {
 
 namespace detail {
 
-inline const std::regex& pattern_0() {
-  static const std::regex compiled("^[0-9a-fA-F]+$", std::regex::ECMAScript);
-  return compiled;
+// "^[0-9a-fA-F]+$" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_0(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
+  static constexpr unsigned char next[3][7] = {{1, 2, 1, 2, 1, 2, 1}, {1, 1, 1, 1, 1, 1, 1}, {1, 2, 1, 2, 1, 2, 1}};
+  static constexpr bool matched[3] = {false, false, false};
+  static constexpr bool matched_at_end[3] = {false, false, true};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_1() {
-  static const std::regex compiled("^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", std::regex::ECMAScript);
-  return compiled;
+// "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_1(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 8, 8, 8, 8, 8, 8, 8, 9, 10, 10, 11, 12, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 14, 15, 16, 17, 17, 17, 17, 17, 17, 17, 18, 19, 19, 20, 21, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22};
+  static constexpr unsigned char next[13][23] = {{1, 1, 1, 1, 1, 2, 1, 3, 1, 1, 1, 1, 1, 1, 2, 1, 3, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 5, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1}, {1, 1, 1, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1}, {1, 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 8, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1}, {1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+  static constexpr bool matched[13] = {false, false, false, false, false, false, false, false, false, false, false, false, true};
+  static constexpr bool matched_at_end[13] = {false, false, false, false, false, false, false, false, false, false, false, true, false};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_2() {
-  static const std::regex compiled("^[A-Za-z0-9_-]+$", std::regex::ECMAScript);
-  return compiled;
+// "^[A-Za-z0-9_-]+$" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_2(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 7, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10};
+  static constexpr unsigned char next[3][11] = {{1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1}};
+  static constexpr bool matched[3] = {false, false, false};
+  static constexpr bool matched_at_end[3] = {false, false, true};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_3() {
-  static const std::regex compiled("^[0-9]+\\.[0-9]+\\.[0-9]+$", std::regex::ECMAScript);
-  return compiled;
+// "^[0-9]+\\.[0-9]+\\.[0-9]+$" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_3(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+  static constexpr unsigned char next[7][5] = {{1, 1, 1, 2, 1}, {1, 1, 1, 1, 1}, {1, 3, 1, 2, 1}, {1, 1, 1, 4, 1}, {1, 5, 1, 4, 1}, {1, 1, 1, 6, 1}, {1, 1, 1, 6, 1}};
+  static constexpr bool matched[7] = {false, false, false, false, false, false, false};
+  static constexpr bool matched_at_end[7] = {false, false, false, false, false, false, true};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_4() {
-  static const std::regex compiled("^/", std::regex::ECMAScript);
-  return compiled;
+// "^/" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_4(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  static constexpr unsigned char next[4][3] = {{1, 2, 1}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}};
+  static constexpr bool matched[4] = {false, false, false, true};
+  static constexpr bool matched_at_end[4] = {false, false, true, false};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
 }  // namespace detail
@@ -470,7 +525,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     {
       const std::string& text = read_string(value, at);
       check_length(text, 32, 128, at);
-      check_pattern(text, pattern_0(), "^[0-9a-fA-F]+$", at);
+      check_pattern(pattern_0(text), "^[0-9a-fA-F]+$", at);
       out.value = text;
     }
   }
@@ -635,7 +690,7 @@ inline void read_DownloadSpec(const json& v, DownloadSpec& out, Path& at) {
     {
       const std::string& text = read_string(value, at);
       check_length(text, 0, 8192, at);
-      check_pattern(text, pattern_1(), "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", at);
+      check_pattern(pattern_1(text), "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", at);
       out.url = text;
     }
   }
@@ -698,7 +753,7 @@ inline void read_TaskId(const json& v, TaskId& out, Path& at) {
   {
     const std::string& text = read_string(v, at);
     check_length(text, 1, 64, at);
-    check_pattern(text, pattern_2(), "^[A-Za-z0-9_-]+$", at);
+    check_pattern(pattern_2(text), "^[A-Za-z0-9_-]+$", at);
     out = text;
   }
 }
@@ -2217,7 +2272,7 @@ inline void read_SessionHelloParams(const json& v, SessionHelloParams& out, Path
     {
       const std::string& text = read_string(value, at);
       check_length(text, 0, 32, at);
-      check_pattern(text, pattern_3(), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
+      check_pattern(pattern_3(text), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
       out.contract_version = text;
     }
   }
@@ -2256,7 +2311,7 @@ inline void read_SessionHelloResult(const json& v, SessionHelloResult& out, Path
     {
       const std::string& text = read_string(value, at);
       check_length(text, 0, 32, at);
-      check_pattern(text, pattern_3(), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
+      check_pattern(pattern_3(text), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
       out.contract_version = text;
     }
   }
@@ -2600,7 +2655,7 @@ inline void read_ToolInvokeParams(const json& v, ToolInvokeParams& out, Path& at
       {
         const std::string& text = read_string((*value), at);
         check_length(text, 0, 4096, at);
-        check_pattern(text, pattern_4(), "^/", at);
+        check_pattern(pattern_4(text), "^/", at);
         slot = text;
       }
     } else {

@@ -1,0 +1,258 @@
+//! A schema `pattern` as C++ code. `std::regex` costs about a quarter of the
+//! C++ reader's time; a pattern that is a plain ASCII expression (literals,
+//! classes of ASCII characters, groups, alternation, repetition, anchors)
+//! becomes a DFA instead, built by regex-automata when the bindings are
+//! generated and written out as tables: one lookup per byte. On such a
+//! pattern a byte-wise DFA and ECMAScript's code-point regex agree, since no
+//! atom of it can match a byte of a non-ASCII character. Any other pattern
+//! keeps `std::regex`.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
+
+/// The DFA of a pattern, as tables over byte classes.
+#[derive(Debug)]
+pub struct Tables {
+    /// The class of each byte.
+    pub classes: [u8; 256],
+    /// `next[state][class]`.
+    pub next: Vec<Vec<usize>>,
+    /// A match ends before the byte that led here.
+    pub matched: Vec<bool>,
+    /// A match ends at the end of the text, from this state.
+    pub matched_at_end: Vec<bool>,
+    pub start: usize,
+    pub dead: usize,
+}
+
+impl Tables {
+    /// Whether the pattern finds a match in `text` (ECMAScript's `test`):
+    /// the walk the generated C++ does.
+    #[cfg(test)]
+    pub fn test(&self, text: &[u8]) -> bool {
+        let mut state = self.start;
+        for &byte in text {
+            let class = usize::from(self.classes[usize::from(byte)]);
+            state = self.next[state][class];
+            if self.matched[state] {
+                return true;
+            }
+            if state == self.dead {
+                return false;
+            }
+        }
+        self.matched_at_end[state]
+    }
+}
+
+/// Whether every atom of `pattern` is ASCII and matches only ASCII: no `.`,
+/// no negated class, no class escape (`\d`, `\w`, …), no non-ASCII character.
+pub fn plain_ascii(pattern: &str) -> bool {
+    if !pattern.is_ascii() || pattern.contains("[^") {
+        return false;
+    }
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => return false,
+            '\\' => match chars.next() {
+                Some(escaped) if "\\.-/+*?()[]{}|^$".contains(escaped) => {}
+                _ => return false,
+            },
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The DFA tables of `pattern`, when it is plain ASCII and small.
+pub fn tables(pattern: &str) -> Option<Tables> {
+    if !plain_ascii(pattern) {
+        return None;
+    }
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Unanchored)
+                .minimize(true),
+        )
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+        .build(pattern)
+        .ok()?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::No))
+        .ok()?;
+    // One representative byte per class.
+    let byte_classes = dfa.byte_classes();
+    let mut classes = [0u8; 256];
+    let mut representatives: Vec<u8> = Vec::new();
+    for byte in 0..=255u8 {
+        let class = byte_classes.get(byte);
+        classes[usize::from(byte)] = class;
+        if usize::from(class) == representatives.len() {
+            representatives.push(byte);
+        }
+    }
+    // The states reachable from the start, numbered as found.
+    let mut index: HashMap<regex_automata::util::primitives::StateID, usize> = HashMap::new();
+    let mut states = vec![start];
+    index.insert(start, 0);
+    let mut next = Vec::new();
+    let mut at = 0;
+    while let Some(&state) = states.get(at) {
+        let mut row = Vec::with_capacity(representatives.len());
+        for &byte in &representatives {
+            let to = dfa.next_state(state, byte);
+            let id = *index.entry(to).or_insert_with(|| {
+                states.push(to);
+                states.len() - 1
+            });
+            row.push(id);
+        }
+        next.push(row);
+        at += 1;
+        // A pattern that needs more states than this is left to std::regex.
+        if states.len() > 64 {
+            return None;
+        }
+    }
+    let matched: Vec<bool> = states.iter().map(|s| dfa.is_match_state(*s)).collect();
+    let matched_at_end: Vec<bool> = states
+        .iter()
+        .map(|s| dfa.is_match_state(dfa.next_eoi_state(*s)))
+        .collect();
+    if states.iter().any(|s| dfa.is_quit_state(*s)) {
+        return None;
+    }
+    let dead = states
+        .iter()
+        .position(|s| dfa.is_dead_state(*s))
+        .unwrap_or(states.len());
+    Some(Tables {
+        classes,
+        next,
+        matched,
+        matched_at_end,
+        start: 0,
+        dead,
+    })
+}
+
+/// `inline bool pattern_N(std::string_view text)`: the DFA's tables and walk
+/// when the pattern has one, `std::regex_search` otherwise.
+pub fn function(index: usize, pattern: &str, literal: &str) -> String {
+    let mut out = String::new();
+    let Some(tables) = tables(pattern) else {
+        let _ = write!(
+            out,
+            "inline bool pattern_{index}(std::string_view text) {{\n  static const std::regex compiled({literal}, std::regex::ECMAScript);\n  return std::regex_search(text.begin(), text.end(), compiled);\n}}\n\n"
+        );
+        return out;
+    };
+    let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(", ");
+    let classes = list(&mut tables.classes.iter().map(ToString::to_string));
+    let rows = list(
+        &mut tables
+            .next
+            .iter()
+            .map(|row| format!("{{{}}}", list(&mut row.iter().map(ToString::to_string)))),
+    );
+    let flags = |items: &[bool]| list(&mut items.iter().map(|b| b.to_string()));
+    let width = tables.next.first().map_or(0, Vec::len);
+    let _ = write!(
+        out,
+        "// {literal} as a DFA (regex-automata, when the bindings were generated):\n\
+         // one table lookup per byte.\n\
+         inline bool pattern_{index}(std::string_view text) {{\n\
+         \x20 static constexpr unsigned char classes[256] = {{{classes}}};\n\
+         \x20 static constexpr unsigned char next[{states}][{width}] = {{{rows}}};\n\
+         \x20 static constexpr bool matched[{states}] = {{{matched}}};\n\
+         \x20 static constexpr bool matched_at_end[{states}] = {{{at_end}}};\n\
+         \x20 unsigned state = {start};\n\
+         \x20 for (unsigned char byte : text) {{\n\
+         \x20   state = next[state][classes[byte]];\n\
+         \x20   if (matched[state]) return true;\n\
+         \x20   if (state == {dead}) return false;\n\
+         \x20 }}\n\
+         \x20 return matched_at_end[state];\n\
+         }}\n\n",
+        states = tables.next.len(),
+        matched = flags(&tables.matched),
+        at_end = flags(&tables.matched_at_end),
+        start = tables.start,
+        dead = tables.dead,
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{plain_ascii, tables};
+
+    /// The walk over the tables finds a match exactly where the `regex`
+    /// crate does, for every pattern of the contract and a few more, on
+    /// strings made of the bytes that matter to each (and others).
+    #[test]
+    fn the_tables_match_where_a_regex_engine_matches() {
+        let patterns = [
+            "^[A-Za-z0-9_-]+$",
+            "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://",
+            "^[0-9a-fA-F]+$",
+            "^[0-9]+\\.[0-9]+\\.[0-9]+$",
+            "^/",
+            "a{2,3}b?$",
+            "(ab|cd)*e",
+        ];
+        let alphabet: Vec<&str> = vec![
+            "a", "b", "c", "d", "e", "A", "z", "0", "9", "_", "-", ".", "/", ":", "h", "t", "p",
+            "s", "H", "T", "P", "S", "f", "F", " ", "\n", "é", "😀", "\u{0}",
+        ];
+        let mut seed: u64 = 0x9a77;
+        let mut compared = 0;
+        for pattern in patterns {
+            let dfa = tables(pattern).unwrap_or_else(|| panic!("{pattern} has tables"));
+            let engine = regex::Regex::new(pattern).expect("a regex");
+            for _ in 0..3000 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let len = (seed >> 33) % 12;
+                let mut text = String::new();
+                if (seed >> 40) % 3 == 0 {
+                    text.push_str(["http://", "FTP://", "1.2.3", "/"][((seed >> 45) % 4) as usize]);
+                }
+                for _ in 0..len {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    text.push_str(alphabet[((seed >> 33) as usize) % alphabet.len()]);
+                }
+                assert_eq!(
+                    dfa.test(text.as_bytes()),
+                    engine.is_match(&text),
+                    "{pattern} on {text:?}"
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 3000 * patterns.len());
+    }
+
+    #[test]
+    fn only_plain_ascii_patterns_become_tables() {
+        for pattern in ["^.+$", "^[^a]$", "^\\d+$", "^é$", "\\w"] {
+            assert!(!plain_ascii(pattern), "{pattern}");
+            assert!(tables(pattern).is_none(), "{pattern}");
+        }
+    }
+}
