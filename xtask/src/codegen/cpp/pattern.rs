@@ -228,7 +228,7 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 let len = (seed >> 33) % 12;
                 let mut text = String::new();
-                if (seed >> 40) % 3 == 0 {
+                if (seed >> 40).is_multiple_of(3) {
                     text.push_str(["http://", "FTP://", "1.2.3", "/"][((seed >> 45) % 4) as usize]);
                 }
                 for _ in 0..len {
