@@ -67,7 +67,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     report(
         "TypeScript",
         "JSON.parse",
-        "JSON.parse + parseEnvelope",
+        "parseEnvelopeText",
         TS_TARGET,
         count,
         &mut node,

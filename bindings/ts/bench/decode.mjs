@@ -1,12 +1,13 @@
-// parseEnvelope beside JSON.parse alone, on the same lines, in one process,
-// one thread, runs interleaved. Run by `cargo xtask bench bindings`; by hand:
+// parseEnvelopeText (the JSON text policy, JSON.parse, then parseEnvelope:
+// what a lane reading the wire calls) beside JSON.parse alone, on the same
+// lines, in one process, one thread, runs interleaved. Run by `cargo xtask bench bindings`; by hand:
 //
 //   node bindings/ts/bench/decode.mjs corpus.jsonl 7
 //
 // Prints one line per run: `parse_ns decode_ns`, then `counts PARSED DECODED
 // REFUSED`, as the C++ bench does.
 import { readFileSync } from "node:fs";
-import { ContractError, parseEnvelope } from "../index.js";
+import { ContractError, parseEnvelopeText } from "../index.js";
 
 const [file, runsText] = process.argv.slice(2);
 if (file === undefined || runsText === undefined) {
@@ -30,7 +31,7 @@ for (let run = 0; run < runs; run++) {
   const middle = process.hrtime.bigint();
   for (const line of lines) {
     try {
-      const envelope = parseEnvelope(JSON.parse(line));
+      const envelope = parseEnvelopeText(line);
       sink += envelope.kind.length;
       decoded++;
     } catch (error) {
