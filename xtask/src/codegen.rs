@@ -126,6 +126,7 @@ pub fn rust_bindings(
         syn::parse2(types).context("typify wrote code that does not parse")?;
     bundle::patch_nullable(&mut types, &bundle.nullable_optional)?;
     bundle::open_enums(&mut types);
+    bundle::keep_present_empties(&mut types);
     let types = quote::ToTokens::to_token_stream(&types);
     Ok(vec![
         (

@@ -650,6 +650,14 @@ where
     Option::<T>::deserialize(deserializer).map(Some)
 }
 
+/// Reads a free-form field that is present, `null` included, as
+/// `Some(value)`; an absent field takes the default, `None`.
+pub fn present_value<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
 /// What the schemas say about one method, beyond its shapes. Generic over
 /// the `Transport` and `RpcErrorCode` of the bindings that hold the table, so
 /// every release's frozen bindings can hold one.

@@ -236,6 +236,70 @@ pub fn open_enums(file: &mut syn::File) {
     }
 }
 
+/// Keeps a present empty collection, and a present `null` in a free-form
+/// field, apart from an absent field, so what is read is written back as it
+/// came (the C++ and TypeScript bindings do, and the readers are held to
+/// the same value): typify writes an optional array or map as a bare
+/// collection that an absent field and `[]` both read as empty, and an
+/// optional free-form value as an `Option` that `null` reads as `None`.
+pub fn keep_present_empties(file: &mut syn::File) {
+    for item in &mut file.items {
+        let syn::Item::Struct(item) = item else {
+            continue;
+        };
+        let syn::Fields::Named(fields) = &mut item.fields else {
+            continue;
+        };
+        for field in &mut fields.named {
+            let serde_attrs: String = field
+                .attrs
+                .iter()
+                .filter(|attr| attr.path().is_ident("serde"))
+                .map(|attr| quote::ToTokens::to_token_stream(attr).to_string())
+                .collect();
+            let ty = &field.ty;
+            let ty_text = quote::ToTokens::to_token_stream(ty)
+                .to_string()
+                .replace(' ', "");
+            let rename = serde_rename(&field.attrs);
+            let collection = serde_attrs.contains("is_empty");
+            let free_form = ty_text == "::std::option::Option<::serde_json::Value>";
+            if !collection && !free_form {
+                continue;
+            }
+            if collection {
+                let inner: syn::Type = syn::parse_quote!(::std::option::Option<#ty>);
+                field.ty = inner;
+            }
+            field.attrs.retain(|attr| !attr.path().is_ident("serde"));
+            let attr: syn::Attribute = match (collection, rename) {
+                (true, Some(name)) => syn::parse_quote! {
+                    #[serde(rename = #name, default, skip_serializing_if = "::std::option::Option::is_none")]
+                },
+                (true, None) => syn::parse_quote! {
+                    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+                },
+                (false, Some(name)) => syn::parse_quote! {
+                    #[serde(
+                        rename = #name,
+                        default,
+                        skip_serializing_if = "::std::option::Option::is_none",
+                        deserialize_with = "crate::wire::present_value"
+                    )]
+                },
+                (false, None) => syn::parse_quote! {
+                    #[serde(
+                        default,
+                        skip_serializing_if = "::std::option::Option::is_none",
+                        deserialize_with = "crate::wire::present_value"
+                    )]
+                },
+            };
+            field.attrs.push(attr);
+        }
+    }
+}
+
 pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow::Result<()> {
     for item in &mut file.items {
         let syn::Item::Struct(item) = item else {

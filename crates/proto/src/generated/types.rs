@@ -122,8 +122,8 @@ Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct DownloadListParams {
     ///Only tasks in one of these states; every task when absent.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub states: ::std::vec::Vec<TaskState>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub states: ::std::option::Option<::std::vec::Vec<TaskState>>,
 }
 /**What download.list answers with.
 
@@ -206,11 +206,10 @@ pub struct DownloadSpec {
     )]
     pub file_name: ::std::option::Option<::std::string::String>,
     ///Extra HTTP request headers, by name. A map on purpose: any header name may appear.
-    #[serde(
-        default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-    )]
-    pub headers: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub headers: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
     ///The requested number of connections. This is a request: the count in use may be lower after the per-host cap, or 1 for a source that cannot resume; TaskSummary.segments reports what is in use.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub segments: ::std::option::Option<u8>,
@@ -384,7 +383,11 @@ pub struct RpcError {
     ///The kind of failure.
     pub code: super::tables::RpcErrorCode,
     ///Any structured detail the callee adds (for example the JSON pointer of a bad parameter). Free-form on purpose.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present_value"
+    )]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A sentence for a person that says what was wrong and, where it can, how to fix it.
     pub message: ::std::string::String,
