@@ -7,6 +7,14 @@
 //! printed with its input, and the run ends with the count of inputs, the
 //! rate and the disagreements found (exit 1 when there were any).
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

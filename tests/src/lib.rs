@@ -4,6 +4,14 @@
 //! bindings do agrees with what the compatibility checker says
 //! ([`disagreements`]).
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::{Path, PathBuf};
 
 use compat::{Comparison, Family, Rule, Verdict};

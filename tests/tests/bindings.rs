@@ -8,6 +8,14 @@
 //! type-checks the declarations. A missing compiler or `bindings/ts`'s
 //! `npm ci` not having run is a failure that says so, not a skip.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};

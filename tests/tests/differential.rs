@@ -3,6 +3,14 @@
 //! run here; `cargo run --release -p contract-tests --example differential
 //! -- --seconds N` runs for as long as asked.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 
 use contract_tests::differential;

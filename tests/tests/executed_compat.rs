@@ -4,6 +4,14 @@
 //! What the bindings do must agree with what `cargo xtask compat` says for
 //! that pair.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 
 use compat::{Options, Verdict};

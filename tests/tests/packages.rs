@@ -4,6 +4,14 @@
 //! built or installed here as `docs/bindings.md` tells a lane to, and asked
 //! for its contract version.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

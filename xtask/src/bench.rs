@@ -9,6 +9,10 @@
 //! file embedded under its `$id`), since neither resolves our `$id`s offline
 //! from a folder. Not part of CI.
 
+// Bench code, exempt from the no-panic rule as tests are: the corpus is
+// built here, and an index that misses is a bench bug that should stop it.
+#![allow(clippy::indexing_slicing)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

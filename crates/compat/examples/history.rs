@@ -1,5 +1,13 @@
 //! Times `compare_sets` on the contract's own releases: `cargo run --release -p compat --example history`.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 
 fn main() {

@@ -2,6 +2,14 @@
 //! `cargo run -p compat --example pair -- SEED [tolerant|strict]` (the seed
 //! the fuzz target takes from its input's bytes 1 to 8, little-endian).
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 
 fn main() {

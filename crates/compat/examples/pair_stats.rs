@@ -2,6 +2,14 @@
 //! Counts, per direction, "holds", "breaks" shown by a value, "breaks"
 //! proven without one, and "cannot decide" by keyword; and the search's defects.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -401,11 +401,16 @@ pub fn sarif(
                     "reaches": comparison.reaches.get(&change.group),
                 },
             });
-            if let Some((file, line)) = locate(where_of(change)) {
-                result["locations"] = serde_json::json!([{"physicalLocation": {
-                    "artifactLocation": {"uri": file},
-                    "region": {"startLine": line}
-                }}]);
+            if let (Some((file, line)), Some(fields)) =
+                (locate(where_of(change)), result.as_object_mut())
+            {
+                fields.insert(
+                    "locations".into(),
+                    serde_json::json!([{"physicalLocation": {
+                        "artifactLocation": {"uri": file},
+                        "region": {"startLine": line}
+                    }}]),
+                );
             }
             result
         })

@@ -5,6 +5,14 @@
 //! and the reader refuses after a "compatible" is a checker defect, and the
 //! test fails naming it.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 
 use compat::{compare_documents, compare_sets, Comparison, Options, Readers};

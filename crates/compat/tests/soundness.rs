@@ -4,6 +4,14 @@
 //! `jsonschema` crate is asked first that the writer accepts it and the
 //! reader refuses it, so each case proves itself before it judges the checker.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::Path;
 
 use compat::{compare_documents, Comparison, Options, Readers, Verdict};

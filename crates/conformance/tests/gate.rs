@@ -1,6 +1,14 @@
 //! The conformance gate passes on the repository, and fails — saying why —
 //! when a fixture, a divergence or the coverage is wrong.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::path::{Path, PathBuf};
 
 use conformance::fixtures::{gate, GateReport};

@@ -4,6 +4,14 @@
 //! unknown method, the wrong kind, the secret of another type), checked, and
 //! every finding's text searched for the password.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use conformance::Checker;
 use sample::{Rng, Sampler};
 use serde_json::{json, Value};

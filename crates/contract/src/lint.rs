@@ -491,7 +491,10 @@ fn portable_pattern(pattern: &str) -> Result<(), String> {
     let bytes = pattern.as_bytes();
     for (at, window) in bytes.windows(3).enumerate() {
         let escaped = at > 0 && bytes.get(at - 1) == Some(&b'\\');
-        if window[0] == b'(' && window[1] == b'?' && window[2].is_ascii_alphabetic() && !escaped {
+        if let [b'(', b'?', flag] = window {
+            if !flag.is_ascii_alphabetic() || escaped {
+                continue;
+            }
             return Err(format!(
                 "pattern {pattern:?} uses an inline flag group at byte {at}; JavaScript validators refuse it: \
                  spell the alternatives out (for example [Hh][Tt][Tt][Pp] for a case-insensitive http)"

@@ -4,6 +4,14 @@
 //! - capturing a fast chatter vs reading the same bytes from a plain pipe
 //!   (target: throughput >= 0.5x).
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::hint::black_box;
 use std::io::Read;
 use std::path::Path;

@@ -1,6 +1,14 @@
 //! A tool that prints a gibibyte costs the executor a bounded capture, not a
 //! gibibyte. Alone in its test binary, so the peak it reads is its own.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 mod common;
 
 use common::{call, tools};

@@ -1,5 +1,13 @@
 //! Running one invocation, every rule with real processes.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 mod common;
 
 use std::time::{Duration, Instant};

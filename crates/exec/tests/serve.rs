@@ -1,5 +1,13 @@
 //! `vdm-exec serve` driven as a child process over pipes, and `vdm-exec run`.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 mod common;
 
 use std::collections::BTreeMap;

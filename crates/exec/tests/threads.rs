@@ -2,6 +2,14 @@
 //! tool leaves a descendant outside its process group holding the output
 //! pipes open. (One test in this binary: it counts the process's threads.)
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 mod common;
 
 use std::sync::Arc;

@@ -7,6 +7,14 @@
 //! The policy scan and serde_json's syntax-only pass are timed alone too,
 //! to show where a decode's time goes.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::hint::black_box;
 use std::io::Cursor;
 

@@ -1,5 +1,13 @@
 //! The generated types read and write the wire as `docs/wire.md` shows it.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use proto::{
     CallBody, Envelope, EventBody, ReplyBody, RpcErrorCode, TaskErrorCode, TaskState, Transport,
     EVENTS, METHODS, PROTOCOL_VERSION,

@@ -1,6 +1,14 @@
 //! The frame rules, one test each, driven through the synchronous reader and
 //! (with the `tokio` feature) the codec, with the same cases.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 

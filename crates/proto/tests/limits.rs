@@ -3,6 +3,14 @@
 //! long string, many members, a repeat at the very end) are decoded on a
 //! thread with a 256 KiB stack, and each gets an answer.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use proto::wire::decode;
 use proto::Envelope;
 

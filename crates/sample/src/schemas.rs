@@ -199,49 +199,61 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
             }
             let mut object = json!({"type": "object", "properties": props});
             if rng.chance(50) {
-                object["required"] = json!(["x"]);
+                set(&mut object, "required", json!(["x"]));
             }
             match rng.below(4) {
-                0 => object["additionalProperties"] = json!(false),
-                1 => object["additionalProperties"] = schema(rng, depth + 1),
+                0 => set(&mut object, "additionalProperties", json!(false)),
+                1 => {
+                    let additional = schema(rng, depth + 1);
+                    set(&mut object, "additionalProperties", additional);
+                }
                 _ => {}
             }
             if rng.chance(25) {
-                object["patternProperties"] = json!({ pattern(rng): schema(rng, depth + 1) });
+                let patterns = json!({ pattern(rng): schema(rng, depth + 1) });
+                set(&mut object, "patternProperties", patterns);
             }
             if rng.chance(15) {
-                object["propertyNames"] = json!({"maxLength": 1 + rng.below(3)});
+                set(
+                    &mut object,
+                    "propertyNames",
+                    json!({"maxLength": 1 + rng.below(3)}),
+                );
             }
             if rng.chance(15) {
-                object["dependentRequired"] = json!({"x": ["y"]});
+                set(&mut object, "dependentRequired", json!({"x": ["y"]}));
             }
             if rng.chance(10) {
-                object["dependentSchemas"] = json!({"y": schema(rng, depth + 1)});
+                set(
+                    &mut object,
+                    "dependentSchemas",
+                    json!({"y": schema(rng, depth + 1)}),
+                );
             }
             if rng.chance(15) {
-                object["minProperties"] = json!(rng.below(3));
+                set(&mut object, "minProperties", json!(rng.below(3)));
             }
             object
         }
         2 => {
             let mut array = json!({"type": "array", "items": schema(rng, depth + 1)});
             if rng.chance(30) {
-                array["prefixItems"] = json!([schema(rng, depth + 1)]);
+                set(&mut array, "prefixItems", json!([schema(rng, depth + 1)]));
             }
             if rng.chance(25) {
-                array["contains"] = schema(rng, depth + 1);
+                set(&mut array, "contains", schema(rng, depth + 1));
                 if rng.chance(50) {
-                    array["minContains"] = json!(rng.below(3));
+                    set(&mut array, "minContains", json!(rng.below(3)));
                 }
                 if rng.chance(30) {
-                    array["maxContains"] = json!(1 + rng.below(2));
+                    set(&mut array, "maxContains", json!(1 + rng.below(2)));
                 }
             }
             if rng.chance(30) {
-                array["maxItems"] = json!(rng.below(4));
+                set(&mut array, "maxItems", json!(rng.below(4)));
             }
             if rng.chance(20) {
-                array["uniqueItems"] = json!(true);
+                set(&mut array, "uniqueItems", json!(true));
             }
             array
         }
@@ -281,42 +293,50 @@ fn leaf(rng: &mut Rng) -> Value {
         0 => {
             let mut integer = json!({"type": "integer"});
             if rng.chance(60) {
-                integer["minimum"] = number_value(rng);
+                set(&mut integer, "minimum", number_value(rng));
             }
             if rng.chance(60) {
-                integer["maximum"] = number_value(rng);
+                set(&mut integer, "maximum", number_value(rng));
             }
             if rng.chance(20) {
-                integer["exclusiveMaximum"] = number_value(rng);
+                set(&mut integer, "exclusiveMaximum", number_value(rng));
             }
             integer
         }
         1 => {
             let mut number = json!({"type": "number"});
             if rng.chance(50) {
-                number["exclusiveMinimum"] = number_value(rng);
+                set(&mut number, "exclusiveMinimum", number_value(rng));
             }
             if rng.chance(40) {
-                number["multipleOf"] = json!(rng
-                    .pick(&[0.5, 0.1, 0.25, 3.0, 1.0e-3])
-                    .copied()
-                    .unwrap_or(0.5));
+                set(
+                    &mut number,
+                    "multipleOf",
+                    json!(rng
+                        .pick(&[0.5, 0.1, 0.25, 3.0, 1.0e-3])
+                        .copied()
+                        .unwrap_or(0.5)),
+                );
             }
             number
         }
         2 | 3 => {
             let mut string = json!({"type": "string"});
             if rng.chance(50) {
-                string["maxLength"] = json!(rng.below(6));
+                set(&mut string, "maxLength", json!(rng.below(6)));
             }
             if rng.chance(40) {
-                string["pattern"] = json!(pattern(rng));
+                set(&mut string, "pattern", json!(pattern(rng)));
             }
             if rng.chance(15) {
-                string["format"] = json!(rng
-                    .pick(&["date-time", "email", "ipv4", "uri"])
-                    .copied()
-                    .unwrap_or("email"));
+                set(
+                    &mut string,
+                    "format",
+                    json!(rng
+                        .pick(&["date-time", "email", "ipv4", "uri"])
+                        .copied()
+                        .unwrap_or("email")),
+                );
             }
             string
         }
@@ -387,5 +407,13 @@ fn scalar(rng: &mut Rng) -> Value {
         5 => json!(true),
         6 => json!(9_007_199_254_740_993u64),
         _ => json!([1, "a"]),
+    }
+}
+
+/// Sets one keyword of a schema built here as an object (`Value`'s own
+/// `IndexMut` would panic on anything else).
+fn set(schema: &mut Value, keyword: &str, value: Value) {
+    if let Some(object) = schema.as_object_mut() {
+        object.insert(keyword.into(), value);
     }
 }

@@ -559,18 +559,21 @@ fn examples(doc: &SchemaDoc, fixtures: &[Value], out: &mut String) {
             .filter_map(|kind| {
                 fixtures
                     .iter()
-                    .find(|f| {
-                        f["type"] == "Envelope"
-                            && f["value"]["kind"] == kind
-                            && f["value"]["body"]["method"] == name
+                    .filter(|f| f.get("type").and_then(Value::as_str) == Some("Envelope"))
+                    .filter_map(|f| f.get("value"))
+                    .find(|value| {
+                        value.get("kind").and_then(Value::as_str) == Some(kind)
+                            && value.pointer("/body/method").and_then(Value::as_str) == Some(name)
                     })
-                    .map(|f| (kind, &f["value"]))
+                    .map(|value| (kind, value))
             })
             .collect(),
         DocKind::Event => fixtures
             .iter()
-            .find(|f| f["type"] == "Envelope" && f["value"]["body"]["name"] == name)
-            .map(|f| ("event", &f["value"]))
+            .filter(|f| f.get("type").and_then(Value::as_str) == Some("Envelope"))
+            .filter_map(|f| f.get("value"))
+            .find(|value| value.pointer("/body/name").and_then(Value::as_str) == Some(name))
+            .map(|value| ("event", value))
             .into_iter()
             .collect(),
         _ => fixtures

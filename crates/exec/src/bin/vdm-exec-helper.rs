@@ -57,7 +57,7 @@ fn act(args: &[&str]) -> ExitCode {
             };
             while left > 0 {
                 let n = left.min(chunk.len() as u64) as usize;
-                if sink.write_all(&chunk[..n]).is_err() {
+                if sink.write_all(chunk.get(..n).unwrap_or(&chunk)).is_err() {
                     break;
                 }
                 left -= n as u64;

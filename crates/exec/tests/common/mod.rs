@@ -1,5 +1,12 @@
 //! Shared by the executor's tests: a tool set around the helper program.
 
+// Test code: a failed assumption here stops the run, as it should.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![allow(dead_code)]
 
 use std::path::Path;

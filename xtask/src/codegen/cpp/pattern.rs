@@ -96,9 +96,9 @@ pub fn tables(pattern: &str) -> Option<Tables> {
     let byte_classes = dfa.byte_classes();
     let mut classes = [0u8; 256];
     let mut representatives: Vec<u8> = Vec::new();
-    for byte in 0..=255u8 {
+    for (byte, slot) in (0..=255u8).zip(classes.iter_mut()) {
         let class = byte_classes.get(byte);
-        classes[usize::from(byte)] = class;
+        *slot = class;
         if usize::from(class) == representatives.len() {
             representatives.push(byte);
         }
