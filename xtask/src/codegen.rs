@@ -73,8 +73,7 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     for (file, text) in rust_bindings(&set, &Origin::working_tree())? {
         out.insert(PathBuf::from(RUST_DIR).join(file), text);
     }
-    let version = std::fs::read_to_string(root.join("contracts/VERSION"))
-        .context("reading contracts/VERSION")?;
+    let version = crate::contract_version(root)?;
     // One model for the C++ and TypeScript bindings and the reference pages.
     let model = model::model(&set)?;
     for (file, text) in cpp::files(&model, version.trim(), &Origin::working_tree())? {
@@ -87,7 +86,7 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
         PathBuf::from(CMAKE_LISTS),
         package::cmake(version.trim(), &Origin::working_tree()),
     );
-    out.extend(reference::pages(root, &set, &model)?);
+    out.extend(reference::pages(root, &set, &model, &version)?);
     out.insert(
         PathBuf::from(SCHEMAS_RS),
         rust_file(
@@ -187,9 +186,8 @@ fn embedded_schemas(
     let paths = rels
         .iter()
         .map(|rel| format!("../../../../contracts/schema/{rel}"));
-    let version = std::fs::read_to_string(root.join("contracts/VERSION"))
-        .context("reading contracts/VERSION")?;
-    let version = version.trim();
+    let version = crate::contract_version(root)?;
+    let version = version.as_str();
     // Every frozen release too, so a lane pinned to one checks against it.
     let mut releases = Vec::new();
     for (name, dir) in crate::release::releases(root)? {

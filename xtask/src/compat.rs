@@ -206,8 +206,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
         },
     };
     let declared = if defaults {
-        let version = std::fs::read_to_string(root.join("contracts/VERSION"))
-            .context("reading contracts/VERSION")?;
+        let version = crate::contract_version(root)?;
         let released = from
             .as_deref()
             .or(latest.as_ref().map(|(v, _)| v.as_str()))

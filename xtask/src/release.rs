@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 pub fn run(root: &Path) -> anyhow::Result<()> {
-    let version = std::fs::read_to_string(root.join("contracts/VERSION"))
-        .context("reading contracts/VERSION")?;
-    let version = version.trim();
+    let version = crate::contract_version(root)?;
+    let version = version.as_str();
     compat::declared_bump("0.0.0", version).map_err(anyhow::Error::msg)?;
     let dest = root.join("contracts/released").join(version);
     if dest.exists() {
@@ -315,7 +314,7 @@ mod tests {
                 Step::Gate => assert!(xtask(&scratch, &["gate"])?, "the gate before the release"),
                 Step::Changelog => {
                     let path = scratch.join("contracts/CHANGELOG.md");
-                    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+                    let mut text = std::fs::read_to_string(&path)?;
                     text.push_str(&format!("\n## {next}\n\n- TaskSummary gains `priority`.\n"));
                     std::fs::write(&path, text)?;
                 }

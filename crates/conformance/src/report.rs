@@ -76,6 +76,7 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                     Level::Error => "",
                     Level::Warning => "warning: ",
                 };
+                // Strings, numbers and string-keyed maps: writing cannot fail.
                 let _ = writeln!(
                     out,
                     "{place} {pointer}: [{}] {warning}{}",

@@ -353,6 +353,7 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     };
     let pumps = Pumps {
         stdin: Some(stdin),
+        // A `Value` has string keys only: writing it cannot fail.
         input: serde_json::to_vec(input).unwrap_or_default(),
         written: 0,
         stdout: Some(stdout),

@@ -45,6 +45,7 @@ pub fn npm(version: &str) -> String {
         "files": ["index.js", "index.d.ts"],
         "sideEffects": false
     });
+    // A `Value` has string keys only: writing it cannot fail.
     let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     text.push('\n');
     text

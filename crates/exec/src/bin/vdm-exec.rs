@@ -125,12 +125,15 @@ fn main() -> ExitCode {
             // The process exit status holds 0..=255; the rendered content states the full code.
             ExitCode::from(u8::try_from(capture.exit_code).unwrap_or(1))
         }
-        Command::Schema => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&exec::config::schema()).unwrap_or_default()
-            );
-            ExitCode::SUCCESS
-        }
+        Command::Schema => match serde_json::to_string_pretty(&exec::config::schema()) {
+            Ok(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("vdm-exec: writing the schema: {e}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
