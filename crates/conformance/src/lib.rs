@@ -9,6 +9,7 @@
 
 pub mod fixtures;
 pub mod frames;
+pub mod generate;
 pub mod generated;
 pub mod input;
 pub mod mirror;
@@ -159,6 +160,20 @@ impl Checker {
                 self.type_names().join(", "),
             ))
         }
+    }
+
+    /// Where the schema of `name` lives (`$id`, or `$id#pointer`).
+    pub(crate) fn location(&self, name: &str) -> Result<&str, Error> {
+        self.require_type(name)?;
+        self.locations
+            .get(name)
+            .map(String::as_str)
+            .ok_or_else(|| Error::UnknownType(name.to_string(), self.type_names().join(", ")))
+    }
+
+    /// The registry the schemas resolve in, for drawing values from them.
+    pub(crate) fn registry(&self) -> &jsonschema::Registry<'static> {
+        &self.registry
     }
 
     fn validator(&self, name: &str) -> Result<&Validator, Error> {

@@ -915,3 +915,33 @@ fn a_transition_table_with_a_state_that_is_no_task_state_is_refused() {
     );
     assert_eq!(stdout(&output), "");
 }
+
+#[test]
+fn generated_values_pass_check_on_the_command_line() {
+    let generated = run(
+        &[
+            "generate",
+            "--type",
+            "TaskDetail",
+            "-n",
+            "40",
+            "--seed",
+            "3",
+        ],
+        None,
+    );
+    assert!(generated.status.success(), "{generated:?}");
+    assert_eq!(stdout(&generated).lines().count(), 40);
+    let summary = String::from_utf8_lossy(&generated.stderr);
+    assert!(
+        summary.contains("wrote 40 TaskDetail value(s)"),
+        "{summary}"
+    );
+    let checked = run(
+        &["check", "--type", "TaskDetail", "-"],
+        Some(&stdout(&generated)),
+    );
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+    let unknown = run(&["generate", "--type", "Nope"], None);
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+}

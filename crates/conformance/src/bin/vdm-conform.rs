@@ -91,6 +91,19 @@ enum Command {
     /// List every rule id with what it asks: the conformance rules, then the
     /// schema lint rules.
     Rules,
+    /// Write N values of a contract type as JSON Lines on stdout, each one
+    /// that `check` passes (schema and semantic rules); same seed, same values.
+    Generate {
+        /// The type to generate (e.g. TaskDetail); default: whole messages.
+        #[arg(long = "type", value_name = "NAME", default_value = "Envelope")]
+        type_name: String,
+        /// How many values.
+        #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 100)]
+        count: usize,
+        /// The seed the values are drawn from.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -118,7 +131,10 @@ fn run(cli: Cli) -> Result<bool, String> {
         return Ok(true);
     }
     let Some(command) = cli.command else {
-        return Err("a command is needed (check, frames, trace, mirror, rules); see --help".into());
+        return Err(
+            "a command is needed (check, frames, trace, generate, mirror, rules); see --help"
+                .into(),
+        );
     };
     let checker = || Checker::embedded_contract(&contract).map_err(|err| err.to_string());
     // Each input with the messages (or frames, or records) it held.
@@ -189,6 +205,35 @@ fn run(cli: Cli) -> Result<bool, String> {
                 .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
                 .unwrap_or_default();
             mirror::compare(&cpp_header, &name, &header, &values)
+        }
+        Command::Generate {
+            type_name,
+            count,
+            seed,
+        } => {
+            let checker = checker()?;
+            let stdout = std::io::stdout();
+            let mut sink = std::io::BufWriter::new(stdout.lock());
+            let done =
+                conformance::generate::generate(&checker, &type_name, count, seed, &mut sink)
+                    .map_err(|err| err.to_string())?;
+            sink.flush()
+                .map_err(|err| format!("writing the values: {err}"))?;
+            if cli.format == Format::Human {
+                let mut broken: Vec<(&Rule, &usize)> = done.broken.iter().collect();
+                broken.sort_by(|a, b| b.1.cmp(a.1));
+                let broken: Vec<String> = broken
+                    .iter()
+                    .map(|(rule, count)| format!("{} {count}", rule.id()))
+                    .collect();
+                eprintln!(
+                    "vdm-conform: wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{}",
+                    done.written,
+                    done.dropped,
+                    if broken.is_empty() { String::new() } else { format!(" ({})", broken.join(", ")) }
+                );
+            }
+            return Ok(true);
         }
         Command::Rules => {
             for rule in Rule::ALL {
