@@ -65,6 +65,7 @@ pub fn generate(
     out: &mut dyn Write,
 ) -> Result<Generated, GenerateError> {
     let location = checker.location(target)?;
+    let conditions = Condition::all(checker.schema_set());
     let mut sampler = sample::Sampler::new(checker.registry(), seed);
     let mut done = Generated::default();
     let mut failed_in_a_row = 0;
@@ -73,7 +74,7 @@ pub fn generate(
             target: target.to_string(),
             message: err.to_string(),
         })?;
-        repair(&mut value);
+        repair(&mut value, &conditions);
         // Then as text, so the JSON text policy judges it as `check` would
         // (most draws break a rule of the value, and are dropped sooner).
         let mut findings = checker.check(target, &value)?;
@@ -108,16 +109,22 @@ pub fn generate(
     Ok(done)
 }
 
-/// Moves the byte geometry of every task, summary and segment in `value`
-/// towards the semantic rules (`docs/conformance.md`): segments listed by
-/// index that tile `[0, sizeBytes - 1]`, downloaded counts within their
-/// ranges and summed into the summary, complete means full. A value the
-/// sampler built is bounded in depth, so the walk is too.
-fn repair(value: &mut Value) {
+/// Moves every object in `value` towards the semantic rules
+/// (`docs/conformance.md`): the schemas' `if`/`then`/`else` rules
+/// ([`Condition`]), and the byte geometry of tasks, summaries and segments
+/// (segments listed by index that tile `[0, sizeBytes - 1]`, downloaded
+/// counts within their ranges and summed into the summary, complete means
+/// full). A value the sampler built is bounded in depth, so the walk is too.
+fn repair(value: &mut Value, conditions: &[Condition]) {
     match value {
-        Value::Array(items) => items.iter_mut().for_each(repair),
+        Value::Array(items) => items.iter_mut().for_each(|item| repair(item, conditions)),
         Value::Object(fields) => {
-            fields.values_mut().for_each(repair);
+            fields
+                .values_mut()
+                .for_each(|field| repair(field, conditions));
+            for condition in conditions {
+                condition.apply(fields);
+            }
             repair_segment(fields);
             repair_summary(fields);
             repair_detail(fields);
@@ -200,5 +207,142 @@ fn repair_detail(detail: &mut Map<String, Value>) {
     if let Some(Value::Object(summary)) = detail.get_mut("summary") {
         summary.insert("segments".into(), count.into());
         summary.insert("downloadedBytes".into(), sum.into());
+    }
+}
+
+/// One `if`/`then`/`else` rule of a type's `allOf`, whose `if` tests one
+/// property against a `const` or an `enum` (the shape the contract's rules
+/// take: `error.http_status`, `error.cause`, `summary.error_state`,
+/// `checksum.length`). Read from the schemas, so each release repairs by its
+/// own rules.
+struct Condition {
+    /// The type's properties and required names: an object is taken for
+    /// the type when it has every required one and no other.
+    properties: Map<String, Value>,
+    required: Vec<String>,
+    tested: String,
+    values: Vec<Value>,
+    then: Value,
+    otherwise: Value,
+}
+
+impl Condition {
+    fn all(set: &contract::SchemaSet) -> Vec<Condition> {
+        let mut out = Vec::new();
+        for doc in set.of_kind(contract::DocKind::Type) {
+            let schema = &doc.value;
+            let (Some(properties), Some(parts)) = (
+                schema.get("properties").and_then(Value::as_object),
+                schema.get("allOf").and_then(Value::as_array),
+            ) else {
+                continue;
+            };
+            let required: Vec<String> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            for part in parts {
+                let Some((tested, test)) = part
+                    .pointer("/if/properties")
+                    .and_then(Value::as_object)
+                    .filter(|tests| tests.len() == 1)
+                    .and_then(|tests| tests.iter().next())
+                else {
+                    continue;
+                };
+                let values = match (test.get("const"), test.get("enum")) {
+                    (Some(one), None) => vec![one.clone()],
+                    (None, Some(Value::Array(many))) => many.clone(),
+                    _ => continue,
+                };
+                out.push(Condition {
+                    properties: properties.clone(),
+                    required: required.clone(),
+                    tested: tested.clone(),
+                    values,
+                    then: part.get("then").cloned().unwrap_or(Value::Bool(true)),
+                    otherwise: part.get("else").cloned().unwrap_or(Value::Bool(true)),
+                });
+            }
+        }
+        out
+    }
+
+    /// Makes `fields` meet the branch its tested property picks, where the
+    /// branch says how: a forbidden member removed, a missing one given its
+    /// schema's `minimum`, a string brought within its lengths, a forbidden
+    /// `const` removed.
+    fn apply(&self, fields: &mut Map<String, Value>) {
+        let is_instance = self.required.iter().all(|name| fields.contains_key(name))
+            && fields.keys().all(|name| self.properties.contains_key(name));
+        let Some(tested) = fields.get(&self.tested).filter(|_| is_instance) else {
+            return;
+        };
+        let branch = if self.values.contains(tested) {
+            &self.then
+        } else {
+            &self.otherwise
+        };
+        let names = |at: &str| -> Vec<String> {
+            branch
+                .pointer(at)
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        for name in names("/not/required") {
+            fields.remove(&name);
+        }
+        for name in names("/required") {
+            let minimum = self
+                .properties
+                .get(&name)
+                .and_then(|schema| schema.get("minimum"));
+            if let (false, Some(minimum)) = (fields.contains_key(&name), minimum) {
+                fields.insert(name, minimum.clone());
+            }
+        }
+        let Some(constrained) = branch.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (name, schema) in constrained {
+            let forbidden = schema.pointer("/not/const");
+            if forbidden.is_some() && fields.get(name) == forbidden {
+                fields.remove(name);
+            }
+            let length = |keyword: &str| {
+                schema
+                    .get(keyword)
+                    .and_then(Value::as_u64)
+                    .and_then(|n| usize::try_from(n).ok())
+            };
+            if let Some(Value::String(text)) = fields.get_mut(name) {
+                resize(text, length("minLength"), length("maxLength"));
+            }
+        }
+    }
+}
+
+/// Brings `text` within `[min, max]` characters: cut, or its own characters
+/// repeated.
+fn resize(text: &mut String, min: Option<usize>, max: Option<usize>) {
+    let count = text.chars().count();
+    if let Some(max) = max.filter(|max| count > *max) {
+        *text = text.chars().take(max).collect();
+    } else if let Some(min) = min.filter(|min| count < *min && count > 0) {
+        *text = text.chars().cycle().take(min).collect();
     }
 }
