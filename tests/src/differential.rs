@@ -40,96 +40,9 @@ pub fn format_fields() -> BTreeSet<String> {
     out
 }
 
-/// Every one-step mutation of `value`: each member removed, nulled, or
-/// given a neighbouring or wrong value.
+/// Every one-step mutation of `value` ([`sample::one_step_mutations`]).
 pub fn mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
-    fn leaf_variants(value: &Value) -> Vec<Value> {
-        let mut out = vec![Value::Null];
-        match value {
-            Value::Number(number) => {
-                if let Some(n) = number.as_i64() {
-                    out.extend([
-                        serde_json::json!(n + 1),
-                        serde_json::json!(n - 1),
-                        serde_json::json!(n as f64 + 0.5),
-                    ]);
-                }
-                out.push(serde_json::json!("7"));
-            }
-            Value::String(text) => {
-                out.extend([
-                    serde_json::json!(""),
-                    serde_json::json!("x".repeat(300)),
-                    serde_json::json!(format!("{text} ")),
-                ]);
-                out.push(serde_json::json!(7));
-            }
-            Value::Bool(flag) => out.push(serde_json::json!(flag.to_string())),
-            Value::Array(items) => {
-                out.push(serde_json::json!([]));
-                if let Some(first) = items.first() {
-                    let mut doubled = items.clone();
-                    doubled.push(first.clone());
-                    out.push(Value::Array(doubled));
-                }
-            }
-            Value::Object(_) => out.push(serde_json::json!({})),
-            Value::Null => out.push(serde_json::json!(0)),
-        }
-        out
-    }
-    fn walk(
-        value: &Value,
-        rebuild: &dyn Fn(Option<Value>) -> Value,
-        skip: &BTreeSet<String>,
-        out: &mut Vec<Value>,
-    ) {
-        match value {
-            Value::Object(map) => {
-                // A body's tag changed is a name this version does not know,
-                // which every reader takes as such (the newer-peer tests).
-                let body = map.contains_key("params") || map.contains_key("result");
-                for (key, child) in map {
-                    if skip.contains(key) || (body && matches!(key.as_str(), "method" | "name")) {
-                        continue;
-                    }
-                    let with = |replacement: Option<Value>| {
-                        let mut map = map.clone();
-                        match replacement {
-                            Some(replacement) => map.insert(key.clone(), replacement),
-                            None => map.remove(key),
-                        };
-                        rebuild(Some(Value::Object(map)))
-                    };
-                    out.push(with(None));
-                    for variant in leaf_variants(child) {
-                        out.push(with(Some(variant)));
-                    }
-                    walk(child, &|inner| with(inner), skip, out);
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    let with = |replacement: Option<Value>| {
-                        let mut items = items.clone();
-                        if let (Some(slot), Some(replacement)) = (items.get_mut(index), replacement)
-                        {
-                            *slot = replacement;
-                        }
-                        rebuild(Some(Value::Array(items)))
-                    };
-                    for variant in leaf_variants(child) {
-                        out.push(with(Some(variant)));
-                    }
-                    walk(child, &|inner| with(inner), skip, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(value, &|inner| inner.unwrap_or(Value::Null), skip, &mut out);
-    out
+    sample::one_step_mutations(value, skip)
 }
 
 /// Texts that readers have read differently somewhere, to splice in for a value.

@@ -267,8 +267,9 @@ pub fn check_segment(segment: &Value, path: &Path, out: &mut Vec<Finding>) {
         );
         return;
     }
-    let length = end - start + 1;
-    if done > length {
+    // u128: [0, u64::MAX] holds 2^64 bytes.
+    let length = u128::from(end - start) + 1;
+    if u128::from(done) > length {
         found(
             out,
             path.with("downloadedBytes"),
@@ -279,7 +280,9 @@ pub fn check_segment(segment: &Value, path: &Path, out: &mut Vec<Finding>) {
             ),
         );
     }
-    if segment.get("state").and_then(Value::as_str) == Some("complete") && done != length {
+    if segment.get("state").and_then(Value::as_str) == Some("complete")
+        && u128::from(done) != length
+    {
         found(
             out,
             path.with("downloadedBytes"),
@@ -440,5 +443,23 @@ pub fn check_detail(detail: &Value, path: &mut Path, out: &mut Vec<Finding>) {
                 format!("the segments' downloadedBytes add up to {sum}, but summary.downloadedBytes is {total}"),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_spanning_every_u64_byte_is_measured_without_overflow() {
+        let segment = serde_json::json!({
+            "index": 0, "startByte": 0, "endByte": u64::MAX,
+            "downloadedBytes": u64::MAX, "state": "complete"
+        });
+        let mut out = Vec::new();
+        check_segment(&segment, &Path::default(), &mut out);
+        // 2^64 bytes, of which 2^64 - 1 are there: not full.
+        let rules: Vec<Rule> = out.iter().map(|finding| finding.rule).collect();
+        assert_eq!(rules, vec![Rule::SegmentCompleteFull], "{out:#?}");
     }
 }

@@ -100,3 +100,62 @@ fn an_unknown_type_is_an_error_naming_the_known_ones() {
         "{message}"
     );
 }
+
+#[test]
+fn every_mutant_breaks_exactly_its_rule_and_every_message_rule_has_mutants() {
+    let checker = Checker::embedded().unwrap();
+    let mut reached = BTreeSet::new();
+    for (target, count) in [
+        ("Envelope", 200),
+        ("TaskDetail", 120),
+        ("TaskSummary", 60),
+        ("Segment", 60),
+        ("TaskError", 60),
+        ("Checksum", 40),
+    ] {
+        let mut out = Vec::new();
+        let done = conformance::generate::mutants(&checker, target, count, 2, &mut out).unwrap();
+        assert_eq!(done.by_rule.values().sum::<usize>(), count, "{target}");
+        for line in String::from_utf8(out).unwrap().lines() {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let rule = record["rule"].as_str().unwrap();
+            let found = checker
+                .check_text(target, record["msg"].to_string().as_bytes())
+                .unwrap();
+            assert!(
+                !found.is_empty(),
+                "{target}: the mutant breaks nothing: {line}"
+            );
+            assert!(
+                found.iter().all(|finding| finding.rule.id() == rule),
+                "{target}: a {rule} mutant breaks more: {line}\n{found:#?}"
+            );
+            reached.insert(rule.to_string());
+        }
+    }
+    // Every rule a single message can break (the frame, mirror and trace
+    // rules are about streams, headers and conversations).
+    let message_rules: BTreeSet<String> = conformance::Rule::ALL
+        .iter()
+        .map(|rule| rule.id().to_string())
+        .filter(|id| {
+            !["frame.", "mirror.", "trace."]
+                .iter()
+                .any(|p| id.starts_with(p))
+        })
+        .collect();
+    let missing: Vec<_> = message_rules.difference(&reached).collect();
+    assert!(missing.is_empty(), "no mutant breaks {missing:?}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_mutants() {
+    let checker = Checker::embedded().unwrap();
+    let run = |seed| {
+        let mut out = Vec::new();
+        conformance::generate::mutants(&checker, "Envelope", 60, seed, &mut out).unwrap();
+        out
+    };
+    assert_eq!(run(4), run(4));
+    assert_ne!(run(4), run(5));
+}

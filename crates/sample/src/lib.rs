@@ -16,6 +16,7 @@
 //! bounded: nesting past [`Limits::depth`] draws the smallest value the
 //! schema asks for, and strings and arrays have caps of their own.
 
+mod mutate;
 mod pattern;
 mod rng;
 pub mod schemas;
@@ -26,6 +27,7 @@ use jsonschema::{Draft, Registry};
 use referencing::Resolver;
 use serde_json::{json, Map, Number, Value};
 
+pub use mutate::{one_step_mutations, one_step_mutations_wide};
 pub use pattern::matching;
 pub use rng::Rng;
 

@@ -103,7 +103,22 @@ enum Command {
         /// The seed the values are drawn from.
         #[arg(long, value_name = "S", default_value_t = 0)]
         seed: u64,
+        /// Write single-fault mutants instead, one {"rule": ID, "msg": VALUE}
+        /// per line: `check` finds exactly the rule named in each msg.
+        #[arg(long)]
+        mutants: bool,
     },
+}
+
+/// `rule count, ...`, the most frequent first.
+fn by_rule<'a>(counts: impl Iterator<Item = (&'a Rule, &'a usize)>) -> String {
+    let mut counts: Vec<(&Rule, &usize)> = counts.collect();
+    counts.sort_by(|a, b| b.1.cmp(a.1));
+    counts
+        .iter()
+        .map(|(rule, count)| format!("{} {count}", rule.id()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn main() -> ExitCode {
@@ -210,28 +225,39 @@ fn run(cli: Cli) -> Result<bool, String> {
             type_name,
             count,
             seed,
+            mutants,
         } => {
             let checker = checker()?;
             let stdout = std::io::stdout();
             let mut sink = std::io::BufWriter::new(stdout.lock());
-            let done =
-                conformance::generate::generate(&checker, &type_name, count, seed, &mut sink)
-                    .map_err(|err| err.to_string())?;
+            let summary = if mutants {
+                let done =
+                    conformance::generate::mutants(&checker, &type_name, count, seed, &mut sink)
+                        .map_err(|err| err.to_string())?;
+                format!(
+                    "wrote {} {type_name} mutant(s) of contract {contract}, seed {seed}, from {} valid value(s): {}",
+                    done.by_rule.values().sum::<usize>(),
+                    done.bases,
+                    by_rule(done.by_rule.iter())
+                )
+            } else {
+                let done =
+                    conformance::generate::generate(&checker, &type_name, count, seed, &mut sink)
+                        .map_err(|err| err.to_string())?;
+                let dropped = if done.broken.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", by_rule(done.broken.iter()))
+                };
+                format!(
+                    "wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{dropped}",
+                    done.written, done.dropped
+                )
+            };
             sink.flush()
                 .map_err(|err| format!("writing the values: {err}"))?;
             if cli.format == Format::Human {
-                let mut broken: Vec<(&Rule, &usize)> = done.broken.iter().collect();
-                broken.sort_by(|a, b| b.1.cmp(a.1));
-                let broken: Vec<String> = broken
-                    .iter()
-                    .map(|(rule, count)| format!("{} {count}", rule.id()))
-                    .collect();
-                eprintln!(
-                    "vdm-conform: wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{}",
-                    done.written,
-                    done.dropped,
-                    if broken.is_empty() { String::new() } else { format!(" ({})", broken.join(", ")) }
-                );
+                eprintln!("vdm-conform: {summary}");
             }
             return Ok(true);
         }
