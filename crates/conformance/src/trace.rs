@@ -33,7 +33,7 @@ use crate::{Checker, Rule};
 
 /// Who sent a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum From {
+pub enum Peer {
     Client,
     Server,
 }
@@ -43,7 +43,7 @@ pub enum From {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Place {
     Line(usize),
-    Frame { from: From, offset: u64 },
+    Frame { from: Peer, offset: u64 },
 }
 
 impl std::fmt::Display for Place {
@@ -242,7 +242,7 @@ impl<'a> Tracer<'a> {
         &mut self,
         place: Place,
         conn: &str,
-        from: From,
+        from: Peer,
         transport: Option<Cow<'static, str>>,
         msg: &Value,
     ) -> Vec<TraceFinding> {
@@ -323,9 +323,9 @@ impl<'a> Tracer<'a> {
         };
         if let Some(kind) = fact.kind {
             let expected = if kind == Kind::Call {
-                From::Client
+                Peer::Client
             } else {
-                From::Server
+                Peer::Server
             };
             if from != expected {
                 say(
@@ -523,7 +523,7 @@ impl<'a> Tracer<'a> {
 /// need of it. Reading is independent of every other record, so it can run
 /// on any thread; [`Tracer::follow`] then takes the records in order.
 pub struct Record {
-    pub from: From,
+    pub from: Peer,
     pub conn: CompactString,
     pub transport: Option<Cow<'static, str>>,
     pub findings: Vec<crate::Finding>,
@@ -571,8 +571,8 @@ pub fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Record>, (Ru
         }
     })?;
     let from = match record.from.as_ref().map(|text| &*text.0) {
-        Some("client") => From::Client,
-        Some("server") => From::Server,
+        Some("client") => Peer::Client,
+        Some("server") => Peer::Server,
         _ => {
             return Err((
                 Rule::TraceRecord,
@@ -779,10 +779,10 @@ fn transport_name(name: &str) -> Cow<'static, str> {
     }
 }
 
-fn side(from: From) -> &'static str {
+fn side(from: Peer) -> &'static str {
     match from {
-        From::Client => "client",
-        From::Server => "server",
+        Peer::Client => "client",
+        Peer::Server => "server",
     }
 }
 

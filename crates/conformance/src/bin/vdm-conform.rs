@@ -535,18 +535,18 @@ fn trace_violations(
     files: [&str; 2],
     findings: Vec<conformance::trace::TraceFinding>,
 ) -> Vec<Violation> {
-    use conformance::trace::{From, Place};
+    use conformance::trace::{Peer, Place};
     findings
         .into_iter()
         .map(|f| {
             let (file, line, offset) = match f.place {
                 Place::Line(line) => (files[0], Some(line), None),
                 Place::Frame {
-                    from: From::Client,
+                    from: Peer::Client,
                     offset,
                 } => (files[0], None, Some(offset)),
                 Place::Frame {
-                    from: From::Server,
+                    from: Peer::Server,
                     offset,
                 } => (files[1], None, Some(offset)),
             };
@@ -582,7 +582,7 @@ fn finish_trace(
 /// One direction's frame capture, read a frame at a time.
 struct Capture<'f> {
     file: &'f str,
-    from: conformance::trace::From,
+    from: conformance::trace::Peer,
     reader: FrameReader<Counting<Box<dyn BufRead>>>,
     done: bool,
     frames: usize,
@@ -659,7 +659,7 @@ fn check_trace_pair(
     closed: bool,
     out: &mut Output,
 ) -> Result<usize, String> {
-    use conformance::trace::From;
+    use conformance::trace::Peer;
     let files = [client.as_str(), server.as_str()];
     let capture = |file, from| -> Result<Capture<'_>, String> {
         Ok(Capture {
@@ -673,8 +673,8 @@ fn check_trace_pair(
             frames: 0,
         })
     };
-    let mut clients = capture(files[0], From::Client)?;
-    let mut servers = capture(files[1], From::Server)?;
+    let mut clients = capture(files[0], Peer::Client)?;
+    let mut servers = capture(files[1], Peer::Server)?;
     let mut tracer = conformance::trace::Tracer::new(checker, transitions);
     let transport = || Some(std::borrow::Cow::Borrowed("unix"));
     while let Some((place, msg)) = servers.next(out) {
@@ -689,19 +689,19 @@ fn check_trace_pair(
                 };
                 out.emit(trace_violations(
                     files,
-                    tracer.feed(call_place, "", From::Client, transport(), &call),
+                    tracer.feed(call_place, "", Peer::Client, transport(), &call),
                 ));
             }
         }
         out.emit(trace_violations(
             files,
-            tracer.feed(place, "", From::Server, transport(), &msg),
+            tracer.feed(place, "", Peer::Server, transport(), &msg),
         ));
     }
     while let Some((place, msg)) = clients.next(out) {
         out.emit(trace_violations(
             files,
-            tracer.feed(place, "", From::Client, transport(), &msg),
+            tracer.feed(place, "", Peer::Client, transport(), &msg),
         ));
     }
     finish_trace(&tracer, files, closed, out);
