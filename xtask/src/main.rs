@@ -21,7 +21,8 @@ commands:
   lint                 check every schema under contracts/schema/ against the rules in schema/
   codegen              regenerate everything derived from the schemas
   codegen --check      write nothing; fail naming every stale or missing file
-  conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement, frames)
+  conformance          the conformance gate over conformance/ (fixtures, rules, coverage, agreement,
+                       frames, trace fixtures)
   bench conformance [--count N] [--peer-sample N] [--no-peers] [--capture-gb GB]
                        time vdm-conform check against the bare jsonschema crate, ajv-cli and
                        check-jsonschema, trace against check, and both's peak memory on a
@@ -114,4 +115,45 @@ pub fn contract_version(root: &Path) -> anyhow::Result<String> {
 pub fn root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The README's table names every command the usage lists, so a new
+    /// command cannot land undocumented.
+    #[test]
+    fn the_readme_names_every_xtask_command() {
+        let readme = std::fs::read_to_string(super::root().join("README.md")).unwrap();
+        let row = readme
+            .lines()
+            .find(|line| line.starts_with("| `xtask/`"))
+            .expect("the README's layout table has a row for xtask/");
+        let mut commands = Vec::new();
+        for line in super::USAGE.lines() {
+            let Some(rest) = line.strip_prefix("  ") else {
+                continue;
+            };
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let Some(first) = words.first() else { continue };
+            if !first.chars().all(|c| c.is_ascii_lowercase()) || rest.starts_with(' ') {
+                continue;
+            }
+            let command = match (*first, words.get(1)) {
+                ("bench", Some(what)) => format!("bench {what}"),
+                (first, _) => first.to_string(),
+            };
+            commands.push(command);
+        }
+        assert!(commands.len() >= 10, "{commands:?}");
+        let missing: Vec<&String> = commands
+            .iter()
+            .filter(|command| {
+                !row.contains(&format!("`{command}`")) && !row.contains(&format!(" {command}`"))
+            })
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "README's xtask row lacks {missing:?}: {row}"
+        );
+    }
 }

@@ -945,3 +945,33 @@ fn generated_values_pass_check_on_the_command_line() {
     let unknown = run(&["generate", "--type", "Nope"], None);
     assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
 }
+
+/// The README shows every command `vdm-conform --help` lists, so a new one
+/// cannot land undocumented.
+#[test]
+fn the_readme_shows_every_command() {
+    let help = stdout(&run(&["--help"], None));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|command| *command != "help")
+        .collect();
+    assert!(commands.len() >= 6, "{help}");
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let missing: Vec<&&str> = commands
+        .iter()
+        .filter(|command| {
+            !readme.lines().any(|line| {
+                line.starts_with("vdm-conform ")
+                    && line.split_whitespace().any(|word| word == **command)
+            })
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the README shows no `vdm-conform` line for {missing:?}"
+    );
+}
