@@ -975,3 +975,29 @@ fn the_readme_shows_every_command() {
         "the README shows no `vdm-conform` line for {missing:?}"
     );
 }
+
+#[test]
+fn generated_conversations_pass_trace_on_the_command_line() {
+    let table = "conformance/traces/transitions.json";
+    let generated = run(
+        &[
+            "generate",
+            "--conversation",
+            "-n",
+            "50",
+            "--seed",
+            "4",
+            "--transitions",
+            table,
+        ],
+        None,
+    );
+    assert!(generated.status.success(), "{generated:?}");
+    let records = stdout(&generated);
+    assert!(records.lines().count() > 100, "{records}");
+    let traced = run(
+        &["trace", "--closed", "--transitions", table, "-"],
+        Some(&records),
+    );
+    assert_eq!(traced.status.code(), Some(0), "{traced:?}");
+}

@@ -159,3 +159,72 @@ fn the_same_seed_gives_the_same_mutants() {
     assert_eq!(run(4), run(4));
     assert_ne!(run(4), run(5));
 }
+
+fn transitions() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/traces/transitions.json");
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn generated_conversations_hold_every_trace_rule_and_say_everything() {
+    let checker = Checker::embedded().unwrap();
+    let table = transitions();
+    let mut out = Vec::new();
+    let done =
+        conformance::generate::conversations(&checker, 300, 8, Some(&table), &mut out).unwrap();
+    assert_eq!(done.written, 300);
+    let text = String::from_utf8(out).unwrap();
+    // All of them as one stream, as `trace --closed --transitions` reads it.
+    let parsed = conformance::trace::Transitions::parse_for(&checker, &table).unwrap();
+    let mut tracer = conformance::trace::Tracer::new(&checker, Some(parsed));
+    let mut found = Vec::new();
+    let mut said = BTreeSet::new();
+    let mut conns = BTreeSet::new();
+    for (line, record) in text.lines().enumerate() {
+        found.extend(tracer.feed_line(line + 1, record.as_bytes()));
+        let record: serde_json::Value = serde_json::from_str(record).unwrap();
+        let msg = &record["msg"];
+        let name = msg["body"]["method"]
+            .as_str()
+            .or(msg["body"]["name"].as_str());
+        said.insert(format!(
+            "{} {} {}",
+            record["transport"].as_str().unwrap(),
+            msg["kind"].as_str().unwrap(),
+            name.unwrap_or("-")
+        ));
+        conns.insert(record["conn"].as_str().unwrap().to_string());
+    }
+    found.extend(tracer.unanswered());
+    assert!(found.is_empty(), "{:#?}", &found[..found.len().min(5)]);
+    assert_eq!(conns.len(), 300);
+    assert_eq!(tracer.records, done.records);
+    // Every event, every method called and answered on the unix socket,
+    // errors, and the websocket too.
+    let set = checker.schema_set();
+    let mut wanted: BTreeSet<String> = ["unix error -", "websocket error -"]
+        .map(str::to_string)
+        .into();
+    for doc in set.of_kind(contract::DocKind::Method) {
+        wanted.insert(format!("unix call {}", doc.name));
+        wanted.insert(format!("unix reply {}", doc.name));
+    }
+    for doc in set.of_kind(contract::DocKind::Event) {
+        wanted.insert(format!("unix event {}", doc.name));
+    }
+    let missing: Vec<_> = wanted.difference(&said).collect();
+    assert!(missing.is_empty(), "never said: {missing:?}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_conversations() {
+    let checker = Checker::embedded().unwrap();
+    let run = |seed| {
+        let mut out = Vec::new();
+        conformance::generate::conversations(&checker, 20, seed, None, &mut out).unwrap();
+        out
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
+}

@@ -105,8 +105,16 @@ enum Command {
         seed: u64,
         /// Write single-fault mutants instead, one {"rule": ID, "msg": VALUE}
         /// per line: `check` finds exactly the rule named in each msg.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "conversation")]
         mutants: bool,
+        /// Write N whole conversations instead, as trace records, each one
+        /// that `trace --closed` passes.
+        #[arg(long)]
+        conversation: bool,
+        /// With --conversation: state changes follow this table, as in
+        /// `trace --transitions`.
+        #[arg(long, value_name = "FILE", requires = "conversation")]
+        transitions: Option<String>,
     },
 }
 
@@ -226,11 +234,32 @@ fn run(cli: Cli) -> Result<bool, String> {
             count,
             seed,
             mutants,
+            conversation,
+            transitions,
         } => {
             let checker = checker()?;
             let stdout = std::io::stdout();
             let mut sink = std::io::BufWriter::new(stdout.lock());
-            let summary = if mutants {
+            let summary = if conversation {
+                let table = transitions.as_deref().map(read_text).transpose()?;
+                let done = conformance::generate::conversations(
+                    &checker,
+                    count,
+                    seed,
+                    table.as_deref(),
+                    &mut sink,
+                )
+                .map_err(|err| err.to_string())?;
+                let dropped = if done.broken.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", by_rule(done.broken.iter()))
+                };
+                format!(
+                    "wrote {} conversation(s) of contract {contract}, seed {seed}, {} record(s); {} broke a rule and were dropped{dropped}",
+                    done.written, done.records, done.dropped
+                )
+            } else if mutants {
                 let done =
                     conformance::generate::mutants(&checker, &type_name, count, seed, &mut sink)
                         .map_err(|err| err.to_string())?;

@@ -1,230 +1,6 @@
-//! `vdm-conform generate`: values of a contract type that hold every rule
-//! `check` enforces, for lanes to feed their own readers.
-//!
-//! Values are drawn by the one generator of the workspace (the `sample`
-//! crate: bounds and their neighbours, every enum value and union branch,
-//! optional fields present and absent) and kept only when
-//! [`Checker::check_text`] finds nothing in their text, so the text policy,
-//! the schema and the semantic rules decide what is valid here exactly as
-//! they do for `check`. Same seed, same values.
-//!
-//! The semantic rules between numbers (segments that tile the file, sums,
-//! bounds) are almost never met by chance, so a draw is first repaired
-//! towards them ([`repair`]); the repair only raises the yield, `check`
-//! still decides every value written.
-
-use std::collections::BTreeMap;
-use std::io::Write;
+//! Draws moved towards the semantic rules before `check` judges them.
 
 use serde_json::{Map, Value};
-
-use crate::{Checker, Error, Rule};
-
-/// How many draws in a row may fail before generation gives up: a type whose
-/// rules the generator can almost never meet is reported, not looped on.
-const MAX_FAILED_IN_A_ROW: usize = 10_000;
-
-/// What one run of [`generate`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Generated {
-    /// Values written (each valid).
-    pub written: usize,
-    /// Values drawn and dropped because `check` found something in them.
-    pub dropped: usize,
-    /// The rules the dropped values broke, with how often.
-    pub broken: BTreeMap<Rule, usize>,
-}
-
-/// Why generation stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum GenerateError {
-    #[error(transparent)]
-    Checker(#[from] Error),
-    #[error("drawing a {target}: {message}")]
-    Draw { target: String, message: String },
-    #[error(
-        "no valid {target} in {MAX_FAILED_IN_A_ROW} draws in a row after {written} written; \
-         the draws broke mostly {rule}"
-    )]
-    Stuck {
-        target: String,
-        written: usize,
-        rule: String,
-    },
-    #[error("writing the values: {0}")]
-    Write(#[from] std::io::Error),
-}
-
-/// Writes `count` values of `target` (a type name, or `Envelope`), one JSON
-/// text per line, each one `check` passes; drawn from `seed`.
-pub fn generate(
-    checker: &Checker,
-    target: &str,
-    count: usize,
-    seed: u64,
-    out: &mut dyn Write,
-) -> Result<Generated, GenerateError> {
-    let mut valid = Valid::new(checker, target, seed)?;
-    while valid.done.written < count {
-        let (_, text) = valid.next()?;
-        writeln!(out, "{text}")?;
-    }
-    Ok(valid.done)
-}
-
-/// What one run of [`mutants`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Mutated {
-    /// Mutants written, by the rule each breaks.
-    pub by_rule: BTreeMap<Rule, usize>,
-    /// Valid values mutated.
-    pub bases: usize,
-}
-
-/// How many one-step mutations of each valid value are tried.
-const TRIED_PER_BASE: usize = 48;
-
-/// Writes `count` single-fault mutants of `target`, one
-/// `{"rule": ID, "msg": VALUE}` per line: `check` finds in `msg` the rule
-/// `rule` names and no other. Each is a one-step mutation
-/// ([`sample::one_step_mutations_wide`]) of a valid value; the rules take turns,
-/// the one written least first, among those the mutations have reached.
-pub fn mutants(
-    checker: &Checker,
-    target: &str,
-    count: usize,
-    seed: u64,
-    out: &mut dyn Write,
-) -> Result<Mutated, GenerateError> {
-    let mut valid = Valid::new(checker, target, seed)?;
-    let mut done = Mutated::default();
-    let mut queued: BTreeMap<Rule, std::collections::VecDeque<Value>> = BTreeMap::new();
-    let mut written = 0;
-    let mut fruitless = 0;
-    while written < count {
-        let ready = queued.values().filter(|queue| !queue.is_empty()).count();
-        // Keep a mix queued: a new base whenever fewer rules wait than have been seen.
-        if ready < queued.len() || ready == 0 {
-            let (base, _) = valid.next()?;
-            done.bases += 1;
-            let mut candidates = sample::one_step_mutations_wide(&base, &Default::default());
-            let mut found_new = false;
-            for _ in 0..TRIED_PER_BASE.min(candidates.len()) {
-                let pick = valid.sampler.rng().below(candidates.len());
-                let candidate = candidates.swap_remove(pick);
-                let text = Value::to_string(&candidate);
-                let findings = checker.check_text(target, text.as_bytes())?;
-                let Some(rule) = findings.first().map(|finding| finding.rule) else {
-                    continue;
-                };
-                if findings.iter().any(|finding| finding.rule != rule) {
-                    continue;
-                }
-                let queue = queued.entry(rule).or_default();
-                if queue.len() < TRIED_PER_BASE {
-                    found_new |= queue.is_empty();
-                    queue.push_back(candidate);
-                }
-            }
-            fruitless = if found_new { 0 } else { fruitless + 1 };
-            if fruitless < MAX_FAILED_IN_A_ROW / 100 || ready == 0 {
-                if fruitless >= MAX_FAILED_IN_A_ROW {
-                    return Err(GenerateError::Stuck {
-                        target: target.to_string(),
-                        written,
-                        rule: "nothing: no one-step mutation broke exactly one rule".into(),
-                    });
-                }
-                continue;
-            }
-        }
-        let least = queued
-            .iter_mut()
-            .filter(|(_, queue)| !queue.is_empty())
-            .min_by_key(|(rule, _)| done.by_rule.get(*rule).copied().unwrap_or(0));
-        let Some((rule, queue)) = least else {
-            continue;
-        };
-        let Some(msg) = queue.pop_front() else {
-            continue;
-        };
-        let record = serde_json::json!({ "rule": rule.id(), "msg": msg });
-        writeln!(out, "{record}")?;
-        *done.by_rule.entry(*rule).or_default() += 1;
-        written += 1;
-    }
-    Ok(done)
-}
-
-/// Valid values of one target, one after another.
-struct Valid<'c> {
-    checker: &'c Checker,
-    target: String,
-    location: &'c str,
-    conditions: Vec<Condition>,
-    sampler: sample::Sampler<'c>,
-    done: Generated,
-    failed_in_a_row: usize,
-}
-
-impl<'c> Valid<'c> {
-    fn new(checker: &'c Checker, target: &str, seed: u64) -> Result<Self, GenerateError> {
-        Ok(Valid {
-            checker,
-            target: target.to_string(),
-            location: checker.location(target)?,
-            conditions: Condition::all(checker.schema_set()),
-            sampler: sample::Sampler::new(checker.registry(), seed),
-            done: Generated::default(),
-            failed_in_a_row: 0,
-        })
-    }
-
-    /// The next valid value, and its text.
-    fn next(&mut self) -> Result<(Value, String), GenerateError> {
-        loop {
-            let mut value =
-                self.sampler
-                    .draw(self.location)
-                    .map_err(|err| GenerateError::Draw {
-                        target: self.target.clone(),
-                        message: err.to_string(),
-                    })?;
-            repair(&mut value, &self.conditions);
-            // Then as text, so the JSON text policy judges it as `check`
-            // would (most draws break a rule of the value, and are dropped
-            // sooner).
-            let mut findings = self.checker.check(&self.target, &value)?;
-            let text = Value::to_string(&value);
-            if findings.is_empty() {
-                findings = self.checker.check_text(&self.target, text.as_bytes())?;
-            }
-            if findings.is_empty() {
-                self.done.written += 1;
-                self.failed_in_a_row = 0;
-                return Ok((value, text));
-            }
-            self.done.dropped += 1;
-            for finding in &findings {
-                *self.done.broken.entry(finding.rule).or_default() += 1;
-            }
-            self.failed_in_a_row += 1;
-            if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW {
-                let rule = self
-                    .done
-                    .broken
-                    .iter()
-                    .max_by_key(|(_, count)| **count)
-                    .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
-                return Err(GenerateError::Stuck {
-                    target: self.target.clone(),
-                    written: self.done.written,
-                    rule,
-                });
-            }
-        }
-    }
-}
 
 /// Moves every object in `value` towards the semantic rules
 /// (`docs/conformance.md`): the schemas' `if`/`then`/`else` rules
@@ -232,7 +8,7 @@ impl<'c> Valid<'c> {
 /// (segments listed by index that tile `[0, sizeBytes - 1]`, downloaded
 /// counts within their ranges and summed into the summary, complete means
 /// full). A value the sampler built is bounded in depth, so the walk is too.
-fn repair(value: &mut Value, conditions: &[Condition]) {
+pub(super) fn repair(value: &mut Value, conditions: &[Condition]) {
     match value {
         Value::Array(items) => items.iter_mut().for_each(|item| repair(item, conditions)),
         Value::Object(fields) => {
@@ -332,7 +108,7 @@ fn repair_detail(detail: &mut Map<String, Value>) {
 /// take: `error.http_status`, `error.cause`, `summary.error_state`,
 /// `checksum.length`). Read from the schemas, so each release repairs by its
 /// own rules.
-struct Condition {
+pub(super) struct Condition {
     /// The type's properties and required names: an object is taken for
     /// the type when it has every required one and no other.
     properties: Map<String, Value>,
@@ -344,7 +120,7 @@ struct Condition {
 }
 
 impl Condition {
-    fn all(set: &contract::SchemaSet) -> Vec<Condition> {
+    pub(super) fn all(set: &contract::SchemaSet) -> Vec<Condition> {
         let mut out = Vec::new();
         for doc in set.of_kind(contract::DocKind::Type) {
             let schema = &doc.value;

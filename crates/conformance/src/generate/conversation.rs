@@ -1,0 +1,507 @@
+//! Whole conversations, checked as `trace --closed` checks them.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::{GenerateError, Valid, MAX_FAILED_IN_A_ROW};
+use crate::{Checker, Rule};
+
+/// What one run of [`conversations`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversed {
+    /// Conversations written (each one `trace --closed` passes).
+    pub written: usize,
+    /// Records written.
+    pub records: usize,
+    /// Conversations built and dropped because `trace` found something.
+    pub dropped: usize,
+    /// The rules the dropped conversations broke, with how often.
+    pub broken: BTreeMap<Rule, usize>,
+}
+
+/// How many messages one conversation holds at most, beside its hello.
+const MAX_STEPS: usize = 24;
+
+/// Writes `count` whole conversations as trace records (`{"conn", "from",
+/// "transport", "msg"}`), each on its own connection: a `session.hello`
+/// that offers the methods the transport carries, calls of offered methods
+/// answered (replies and errors) in any order the rules allow, and a few
+/// tasks told about by events (state changes along `transitions` when given,
+/// progress that never falls, removal last). Each conversation is checked as
+/// `trace --closed` checks it, with `transitions`, and kept only when it
+/// holds every rule; same seed, same records.
+pub fn conversations(
+    checker: &Checker,
+    count: usize,
+    seed: u64,
+    transitions: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<Conversed, GenerateError> {
+    let table = match transitions {
+        Some(text) => Some(crate::trace::Transitions::parse_for(checker, text).map_err(
+            |message| GenerateError::Draw {
+                target: "conversation".into(),
+                message: format!("the transitions table: {message}"),
+            },
+        )?),
+        None => None,
+    };
+    let next: BTreeMap<String, Vec<String>> = transitions
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or_default();
+    let mut speaker = Speaker::new(checker, seed)?;
+    let mut done = Conversed::default();
+    let mut failed_in_a_row = 0;
+    while done.written < count {
+        let conn = format!("c{}", done.written + done.dropped + 1);
+        let records = speaker.conversation(&conn, &next)?;
+        let mut tracer = crate::trace::Tracer::new(checker, table.clone());
+        let mut found = Vec::new();
+        for (line, record) in records.iter().enumerate() {
+            found.extend(tracer.feed_line(line + 1, record.as_bytes()));
+        }
+        found.extend(tracer.unanswered());
+        if found.is_empty() {
+            for record in &records {
+                writeln!(out, "{record}")?;
+            }
+            done.written += 1;
+            done.records += records.len();
+            failed_in_a_row = 0;
+            continue;
+        }
+        done.dropped += 1;
+        for finding in &found {
+            *done.broken.entry(finding.rule).or_default() += 1;
+        }
+        failed_in_a_row += 1;
+        if failed_in_a_row >= MAX_FAILED_IN_A_ROW / 100 {
+            let rule = done
+                .broken
+                .iter()
+                .max_by_key(|(_, count)| **count)
+                .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
+            return Err(GenerateError::Stuck {
+                target: "conversation".into(),
+                written: done.written,
+                rule,
+            });
+        }
+    }
+    Ok(done)
+}
+
+/// One method's or event's name and the types of its shapes.
+struct Shape {
+    name: String,
+    /// `params`' type name (calls, events).
+    params: Option<String>,
+    /// `result`'s type name (replies).
+    result: Option<String>,
+    /// The transports a method may travel on (empty: any).
+    transports: Vec<String>,
+}
+
+/// Builds conversations: valid values of every shape, drawn on demand.
+struct Speaker<'c> {
+    checker: &'c Checker,
+    seed: u64,
+    methods: Vec<Shape>,
+    events: Vec<Shape>,
+    transports: Vec<String>,
+    states: Vec<String>,
+    valid: BTreeMap<String, Valid<'c>>,
+    rng: sample::Rng,
+}
+
+impl<'c> Speaker<'c> {
+    fn new(checker: &'c Checker, seed: u64) -> Result<Self, GenerateError> {
+        let set = checker.schema_set();
+        let shapes = |kind: contract::DocKind| -> Vec<Shape> {
+            set.of_kind(kind)
+                .map(|doc| {
+                    let places = doc.named_places();
+                    let title = |pointer: &str| {
+                        places
+                            .iter()
+                            .find(|(_, at, _)| at == pointer)
+                            .map(|(title, _, _)| title.clone())
+                    };
+                    Shape {
+                        name: doc.name.clone(),
+                        params: title("/$defs/params"),
+                        result: title("/$defs/result"),
+                        transports: doc.transports().into_iter().map(str::to_string).collect(),
+                    }
+                })
+                .collect()
+        };
+        let names = |ty: &str| -> Vec<String> {
+            set.get(contract::DocKind::Type, ty)
+                .and_then(|doc| doc.value.get("enum"))
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Ok(Speaker {
+            checker,
+            seed,
+            methods: shapes(contract::DocKind::Method),
+            events: shapes(contract::DocKind::Event),
+            transports: names("Transport"),
+            states: names("TaskState"),
+            valid: BTreeMap::new(),
+            rng: sample::Rng::new(seed),
+        })
+    }
+
+    /// A valid value of the type called `name`.
+    fn value(&mut self, name: &str) -> Result<Value, GenerateError> {
+        if !self.valid.contains_key(name) {
+            let seed = name.bytes().fold(self.seed, |hash, byte| {
+                hash.rotate_left(5) ^ u64::from(byte)
+            });
+            let valid = Valid::new(self.checker, name, seed)?;
+            self.valid.insert(name.to_string(), valid);
+        }
+        match self.valid.get_mut(name) {
+            Some(valid) => valid.next().map(|(value, _)| value),
+            None => Err(GenerateError::Draw {
+                target: name.to_string(),
+                message: "no generator".into(),
+            }),
+        }
+    }
+
+    /// A message built from a drawn value of `ty` by `build`, changed by
+    /// `fill`, that `check` passes; a few draws are tried, then `None`.
+    fn message(
+        &mut self,
+        ty: &str,
+        build: &dyn Fn(Value) -> Value,
+        fill: &mut dyn FnMut(&mut Value),
+    ) -> Result<Option<Value>, GenerateError> {
+        for _ in 0..64 {
+            let mut inner = self.value(ty)?;
+            fill(&mut inner);
+            let msg = build(inner);
+            let text = msg.to_string();
+            if self
+                .checker
+                .check_text("Envelope", text.as_bytes())?
+                .is_empty()
+            {
+                return Ok(Some(msg));
+            }
+        }
+        Ok(None)
+    }
+
+    fn conversation(
+        &mut self,
+        conn: &str,
+        next: &BTreeMap<String, Vec<String>>,
+    ) -> Result<Vec<String>, GenerateError> {
+        let transport = self
+            .rng
+            .pick(&self.transports)
+            .cloned()
+            .unwrap_or_else(|| "unix".into());
+        let offered: Vec<usize> = (0..self.methods.len())
+            .filter(|&index| {
+                self.methods.get(index).is_some_and(|method| {
+                    method.transports.is_empty() || method.transports.contains(&transport)
+                })
+            })
+            .collect();
+        let callable: Vec<usize> = offered
+            .iter()
+            .copied()
+            .filter(|&index| {
+                self.methods
+                    .get(index)
+                    .is_some_and(|m| m.name != "session.hello")
+            })
+            .collect();
+        let mut records = Vec::new();
+        let record = |from: &str, msg: &Value| {
+            serde_json::json!({"conn": conn, "from": from, "transport": transport, "msg": msg})
+                .to_string()
+        };
+        // The hello first, answered with what this transport offers.
+        let names: Vec<Value> = offered
+            .iter()
+            .filter_map(|&index| self.methods.get(index))
+            .map(|method| Value::String(method.name.clone()))
+            .collect();
+        let hello = self
+            .methods
+            .iter()
+            .position(|method| method.name == "session.hello");
+        if let Some(hello) = hello.and_then(|index| self.methods.get(index)) {
+            let (params, result) = (hello.params.clone(), hello.result.clone());
+            if let (Some(params), Some(result)) = (params, result) {
+                let call = self.message(
+                    &params,
+                    &|p| envelope_call(1, "session.hello", p),
+                    &mut |_| {},
+                )?;
+                let reply = self.message(
+                    &result,
+                    &|r| envelope_reply(1, "session.hello", r),
+                    &mut |r| set(r, "methods", Value::Array(names.clone())),
+                )?;
+                if let (Some(call), Some(reply)) = (call, reply) {
+                    records.push(record("client", &call));
+                    records.push(record("server", &reply));
+                }
+            }
+        }
+        // Tasks: an id each, the last state told, the bytes told.
+        let mut tasks: Vec<Task> = Vec::new();
+        for _ in 0..1 + self.rng.below(3) {
+            if let Value::String(id) = self.value("TaskId")? {
+                if tasks.iter().all(|task| task.id != id) {
+                    tasks.push(Task {
+                        id,
+                        state: None,
+                        bytes: 0,
+                    });
+                }
+            }
+        }
+        // Some tasks are announced first, as queued.
+        for task in &mut tasks {
+            if !self.rng.chance(50) {
+                continue;
+            }
+            let id = task.id.clone();
+            let added = self.event_message("event.task.added", &mut |p| {
+                retarget(p, &id);
+                if let Some(summary) = p.get_mut("task") {
+                    set(summary, "state", Value::String("queued".into()));
+                }
+            })?;
+            if let Some(added) = added {
+                records.push(record("server", &added));
+                task.state = Some("queued".into());
+            }
+        }
+        let mut open: Vec<(u64, usize)> = Vec::new();
+        let mut next_id = 2u64;
+        let steps = self.rng.below(MAX_STEPS + 1);
+        for _ in 0..steps {
+            match self.rng.below(10) {
+                0..=2 if open.len() < 4 => {
+                    // The hello is said once: a second would offer anew.
+                    let Some(&index) = self.rng.pick(&callable) else {
+                        continue;
+                    };
+                    let Some(method) = self.methods.get(index) else {
+                        continue;
+                    };
+                    let (name, Some(params)) = (method.name.clone(), method.params.clone()) else {
+                        continue;
+                    };
+                    let task = self.rng.pick(&tasks).map(|task| task.id.clone());
+                    let id = next_id;
+                    let call =
+                        self.message(&params, &|p| envelope_call(id, &name, p), &mut |p| {
+                            if let Some(task) = &task {
+                                retarget(p, task);
+                            }
+                        })?;
+                    if let Some(call) = call {
+                        records.push(record("client", &call));
+                        open.push((id, index));
+                        next_id += 1;
+                    }
+                }
+                0..=5 if !open.is_empty() => {
+                    let at = self.rng.below(open.len());
+                    let (id, index) = open.swap_remove(at);
+                    if let Some(answer) = self.answer(id, index, &tasks)? {
+                        records.push(record("server", &answer));
+                    } else {
+                        open.push((id, index));
+                    }
+                }
+                6 => {
+                    if let Some(notice) = self.event_message("event.notify", &mut |_| {})? {
+                        records.push(record("server", &notice));
+                    }
+                }
+                _ => {
+                    let at = self.rng.below(tasks.len().max(1));
+                    let Some(task) = tasks.get_mut(at) else {
+                        continue;
+                    };
+                    let mut task = task.clone();
+                    if let Some(event) = self.task_event(&mut task, next)? {
+                        records.push(record("server", &event));
+                        if let Some(slot) = tasks.get_mut(at) {
+                            *slot = task;
+                        }
+                    }
+                }
+            }
+        }
+        // Every call answered; then some tasks removed, and nothing said after.
+        while let Some((id, index)) = open.pop() {
+            match self.answer(id, index, &tasks)? {
+                Some(answer) => records.push(record("server", &answer)),
+                // No answer could be drawn: the conversation is dropped by the check.
+                None => break,
+            }
+        }
+        for task in &tasks {
+            if self.rng.chance(50) {
+                let id = task.id.clone();
+                let removed =
+                    self.event_message("event.task.removed", &mut |p| retarget(p, &id))?;
+                if let Some(removed) = removed {
+                    records.push(record("server", &removed));
+                }
+            }
+        }
+        Ok(records)
+    }
+
+    /// A reply (or now and then an error) to call `id` of method `index`.
+    fn answer(
+        &mut self,
+        id: u64,
+        index: usize,
+        tasks: &[Task],
+    ) -> Result<Option<Value>, GenerateError> {
+        let Some(method) = self.methods.get(index) else {
+            return Ok(None);
+        };
+        let (name, result) = (method.name.clone(), method.result.clone());
+        let task = self.rng.pick(tasks).map(|task| task.id.clone());
+        if self.rng.chance(20) {
+            return self.message("RpcError", &|e| envelope_error(id, e), &mut |_| {});
+        }
+        let Some(result) = result else {
+            return Ok(None);
+        };
+        self.message(&result, &|r| envelope_reply(id, &name, r), &mut |r| {
+            if let Some(task) = &task {
+                retarget(r, task);
+            }
+        })
+    }
+
+    /// A state change along the table (any state without one), or progress.
+    fn task_event(
+        &mut self,
+        task: &mut Task,
+        next: &BTreeMap<String, Vec<String>>,
+    ) -> Result<Option<Value>, GenerateError> {
+        let id = task.id.clone();
+        if self.rng.chance(40) {
+            let bytes = task.bytes.saturating_add(self.rng.below(1 << 20) as u64);
+            let event = self.event_message("event.task.progress", &mut |p| {
+                retarget(p, &id);
+                set(p, "downloadedBytes", bytes.into());
+            })?;
+            if event.is_some() {
+                task.bytes = bytes;
+            }
+            return Ok(event);
+        }
+        let choices: Vec<String> = match (&task.state, next.is_empty()) {
+            (_, true) => self.states.clone(),
+            (None, false) => next.get("new").cloned().unwrap_or_default(),
+            (Some(state), false) => next.get(state).cloned().unwrap_or_default(),
+        };
+        let Some(state) = self.rng.pick(&choices).cloned() else {
+            return Ok(None);
+        };
+        let previous = task.state.clone().unwrap_or_else(|| "new".into());
+        let event = self.event_message("event.task.state", &mut |p| {
+            retarget(p, &id);
+            set(p, "state", Value::String(state.clone()));
+            set(p, "previousState", Value::String(previous.clone()));
+        })?;
+        if event.is_some() {
+            task.state = Some(state);
+            // A state change lets the bytes fall (a restart).
+            task.bytes = 0;
+        }
+        Ok(event)
+    }
+
+    fn event_message(
+        &mut self,
+        name: &str,
+        fill: &mut dyn FnMut(&mut Value),
+    ) -> Result<Option<Value>, GenerateError> {
+        let Some(params) = self
+            .events
+            .iter()
+            .find(|event| event.name == name)
+            .and_then(|event| event.params.clone())
+        else {
+            return Ok(None);
+        };
+        let name = name.to_string();
+        self.message(&params, &|p| envelope_event(&name, p), fill)
+    }
+}
+
+/// A task a conversation tells about.
+#[derive(Clone)]
+struct Task {
+    id: String,
+    state: Option<String>,
+    bytes: u64,
+}
+
+fn envelope_call(id: u64, method: &str, params: Value) -> Value {
+    serde_json::json!({"v": 1, "kind": "call", "id": id, "body": {"method": method, "params": params}})
+}
+
+fn envelope_reply(id: u64, method: &str, result: Value) -> Value {
+    serde_json::json!({"v": 1, "kind": "reply", "id": id, "body": {"method": method, "result": result}})
+}
+
+fn envelope_error(id: u64, error: Value) -> Value {
+    serde_json::json!({"v": 1, "kind": "error", "id": id, "body": error})
+}
+
+fn envelope_event(name: &str, params: Value) -> Value {
+    serde_json::json!({"v": 1, "kind": "event", "body": {"name": name, "params": params}})
+}
+
+fn set(value: &mut Value, name: &str, to: Value) {
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert(name.into(), to);
+    }
+}
+
+/// Every `taskId` in `value` becomes `task`: a drawn value speaks of the
+/// conversation's tasks only. Bounded by the sampler's depth.
+fn retarget(value: &mut Value, task: &str) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(|item| retarget(item, task)),
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                if name == "taskId" && field.is_string() {
+                    *field = Value::String(task.to_string());
+                } else {
+                    retarget(field, task);
+                }
+            }
+        }
+        _ => {}
+    }
+}
