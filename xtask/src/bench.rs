@@ -112,6 +112,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     );
     let conversation = conversation(&corpus);
     trace_against_check(&conform, &dir, &conversation)?;
+    generate_against_check(&conform, &dir, count)?;
     if capture_gb > 0.0 {
         memory_on_a_capture(&conform, &dir, &conversation, capture_gb)?;
     }
@@ -348,6 +349,72 @@ fn trace_against_check(
     );
     println!(
         "trace / check: median {:.2} (min {:.2}, max {:.2}); target at most 1.3",
+        ratios.get(RUNS / 2).copied().unwrap_or_default(),
+        ratios.first().copied().unwrap_or_default(),
+        ratios.last().copied().unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// `vdm-conform generate -n COUNT` against `vdm-conform check` of what it
+/// wrote, alternating, a new seed each round. Both use every core. Each
+/// round checks that `count` messages were written and that `check` read
+/// them all and found nothing.
+fn generate_against_check(conform: &Path, dir: &Path, count: usize) -> anyhow::Result<()> {
+    const RUNS: usize = 5;
+    let file = dir.join("generated.jsonl");
+    let (mut generates, mut checks, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..RUNS {
+        let start = Instant::now();
+        let output = Command::new(conform)
+            .args([
+                "generate",
+                "-n",
+                &count.to_string(),
+                "--seed",
+                &round.to_string(),
+            ])
+            .output()?;
+        let generate = start.elapsed();
+        let lines = output.stdout.iter().filter(|&&b| b == b'\n').count();
+        if !output.status.success() || lines != count {
+            bail!(
+                "generate wrote {lines} of {count} messages: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::fs::write(&file, &output.stdout)?;
+        let start = Instant::now();
+        let checked = Command::new(conform)
+            .args(["--format", "json", "check", path(&file)?])
+            .output()?;
+        let check = start.elapsed();
+        if !checked.status.success() || !checked.stdout.is_empty() {
+            bail!(
+                "check found something in generated messages: {}",
+                String::from_utf8_lossy(&checked.stdout)
+                    .chars()
+                    .take(1000)
+                    .collect::<String>()
+            );
+        }
+        generates.push(generate.as_secs_f64());
+        checks.push(check.as_secs_f64());
+        ratios.push(ratio(generate, check));
+    }
+    ratios.sort_by(f64::total_cmp);
+    let span = |values: &[f64]| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(0.0, f64::max);
+        format!("{low:.2}–{high:.2} s")
+    };
+    println!(
+        "generate: {count} messages, {} per run; check of them {} ({RUNS} runs each, every core each; all read, none refused)",
+        span(&generates),
+        span(&checks)
+    );
+    println!(
+        "generate / check: median {:.1} (min {:.1}, max {:.1}); target at most 1",
         ratios.get(RUNS / 2).copied().unwrap_or_default(),
         ratios.first().copied().unwrap_or_default(),
         ratios.last().copied().unwrap_or_default()

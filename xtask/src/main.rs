@@ -25,7 +25,8 @@ commands:
                        frames, trace fixtures)
   bench conformance [--count N] [--peer-sample N] [--no-peers] [--capture-gb GB]
                        time vdm-conform check against the bare jsonschema crate, ajv-cli and
-                       check-jsonschema, trace against check, and both's peak memory on a
+                       check-jsonschema, trace against check, generate against check, and
+                       check and trace's peak memory on a
                        generated capture (2 GB unless given; 0 for none)
   bench bindings [--count N] [--runs N]
                        time C++ and TypeScript decoding against nlohmann::json::parse and JSON.parse alone

@@ -61,8 +61,15 @@ pub enum GenerateError {
     Write(#[from] std::io::Error),
 }
 
+/// How many values one sampler draws in a row: a piece of the output, drawn
+/// on whichever core is free, from its own seed.
+const PIECE: usize = 256;
+
 /// Writes `count` values of `target` (a type name, or `Envelope`), one JSON
-/// text per line, each one `check` passes; drawn from `seed`.
+/// text per line, each one `check` passes; drawn from `seed`. The values come
+/// in pieces of [`PIECE`], each from a sampler seeded by `seed` and the
+/// piece's place, drawn on every core and written in order: the same seed
+/// gives the same bytes on any machine.
 pub fn generate(
     checker: &Checker,
     target: &str,
@@ -70,12 +77,87 @@ pub fn generate(
     seed: u64,
     out: &mut dyn Write,
 ) -> Result<Generated, GenerateError> {
-    let mut valid = Valid::new(checker, target, seed)?;
-    while valid.done.written < count {
-        let (_, text) = valid.next()?;
-        writeln!(out, "{text}")?;
+    checker.location(target)?;
+    let pieces = count.div_ceil(PIECE);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(pieces.max(1));
+    let mut done = Generated::default();
+    // A batch of pieces at a time, so memory does not grow with `count`.
+    let batch = threads * 8;
+    for first in (0..pieces).step_by(batch.max(1)) {
+        let last = (first + batch).min(pieces);
+        let next = std::sync::atomic::AtomicUsize::new(first);
+        type Piece = (usize, Result<(Vec<String>, Generated), GenerateError>);
+        let drawn: Vec<Vec<Piece>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if index >= last {
+                                return mine;
+                            }
+                            let wanted = PIECE.min(count - index * PIECE);
+                            mine.push((
+                                index,
+                                piece(checker, target, piece_seed(seed, index), wanted),
+                            ));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| handle.join().unwrap_or_default())
+                .collect()
+        });
+        let mut ordered: Vec<Piece> = drawn.into_iter().flatten().collect();
+        if ordered.len() != last - first {
+            return Err(GenerateError::Draw {
+                target: target.to_string(),
+                message: "a drawing thread failed".into(),
+            });
+        }
+        ordered.sort_by_key(|(index, _)| *index);
+        for (_, result) in ordered {
+            let (lines, stats) = result?;
+            for line in &lines {
+                writeln!(out, "{line}")?;
+            }
+            done.written += stats.written;
+            done.dropped += stats.dropped;
+            for (rule, n) in stats.broken {
+                *done.broken.entry(rule).or_default() += n;
+            }
+        }
     }
-    Ok(valid.done)
+    Ok(done)
+}
+
+/// `wanted` valid values from one sampler.
+fn piece(
+    checker: &Checker,
+    target: &str,
+    seed: u64,
+    wanted: usize,
+) -> Result<(Vec<String>, Generated), GenerateError> {
+    let mut valid = Valid::new(checker, target, seed)?;
+    let mut lines = Vec::with_capacity(wanted);
+    while lines.len() < wanted {
+        lines.push(valid.next()?.1);
+    }
+    Ok((lines, valid.done))
+}
+
+/// The seed of piece `index`: SplitMix64's finaliser over the two, so
+/// neighbouring pieces draw unrelated values.
+fn piece_seed(seed: u64, index: usize) -> u64 {
+    let mut z = seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// What one run of [`mutants`] did.
