@@ -162,6 +162,15 @@ impl Checker {
         }
     }
 
+    /// The values of the string enum type called `name`, when there is one.
+    pub(crate) fn enum_values(&self, name: &str) -> Option<Vec<String>> {
+        self.set
+            .get(contract::DocKind::Type, name)
+            .and_then(|doc| doc.value.get("enum"))
+            .and_then(Value::as_array)
+            .map(|items| strings(items))
+    }
+
     /// Where the schema of `name` lives (`$id`, or `$id#pointer`).
     pub(crate) fn location(&self, name: &str) -> Result<&str, Error> {
         self.require_type(name)?;
@@ -593,4 +602,13 @@ fn redact(findings: &mut [Finding], hidden: &[plan::Hidden<'_>]) {
             }
         }
     }
+}
+
+/// The strings of a JSON array, in order (anything else in it left out).
+pub(crate) fn strings(items: &[Value]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
 }

@@ -194,18 +194,7 @@ pub struct Tracer<'a> {
 
 impl<'a> Tracer<'a> {
     pub fn new(checker: &'a Checker, transitions: Option<Transitions>) -> Self {
-        let transports = checker
-            .schema_set()
-            .get(contract::DocKind::Type, "Transport")
-            .and_then(|doc| doc.value.get("enum"))
-            .and_then(Value::as_array)
-            .map(|names| {
-                names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            });
+        let transports = checker.enum_values("Transport");
         Tracer {
             checker,
             transitions,

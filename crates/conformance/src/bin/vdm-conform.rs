@@ -118,6 +118,15 @@ enum Command {
     },
 }
 
+/// ` (rule count, ...)` for what was dropped, or nothing.
+fn dropped_by_rule(broken: &std::collections::BTreeMap<Rule, usize>) -> String {
+    if broken.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", by_rule(broken.iter()))
+    }
+}
+
 /// `rule count, ...`, the most frequent first.
 fn by_rule<'a>(counts: impl Iterator<Item = (&'a Rule, &'a usize)>) -> String {
     let mut counts: Vec<(&Rule, &usize)> = counts.collect();
@@ -250,11 +259,7 @@ fn run(cli: Cli) -> Result<bool, String> {
                     &mut sink,
                 )
                 .map_err(|err| err.to_string())?;
-                let dropped = if done.broken.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", by_rule(done.broken.iter()))
-                };
+                let dropped = dropped_by_rule(&done.broken);
                 format!(
                     "wrote {} conversation(s) of contract {contract}, seed {seed}, {} record(s); {} broke a rule and were dropped{dropped}",
                     done.written, done.records, done.dropped
@@ -273,11 +278,7 @@ fn run(cli: Cli) -> Result<bool, String> {
                 let done =
                     conformance::generate::generate(&checker, &type_name, count, seed, &mut sink)
                         .map_err(|err| err.to_string())?;
-                let dropped = if done.broken.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", by_rule(done.broken.iter()))
-                };
+                let dropped = dropped_by_rule(&done.broken);
                 format!(
                     "wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{dropped}",
                     done.written, done.dropped

@@ -138,19 +138,8 @@ impl<'c> Speaker<'c> {
                 })
                 .collect()
         };
-        let names = |ty: &str| -> Vec<String> {
-            set.get(contract::DocKind::Type, ty)
-                .and_then(|doc| doc.value.get("enum"))
-                .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        // No such enum: nothing to pick from, and the conversation says less.
+        let names = |ty: &str| checker.enum_values(ty).unwrap_or_default();
         Ok(Speaker {
             checker,
             seed,

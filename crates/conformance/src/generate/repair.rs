@@ -133,13 +133,7 @@ impl Condition {
             let required: Vec<String> = schema
                 .get("required")
                 .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
+                .map(|names| crate::strings(names))
                 .unwrap_or_default();
             for part in parts {
                 let Some((tested, test)) = part
@@ -187,13 +181,7 @@ impl Condition {
             branch
                 .pointer(at)
                 .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
+                .map(|names| crate::strings(names))
                 .unwrap_or_default()
         };
         for name in names("/not/required") {
