@@ -228,3 +228,52 @@ fn the_same_seed_gives_the_same_conversations() {
     assert_eq!(run(1), run(1));
     assert_ne!(run(1), run(2));
 }
+
+#[test]
+fn every_conversation_mutant_breaks_exactly_its_trace_rule_and_every_trace_rule_has_one() {
+    let checker = Checker::embedded().unwrap();
+    let table = transitions();
+    let mut out = Vec::new();
+    let done =
+        conformance::generate::conversation_mutants(&checker, 140, 3, Some(&table), &mut out)
+            .unwrap();
+    assert_eq!(done.by_rule.values().sum::<usize>(), 140);
+    let mut by_conn: std::collections::BTreeMap<String, (String, Vec<String>)> = Default::default();
+    for line in String::from_utf8(out).unwrap().lines() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let conn = record["conn"].as_str().unwrap().to_string();
+        let rule = record["mutant"].as_str().unwrap().to_string();
+        let entry = by_conn
+            .entry(conn)
+            .or_insert_with(|| (rule.clone(), Vec::new()));
+        assert_eq!(entry.0, rule, "one rule per connection: {line}");
+        entry.1.push(line.to_string());
+    }
+    assert_eq!(by_conn.len(), 140);
+    let mut reached = BTreeSet::new();
+    for (conn, (rule, records)) in &by_conn {
+        let parsed = conformance::trace::Transitions::parse_for(&checker, &table).unwrap();
+        let mut tracer = conformance::trace::Tracer::new(&checker, Some(parsed));
+        let mut found = Vec::new();
+        for (line, record) in records.iter().enumerate() {
+            found.extend(tracer.feed_line(line + 1, record.as_bytes()));
+        }
+        found.extend(tracer.unanswered());
+        assert!(!found.is_empty(), "{conn} breaks nothing");
+        assert!(
+            found.iter().all(|finding| finding.rule.id() == rule),
+            "{conn}, a {rule} mutant, breaks more: {found:#?}"
+        );
+        reached.insert(rule.clone());
+    }
+    let trace_rules: BTreeSet<String> = conformance::Rule::ALL
+        .iter()
+        .map(|rule| rule.id().to_string())
+        .filter(|id| id.starts_with("trace."))
+        .collect();
+    let missing: Vec<_> = trace_rules.difference(&reached).collect();
+    assert!(
+        missing.is_empty(),
+        "no conversation mutant breaks {missing:?}"
+    );
+}

@@ -104,8 +104,10 @@ enum Command {
         #[arg(long, value_name = "S", default_value_t = 0)]
         seed: u64,
         /// Write single-fault mutants instead, one {"rule": ID, "msg": VALUE}
-        /// per line: `check` finds exactly the rule named in each msg.
-        #[arg(long, conflicts_with = "conversation")]
+        /// per line: `check` finds exactly the rule named in each msg. With
+        /// --conversation: conversations that each break one trace rule,
+        /// named in every record as "mutant".
+        #[arg(long)]
         mutants: bool,
         /// Write N whole conversations instead, as trace records, each one
         /// that `trace --closed` passes.
@@ -249,7 +251,23 @@ fn run(cli: Cli) -> Result<bool, String> {
             let checker = checker()?;
             let stdout = std::io::stdout();
             let mut sink = std::io::BufWriter::new(stdout.lock());
-            let summary = if conversation {
+            let summary = if conversation && mutants {
+                let table = transitions.as_deref().map(read_text).transpose()?;
+                let done = conformance::generate::conversation_mutants(
+                    &checker,
+                    count,
+                    seed,
+                    table.as_deref(),
+                    &mut sink,
+                )
+                .map_err(|err| err.to_string())?;
+                format!(
+                    "wrote {} conversation mutant(s) of contract {contract}, seed {seed}, from {} valid conversation(s): {}",
+                    done.by_rule.values().sum::<usize>(),
+                    done.bases,
+                    by_rule(done.by_rule.iter())
+                )
+            } else if conversation {
                 let table = transitions.as_deref().map(read_text).transpose()?;
                 let done = conformance::generate::conversations(
                     &checker,

@@ -39,58 +39,278 @@ pub fn conversations(
     transitions: Option<&str>,
     out: &mut dyn Write,
 ) -> Result<Conversed, GenerateError> {
-    let table = match transitions {
-        Some(text) => Some(crate::trace::Transitions::parse_for(checker, text).map_err(
-            |message| GenerateError::Draw {
-                target: "conversation".into(),
-                message: format!("the transitions table: {message}"),
-            },
-        )?),
-        None => None,
-    };
-    let next: BTreeMap<String, Vec<String>> = transitions
-        .and_then(|text| serde_json::from_str(text).ok())
-        .unwrap_or_default();
-    let mut speaker = Speaker::new(checker, seed)?;
-    let mut done = Conversed::default();
-    let mut failed_in_a_row = 0;
-    while done.written < count {
-        let conn = format!("c{}", done.written + done.dropped + 1);
-        let records = speaker.conversation(&conn, &next)?;
-        let mut tracer = crate::trace::Tracer::new(checker, table.clone());
+    let mut valid = Conversations::new(checker, seed, transitions)?;
+    while valid.done.written < count {
+        for record in valid.next()? {
+            writeln!(out, "{record}")?;
+        }
+    }
+    Ok(valid.done)
+}
+
+/// How many one-step changes of each valid conversation are tried.
+const TRIED_PER_CONVERSATION: usize = 24;
+
+/// Writes `count` conversation mutants as trace records, each on its own
+/// connection and each record carrying `"mutant": RULE`: `trace --closed`
+/// (with `transitions`) finds in that connection the trace rule named and
+/// no other. Each is a valid conversation changed in one place (a record
+/// dropped, repeated, moved, its sender or transport swapped, an id, a
+/// method, a state or a byte count changed, a record left without its
+/// message); the rules take turns as [`super::mutants`]' do.
+pub fn conversation_mutants(
+    checker: &Checker,
+    count: usize,
+    seed: u64,
+    transitions: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<super::Mutated, GenerateError> {
+    let mut valid = Conversations::new(checker, seed, transitions)?;
+    let mut done = super::Mutated::default();
+    let mut queued: BTreeMap<Rule, std::collections::VecDeque<Vec<Value>>> = BTreeMap::new();
+    let mut written = 0;
+    let mut fruitless = 0;
+    while written < count {
+        let ready = queued.values().filter(|queue| !queue.is_empty()).count();
+        if ready < queued.len() || ready == 0 {
+            let records: Vec<Value> = valid
+                .next()?
+                .iter()
+                .filter_map(|record| serde_json::from_str(record).ok())
+                .collect();
+            done.bases += 1;
+            let mut found_new = false;
+            for _ in 0..TRIED_PER_CONVERSATION {
+                let mutant = mutate(&records, &mut valid.speaker);
+                let texts: Vec<String> = mutant.iter().map(Value::to_string).collect();
+                let found = valid.findings(&texts);
+                let Some(rule) = found.first().map(|finding| finding.rule) else {
+                    continue;
+                };
+                if found.iter().any(|finding| finding.rule != rule) {
+                    continue;
+                }
+                let queue = queued.entry(rule).or_default();
+                if queue.len() < TRIED_PER_CONVERSATION {
+                    found_new |= queue.is_empty();
+                    queue.push_back(mutant);
+                }
+            }
+            fruitless = if found_new { 0 } else { fruitless + 1 };
+            if fruitless < MAX_FAILED_IN_A_ROW / 100 || ready == 0 {
+                if fruitless >= MAX_FAILED_IN_A_ROW / 10 {
+                    return Err(GenerateError::Stuck {
+                        target: "conversation".into(),
+                        written,
+                        rule: "nothing: no one-step change broke exactly one rule".into(),
+                    });
+                }
+                continue;
+            }
+        }
+        let least = queued
+            .iter_mut()
+            .filter(|(_, queue)| !queue.is_empty())
+            .min_by_key(|(rule, _)| done.by_rule.get(*rule).copied().unwrap_or(0));
+        let Some((rule, queue)) = least else {
+            continue;
+        };
+        let Some(records) = queue.pop_front() else {
+            continue;
+        };
+        // A connection of its own, so mutants written together stay apart.
+        let conn = format!("m{}", written + 1);
+        for mut record in records {
+            if let Some(fields) = record.as_object_mut() {
+                fields.insert("conn".into(), Value::String(conn.clone()));
+                fields.insert("mutant".into(), Value::String(rule.id().into()));
+            }
+            writeln!(out, "{record}")?;
+        }
+        *done.by_rule.entry(*rule).or_default() += 1;
+        written += 1;
+    }
+    Ok(done)
+}
+
+/// One change to a conversation's records, drawn at random.
+fn mutate(records: &[Value], speaker: &mut Speaker<'_>) -> Vec<Value> {
+    let mut out = records.to_vec();
+    let len = out.len();
+    if len == 0 {
+        return out;
+    }
+    let rng = &mut speaker.rng;
+    let at = rng.below(len);
+    let other = rng.below(len);
+    match rng.below(11) {
+        0 => {
+            out.remove(at);
+        }
+        1 => {
+            if let Some(record) = out.get(at).cloned() {
+                out.insert(other, record);
+            }
+        }
+        2 => {
+            if let Some(record) = out.get(at).cloned() {
+                out.remove(at);
+                out.insert(other.min(out.len()), record);
+            }
+        }
+        3 => edit(&mut out, at, "/from", |from| match from.as_str() {
+            Some("client") => "server".into(),
+            _ => "client".into(),
+        }),
+        4 => edit(&mut out, at, "/transport", |transport| {
+            match transport.as_str() {
+                Some("unix") => "websocket".into(),
+                _ => "unix".into(),
+            }
+        }),
+        5 => {
+            let id = out
+                .get(other)
+                .and_then(|record| record.pointer("/msg/id"))
+                .cloned();
+            if let Some(id) = id {
+                edit(&mut out, at, "/msg/id", |_| id.clone());
+            }
+        }
+        6 => {
+            let method = out
+                .get(other)
+                .and_then(|record| record.pointer("/msg/body/method"))
+                .cloned();
+            if let Some(method) = method {
+                edit(&mut out, at, "/msg/body/method", |_| method.clone());
+            }
+        }
+        7 => {
+            let state = rng.pick(&speaker.states).cloned().unwrap_or_default();
+            let field = if rng.chance(50) {
+                "/msg/body/params/state"
+            } else {
+                "/msg/body/params/previousState"
+            };
+            edit(&mut out, at, field, |_| Value::String(state.clone()));
+        }
+        8 => edit(&mut out, at, "/msg/body/params/downloadedBytes", |bytes| {
+            Value::from(bytes.as_u64().unwrap_or(0) / 2)
+        }),
+        9 => {
+            // A method the hello no longer offers.
+            let hello = out
+                .iter_mut()
+                .find_map(|record| record.pointer_mut("/msg/body/result/methods"))
+                .and_then(Value::as_array_mut);
+            if let Some(methods) = hello.filter(|methods| !methods.is_empty()) {
+                methods.remove(other % methods.len());
+            }
+        }
+        _ => {
+            if let Some(fields) = out.get_mut(at).and_then(Value::as_object_mut) {
+                fields.remove("msg");
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the value at `pointer` in record `at`, where there is one.
+fn edit(records: &mut [Value], at: usize, pointer: &str, to: impl Fn(&Value) -> Value) {
+    if let Some(slot) = records
+        .get_mut(at)
+        .and_then(|record| record.pointer_mut(pointer))
+    {
+        *slot = to(slot);
+    }
+}
+
+/// Valid conversations, one after another, each checked as `trace --closed`.
+struct Conversations<'c> {
+    checker: &'c Checker,
+    table: Option<crate::trace::Transitions>,
+    next: BTreeMap<String, Vec<String>>,
+    speaker: Speaker<'c>,
+    done: Conversed,
+    failed_in_a_row: usize,
+}
+
+impl<'c> Conversations<'c> {
+    fn new(
+        checker: &'c Checker,
+        seed: u64,
+        transitions: Option<&str>,
+    ) -> Result<Self, GenerateError> {
+        let table = match transitions {
+            Some(text) => Some(crate::trace::Transitions::parse_for(checker, text).map_err(
+                |message| GenerateError::Draw {
+                    target: "conversation".into(),
+                    message: format!("the transitions table: {message}"),
+                },
+            )?),
+            None => None,
+        };
+        let next: BTreeMap<String, Vec<String>> = transitions
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default();
+        Ok(Conversations {
+            checker,
+            table,
+            next,
+            speaker: Speaker::new(checker, seed)?,
+            done: Conversed::default(),
+            failed_in_a_row: 0,
+        })
+    }
+
+    /// What `trace --closed` finds in one connection's records.
+    fn findings(&self, records: &[String]) -> Vec<crate::trace::TraceFinding> {
+        let mut tracer = crate::trace::Tracer::new(self.checker, self.table.clone());
         let mut found = Vec::new();
         for (line, record) in records.iter().enumerate() {
             found.extend(tracer.feed_line(line + 1, record.as_bytes()));
         }
         found.extend(tracer.unanswered());
-        if found.is_empty() {
-            for record in &records {
-                writeln!(out, "{record}")?;
+        found
+    }
+
+    /// The next conversation that holds every rule, as record texts.
+    fn next(&mut self) -> Result<Vec<String>, GenerateError> {
+        loop {
+            let conn = format!("c{}", self.done.written + self.done.dropped + 1);
+            let next = std::mem::take(&mut self.next);
+            let records = self.speaker.conversation(&conn, &next);
+            self.next = next;
+            let records = records?;
+            let found = self.findings(&records);
+            if found.is_empty() {
+                self.done.written += 1;
+                self.done.records += records.len();
+                self.failed_in_a_row = 0;
+                return Ok(records);
             }
-            done.written += 1;
-            done.records += records.len();
-            failed_in_a_row = 0;
-            continue;
-        }
-        done.dropped += 1;
-        for finding in &found {
-            *done.broken.entry(finding.rule).or_default() += 1;
-        }
-        failed_in_a_row += 1;
-        if failed_in_a_row >= MAX_FAILED_IN_A_ROW / 100 {
-            let rule = done
-                .broken
-                .iter()
-                .max_by_key(|(_, count)| **count)
-                .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
-            return Err(GenerateError::Stuck {
-                target: "conversation".into(),
-                written: done.written,
-                rule,
-            });
+            self.done.dropped += 1;
+            for finding in &found {
+                *self.done.broken.entry(finding.rule).or_default() += 1;
+            }
+            self.failed_in_a_row += 1;
+            if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW / 100 {
+                let rule = self
+                    .done
+                    .broken
+                    .iter()
+                    .max_by_key(|(_, count)| **count)
+                    .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
+                return Err(GenerateError::Stuck {
+                    target: "conversation".into(),
+                    written: self.done.written,
+                    rule,
+                });
+            }
         }
     }
-    Ok(done)
 }
 
 /// One method's or event's name and the types of its shapes.
