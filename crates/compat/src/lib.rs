@@ -726,6 +726,23 @@ fn removed(new: &SchemaSet, old_doc: &contract::SchemaDoc, kind: DocKind, noun: 
 }
 
 /// Compares two single schema documents (one type, read and written by both sides).
+///
+/// ```
+/// use compat::{compare_documents, Options, Verdict};
+/// use contract::SchemaSet;
+///
+/// let set = |schema: &str| {
+///     SchemaSet::from_texts(std::path::Path::new("example"), [("types/Count.json", schema)])
+/// };
+/// let old = set(r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "integer", "maximum": 10}"#)?;
+/// let new = set(r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "integer", "maximum": 5}"#)?;
+/// let comparison = compare_documents(&old, &new, Options::default())?;
+/// // A new writer sends 0..=5, which an old reader takes; an old writer's 7
+/// // is refused by a new reader.
+/// assert_eq!(comparison.writer, Verdict::Compatible);
+/// assert_eq!(comparison.reader, Verdict::Breaking);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn compare_documents(
     old: &SchemaSet,
     new: &SchemaSet,

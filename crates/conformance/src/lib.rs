@@ -209,6 +209,21 @@ impl Checker {
 
     /// Every rule `value` breaks as a `target` (a type name; `Envelope` for
     /// messages), sorted by pointer.
+    ///
+    /// ```
+    /// use conformance::{Checker, Rule};
+    ///
+    /// let checker = Checker::embedded()?;
+    /// let segment = serde_json::json!({
+    ///     "index": 0, "startByte": 100, "endByte": 99,
+    ///     "downloadedBytes": 0, "state": "pending"
+    /// });
+    /// let found = checker.check("Segment", &segment)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert_eq!(found[0].rule, Rule::SegmentRangeOrder);
+    /// assert_eq!(found[0].pointer, "/endByte");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check(&self, target: &str, value: &Value) -> Result<Vec<Finding>, Error> {
         let mut out = Vec::new();
         if target == "Envelope" {

@@ -266,6 +266,20 @@ impl serde_json::ser::Formatter for Policed<'_> {
 }
 
 /// Reads frames from `R`, reusing one body buffer across frames.
+///
+/// ```
+/// use proto::{write_frame, Envelope, FrameError, FrameReader};
+///
+/// let call: Envelope = serde_json::from_str(
+///     r#"{"v": 1, "kind": "call", "id": 7, "body": {"method": "download.pause", "params": {"taskId": "t_01"}}}"#,
+/// )?;
+/// let mut wire = Vec::new();
+/// write_frame(&mut wire, &call)?;
+/// let mut reader = FrameReader::new(wire.as_slice());
+/// assert_eq!(reader.read()?, call);
+/// assert!(matches!(reader.read(), Err(FrameError::Closed)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct FrameReader<R> {
     inner: R,

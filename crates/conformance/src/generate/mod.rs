@@ -70,6 +70,19 @@ const PIECE: usize = 256;
 /// in pieces of [`PIECE`], each from a sampler seeded by `seed` and the
 /// piece's place, drawn on every core and written in order: the same seed
 /// gives the same bytes on any machine.
+///
+/// ```
+/// use conformance::{generate::generate, Checker};
+///
+/// let checker = Checker::embedded()?;
+/// let mut out = Vec::new();
+/// let done = generate(&checker, "TaskSummary", 5, 42, &mut out)?;
+/// assert_eq!(done.written, 5);
+/// for line in String::from_utf8(out)?.lines() {
+///     assert!(checker.check_text("TaskSummary", line.as_bytes())?.is_empty());
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn generate(
     checker: &Checker,
     target: &str,
