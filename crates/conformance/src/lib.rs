@@ -7,6 +7,7 @@
 //! the part of the schema that failed), and the semantic rules JSON Schema
 //! cannot say (byte ranges, coverage, sums: see [`rules`]).
 
+pub mod drive;
 pub mod fixtures;
 pub mod frames;
 pub mod generate;

@@ -51,6 +51,13 @@ pub enum Rule {
     TraceProgressBackwards,
     TraceAfterRemoved,
     TraceTransition,
+    /// A live peer's answers (`vdm-conform drive`).
+    DriveAnswer,
+    DriveMethodNotFound,
+    DriveInvalidParams,
+    DriveParseError,
+    DriveEventUnanswered,
+    DriveStillAnswers,
 }
 
 impl Rule {
@@ -93,6 +100,12 @@ impl Rule {
         Rule::TraceProgressBackwards,
         Rule::TraceAfterRemoved,
         Rule::TraceTransition,
+        Rule::DriveAnswer,
+        Rule::DriveMethodNotFound,
+        Rule::DriveInvalidParams,
+        Rule::DriveParseError,
+        Rule::DriveEventUnanswered,
+        Rule::DriveStillAnswers,
     ];
 
     pub fn id(self) -> &'static str {
@@ -135,6 +148,12 @@ impl Rule {
             Rule::TraceProgressBackwards => "trace.progress_backwards",
             Rule::TraceAfterRemoved => "trace.after_removed",
             Rule::TraceTransition => "trace.transition",
+            Rule::DriveAnswer => "drive.answer",
+            Rule::DriveMethodNotFound => "drive.method_not_found",
+            Rule::DriveInvalidParams => "drive.invalid_params",
+            Rule::DriveParseError => "drive.parse_error",
+            Rule::DriveEventUnanswered => "drive.event_unanswered",
+            Rule::DriveStillAnswers => "drive.still_answers",
         }
     }
 
@@ -180,6 +199,12 @@ impl Rule {
             Rule::TraceProgressBackwards => "a task's `downloadedBytes` does not fall between two progress events without a state event between them",
             Rule::TraceAfterRemoved => "nothing is said about a task after its `event.task.removed`",
             Rule::TraceTransition => "with `--transitions FILE`, each state change is in the table",
+            Rule::DriveAnswer => "each call is answered, within the timeout, with its id: a reply naming its method, or an error",
+            Rule::DriveMethodNotFound => "a call of a method the peer does not know is answered `-32601` with its id",
+            Rule::DriveInvalidParams => "a known method with params that do not fit is answered `-32602` with its id",
+            Rule::DriveParseError => "a body that is not JSON is answered `-32700` with id `null`",
+            Rule::DriveEventUnanswered => "events are never answered, an unknown one or one with a field this version lacks included",
+            Rule::DriveStillAnswers => "after all of that, the peer still answers a call",
         }
     }
 

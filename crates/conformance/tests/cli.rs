@@ -1001,3 +1001,11 @@ fn generated_conversations_pass_trace_on_the_command_line() {
     );
     assert_eq!(traced.status.code(), Some(0), "{traced:?}");
 }
+
+#[test]
+fn drive_without_a_peer_that_starts_is_a_usage_error() {
+    let output = run(&["drive", "--", "/nonexistent/peer"], None);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("starting /nonexistent/peer"), "{stderr}");
+}

@@ -13,6 +13,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use common::{temp_path, HELPER};
 use proto::{Envelope, FrameReader, ReplyBody, RpcErrorCode};
@@ -308,4 +309,57 @@ fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
         "Exit code: 3\ninput: {\"a\":1}\n--- stderr ---\nexiting with 3\n"
     );
     let _ = std::fs::remove_file(tools);
+}
+
+/// `vdm-conform drive` against `serve`: every call answered with its id,
+/// the newer peer's messages answered as docs/wire.md says, events never
+/// answered, and every message serve writes holds the message rules.
+#[test]
+fn serve_holds_every_rule_drive_exercises() {
+    let tools = tools_file("drive");
+    let mut child = Command::new(EXEC)
+        .args(["serve", "--jobs", "2", "--tools"])
+        .arg(&tools)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("vdm-exec starts");
+    let (to_peer, from_peer) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+    let checker = conformance::Checker::embedded().unwrap();
+    let options = conformance::drive::Options {
+        methods: None,
+        timeout: Duration::from_secs(60),
+        seed: 3,
+    };
+    let driven = conformance::drive::drive(&checker, from_peer, to_peer, &options).unwrap();
+    let _ = child.wait();
+    let _ = std::fs::remove_file(tools);
+    let broken: Vec<_> = driven
+        .rules
+        .iter()
+        .filter(|(_, tally)| !tally.broken.is_empty())
+        .collect();
+    assert!(broken.is_empty(), "{broken:#?}");
+    let exercised: Vec<&str> = driven.rules.keys().map(|rule| rule.id()).collect();
+    assert_eq!(
+        exercised,
+        [
+            "drive.answer",
+            "drive.method_not_found",
+            "drive.invalid_params",
+            "drive.parse_error",
+            "drive.event_unanswered",
+            "drive.still_answers"
+        ]
+    );
+    // Every method of the contract was called and answered.
+    let methods = checker
+        .schema_set()
+        .of_kind(contract::DocKind::Method)
+        .count();
+    assert_eq!(
+        driven.rules[&conformance::Rule::DriveAnswer].exercised,
+        methods
+    );
 }

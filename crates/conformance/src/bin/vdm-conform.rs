@@ -91,6 +91,25 @@ enum Command {
     /// List every rule id with what it asks: the conformance rules, then the
     /// schema lint rules.
     Rules,
+    /// Drive a live peer as its client: start CMD, speak frames on its
+    /// stdin/stdout, judge every answer; per rule, exercised, held, broken.
+    Drive {
+        /// The methods to call, comma-separated (default: every method).
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        methods: Option<Vec<String>>,
+        /// Seconds to wait for each answer.
+        #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+        timeout: f64,
+        /// The seed the calls are drawn from.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+        /// Write the conversation as trace records to FILE.
+        #[arg(long, value_name = "FILE")]
+        record: Option<String>,
+        /// The peer's command and arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
     /// Write N values of a contract type as JSON Lines on stdout, each one
     /// that `check` passes (schema and semantic rules); same seed, same values.
     Generate {
@@ -118,6 +137,82 @@ enum Command {
         #[arg(long, value_name = "FILE", requires = "conversation")]
         transitions: Option<String>,
     },
+}
+
+/// `vdm-conform drive`: starts the peer, drives it, prints per rule.
+fn drive(
+    checker: &Checker,
+    methods: Option<Vec<String>>,
+    timeout: f64,
+    seed: u64,
+    record: Option<&str>,
+    command: &[String],
+) -> Result<bool, String> {
+    let (program, args) = command
+        .split_first()
+        .ok_or("drive needs the peer's command after --")?;
+    let timeout = std::time::Duration::try_from_secs_f64(timeout)
+        .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("starting {program}: {err}"))?;
+    let (Some(to_peer), Some(from_peer)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(format!("{program}: no pipes to it"));
+    };
+    let options = conformance::drive::Options {
+        methods,
+        timeout,
+        seed,
+    };
+    let driven = conformance::drive::drive(checker, from_peer, to_peer, &options);
+    // The peer's stdin is closed with the driver; give it the timeout to end.
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if let Ok(None) = child.try_wait() {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    let driven = driven.map_err(|err| err.to_string())?;
+    if let Some(path) = record {
+        let text: String = driven
+            .records
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect();
+        std::fs::write(path, text).map_err(|err| format!("{path}: {err}"))?;
+    }
+    for (rule, tally) in &driven.rules {
+        println!(
+            "{}\texercised {}\theld {}\tbroken {}",
+            rule.id(),
+            tally.exercised,
+            tally.held,
+            tally.broken.len()
+        );
+        for why in &tally.broken {
+            // What the peer wrote cannot start a line of its own here.
+            let why: String = why
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_debug().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            println!("  {}: {why}", rule.id());
+        }
+    }
+    Ok(driven.held())
 }
 
 /// ` (rule count, ...)` for what was dropped, or nothing.
@@ -308,6 +403,23 @@ fn run(cli: Cli) -> Result<bool, String> {
                 eprintln!("vdm-conform: {summary}");
             }
             return Ok(true);
+        }
+        Command::Drive {
+            methods,
+            timeout,
+            seed,
+            record,
+            command,
+        } => {
+            let checker = checker()?;
+            return drive(
+                &checker,
+                methods,
+                timeout,
+                seed,
+                record.as_deref(),
+                &command,
+            );
         }
         Command::Rules => {
             for rule in Rule::ALL {

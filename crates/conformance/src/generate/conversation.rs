@@ -313,6 +313,26 @@ impl<'c> Conversations<'c> {
     }
 }
 
+/// A valid call of `method` with `id`, drawn from `seed`; `None` when the
+/// contract has no such method or no valid params could be drawn.
+pub(crate) fn valid_call(
+    checker: &Checker,
+    method: &str,
+    id: u64,
+    seed: u64,
+) -> Result<Option<Value>, GenerateError> {
+    let mut speaker = Speaker::new(checker, seed)?;
+    let Some(params) = speaker
+        .methods
+        .iter()
+        .find(|shape| shape.name == method)
+        .and_then(|shape| shape.params.clone())
+    else {
+        return Ok(None);
+    };
+    speaker.message(&params, &|p| envelope_call(id, method, p), &mut |_| {})
+}
+
 /// One method's or event's name and the types of its shapes.
 struct Shape {
     name: String,

@@ -23,6 +23,7 @@ use crate::{Checker, Error, Rule};
 mod conversation;
 mod repair;
 
+pub(crate) use conversation::valid_call;
 pub use conversation::{conversation_mutants, conversations, Conversed};
 use repair::{repair, Condition};
 
