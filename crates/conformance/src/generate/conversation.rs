@@ -66,71 +66,39 @@ pub fn conversation_mutants(
     out: &mut dyn Write,
 ) -> Result<super::Mutated, GenerateError> {
     let mut valid = Conversations::new(checker, seed, transitions)?;
-    let mut done = super::Mutated::default();
-    let mut queued: BTreeMap<Rule, std::collections::VecDeque<Vec<Value>>> = BTreeMap::new();
-    let mut written = 0;
-    let mut fruitless = 0;
-    while written < count {
-        let ready = queued.values().filter(|queue| !queue.is_empty()).count();
-        if ready < queued.len() || ready == 0 {
+    super::in_turns(
+        count,
+        "conversation",
+        &mut |offer| {
             let records: Vec<Value> = valid
                 .next()?
                 .iter()
                 .filter_map(|record| serde_json::from_str(record).ok())
                 .collect();
-            done.bases += 1;
-            let mut found_new = false;
             for _ in 0..TRIED_PER_CONVERSATION {
                 let mutant = mutate(&records, &mut valid.speaker);
                 let texts: Vec<String> = mutant.iter().map(Value::to_string).collect();
                 let found = valid.findings(&texts);
-                let Some(rule) = found.first().map(|finding| finding.rule) else {
-                    continue;
-                };
-                if found.iter().any(|finding| finding.rule != rule) {
-                    continue;
-                }
-                let queue = queued.entry(rule).or_default();
-                if queue.len() < TRIED_PER_CONVERSATION {
-                    found_new |= queue.is_empty();
-                    queue.push_back(mutant);
+                let rule = found.first().map(|finding| finding.rule);
+                if let Some(rule) = rule.filter(|rule| found.iter().all(|f| f.rule == *rule)) {
+                    offer(rule, mutant);
                 }
             }
-            fruitless = if found_new { 0 } else { fruitless + 1 };
-            if fruitless < MAX_FAILED_IN_A_ROW / 100 || ready == 0 {
-                if fruitless >= MAX_FAILED_IN_A_ROW / 10 {
-                    return Err(GenerateError::Stuck {
-                        target: "conversation".into(),
-                        written,
-                        rule: "nothing: no one-step change broke exactly one rule".into(),
-                    });
+            Ok(())
+        },
+        &mut |rule, records, place| {
+            // A connection of its own, so mutants written together stay apart.
+            let conn = format!("m{}", place + 1);
+            for mut record in records {
+                if let Some(fields) = record.as_object_mut() {
+                    fields.insert("conn".into(), Value::String(conn.clone()));
+                    fields.insert("mutant".into(), Value::String(rule.id().into()));
                 }
-                continue;
+                writeln!(out, "{record}")?;
             }
-        }
-        let least = queued
-            .iter_mut()
-            .filter(|(_, queue)| !queue.is_empty())
-            .min_by_key(|(rule, _)| done.by_rule.get(*rule).copied().unwrap_or(0));
-        let Some((rule, queue)) = least else {
-            continue;
-        };
-        let Some(records) = queue.pop_front() else {
-            continue;
-        };
-        // A connection of its own, so mutants written together stay apart.
-        let conn = format!("m{}", written + 1);
-        for mut record in records {
-            if let Some(fields) = record.as_object_mut() {
-                fields.insert("conn".into(), Value::String(conn.clone()));
-                fields.insert("mutant".into(), Value::String(rule.id().into()));
-            }
-            writeln!(out, "{record}")?;
-        }
-        *done.by_rule.entry(*rule).or_default() += 1;
-        written += 1;
-    }
-    Ok(done)
+            Ok(())
+        },
+    )
 }
 
 /// One change to a conversation's records, drawn at random.

@@ -199,42 +199,77 @@ pub fn mutants(
     out: &mut dyn Write,
 ) -> Result<Mutated, GenerateError> {
     let mut valid = Valid::new(checker, target, seed)?;
+    in_turns(
+        count,
+        target,
+        &mut |offer| {
+            let (base, _) = valid.next()?;
+            let mut candidates = sample::one_step_mutations_wide(&base, &Default::default());
+            for _ in 0..TRIED_PER_BASE.min(candidates.len()) {
+                let pick = valid.sampler.rng().below(candidates.len());
+                let candidate = candidates.swap_remove(pick);
+                let text = Value::to_string(&candidate);
+                if let Some(rule) = only_rule(&checker.check_text(target, text.as_bytes())?) {
+                    offer(rule, candidate);
+                }
+            }
+            Ok(())
+        },
+        &mut |rule, msg, _| {
+            let record = serde_json::json!({ "rule": rule.id(), "msg": msg });
+            writeln!(out, "{record}")?;
+            Ok(())
+        },
+    )
+}
+
+/// The one rule all of `findings` name, if they name one.
+pub(crate) fn only_rule(findings: &[crate::Finding]) -> Option<Rule> {
+    let rule = findings.first()?.rule;
+    findings
+        .iter()
+        .all(|finding| finding.rule == rule)
+        .then_some(rule)
+}
+
+/// Where [`in_turns`]' caller puts a mutant and the one rule it breaks.
+pub(crate) type Offer<'a, T> = &'a mut dyn FnMut(Rule, T);
+
+/// Writes `count` mutants with the rules taking turns, the one written least
+/// first among those reached. `more` mutates one more valid value and
+/// offers each mutant with the one rule it breaks; `write` writes one (with
+/// its place in the output). Gives up when that many valid values in a row
+/// bring no rule back.
+pub(crate) fn in_turns<T>(
+    count: usize,
+    target: &str,
+    more: &mut dyn FnMut(Offer<'_, T>) -> Result<(), GenerateError>,
+    write: &mut dyn FnMut(Rule, T, usize) -> Result<(), GenerateError>,
+) -> Result<Mutated, GenerateError> {
     let mut done = Mutated::default();
-    let mut queued: BTreeMap<Rule, std::collections::VecDeque<Value>> = BTreeMap::new();
+    let mut queued: BTreeMap<Rule, std::collections::VecDeque<T>> = BTreeMap::new();
     let mut written = 0;
     let mut fruitless = 0;
     while written < count {
         let ready = queued.values().filter(|queue| !queue.is_empty()).count();
         // Keep a mix queued: a new base whenever fewer rules wait than have been seen.
         if ready < queued.len() || ready == 0 {
-            let (base, _) = valid.next()?;
-            done.bases += 1;
-            let mut candidates = sample::one_step_mutations_wide(&base, &Default::default());
             let mut found_new = false;
-            for _ in 0..TRIED_PER_BASE.min(candidates.len()) {
-                let pick = valid.sampler.rng().below(candidates.len());
-                let candidate = candidates.swap_remove(pick);
-                let text = Value::to_string(&candidate);
-                let findings = checker.check_text(target, text.as_bytes())?;
-                let Some(rule) = findings.first().map(|finding| finding.rule) else {
-                    continue;
-                };
-                if findings.iter().any(|finding| finding.rule != rule) {
-                    continue;
-                }
+            more(&mut |rule, mutant| {
                 let queue = queued.entry(rule).or_default();
                 if queue.len() < TRIED_PER_BASE {
                     found_new |= queue.is_empty();
-                    queue.push_back(candidate);
+                    queue.push_back(mutant);
                 }
-            }
+            })?;
+            done.bases += 1;
             fruitless = if found_new { 0 } else { fruitless + 1 };
             if fruitless < MAX_FAILED_IN_A_ROW / 100 || ready == 0 {
-                if fruitless >= MAX_FAILED_IN_A_ROW {
+                if fruitless >= MAX_FAILED_IN_A_ROW / 10 {
                     return Err(GenerateError::Stuck {
                         target: target.to_string(),
                         written,
-                        rule: "nothing: no one-step mutation broke exactly one rule".into(),
+                        rule: "nothing: no one-step change broke exactly one rule".into(),
                     });
                 }
                 continue;
@@ -247,11 +282,10 @@ pub fn mutants(
         let Some((rule, queue)) = least else {
             continue;
         };
-        let Some(msg) = queue.pop_front() else {
+        let Some(mutant) = queue.pop_front() else {
             continue;
         };
-        let record = serde_json::json!({ "rule": rule.id(), "msg": msg });
-        writeln!(out, "{record}")?;
+        write(*rule, mutant, written)?;
         *done.by_rule.entry(*rule).or_default() += 1;
         written += 1;
     }
