@@ -346,8 +346,8 @@ fn run(cli: Cli) -> Result<bool, String> {
             let checker = checker()?;
             let stdout = std::io::stdout();
             let mut sink = std::io::BufWriter::new(stdout.lock());
+            let table = transitions.as_deref().map(read_text).transpose()?;
             let summary = if conversation && mutants {
-                let table = transitions.as_deref().map(read_text).transpose()?;
                 let done = conformance::generate::conversation_mutants(
                     &checker,
                     count,
@@ -363,7 +363,6 @@ fn run(cli: Cli) -> Result<bool, String> {
                     by_rule(done.by_rule.iter())
                 )
             } else if conversation {
-                let table = transitions.as_deref().map(read_text).transpose()?;
                 let done = conformance::generate::conversations(
                     &checker,
                     count,

@@ -260,23 +260,14 @@ impl<'c> Conversations<'c> {
                 return Ok(records);
             }
             self.done.dropped += 1;
-            for finding in &found {
-                *self.done.broken.entry(finding.rule).or_default() += 1;
-            }
             self.failed_in_a_row += 1;
-            if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW / 100 {
-                let rule = self
-                    .done
-                    .broken
-                    .iter()
-                    .max_by_key(|(_, count)| **count)
-                    .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
-                return Err(GenerateError::Stuck {
-                    target: "conversation".into(),
-                    written: self.done.written,
-                    rule,
-                });
-            }
+            super::count_dropped(
+                &mut self.done.broken,
+                self.done.written,
+                found.iter().map(|finding| finding.rule),
+                self.failed_in_a_row >= MAX_FAILED_IN_A_ROW / 100,
+                "conversation",
+            )?;
         }
     }
 }

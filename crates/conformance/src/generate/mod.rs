@@ -292,6 +292,32 @@ pub(crate) fn in_turns<T>(
     Ok(done)
 }
 
+/// Counts one dropped draw's rules; `Stuck`, naming the rule broken most,
+/// when `stuck`.
+pub(crate) fn count_dropped(
+    broken: &mut BTreeMap<Rule, usize>,
+    written: usize,
+    rules: impl Iterator<Item = Rule>,
+    stuck: bool,
+    target: &str,
+) -> Result<(), GenerateError> {
+    for rule in rules {
+        *broken.entry(rule).or_default() += 1;
+    }
+    if !stuck {
+        return Ok(());
+    }
+    let rule = broken
+        .iter()
+        .max_by_key(|(_, count)| **count)
+        .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
+    Err(GenerateError::Stuck {
+        target: target.to_string(),
+        written,
+        rule,
+    })
+}
+
 /// Valid values of one target, one after another.
 struct Valid<'c> {
     checker: &'c Checker,
@@ -341,23 +367,14 @@ impl<'c> Valid<'c> {
                 return Ok((value, text));
             }
             self.done.dropped += 1;
-            for finding in &findings {
-                *self.done.broken.entry(finding.rule).or_default() += 1;
-            }
             self.failed_in_a_row += 1;
-            if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW {
-                let rule = self
-                    .done
-                    .broken
-                    .iter()
-                    .max_by_key(|(_, count)| **count)
-                    .map_or_else(|| "nothing".to_string(), |(rule, _)| rule.id().to_string());
-                return Err(GenerateError::Stuck {
-                    target: self.target.clone(),
-                    written: self.done.written,
-                    rule,
-                });
-            }
+            count_dropped(
+                &mut self.done.broken,
+                self.done.written,
+                findings.iter().map(|finding| finding.rule),
+                self.failed_in_a_row >= MAX_FAILED_IN_A_ROW,
+                &self.target,
+            )?;
         }
     }
 }
