@@ -277,8 +277,12 @@ impl Driver<'_> {
                     Some("error") => true,
                     _ => false,
                 };
-                let broken = (!answered || !named)
-                    .then(|| format!("the call {id} of {method} was answered with {answer}"));
+                let broken = (!answered || !named).then(|| {
+                    format!(
+                        "the call {id} of {method} was answered with {}",
+                        shown(&answer)
+                    )
+                });
                 self.driven.judge(Rule::DriveAnswer, broken);
                 Ok(Some(answer))
             }
@@ -330,7 +334,12 @@ impl Driver<'_> {
                 let ok = answer.get("kind").and_then(Value::as_str) == Some("error")
                     && got_code == Some(code)
                     && got_id == want_id;
-                (!ok).then(|| format!("expected error {code} with id {want_id}, got {answer}"))
+                (!ok).then(|| {
+                    format!(
+                        "expected error {code} with id {want_id}, got {}",
+                        shown(&answer)
+                    )
+                })
             }
             Err(why) => Some(format!("expected error {code}: {why}")),
         }
@@ -364,12 +373,23 @@ impl Driver<'_> {
                     }
                 }
                 Some(format!(
-                    "the next frame was {answer}, not the answer to call {id}"
+                    "the next frame was {}, not the answer to call {id}",
+                    shown(&answer)
                 ))
             }
             Err(why) => Some(format!("call {id}: {why}")),
         };
         self.driven.judge(rule, broken);
         Ok(())
+    }
+}
+
+/// A message from the peer as a report quotes it: its JSON, cut at 300
+/// characters (an answer may be a megabyte).
+fn shown(msg: &Value) -> String {
+    let text = msg.to_string();
+    match text.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
+        None => text,
     }
 }

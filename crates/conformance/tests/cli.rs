@@ -1009,3 +1009,63 @@ fn drive_without_a_peer_that_starts_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("starting /nonexistent/peer"), "{stderr}");
 }
+
+/// `drive --connect`: a peer on a unix socket that serves nothing, and
+/// answers as docs/wire.md says.
+#[test]
+fn drive_connects_to_a_peer_on_a_unix_socket() {
+    let dir = std::env::temp_dir().join(format!("vdm-drive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("peer.sock");
+    let _ = std::fs::remove_file(&path);
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let peer = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut output = stream.try_clone().unwrap();
+        let mut reader = proto::FrameReader::new(stream);
+        while let Ok(body) = reader.read_raw() {
+            let answer = match serde_json::from_slice::<serde_json::Value>(body) {
+                Err(_) => {
+                    serde_json::json!({"v": 1, "kind": "error", "id": null, "body": {"code": -32700, "message": "not JSON"}})
+                }
+                Ok(msg) if msg["kind"] == "call" => {
+                    serde_json::json!({"v": 1, "kind": "error", "id": msg["id"], "body": {"code": -32601, "message": "not served"}})
+                }
+                Ok(_) => continue,
+            };
+            let text = answer.to_string();
+            let len = u32::try_from(text.len()).unwrap().to_be_bytes();
+            if output
+                .write_all(&len)
+                .and_then(|()| output.write_all(text.as_bytes()))
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let output = run(
+        &[
+            "drive",
+            "--methods",
+            "download.list",
+            "--timeout",
+            "30",
+            "--connect",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    peer.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let printed = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        printed.contains("drive.method_not_found\texercised 1\theld 1\tbroken 0"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("drive.still_answers\texercised 1\theld 1\tbroken 0"),
+        "{printed}"
+    );
+}

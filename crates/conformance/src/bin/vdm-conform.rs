@@ -106,8 +106,11 @@ enum Command {
         /// Write the conversation as trace records to FILE.
         #[arg(long, value_name = "FILE")]
         record: Option<String>,
+        /// Drive the peer listening on this unix socket instead of starting one.
+        #[arg(long, value_name = "PATH", conflicts_with = "command")]
+        connect: Option<String>,
         /// The peer's command and arguments, after `--`.
-        #[arg(last = true, required = true, value_name = "CMD")]
+        #[arg(last = true, required_unless_present = "connect", value_name = "CMD")]
         command: Vec<String>,
     },
     /// Write N values of a contract type as JSON Lines on stdout, each one
@@ -180,6 +183,38 @@ fn drive(
         let _ = child.kill();
     }
     let _ = child.wait();
+    report_driven(driven, record)
+}
+
+/// `vdm-conform drive --connect PATH`: the peer listening on a unix socket.
+fn drive_socket(
+    checker: &Checker,
+    methods: Option<Vec<String>>,
+    timeout: f64,
+    seed: u64,
+    record: Option<&str>,
+    path: &str,
+) -> Result<bool, String> {
+    let timeout = std::time::Duration::try_from_secs_f64(timeout)
+        .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
+    let stream = std::os::unix::net::UnixStream::connect(path)
+        .map_err(|err| format!("connecting to {path}: {err}"))?;
+    let reading = stream.try_clone().map_err(|err| format!("{path}: {err}"))?;
+    let options = conformance::drive::Options {
+        methods,
+        timeout,
+        seed,
+    };
+    let driven = conformance::drive::drive(checker, reading, &stream, &options);
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    report_driven(driven, record)
+}
+
+/// Writes the record and prints per rule; `Ok(true)` when every rule held.
+fn report_driven(
+    driven: Result<conformance::drive::Driven, conformance::drive::DriveError>,
+    record: Option<&str>,
+) -> Result<bool, String> {
     let driven = driven.map_err(|err| err.to_string())?;
     if let Some(path) = record {
         let text: String = driven
@@ -408,9 +443,13 @@ fn run(cli: Cli) -> Result<bool, String> {
             timeout,
             seed,
             record,
+            connect,
             command,
         } => {
             let checker = checker()?;
+            if let Some(path) = connect {
+                return drive_socket(&checker, methods, timeout, seed, record.as_deref(), &path);
+            }
             return drive(
                 &checker,
                 methods,
