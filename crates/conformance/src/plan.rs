@@ -573,32 +573,8 @@ impl<'a> Compiler<'a> {
     /// Whether an `x-secret` is anywhere in `schema`, following references
     /// (each once, so a cycle ends) and not entering `$defs`.
     fn reaches_secret(&self, doc: &'a SchemaDoc, schema: &'a Value) -> bool {
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![(doc, schema)];
-        while let Some((doc, value)) = stack.pop() {
-            match value {
-                Value::Object(map) => {
-                    if map.get("x-secret") == Some(&Value::Bool(true)) {
-                        return true;
-                    }
-                    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                        if let Ok(target) = resolve_ref(self.set, doc, reference) {
-                            if seen.insert((target.doc.rel.clone(), target.pointer.clone())) {
-                                stack.push((target.doc, target.schema));
-                            }
-                        }
-                    }
-                    stack.extend(
-                        map.iter()
-                            .filter(|(key, _)| !matches!(key.as_str(), "$defs" | "definitions"))
-                            .map(|(_, sub)| (doc, sub)),
-                    );
-                }
-                Value::Array(items) => stack.extend(items.iter().map(|sub| (doc, sub))),
-                _ => {}
-            }
-        }
-        false
+        contract::Reached::new(self.set, doc, schema)
+            .any(|place| place.schema.get("x-secret") == Some(&Value::Bool(true)))
     }
 }
 

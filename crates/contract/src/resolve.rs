@@ -72,34 +72,89 @@ pub fn files_reached<'a>(
     from: &'a SchemaDoc,
     schema: &'a Value,
 ) -> std::collections::BTreeSet<String> {
-    let mut reached = std::collections::BTreeSet::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut stack = vec![(from, schema)];
-    while let Some((doc, value)) = stack.pop() {
-        match value {
+    Reached::new(set, from, schema)
+        .filter(|place| place.via_ref)
+        .map(|place| place.doc.rel.clone())
+        .collect()
+}
+
+/// One schema [`Reached`] visits.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    pub doc: &'a SchemaDoc,
+    pub schema: &'a Value,
+    /// Entered through a `$ref` (else: a subschema of the one before).
+    pub via_ref: bool,
+}
+
+/// Every schema inside `schema` and everywhere its `$ref`s lead,
+/// transitively, without entering `$defs` (a definition counts where it is
+/// referred to). Each referred place is entered once, so a cycle ends; a
+/// reference that does not resolve is passed by (the lint reports it). A
+/// stack, not recursion: any nesting is walked.
+pub struct Reached<'a> {
+    set: &'a SchemaSet,
+    seen: std::collections::HashSet<(&'a str, String)>,
+    stack: Vec<Place<'a>>,
+}
+
+impl<'a> Reached<'a> {
+    pub fn new(set: &'a SchemaSet, from: &'a SchemaDoc, schema: &'a Value) -> Self {
+        Reached {
+            set,
+            seen: std::collections::HashSet::new(),
+            stack: vec![Place {
+                doc: from,
+                schema,
+                via_ref: false,
+            }],
+        }
+    }
+}
+
+impl<'a> Iterator for Reached<'a> {
+    type Item = Place<'a>;
+
+    fn next(&mut self) -> Option<Place<'a>> {
+        let place = self.stack.pop()?;
+        let doc = place.doc;
+        match place.schema {
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                    if let Ok(target) = resolve_ref(set, doc, reference) {
-                        if seen.insert((target.doc.rel.as_str(), target.pointer.clone())) {
-                            reached.insert(target.doc.rel.clone());
-                            stack.push((target.doc, target.schema));
+                    if let Ok(target) = resolve_ref(self.set, doc, reference) {
+                        if self
+                            .seen
+                            .insert((target.doc.rel.as_str(), target.pointer.clone()))
+                        {
+                            self.stack.push(Place {
+                                doc: target.doc,
+                                schema: target.schema,
+                                via_ref: true,
+                            });
                         }
                     }
                 }
-                stack.extend(
+                self.stack.extend(
                     map.iter()
                         .filter(|(key, _)| !matches!(key.as_str(), "$defs" | "definitions"))
-                        .map(|(_, sub)| (doc, sub)),
+                        .map(|(_, schema)| Place {
+                            doc,
+                            schema,
+                            via_ref: false,
+                        }),
                 );
             }
-            Value::Array(items) => stack.extend(items.iter().map(|sub| (doc, sub))),
+            Value::Array(items) => self.stack.extend(items.iter().map(|schema| Place {
+                doc,
+                schema,
+                via_ref: false,
+            })),
             _ => {}
         }
+        Some(place)
     }
-    reached
 }
 
-/// Joins a relative path onto the folder of `from` (both `/`-separated, inside the set).
 fn join(from: &str, path: &str) -> Option<String> {
     let mut parts: Vec<&str> = from.split('/').collect();
     parts.pop();
