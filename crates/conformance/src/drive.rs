@@ -1,19 +1,30 @@
-//! `vdm-conform drive`: a live peer, driven over frames as its client.
+//! `vdm-conform drive`: a live peer, driven over frames.
 //!
-//! The driver sends a generated valid call of every method it is told to
+//! As the peer's client ([`Role::Client`], the default) the driver sends a generated valid call of every method it is told to
 //! (`--methods`, else every method of the contract), then what a newer peer
 //! may send (an unknown method, a known method with bad params, an unknown
 //! event, an event with a field this version lacks, a body that is not
-//! JSON), then a last call to see the peer still answers. Each answer is
-//! judged by the answer table of `docs/wire.md` (`drive.*` rules) and by
-//! every message rule; every wait is bounded. One exchange at a time: the
-//! next frame the peer writes is the answer to the last thing sent, so an
-//! answered event shows as the wrong answer to the call after it.
+//! JSON), then a last call to see the peer still answers, and last a length
+//! past the frame limit, which ends the session. Each answer is judged by
+//! the answer table of `docs/wire.md` (`drive.*` rules) and by every message
+//! rule; every wait is bounded. One exchange at a time: the next frame the
+//! peer writes is the answer to the last thing sent, so an answered event
+//! shows as the wrong answer to the call after it.
+//!
+//! As the peer's server ([`Role::Server`]) the driver answers every call the
+//! client makes with a generated valid reply (the hello offering every
+//! method), or the error the answer table gives; once the first call is
+//! answered it sends what a newer server may send (an unknown event, an
+//! event with a field this version lacks, a body that is not JSON) and
+//! from then on replies carry a field this version lacks too. The client
+//! must send calls only and carry on; the session ends when it closes its
+//! stream or stays silent for the timeout.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -42,6 +53,12 @@ impl Driven {
         self.rules.values().all(|tally| tally.broken.is_empty())
     }
 
+    /// Judges `drive.carries_on` by how a started client ended: its exit
+    /// status, or why none came.
+    pub fn judge_exit(&mut self, exit: Result<(), String>) {
+        self.judge(Rule::DriveCarriesOn, exit.err());
+    }
+
     fn judge(&mut self, rule: Rule, broken: Option<String>) {
         let tally = self.rules.entry(rule).or_default();
         tally.exercised += 1;
@@ -61,6 +78,28 @@ pub struct Options {
     pub timeout: Duration,
     /// The seed the calls are drawn from.
     pub seed: u64,
+    /// The side the driver plays.
+    pub role: Role,
+}
+
+/// The side the driver plays; the peer plays the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Role {
+    /// The driver calls; the peer is a server.
+    #[default]
+    Client,
+    /// The driver answers; the peer is a client.
+    Server,
+}
+
+/// A peer to drive.
+#[derive(Clone, Debug)]
+pub enum Peer {
+    /// A command (program and arguments) started with frames on its
+    /// stdin/stdout.
+    Command(Vec<String>),
+    /// A peer listening on a unix socket.
+    Socket(PathBuf),
 }
 
 /// Why a drive could not run.
@@ -70,6 +109,11 @@ pub enum DriveError {
     Generate(#[from] GenerateError),
     #[error("no method called {0:?} in this contract")]
     UnknownMethod(String),
+    /// The peer could not be started or reached.
+    #[error("{0}")]
+    Start(String),
+    #[error(transparent)]
+    Checker(#[from] crate::Error),
 }
 
 /// What arrived from the peer, or why nothing did.
@@ -79,16 +123,104 @@ enum Heard {
     Broken(String),
 }
 
-/// Drives the peer that reads `to_peer` and writes `from_peer`.
+/// Starts (or connects to) `peer`, drives it, and ends it: a started peer
+/// is given the timeout to exit once its stdin is closed, then killed. As
+/// the server, a started client's exit status is judged (`drive.carries_on`).
+pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<Driven, DriveError> {
+    match peer {
+        Peer::Socket(path) => {
+            let shown = path.display();
+            let stream = std::os::unix::net::UnixStream::connect(path)
+                .map_err(|err| DriveError::Start(format!("connecting to {shown}: {err}")))?;
+            let reading = stream
+                .try_clone()
+                .map_err(|err| DriveError::Start(format!("{shown}: {err}")))?;
+            let driven = drive(checker, reading, &stream, options);
+            // Already closed by the peer, if it fails: nothing more to say.
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            driven
+        }
+        Peer::Command(command) => {
+            let (program, args) = command
+                .split_first()
+                .ok_or_else(|| DriveError::Start("no command to start".into()))?;
+            let mut child = std::process::Command::new(program)
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|err| DriveError::Start(format!("starting {program}: {err}")))?;
+            let (Some(to_peer), Some(from_peer)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(DriveError::Start(format!("{program}: no pipes to it")));
+            };
+            let driven = drive(checker, from_peer, to_peer, options);
+            let exit = wait_for(&mut child, options.timeout);
+            let mut driven = driven?;
+            if options.role == Role::Server {
+                driven.judge_exit(exit.map_err(|why| format!("{program} {why}")));
+            }
+            Ok(driven)
+        }
+    }
+}
+
+/// Waits at most `timeout` for `child` to exit, then kills it; `Err` says
+/// how it ended when that was not a success.
+fn wait_for(child: &mut std::process::Child, timeout: Duration) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => return Err(format!("ended with {status}")),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(None) => {
+                // Killing one that exits meanwhile fails harmlessly.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "was still running {:.1} s after its stdin closed, and was killed",
+                    timeout.as_secs_f64()
+                ));
+            }
+            Err(err) => return Err(format!("could not be waited for: {err}")),
+        }
+    }
+}
+
+/// Drives the peer that reads `to_peer` and writes `from_peer`, as
+/// `options.role` says.
 pub fn drive(
     checker: &Checker,
     from_peer: impl Read + Send + 'static,
     mut to_peer: impl Write,
     options: &Options,
 ) -> Result<Driven, DriveError> {
+    let mut driver = Driver {
+        checker,
+        rx: listen(from_peer),
+        timeout: options.timeout,
+        driven: Driven::default(),
+        next_id: 1,
+        closed: false,
+        gone: None,
+        peer_is: match options.role {
+            Role::Client => "server",
+            Role::Server => "client",
+        },
+    };
+    match options.role {
+        Role::Client => as_client(&mut driver, &mut to_peer, options)?,
+        Role::Server => as_server(&mut driver, &mut to_peer, options)?,
+    }
+    Ok(driver.driven)
+}
+
+/// The peer's frames, read on a thread of their own so every wait can be
+/// bounded; the thread ends with the stream.
+fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
     let (tx, rx) = mpsc::channel();
-    // The peer's frames, read on a thread of their own so every wait can
-    // be bounded; it ends with the stream.
     std::thread::spawn(move || {
         let mut reader = proto::FrameReader::new(from_peer);
         loop {
@@ -103,30 +235,33 @@ pub fn drive(
             }
         }
     });
+    rx
+}
+
+/// The client's sequence: every method, the newer peer's messages, a last
+/// call, and the oversize length that ends the session.
+fn as_client(
+    driver: &mut Driver<'_>,
+    to_peer: &mut impl Write,
+    options: &Options,
+) -> Result<(), DriveError> {
     let methods = match &options.methods {
         Some(methods) => methods.clone(),
-        None => checker
+        None => driver
+            .checker
             .schema_set()
             .of_kind(contract::DocKind::Method)
             .map(|doc| doc.name.clone())
             .collect(),
     };
-    let mut driver = Driver {
-        checker,
-        rx,
-        timeout: options.timeout,
-        driven: Driven::default(),
-        next_id: 1,
-        closed: false,
-        gone: None,
-    };
     let mut served: Option<Value> = None;
     for (index, method) in methods.iter().enumerate() {
         let seed = options.seed.wrapping_add(index as u64);
-        let Some(call) = crate::generate::valid_call(checker, method, driver.next_id, seed)? else {
+        let Some(call) = crate::generate::valid_call(driver.checker, method, driver.next_id, seed)?
+        else {
             return Err(DriveError::UnknownMethod(method.clone()));
         };
-        if let Some(answer) = driver.call(&mut to_peer, call.clone())? {
+        if let Some(answer) = driver.call(to_peer, call.clone())? {
             if answer.get("kind").and_then(Value::as_str) == Some("reply") {
                 served.get_or_insert(call);
             }
@@ -136,7 +271,7 @@ pub fn drive(
     let id = driver.next_id;
     let unknown = json!({"v": 1, "kind": "call", "id": id, "body": {"method": "vdm.unknownMethod", "params": {}}});
     driver.expect_error(
-        &mut to_peer,
+        to_peer,
         &unknown,
         Some(id),
         -32601,
@@ -151,25 +286,172 @@ pub fn drive(
         if let Some(slot) = bad.pointer_mut("/body/params") {
             *slot = json!(42);
         }
-        driver.expect_error(
-            &mut to_peer,
-            &bad,
-            Some(id),
-            -32602,
-            Rule::DriveInvalidParams,
-        )?;
+        driver.expect_error(to_peer, &bad, Some(id), -32602, Rule::DriveInvalidParams)?;
     }
-    let events = [
+    for event in newer_events() {
+        driver.send(to_peer, &event)?;
+        driver.probe(to_peer, served.as_ref(), Rule::DriveEventUnanswered)?;
+    }
+    driver.expect_raw(to_peer, NOT_JSON, -32700)?;
+    driver.probe(to_peer, served.as_ref(), Rule::DriveStillAnswers)?;
+    driver.oversize(to_peer);
+    Ok(())
+}
+
+/// A body that is not JSON.
+const NOT_JSON: &[u8] = b"{not json";
+
+/// The events a newer peer may send: one this version does not know, and
+/// one with a field it lacks.
+fn newer_events() -> [Value; 2] {
+    [
         json!({"v": 1, "kind": "event", "body": {"name": "event.vdm.unknown", "params": {"x": 1}}}),
         json!({"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "a notice", "addedLater": true}}}),
-    ];
-    for event in events {
-        driver.send(&mut to_peer, &event)?;
-        driver.probe(&mut to_peer, served.as_ref(), Rule::DriveEventUnanswered)?;
+    ]
+}
+
+/// The server's side: every call answered, the newer server's messages
+/// after the first, until the client closes or falls silent.
+fn as_server(
+    driver: &mut Driver<'_>,
+    to_peer: &mut impl Write,
+    options: &Options,
+) -> Result<(), DriveError> {
+    let mut messages = crate::generate::Messages::new(driver.checker, options.seed)?;
+    let offered = match &options.methods {
+        Some(methods) => methods.clone(),
+        None => messages.methods(),
+    };
+    let mut calls = 0usize;
+    // Frames the client sent after the newer messages that were not calls.
+    let mut answered_newer = Vec::new();
+    let mut newer_sent = false;
+    let ended = loop {
+        let msg = match driver.hear() {
+            Ok(msg) => msg,
+            Err(silence) => break silence,
+        };
+        let kind = msg.get("kind").and_then(Value::as_str).unwrap_or_default();
+        if kind != "call" {
+            if newer_sent {
+                answered_newer.push(shown(&msg));
+            } else {
+                driver.driven.judge(
+                    Rule::DriveClientCalls,
+                    Some(format!("the client sent {}", shown(&msg))),
+                );
+            }
+            continue;
+        }
+        calls += 1;
+        let answer = answer_call(driver, &mut messages, &offered, &msg, newer_sent)?;
+        if let Some(answer) = answer {
+            driver.send(to_peer, &answer)?;
+        }
+        if !newer_sent {
+            newer_sent = true;
+            for event in newer_events() {
+                driver.send(to_peer, &event)?;
+            }
+            driver.send_raw(to_peer, NOT_JSON)?;
+        }
+    };
+    let no_calls = (calls == 0).then(|| format!("the client sent no call: {}", ended.why()));
+    driver.driven.judge(Rule::DriveClientCalls, no_calls);
+    if newer_sent {
+        let broken = (!answered_newer.is_empty()).then(|| {
+            format!(
+                "after the newer server's messages the client sent {}",
+                answered_newer.join(", ")
+            )
+        });
+        driver.driven.judge(Rule::DriveEventUnanswered, broken);
+        let broken = match &ended {
+            Silence::Broken(why) => Some(why.clone()),
+            Silence::Closed(_) | Silence::Timeout(_) => None,
+        };
+        driver.driven.judge(Rule::DriveCarriesOn, broken);
     }
-    driver.expect_raw(&mut to_peer, b"{not json", -32700)?;
-    driver.probe(&mut to_peer, served.as_ref(), Rule::DriveStillAnswers)?;
-    Ok(driver.driven)
+    Ok(())
+}
+
+/// What the server answers a call: a drawn valid reply to a method it
+/// offers (the hello offering `offered`; a field this version lacks added
+/// once `newer`), else the error the answer table gives.
+fn answer_call(
+    driver: &Driver<'_>,
+    messages: &mut crate::generate::Messages<'_>,
+    offered: &[String],
+    call: &Value,
+    newer: bool,
+) -> Result<Option<Value>, DriveError> {
+    let Some(id) = call.get("id").and_then(Value::as_u64) else {
+        return Ok(Some(rpc_error(
+            Value::Null,
+            -32600,
+            "a call needs an integer id",
+        )));
+    };
+    let method = call
+        .pointer("/body/method")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !offered.iter().any(|name| name == method) {
+        return Ok(Some(rpc_error(id.into(), -32601, "method not found")));
+    }
+    let text = call.to_string();
+    if !driver
+        .checker
+        .check_text("Envelope", text.as_bytes())?
+        .is_empty()
+    {
+        return Ok(Some(rpc_error(id.into(), -32602, "invalid params")));
+    }
+    let methods: Vec<Value> = offered.iter().cloned().map(Value::String).collect();
+    let reply = messages.reply(method, id, &mut |result| {
+        if let Some(fields) = result.as_object_mut() {
+            if method == "session.hello" {
+                fields.insert("methods".into(), Value::Array(methods.clone()));
+            }
+        }
+    })?;
+    let Some(mut reply) = reply else {
+        return Ok(Some(rpc_error(
+            id.into(),
+            -32603,
+            "no reply could be drawn",
+        )));
+    };
+    if newer {
+        // Added after the check: a newer server's reply is not this
+        // version's, and the client must ignore what it does not know.
+        if let Some(fields) = reply
+            .pointer_mut("/body/result")
+            .and_then(Value::as_object_mut)
+        {
+            fields.insert("addedLater".into(), Value::Bool(true));
+        }
+    }
+    Ok(Some(reply))
+}
+
+fn rpc_error(id: Value, code: i64, message: &str) -> Value {
+    json!({"v": 1, "kind": "error", "id": id, "body": {"code": code, "message": message}})
+}
+
+/// Why nothing came from the peer.
+enum Silence {
+    Timeout(String),
+    Closed(String),
+    Broken(String),
+}
+
+impl Silence {
+    fn why(&self) -> String {
+        match self {
+            Silence::Timeout(why) | Silence::Closed(why) | Silence::Broken(why) => why.clone(),
+        }
+    }
 }
 
 struct Driver<'c> {
@@ -181,17 +463,24 @@ struct Driver<'c> {
     closed: bool,
     /// Why the peer is gone, when it is.
     gone: Option<String>,
+    /// What the peer is called in the records: `server` or `client`.
+    peer_is: &'static str,
 }
 
 impl Driver<'_> {
-    fn record(&mut self, from: &str, msg: &Value) {
+    fn record(&mut self, from_peer: bool, msg: &Value) {
+        let from = match (from_peer, self.peer_is) {
+            (true, peer) => peer,
+            (false, "server") => "client",
+            (false, _) => "server",
+        };
         self.driven
             .records
             .push(json!({"from": from, "transport": "unix", "msg": msg}).to_string());
     }
 
     fn send(&mut self, to_peer: &mut impl Write, msg: &Value) -> Result<(), DriveError> {
-        self.record("client", msg);
+        self.record(false, msg);
         let body = msg.to_string();
         self.send_raw(to_peer, body.as_bytes())
     }
@@ -214,27 +503,35 @@ impl Driver<'_> {
 
     /// The next message from the peer, judged by the message rules; `Err`
     /// with why when none came.
-    fn hear(&mut self) -> Result<Value, String> {
+    fn hear(&mut self) -> Result<Value, Silence> {
         if self.closed {
-            return Err(self
-                .gone
-                .clone()
-                .unwrap_or_else(|| "the peer had closed its stream".into()));
+            return Err(Silence::Closed(
+                self.gone
+                    .clone()
+                    .unwrap_or_else(|| "the peer had closed its stream".into()),
+            ));
         }
         let heard = match self.rx.recv_timeout(self.timeout) {
             Ok(heard) => heard,
-            Err(_) => return Err(format!("no answer in {:.1} s", self.timeout.as_secs_f64())),
+            Err(_) => {
+                return Err(Silence::Timeout(format!(
+                    "nothing came in {:.1} s",
+                    self.timeout.as_secs_f64()
+                )))
+            }
         };
         let body = match heard {
             Heard::Frame(body) => body,
             Heard::Closed => {
                 self.closed = true;
                 self.gone = Some("the peer closed its stream".into());
-                return Err("the peer closed its stream".into());
+                return Err(Silence::Closed("the peer closed its stream".into()));
             }
             Heard::Broken(why) => {
                 self.closed = true;
-                return Err(format!("the peer's frames broke: {why}"));
+                let why = format!("the peer's frames broke: {why}");
+                self.gone = Some(why.clone());
+                return Err(Silence::Broken(why));
             }
         };
         let findings = self
@@ -242,7 +539,7 @@ impl Driver<'_> {
             .check_text("Envelope", &body)
             .unwrap_or_default();
         let msg = crate::parse(&body, proto::text::Layout::Envelope).unwrap_or(Value::Null);
-        self.record("server", &msg);
+        self.record(true, &msg);
         for finding in findings {
             let text: String = String::from_utf8_lossy(&body).chars().take(300).collect();
             self.driven.judge(
@@ -286,10 +583,10 @@ impl Driver<'_> {
                 self.driven.judge(Rule::DriveAnswer, broken);
                 Ok(Some(answer))
             }
-            Err(why) => {
+            Err(silence) => {
                 self.driven.judge(
                     Rule::DriveAnswer,
-                    Some(format!("the call {id} of {method}: {why}")),
+                    Some(format!("the call {id} of {method}: {}", silence.why())),
                 );
                 Ok(None)
             }
@@ -341,7 +638,7 @@ impl Driver<'_> {
                     )
                 })
             }
-            Err(why) => Some(format!("expected error {code}: {why}")),
+            Err(silence) => Some(format!("expected error {code}: {}", silence.why())),
         }
     }
 
@@ -377,10 +674,45 @@ impl Driver<'_> {
                     shown(&answer)
                 ))
             }
-            Err(why) => Some(format!("call {id}: {why}")),
+            Err(silence) => Some(format!("call {id}: {}", silence.why())),
         };
         self.driven.judge(rule, broken);
         Ok(())
+    }
+
+    /// Sends a length past the frame limit and no body: the peer must
+    /// close its stream without waiting for the body, an error before
+    /// closing allowed. Not judged when the peer is already gone.
+    fn oversize(&mut self, to_peer: &mut impl Write) {
+        if self.closed {
+            return;
+        }
+        let len = u32::try_from(proto::MAX_FRAME + 1).unwrap_or(u32::MAX);
+        let written = to_peer
+            .write_all(&len.to_be_bytes())
+            .and_then(|()| to_peer.flush());
+        if written.is_err() {
+            return;
+        }
+        let broken = loop {
+            match self.hear() {
+                Ok(msg) if msg.get("kind").and_then(Value::as_str) == Some("error") => continue,
+                Ok(msg) => {
+                    break Some(format!(
+                        "after a length of {len} the peer sent {}",
+                        shown(&msg)
+                    ))
+                }
+                Err(Silence::Closed(_)) => break None,
+                Err(Silence::Broken(why)) => break Some(why),
+                Err(Silence::Timeout(why)) => {
+                    break Some(format!(
+                        "after a length of {len} and no body the stream stayed open: {why}"
+                    ))
+                }
+            }
+        };
+        self.driven.judge(Rule::DriveOversize, broken);
     }
 }
 

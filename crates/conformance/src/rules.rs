@@ -58,6 +58,10 @@ pub enum Rule {
     DriveParseError,
     DriveEventUnanswered,
     DriveStillAnswers,
+    DriveOversize,
+    /// A live client's side (`vdm-conform drive --as server`).
+    DriveClientCalls,
+    DriveCarriesOn,
 }
 
 impl Rule {
@@ -106,6 +110,9 @@ impl Rule {
         Rule::DriveParseError,
         Rule::DriveEventUnanswered,
         Rule::DriveStillAnswers,
+        Rule::DriveOversize,
+        Rule::DriveClientCalls,
+        Rule::DriveCarriesOn,
     ];
 
     pub fn id(self) -> &'static str {
@@ -154,6 +161,9 @@ impl Rule {
             Rule::DriveParseError => "drive.parse_error",
             Rule::DriveEventUnanswered => "drive.event_unanswered",
             Rule::DriveStillAnswers => "drive.still_answers",
+            Rule::DriveOversize => "drive.oversize",
+            Rule::DriveClientCalls => "drive.client_calls",
+            Rule::DriveCarriesOn => "drive.carries_on",
         }
     }
 
@@ -205,6 +215,9 @@ impl Rule {
             Rule::DriveParseError => "a body that is not JSON is answered `-32700` with id `null`",
             Rule::DriveEventUnanswered => "events are never answered, an unknown one or one with a field this version lacks included",
             Rule::DriveStillAnswers => "after all of that, the peer still answers a call",
+            Rule::DriveOversize => "a length past 1,048,576 ends the session: the peer closes its stream without waiting for the body (an error before closing is allowed)",
+            Rule::DriveClientCalls => "a client sends calls, at least one within the timeout, and nothing else: replies, errors and events come from the server",
+            Rule::DriveCarriesOn => "a client sent an unknown event, an event and a reply with a field this version lacks, and a body that is not JSON carries on: its stream stays whole and a started client exits 0",
         }
     }
 

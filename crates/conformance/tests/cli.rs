@@ -1069,3 +1069,72 @@ fn drive_connects_to_a_peer_on_a_unix_socket() {
         "{printed}"
     );
 }
+
+/// A peer that reads everything and answers nothing: every wait runs out,
+/// each under its rule, and the exit is 1.
+#[test]
+fn drive_names_each_rule_a_silent_peer_breaks() {
+    let output = run(
+        &[
+            "drive",
+            "--methods",
+            "download.pause",
+            "--timeout",
+            "0.5",
+            "--",
+            "sh",
+            "-c",
+            "cat > /dev/null",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let printed = stdout(&output);
+    for rule in [
+        "drive.answer",
+        "drive.method_not_found",
+        "drive.parse_error",
+        "drive.event_unanswered",
+        "drive.still_answers",
+        "drive.oversize",
+    ] {
+        assert!(
+            printed.contains(&format!("{rule}\texercised 1\theld 0\tbroken 1"))
+                || printed.contains(&format!("{rule}\texercised 2\theld 0\tbroken 2")),
+            "{rule}: {printed}"
+        );
+    }
+    assert!(printed.contains("nothing came in 0.5 s"), "{printed}");
+}
+
+/// `--as server`: a client that sends nothing and exits 3 breaks the
+/// client's two rules, its exit status named.
+#[test]
+fn drive_as_server_names_a_client_that_fails() {
+    let output = run(
+        &[
+            "drive",
+            "--as",
+            "server",
+            "--timeout",
+            "10",
+            "--",
+            "sh",
+            "-c",
+            "exit 3",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let printed = stdout(&output);
+    assert!(
+        printed.contains("drive.client_calls\texercised 1\theld 0\tbroken 1"),
+        "{printed}"
+    );
+    assert!(printed.contains("the client sent no call"), "{printed}");
+    assert!(
+        printed.contains("drive.carries_on\texercised 1\theld 0\tbroken 1"),
+        "{printed}"
+    );
+    assert!(printed.contains("exit status: 3"), "{printed}");
+}

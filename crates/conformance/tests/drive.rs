@@ -12,7 +12,7 @@
 use std::io::{Read, Write};
 use std::time::Duration;
 
-use conformance::drive::{drive, Driven, Options};
+use conformance::drive::{drive, Driven, Options, Role};
 use conformance::{Checker, Rule};
 use serde_json::{json, Value};
 
@@ -24,6 +24,8 @@ enum Fault {
     AnswersEvents,
     DiesOnUnknownEvent,
     WrongMethodsResult,
+    /// Takes any length and waits for its body.
+    WaitsForOversizeBody,
 }
 
 fn write_frame(out: &mut impl Write, msg: &Value) -> bool {
@@ -34,9 +36,20 @@ fn write_frame(out: &mut impl Write, msg: &Value) -> bool {
 
 /// A peer that serves `download.pause` (a reply with an empty result) and
 /// answers as docs/wire.md says, but for its fault.
-fn peer(mut input: impl Read, mut output: impl Write, fault: Fault) {
-    let mut reader = proto::FrameReader::new(&mut input);
-    while let Ok(body) = reader.read_raw() {
+fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
+    let mut reader = proto::FrameReader::new(input);
+    loop {
+        let body = match reader.read_raw() {
+            Ok(body) => body.to_vec(),
+            Err(proto::FrameError::TooLarge(_)) if fault == Fault::WaitsForOversizeBody => {
+                // Waits for a body that never comes, until the driver closes.
+                let mut rest = Vec::new();
+                let _ = reader.into_inner().read_to_end(&mut rest);
+                return;
+            }
+            Err(_) => return,
+        };
+        let body = body.as_slice();
         let Ok(msg) = serde_json::from_slice::<Value>(body) else {
             write_frame(
                 &mut output,
@@ -92,8 +105,15 @@ fn drive_peer(fault: Fault) -> Driven {
         methods: Some(vec!["download.pause".into(), "download.list".into()]),
         // A peer that drops ids is waited for until the time runs out;
         // the others answer at once.
-        timeout: Duration::from_secs(if fault == Fault::DropsIds { 2 } else { 30 }),
+        timeout: Duration::from_secs(
+            if matches!(fault, Fault::DropsIds | Fault::WaitsForOversizeBody) {
+                2
+            } else {
+                30
+            },
+        ),
         seed: 1,
+        role: Role::Client,
     };
     let driven = drive(&checker, from_peer, to_peer, &options).unwrap();
     peer.join().unwrap();
@@ -115,6 +135,15 @@ fn a_peer_that_keeps_every_rule_passes() {
     assert!(driven.held(), "{:#?}", driven.rules);
     assert_eq!(driven.rules[&Rule::DriveAnswer].held, 2);
     assert_eq!(driven.rules[&Rule::DriveEventUnanswered].held, 2);
+    assert_eq!(driven.rules[&Rule::DriveOversize].held, 1);
+}
+
+#[test]
+fn a_peer_that_waits_for_an_oversize_body_is_named() {
+    let driven = drive_peer(Fault::WaitsForOversizeBody);
+    assert_eq!(broken(&driven), ["drive.oversize"], "{:#?}", driven.rules);
+    let why = &driven.rules[&Rule::DriveOversize].broken[0];
+    assert!(why.contains("stream stayed open"), "{why}");
 }
 
 #[test]
@@ -150,4 +179,131 @@ fn each_planted_fault_is_named_by_its_rule() {
     );
     let why = &wrong.rules[&Rule::DriveAnswer].broken[0];
     assert!(why.contains("download.resume"), "{why}");
+}
+
+/// What a test client does wrong.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum ClientFault {
+    None,
+    AnswersEvents,
+    SendsNothing,
+    /// Fails (as a process would exit 1) on the first unknown event.
+    DiesOnUnknownEvent,
+}
+
+/// A client that says hello, calls `download.list` three times and closes,
+/// reading every frame between its calls; `Err` is how it failed.
+fn client(mut input: impl Read, mut output: impl Write, fault: ClientFault) -> Result<(), String> {
+    if fault == ClientFault::SendsNothing {
+        // Reads until the driver gives up on it.
+        let mut sink = Vec::new();
+        let _ = input.read_to_end(&mut sink);
+        return Ok(());
+    }
+    let mut reader = proto::FrameReader::new(&mut input);
+    let hello = json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "session.hello",
+        "params": {"client": "test", "contractVersion": "1.0.0"}}});
+    write_frame(&mut output, &hello);
+    let mut answered = 0;
+    let mut id = 1;
+    while answered < 4 {
+        let body = match reader.read_raw() {
+            Ok(body) => body.to_vec(),
+            Err(proto::FrameError::Decode(_)) => continue,
+            Err(err) => return Err(err.to_string()),
+        };
+        let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
+            // Unreadable: nothing is answered.
+            continue;
+        };
+        match msg["kind"].as_str() {
+            Some("event") => {
+                if fault == ClientFault::DiesOnUnknownEvent
+                    && msg["body"]["name"] == "event.vdm.unknown"
+                {
+                    return Err("an unknown event".into());
+                }
+                if fault == ClientFault::AnswersEvents {
+                    write_frame(
+                        &mut output,
+                        &json!({"v": 1, "kind": "error", "id": null, "body": {"code": -32600, "message": "an event"}}),
+                    );
+                }
+            }
+            _ => {
+                answered += 1;
+                id += 1;
+                if answered < 4 {
+                    let call = json!({"v": 1, "kind": "call", "id": id, "body": {"method": "download.list", "params": {}}});
+                    write_frame(&mut output, &call);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn serve_client(fault: ClientFault) -> Driven {
+    let (from_driver, to_client) = std::io::pipe().unwrap();
+    let (from_client, to_driver) = std::io::pipe().unwrap();
+    let client = std::thread::spawn(move || client(from_driver, to_driver, fault));
+    let checker = Checker::embedded().unwrap();
+    let options = Options {
+        methods: None,
+        // The session ends when the client falls silent for this long.
+        timeout: Duration::from_secs(2),
+        seed: 1,
+        role: Role::Server,
+    };
+    let mut driven = drive(&checker, from_client, to_client, &options).unwrap();
+    driven.judge_exit(client.join().unwrap());
+    driven
+}
+
+#[test]
+fn a_client_that_keeps_every_rule_passes() {
+    let driven = serve_client(ClientFault::None);
+    assert!(driven.held(), "{:#?}", driven.rules);
+    for rule in [
+        Rule::DriveClientCalls,
+        Rule::DriveEventUnanswered,
+        Rule::DriveCarriesOn,
+    ] {
+        assert!(
+            driven.rules[&rule].held >= 1,
+            "{rule:?}: {:#?}",
+            driven.rules
+        );
+    }
+    // The recorded conversation is one `trace` reads: the client's side
+    // first, then the server's answer.
+    let first: Value = serde_json::from_str(&driven.records[0]).unwrap();
+    assert_eq!(first["from"], "client");
+    let second: Value = serde_json::from_str(&driven.records[1]).unwrap();
+    assert_eq!(second["from"], "server");
+    assert_eq!(second["msg"]["body"]["method"], "session.hello");
+}
+
+#[test]
+fn each_planted_client_fault_is_named_by_its_rule() {
+    let answers = serve_client(ClientFault::AnswersEvents);
+    assert_eq!(
+        broken(&answers),
+        ["drive.event_unanswered"],
+        "{:#?}",
+        answers.rules
+    );
+
+    let silent = serve_client(ClientFault::SendsNothing);
+    assert_eq!(
+        broken(&silent),
+        ["drive.client_calls"],
+        "{:#?}",
+        silent.rules
+    );
+
+    let dies = serve_client(ClientFault::DiesOnUnknownEvent);
+    assert_eq!(broken(&dies), ["drive.carries_on"], "{:#?}", dies.rules);
+    let why = &dies.rules[&Rule::DriveCarriesOn].broken[0];
+    assert!(why.contains("unknown event"), "{why}");
 }

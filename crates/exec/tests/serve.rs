@@ -331,6 +331,7 @@ fn serve_holds_every_rule_drive_exercises() {
         methods: None,
         timeout: Duration::from_secs(60),
         seed: 3,
+        role: conformance::drive::Role::Client,
     };
     let driven = conformance::drive::drive(&checker, from_peer, to_peer, &options).unwrap();
     let _ = child.wait();
@@ -350,7 +351,8 @@ fn serve_holds_every_rule_drive_exercises() {
             "drive.invalid_params",
             "drive.parse_error",
             "drive.event_unanswered",
-            "drive.still_answers"
+            "drive.still_answers",
+            "drive.oversize"
         ]
     );
     // Every method of the contract was called and answered.

@@ -91,13 +91,20 @@ enum Command {
     /// List every rule id with what it asks: the conformance rules, then the
     /// schema lint rules.
     Rules,
-    /// Drive a live peer as its client: start CMD, speak frames on its
-    /// stdin/stdout, judge every answer; per rule, exercised, held, broken.
+    /// Drive a live peer: start CMD, speak frames on its stdin/stdout as its
+    /// client (or its server), judge what it sends; per rule, exercised,
+    /// held, broken.
     Drive {
-        /// The methods to call, comma-separated (default: every method).
+        /// The side the driver plays: `client` drives a server, `server`
+        /// answers a client.
+        #[arg(long = "as", value_enum, value_name = "SIDE", default_value = "client")]
+        role: Side,
+        /// The methods to call, comma-separated (default: every method); as
+        /// the server, the methods offered.
         #[arg(long, value_delimiter = ',', value_name = "NAMES")]
         methods: Option<Vec<String>>,
-        /// Seconds to wait for each answer.
+        /// Seconds to wait for each answer (as the server: for each call, and
+        /// for a started client to exit).
         #[arg(long, value_name = "SECS", default_value_t = 10.0)]
         timeout: f64,
         /// The seed the calls are drawn from.
@@ -142,72 +149,11 @@ enum Command {
     },
 }
 
-/// `vdm-conform drive`: starts the peer, drives it, prints per rule.
-fn drive(
-    checker: &Checker,
-    methods: Option<Vec<String>>,
-    timeout: f64,
-    seed: u64,
-    record: Option<&str>,
-    command: &[String],
-) -> Result<bool, String> {
-    let (program, args) = command
-        .split_first()
-        .ok_or("drive needs the peer's command after --")?;
-    let timeout = std::time::Duration::try_from_secs_f64(timeout)
-        .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
-    let mut child = std::process::Command::new(program)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|err| format!("starting {program}: {err}"))?;
-    let (Some(to_peer), Some(from_peer)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(format!("{program}: no pipes to it"));
-    };
-    let options = conformance::drive::Options {
-        methods,
-        timeout,
-        seed,
-    };
-    let driven = conformance::drive::drive(checker, from_peer, to_peer, &options);
-    // The peer's stdin is closed with the driver; give it the timeout to end.
-    let deadline = std::time::Instant::now() + timeout;
-    while std::time::Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    if let Ok(None) = child.try_wait() {
-        let _ = child.kill();
-    }
-    let _ = child.wait();
-    report_driven(driven, record)
-}
-
-/// `vdm-conform drive --connect PATH`: the peer listening on a unix socket.
-fn drive_socket(
-    checker: &Checker,
-    methods: Option<Vec<String>>,
-    timeout: f64,
-    seed: u64,
-    record: Option<&str>,
-    path: &str,
-) -> Result<bool, String> {
-    let timeout = std::time::Duration::try_from_secs_f64(timeout)
-        .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
-    let stream = std::os::unix::net::UnixStream::connect(path)
-        .map_err(|err| format!("connecting to {path}: {err}"))?;
-    let reading = stream.try_clone().map_err(|err| format!("{path}: {err}"))?;
-    let options = conformance::drive::Options {
-        methods,
-        timeout,
-        seed,
-    };
-    let driven = conformance::drive::drive(checker, reading, &stream, &options);
-    let _ = stream.shutdown(std::net::Shutdown::Both);
-    report_driven(driven, record)
+/// The side `drive` plays.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Side {
+    Client,
+    Server,
 }
 
 /// Writes the record and prints per rule; `Ok(true)` when every rule held.
@@ -439,6 +385,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             return Ok(true);
         }
         Command::Drive {
+            role,
             methods,
             timeout,
             seed,
@@ -447,17 +394,23 @@ fn run(cli: Cli) -> Result<bool, String> {
             command,
         } => {
             let checker = checker()?;
-            if let Some(path) = connect {
-                return drive_socket(&checker, methods, timeout, seed, record.as_deref(), &path);
-            }
-            return drive(
-                &checker,
+            let timeout = std::time::Duration::try_from_secs_f64(timeout)
+                .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
+            let options = conformance::drive::Options {
                 methods,
                 timeout,
                 seed,
-                record.as_deref(),
-                &command,
-            );
+                role: match role {
+                    Side::Client => conformance::drive::Role::Client,
+                    Side::Server => conformance::drive::Role::Server,
+                },
+            };
+            let peer = match connect {
+                Some(path) => conformance::drive::Peer::Socket(path.into()),
+                None => conformance::drive::Peer::Command(command),
+            };
+            let driven = conformance::drive::drive_peer(&checker, &peer, &options);
+            return report_driven(driven, record.as_deref());
         }
         Command::Rules => {
             for rule in Rule::ALL {

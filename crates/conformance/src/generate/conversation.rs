@@ -280,16 +280,62 @@ pub(crate) fn valid_call(
     id: u64,
     seed: u64,
 ) -> Result<Option<Value>, GenerateError> {
-    let mut speaker = Speaker::new(checker, seed)?;
-    let Some(params) = speaker
-        .methods
-        .iter()
-        .find(|shape| shape.name == method)
-        .and_then(|shape| shape.params.clone())
-    else {
-        return Ok(None);
-    };
-    speaker.message(&params, &|p| envelope_call(id, method, p), &mut |_| {})
+    Messages::new(checker, seed)?.call(method, id)
+}
+
+/// Valid single messages drawn on demand, for a driver that speaks to a
+/// live peer: what a conversation holds, one message at a time.
+pub(crate) struct Messages<'c> {
+    speaker: Speaker<'c>,
+}
+
+impl<'c> Messages<'c> {
+    pub(crate) fn new(checker: &'c Checker, seed: u64) -> Result<Self, GenerateError> {
+        Ok(Messages {
+            speaker: Speaker::new(checker, seed)?,
+        })
+    }
+
+    /// Every method of the contract, by name.
+    pub(crate) fn methods(&self) -> Vec<String> {
+        self.speaker
+            .methods
+            .iter()
+            .map(|shape| shape.name.clone())
+            .collect()
+    }
+
+    /// A valid call of `method` with `id`; `None` when the contract has no
+    /// such method or no valid params could be drawn.
+    pub(crate) fn call(&mut self, method: &str, id: u64) -> Result<Option<Value>, GenerateError> {
+        let Some(params) = self.shape(method).and_then(|shape| shape.params.clone()) else {
+            return Ok(None);
+        };
+        self.speaker
+            .message(&params, &|p| envelope_call(id, method, p), &mut |_| {})
+    }
+
+    /// A valid reply to call `id` of `method`, its result changed by `fill`
+    /// (and checked after); `None` as for [`Messages::call`].
+    pub(crate) fn reply(
+        &mut self,
+        method: &str,
+        id: u64,
+        fill: &mut dyn FnMut(&mut Value),
+    ) -> Result<Option<Value>, GenerateError> {
+        let Some(result) = self.shape(method).and_then(|shape| shape.result.clone()) else {
+            return Ok(None);
+        };
+        self.speaker
+            .message(&result, &|r| envelope_reply(id, method, r), fill)
+    }
+
+    fn shape(&self, method: &str) -> Option<&Shape> {
+        self.speaker
+            .methods
+            .iter()
+            .find(|shape| shape.name == method)
+    }
 }
 
 /// One method's or event's name and the types of its shapes.
