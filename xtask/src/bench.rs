@@ -52,6 +52,10 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
             "vdm-conform",
             "--example",
             "bare_jsonschema",
+            "-p",
+            "exec",
+            "--bin",
+            "vdm-exec",
         ],
     )?;
     let conform = root.join("target/release/vdm-conform");
@@ -113,6 +117,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let conversation = conversation(&corpus);
     trace_against_check(&conform, &dir, &conversation)?;
     generate_against_check(&conform, &dir, count)?;
+    drive_against_replay(root, &conform, &root.join("target/release/vdm-exec"), &dir)?;
     if capture_gb > 0.0 {
         memory_on_a_capture(&conform, &dir, &conversation, capture_gb)?;
     }
@@ -420,6 +425,165 @@ fn generate_against_check(conform: &Path, dir: &Path, count: usize) -> anyhow::R
         ratios.last().copied().unwrap_or_default()
     );
     Ok(())
+}
+
+/// `vdm-conform drive` against `vdm-exec serve`, beside a bare client that
+/// sends the same client frames to a fresh `serve`, one exchange at a time
+/// as drive does, reading each answer without judging it. Every method is
+/// called 20 times; both sides start the server, and both must get the
+/// same count of answers (drive: every rule held).
+fn drive_against_replay(
+    root: &Path,
+    conform: &Path,
+    exec: &Path,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    const RUNS: usize = 5;
+    const EACH: usize = 20;
+    let tools = dir.join("drive-tools.json");
+    std::fs::write(
+        &tools,
+        json!({"tools": [{"name": "true", "command": ["true"]}]}).to_string(),
+    )?;
+    let record = dir.join("drive.jsonl");
+    let methods = contract_methods(root)?;
+    let methods: Vec<&str> = std::iter::repeat_n(methods.iter(), EACH)
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let serve = [
+        path(exec)?,
+        "serve",
+        "--jobs",
+        "2",
+        "--tools",
+        path(&tools)?,
+    ];
+    let (mut drives, mut replays, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let mut exchanges = 0usize;
+    for round in 0..RUNS {
+        let start = Instant::now();
+        let output = Command::new(conform)
+            .args(["drive", "--seed", &round.to_string(), "--methods"])
+            .arg(methods.join(","))
+            .args(["--record", path(&record)?, "--"])
+            .args(serve)
+            .output()?;
+        let drive = start.elapsed();
+        if !output.status.success() {
+            bail!(
+                "drive found a rule broken by vdm-exec serve: {}",
+                String::from_utf8_lossy(&output.stdout)
+                    .chars()
+                    .take(2000)
+                    .collect::<String>()
+            );
+        }
+        let records: Vec<Value> = std::fs::read_to_string(&record)?
+            .lines()
+            .map(serde_json::from_str)
+            .collect::<Result<_, _>>()?;
+        let answers = records.iter().filter(|r| r["from"] == "server").count();
+        let start = Instant::now();
+        let replayed = replay(&serve, &records)?;
+        let replay = start.elapsed();
+        if replayed != answers {
+            bail!("the replay read {replayed} answers, drive {answers}");
+        }
+        exchanges = answers;
+        drives.push(drive.as_secs_f64());
+        replays.push(replay.as_secs_f64());
+        ratios.push(ratio(drive, replay));
+    }
+    ratios.sort_by(f64::total_cmp);
+    let rate = |times: &[f64]| {
+        let low = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = times.iter().copied().fold(0.0, f64::max);
+        format!(
+            "{:.0}–{:.0} answers/s",
+            exchanges as f64 / high,
+            exchanges as f64 / low
+        )
+    };
+    println!(
+        "drive against vdm-exec serve: {exchanges} answers per run, {} ({RUNS} runs, server start included); bare replay of the same frames {}",
+        rate(&drives),
+        rate(&replays)
+    );
+    println!(
+        "drive / bare replay: median {:.2} (min {:.2}, max {:.2})",
+        ratios.get(RUNS / 2).copied().unwrap_or_default(),
+        ratios.first().copied().unwrap_or_default(),
+        ratios.last().copied().unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// The contract's methods: one schema file each, named after it.
+fn contract_methods(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut methods: Vec<String> = std::fs::read_dir(root.join("contracts/schema/methods"))?
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.strip_suffix(".json"))
+                .map(str::to_string)
+        })
+        .collect();
+    methods.sort();
+    Ok(methods)
+}
+
+/// Starts `serve` and plays the client's side of `records` as drive did:
+/// each client frame written, and one frame read after each the record shows
+/// answered; an answer with no client frame before it answered the body that
+/// is not JSON (the record leaves it out), which is sent again; last the
+/// oversize length, and the stream read to its end. Returns how many
+/// answers it read.
+fn replay(serve: &[&str], records: &[Value]) -> anyhow::Result<usize> {
+    use std::io::{Read, Write};
+    let (program, args) = serve.split_first().context("a command")?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        // The server's log is shown on neither side.
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let (mut to, mut from) = (
+        child.stdin.take().context("stdin")?,
+        child.stdout.take().context("stdout")?,
+    );
+    let mut frame = |body: &[u8]| -> anyhow::Result<()> {
+        to.write_all(&u32::try_from(body.len())?.to_be_bytes())?;
+        to.write_all(body)?;
+        Ok(to.flush()?)
+    };
+    let (mut read, mut body, mut last_from_server) = (0, Vec::new(), true);
+    for record in records {
+        let from_server = record["from"] == "server";
+        if !from_server {
+            frame(record["msg"].to_string().as_bytes())?;
+        } else {
+            if last_from_server {
+                frame(b"{not json")?;
+            }
+            let mut len = [0u8; 4];
+            from.read_exact(&mut len)?;
+            body.resize(u32::from_be_bytes(len) as usize, 0);
+            from.read_exact(&mut body)?;
+            read += 1;
+        }
+        last_from_server = from_server;
+    }
+    to.write_all(&1_048_577u32.to_be_bytes())?;
+    to.flush()?;
+    let mut rest = Vec::new();
+    from.read_to_end(&mut rest)?;
+    drop(to);
+    child.wait()?;
+    Ok(read)
 }
 
 /// Peak memory of `trace --closed` and `check` on a generated capture of

@@ -67,6 +67,11 @@ pub struct Sampler<'r> {
     /// How many draws this sampler has made: the first ones walk enum values
     /// and union branches in turn, so each is drawn at least once.
     draws: usize,
+    /// Each pattern met, parsed once (`None`: not a regex this walk reads).
+    patterns: std::collections::HashMap<String, Option<regex_syntax::hir::Hir>>,
+    /// Each pattern a format sample was held to, compiled once (`None`: one
+    /// the `regex` crate does not take, which no sample is held to).
+    matchers: std::collections::HashMap<String, Option<regex::Regex>>,
 }
 
 /// One schema object that applies to the value being drawn, with the
@@ -106,6 +111,8 @@ impl<'r> Sampler<'r> {
             rng: Rng::new(seed),
             limits: Limits::default(),
             draws: 0,
+            patterns: std::collections::HashMap::new(),
+            matchers: std::collections::HashMap::new(),
         }
     }
 
@@ -390,7 +397,9 @@ impl<'r> Sampler<'r> {
             .into_iter()
             .flatten()
             .collect();
-        let wide = [
+        // Far values within the bounds only: one outside would be dropped by
+        // whoever wants a valid value, and a whole message drawn again.
+        let wide: Vec<i128> = [
             0,
             1,
             -1,
@@ -399,10 +408,13 @@ impl<'r> Sampler<'r> {
             i128::from(i64::MAX),
             i128::from(u64::MAX),
             i128::from(i64::MIN),
-        ];
+        ]
+        .into_iter()
+        .filter(|x| lo.is_none_or(|l| *x >= l) && hi.is_none_or(|h| *x <= h))
+        .collect();
         let x = if !edges.is_empty() && self.rng.chance(40) {
             self.rng.pick(&edges).copied().unwrap_or(0)
-        } else if self.rng.chance(10) {
+        } else if !wide.is_empty() && self.rng.chance(10) {
             self.rng.pick(&wide).copied().unwrap_or(0)
         } else {
             let from = lo.unwrap_or_else(|| hi.map_or(-100, |h| h - 100));
@@ -470,7 +482,20 @@ impl<'r> Sampler<'r> {
             .find_map(|p| p.schema.get("format").and_then(Value::as_str))
         {
             if let Some(sample) = format_sample(format, &mut self.rng) {
-                if fits(&sample) {
+                // A format sample must match the patterns beside it too (a
+                // `urn:` is a URI, but not one an `^https?://` takes).
+                let matchers = &mut self.matchers;
+                let matches = parts
+                    .iter()
+                    .filter_map(|p| p.schema.get("pattern").and_then(Value::as_str))
+                    .all(|pattern| {
+                        matchers
+                            .entry(pattern.to_string())
+                            .or_insert_with(|| regex::Regex::new(pattern).ok())
+                            .as_ref()
+                            .is_none_or(|regex| regex.is_match(&sample))
+                    });
+                if matches && fits(&sample) {
                     return sample;
                 }
             }
@@ -490,7 +515,14 @@ impl<'r> Sampler<'r> {
                     usize::try_from(self.rng.between(min as i128, upper.max(min) as i128))
                         .unwrap_or(min)
                 });
-                if let Some(text) = pattern::matching_length(pattern, &mut self.rng, want) {
+                let hir = self
+                    .patterns
+                    .entry((*pattern).to_string())
+                    .or_insert_with(|| pattern::parse(pattern));
+                let text = hir
+                    .as_ref()
+                    .and_then(|hir| pattern::matching_parsed(hir, &mut self.rng, want));
+                if let Some(text) = text {
                     if fits(&text) {
                         return text;
                     }
@@ -859,7 +891,8 @@ fn format_sample(format: &str, rng: &mut Rng) -> Option<String> {
     let choices: &[&str] = match format {
         "date-time" => &[
             "2026-01-01T00:00:00Z",
-            "1999-12-31T23:59:60+01:00",
+            // A leap second, as UTC had one then.
+            "1998-12-31T23:59:60Z",
             "2026-06-30T12:34:56.789-07:30",
         ],
         "date" => &["2026-01-01", "2024-02-29"],

@@ -24,15 +24,24 @@ pub fn matching(pattern: &str, rng: &mut Rng) -> Option<String> {
 /// many turns as the length still missing, within its bounds (exact for
 /// the common `[class]{m,n}` and `[class]+`).
 pub fn matching_length(pattern: &str, rng: &mut Rng, want: Option<usize>) -> Option<String> {
-    let hir = regex_syntax::ParserBuilder::new()
+    matching_parsed(&parse(pattern)?, rng, want)
+}
+
+/// `pattern` as the walk below takes it; `None` when it is not a regex.
+pub(crate) fn parse(pattern: &str) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
         .utf8(true)
         .build()
         .parse(pattern)
-        .ok()?;
+        .ok()
+}
+
+/// [`matching_length`] of a pattern already parsed.
+pub(crate) fn matching_parsed(hir: &Hir, rng: &mut Rng, want: Option<usize>) -> Option<String> {
     let mut out = Vec::new();
     // The HIR is walked with an explicit stack: a pattern nested deeply
     // enough would otherwise overflow the thread's stack.
-    let mut stack: Vec<&Hir> = vec![&hir];
+    let mut stack: Vec<&Hir> = vec![hir];
     while let Some(node) = stack.pop() {
         if out.len() > MAX_BYTES {
             return None;
