@@ -14,6 +14,7 @@ pub mod generate;
 pub mod generated;
 pub mod input;
 pub mod mirror;
+pub mod pipeline;
 pub mod plan;
 pub mod report;
 pub mod rules;
