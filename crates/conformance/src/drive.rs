@@ -255,10 +255,9 @@ fn as_client(
             .collect(),
     };
     let mut served: Option<Value> = None;
-    for (index, method) in methods.iter().enumerate() {
-        let seed = options.seed.wrapping_add(index as u64);
-        let Some(call) = crate::generate::valid_call(driver.checker, method, driver.next_id, seed)?
-        else {
+    let mut messages = crate::generate::Messages::new(driver.checker, options.seed)?;
+    for method in &methods {
+        let Some(call) = messages.call(method, driver.next_id)? else {
             return Err(DriveError::UnknownMethod(method.clone()));
         };
         if let Some(answer) = driver.call(to_peer, call.clone())? {

@@ -272,17 +272,6 @@ impl<'c> Conversations<'c> {
     }
 }
 
-/// A valid call of `method` with `id`, drawn from `seed`; `None` when the
-/// contract has no such method or no valid params could be drawn.
-pub(crate) fn valid_call(
-    checker: &Checker,
-    method: &str,
-    id: u64,
-    seed: u64,
-) -> Result<Option<Value>, GenerateError> {
-    Messages::new(checker, seed)?.call(method, id)
-}
-
 /// Valid single messages drawn on demand, for a driver that speaks to a
 /// live peer: what a conversation holds, one message at a time.
 pub(crate) struct Messages<'c> {

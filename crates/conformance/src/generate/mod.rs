@@ -24,7 +24,7 @@ mod conversation;
 mod repair;
 
 pub use conversation::{conversation_mutants, conversations, Conversed};
-pub(crate) use conversation::{valid_call, Messages};
+pub(crate) use conversation::Messages;
 use repair::{repair, Condition};
 
 /// How many draws in a row may fail before generation gives up: a type whose
