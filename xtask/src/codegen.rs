@@ -73,7 +73,7 @@ pub fn outputs(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     for (file, text) in rust_bindings(&set, &Origin::working_tree())? {
         out.insert(PathBuf::from(RUST_DIR).join(file), text);
     }
-    let version = crate::contract_version(root)?;
+    let version = crate::contracts::version(root)?;
     // One model for the C++ and TypeScript bindings and the reference pages.
     let model = model::model(&set)?;
     for (file, text) in cpp::files(&model, version.trim(), &Origin::working_tree())? {
@@ -186,11 +186,11 @@ fn embedded_schemas(
     let paths = rels
         .iter()
         .map(|rel| format!("../../../../contracts/schema/{rel}"));
-    let version = crate::contract_version(root)?;
+    let version = crate::contracts::version(root)?;
     let version = version.as_str();
     // Every frozen release too, so a lane pinned to one checks against it.
     let mut releases = Vec::new();
-    for (name, dir) in crate::release::releases(root)? {
+    for (name, dir) in crate::contracts::releases(root)? {
         let frozen = contract::SchemaSet::load(&dir.join("schema"))
             .with_context(|| format!("loading contracts/released/{name}/schema"))?;
         let rels: Vec<&str> = frozen.docs.iter().map(|doc| doc.rel.as_str()).collect();

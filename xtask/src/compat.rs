@@ -165,7 +165,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
         return run_one(root, &request, request.from.clone());
     }
     let mut ok = true;
-    let releases = crate::release::releases(root)?;
+    let releases = crate::contracts::releases(root)?;
     if releases.is_empty() {
         println!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
     }
@@ -179,7 +179,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     let (to, format, all_releases) = (&request.to, request.format, request.all_releases);
     let options = request.options();
     let tolerant = options.readers == Readers::Tolerant;
-    let latest = crate::release::latest(root)?;
+    let latest = crate::contracts::latest(root)?;
     // VERSION is judged against the release compared with: the latest one,
     // or each one in turn.
     let defaults = to.is_none() && (from.is_none() || all_releases);
@@ -206,7 +206,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
         },
     };
     let declared = if defaults {
-        let version = crate::contract_version(root)?;
+        let version = crate::contracts::version(root)?;
         let released = from
             .as_deref()
             .or(latest.as_ref().map(|(v, _)| v.as_str()))

@@ -9,8 +9,8 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
         .context("loading contracts/schema")?;
     let mut violations = contract::lint(&set);
     // `x-since` is judged against the latest release, with VERSION.
-    let version = crate::contract_version(root)?;
-    if let Some((released, dir)) = crate::release::latest(root)? {
+    let version = crate::contracts::version(root)?;
+    if let Some((released, dir)) = crate::contracts::latest(root)? {
         let released_set = contract::SchemaSet::load(&dir.join("schema"))
             .with_context(|| format!("loading release {released}"))?;
         let released = contract::Released {

@@ -7,6 +7,7 @@ mod bench_bindings;
 mod codegen;
 mod compat;
 mod conformance;
+mod contracts;
 mod lint;
 mod release;
 mod test;
@@ -95,20 +96,6 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
     }
     println!("gate: ok");
     Ok(())
-}
-
-/// The working tree's contract version, `contracts/VERSION` trimmed: the one
-/// place the xtask reads it.
-pub fn contract_version(root: &Path) -> anyhow::Result<String> {
-    let text = std::fs::read_to_string(root.join("contracts/VERSION"))
-        .map_err(|e| anyhow::anyhow!("reading contracts/VERSION: {e}"))?;
-    let version = text.trim();
-    if version.is_empty() {
-        anyhow::bail!(
-            "contracts/VERSION is empty: it holds the contract version, for example 1.2.0"
-        );
-    }
-    Ok(version.to_string())
 }
 
 /// The workspace root, found from this crate's manifest so the xtask works

@@ -5,12 +5,12 @@
 //! compiles every release's and reads every other release's fixtures with
 //! them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context};
 
 pub fn run(root: &Path) -> anyhow::Result<()> {
-    let version = crate::contract_version(root)?;
+    let version = crate::contracts::version(root)?;
     let version = version.as_str();
     compat::declared_bump("0.0.0", version).map_err(anyhow::Error::msg)?;
     let dest = root.join("contracts/released").join(version);
@@ -101,7 +101,7 @@ fn write_packages(release: &Path, version: &str, all: bool) -> anyhow::Result<Ve
 /// is left alone.
 pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     let dir = root.join("contracts/released");
-    for (version, release) in releases(root)? {
+    for (version, release) in crate::contracts::releases(root)? {
         for file in write_packages(&release, &version, false)? {
             println!("gave {version} its {file}");
         }
@@ -126,32 +126,6 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
         std::fs::remove_dir_all(&staging)?;
     }
     Ok(())
-}
-
-/// Every release, oldest first: `(version, folder)`.
-pub fn releases(root: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
-    let dir = root.join("contracts/released");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(Vec::new());
-    };
-    let mut versions: Vec<((u64, u64, u64), String)> = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let parts: Vec<Option<u64>> = name.split('.').map(|p| p.parse().ok()).collect();
-        if let [Some(a), Some(b), Some(c)] = parts.as_slice() {
-            versions.push(((*a, *b, *c), name));
-        }
-    }
-    versions.sort();
-    Ok(versions
-        .into_iter()
-        .map(|(_, name)| (name.clone(), dir.join(name)))
-        .collect())
-}
-
-/// The newest release: `(version, folder)`.
-pub fn latest(root: &Path) -> anyhow::Result<Option<(String, PathBuf)>> {
-    Ok(releases(root)?.pop())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
@@ -277,7 +251,7 @@ mod tests {
         let scratch = root.join("target/release-walk");
         let _ = std::fs::remove_dir_all(&scratch);
         copy_tree(&root, &scratch)?;
-        let (latest, _) = super::latest(&scratch)?.context("a release")?;
+        let (latest, _) = crate::contracts::latest(&scratch)?.context("a release")?;
         let next = match latest.split('.').collect::<Vec<_>>().as_slice() {
             [major, minor, _] => format!("{major}.{}.0", minor.parse::<u64>()? + 1),
             _ => anyhow::bail!("{latest} is not MAJOR.MINOR.PATCH"),

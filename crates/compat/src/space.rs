@@ -38,13 +38,7 @@ pub enum Role {
 /// A document's index in a [`Space`] (and in the spaces derived from it).
 pub type DocId = usize;
 
-/// Why no comparison that reaches a document can be decided.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Obstacle {
-    pub keyword: String,
-    pub pointer: String,
-    pub why: String,
-}
+pub use crate::upgrade::Obstacle;
 
 /// One view of one document.
 #[derive(Clone, Debug)]

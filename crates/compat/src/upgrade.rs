@@ -11,8 +11,17 @@
 use jsonschema::Draft;
 use serde_json::{Map, Value};
 
-use crate::space::Obstacle;
 use crate::vocab;
+
+/// Why no comparison that reaches a document can be decided: the first
+/// thing met that this checker does not model (here: a rewrite that would
+/// not keep the meaning).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Obstacle {
+    pub keyword: String,
+    pub pointer: String,
+    pub why: String,
+}
 
 /// Rewrites `value`, a document of `draft`, in 2020-12.
 pub fn to_2020_12(value: &mut Value, draft: Draft) -> Result<(), Obstacle> {

@@ -23,8 +23,8 @@ use crate::{Checker, Error, Rule};
 mod conversation;
 mod repair;
 
-pub use conversation::{conversation_mutants, conversations, Conversed};
 pub(crate) use conversation::Messages;
+pub use conversation::{conversation_mutants, conversations, Conversed};
 use repair::{repair, Condition};
 
 /// How many draws in a row may fail before generation gives up: a type whose
