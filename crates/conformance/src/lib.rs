@@ -49,9 +49,6 @@ pub enum Error {
     UnknownContract(String, String),
 }
 
-/// The types whose semantic rules the walk stops at.
-const SEMANTIC_TYPES: &[&str] = &["TaskDetail", "TaskSummary", "Segment"];
-
 /// A compiled checker for one schema set.
 pub struct Checker {
     set: SchemaSet,
@@ -130,7 +127,8 @@ impl Checker {
             .keys()
             .map(|name| (name.clone(), OnceLock::new()))
             .collect();
-        let plan = Plan::compile(&set, SEMANTIC_TYPES);
+        let semantic: Vec<&str> = rules::SEMANTIC.iter().map(|(name, _)| *name).collect();
+        let plan = Plan::compile(&set, &semantic);
         Ok(Self {
             set,
             registry,
@@ -245,11 +243,13 @@ impl Checker {
                 root,
                 value,
                 &mut path,
-                &mut |visit: &Visit<'_>, path: &mut Path| match visit.named {
-                    Some("TaskDetail") => rules::check_detail(visit.value, path, &mut out),
-                    Some("TaskSummary") => rules::check_summary(visit.value, path, &mut out),
-                    Some("Segment") => rules::check_segment(visit.value, path, &mut out),
-                    _ => {}
+                &mut |visit: &Visit<'_>, path: &mut Path| {
+                    let check = rules::SEMANTIC
+                        .iter()
+                        .find(|(name, _)| visit.named == Some(*name));
+                    if let Some((_, check)) = check {
+                        check(visit.value, path, &mut out);
+                    }
                 },
             );
         }

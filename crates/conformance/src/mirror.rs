@@ -142,7 +142,7 @@ pub fn compare(
             line,
             offset: None,
             pointer,
-            rule: rule.id().to_string(),
+            rule,
             message,
         };
     for (index, value) in schema.iter().enumerate() {

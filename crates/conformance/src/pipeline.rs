@@ -61,7 +61,7 @@ pub fn check_file(
                     line: message.line,
                     offset: None,
                     pointer: f.pointer,
-                    rule: f.rule.id().to_string(),
+                    rule: f.rule,
                     message: f.message,
                 })
             })
@@ -242,7 +242,7 @@ fn trace_violations(files: [&str; 2], findings: Vec<crate::trace::TraceFinding>)
                 line,
                 offset,
                 pointer: f.pointer,
-                rule: f.rule.id().to_string(),
+                rule: f.rule,
                 message: f.message,
             }
         })
@@ -292,7 +292,7 @@ impl Capture<'_> {
                     line: None,
                     offset: Some(offset),
                     pointer: String::new(),
-                    rule: rule.id().to_string(),
+                    rule,
                     message,
                 }])
             };
@@ -407,7 +407,7 @@ pub fn check_frames(
             line: None,
             offset: Some(offset),
             pointer,
-            rule: rule.id().to_string(),
+            rule,
             message,
         };
         match reader.read_raw() {

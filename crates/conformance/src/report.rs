@@ -19,7 +19,8 @@ pub struct Violation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
     pub pointer: String,
-    pub rule: String,
+    /// Written as its id (`segment.range_order`).
+    pub rule: crate::Rule,
     pub message: String,
 }
 

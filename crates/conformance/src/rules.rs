@@ -227,6 +227,12 @@ impl Rule {
     }
 }
 
+impl serde::Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())
@@ -283,6 +289,21 @@ fn found(out: &mut Vec<Finding>, pointer: String, rule: Rule, message: String) {
         message,
     });
 }
+
+/// A semantic rule check of one value of its type, at `path`.
+pub(crate) type SemanticCheck = fn(&Value, &mut Path, &mut Vec<Finding>);
+
+/// The types that carry semantic rules, each with its check: the one list
+/// the compiled plan stops at and [`crate::Checker::check`] runs.
+pub(crate) const SEMANTIC: &[(&str, SemanticCheck)] = &[
+    ("TaskDetail", check_detail),
+    ("TaskSummary", |value, path, out| {
+        check_summary(value, path, out)
+    }),
+    ("Segment", |value, path, out| {
+        check_segment(value, path, out)
+    }),
+];
 
 /// `Segment`: a closed, inclusive byte range and its progress.
 pub fn check_segment(segment: &Value, path: &Path, out: &mut Vec<Finding>) {

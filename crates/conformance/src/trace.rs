@@ -595,24 +595,8 @@ fn check_message(checker: &Checker, msg: &Value) -> Vec<crate::Finding> {
     })
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Call,
-    Reply,
-    Error,
-    Event,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Call => "call",
-            Kind::Reply => "reply",
-            Kind::Error => "error",
-            Kind::Event => "event",
-        }
-    }
-}
+/// The kind of an envelope, as the codec names it.
+pub use proto::wire::EnvelopeKind as Kind;
 
 /// What the conversation rules need of one message, read off it so the
 /// message itself can be dropped where it was parsed.
@@ -652,10 +636,7 @@ impl Fact {
         let text = |value: &Value| value.as_str().map(CompactString::from);
         let [kind, id, body] = fields(msg, ["kind", "id", "body"]);
         let kind = match kind.as_str() {
-            Some("call") => Some(Kind::Call),
-            Some("reply") => Some(Kind::Reply),
-            Some("error") => Some(Kind::Error),
-            Some("event") => Some(Kind::Event),
+            Some(name) => Kind::from_name(name),
             _ => None,
         };
         let mut fact = Fact {
