@@ -127,7 +127,7 @@ impl Checker {
             .keys()
             .map(|name| (name.clone(), OnceLock::new()))
             .collect();
-        let semantic: Vec<&str> = rules::SEMANTIC.iter().map(|(name, _)| *name).collect();
+        let semantic: Vec<&str> = rules::SEMANTIC.iter().map(|(name, _, _)| *name).collect();
         let plan = Plan::compile(&set, &semantic);
         Ok(Self {
             set,
@@ -246,8 +246,8 @@ impl Checker {
                 &mut |visit: &Visit<'_>, path: &mut Path| {
                     let check = rules::SEMANTIC
                         .iter()
-                        .find(|(name, _)| visit.named == Some(*name));
-                    if let Some((_, check)) = check {
+                        .find(|(name, _, _)| visit.named == Some(*name));
+                    if let Some((_, check, _)) = check {
                         check(visit.value, path, &mut out);
                     }
                 },

@@ -293,17 +293,50 @@ fn found(out: &mut Vec<Finding>, pointer: String, rule: Rule, message: String) {
 /// A semantic rule check of one value of its type, at `path`.
 pub(crate) type SemanticCheck = fn(&Value, &mut Path, &mut Vec<Finding>);
 
-/// The types that carry semantic rules, each with its check: the one list
-/// the compiled plan stops at and [`crate::Checker::check`] runs.
-pub(crate) const SEMANTIC: &[(&str, SemanticCheck)] = &[
-    ("TaskDetail", check_detail),
-    ("TaskSummary", |value, path, out| {
-        check_summary(value, path, out)
-    }),
-    ("Segment", |value, path, out| {
-        check_segment(value, path, out)
-    }),
+/// The types that carry semantic rules, each with its check and the rules
+/// it judges: the one list the compiled plan stops at, [`crate::Checker::check`]
+/// runs and the reference pages name.
+pub(crate) const SEMANTIC: &[(&str, SemanticCheck, &[Rule])] = &[
+    (
+        "TaskDetail",
+        check_detail,
+        &[
+            Rule::DetailCount,
+            Rule::DetailIndexOrder,
+            Rule::DetailContiguous,
+            Rule::DetailCoverage,
+            Rule::DetailSum,
+            Rule::DetailEmptyWhenUnsized,
+        ],
+    ),
+    (
+        "TaskSummary",
+        |value, path, out| check_summary(value, path, out),
+        &[Rule::SummaryDownloadedBound, Rule::SummaryCompleteFull],
+    ),
+    (
+        "Segment",
+        |value, path, out| check_segment(value, path, out),
+        &[
+            Rule::SegmentRangeOrder,
+            Rule::SegmentDownloadedBound,
+            Rule::SegmentCompleteFull,
+        ],
+    ),
 ];
+
+/// The rules the checker judges a value of `type_name` by beyond its schema
+/// (rules a schema names with `x-rule` are not among them).
+pub fn semantic_rules(type_name: &str) -> &'static [Rule] {
+    if type_name == "Envelope" {
+        // Judged before the schema: a `v` other than 1 decides alone.
+        return &[Rule::EnvelopeVersion];
+    }
+    SEMANTIC
+        .iter()
+        .find(|(name, _, _)| *name == type_name)
+        .map_or(&[], |(_, _, rules)| rules)
+}
 
 /// `Segment`: a closed, inclusive byte range and its progress.
 pub fn check_segment(segment: &Value, path: &Path, out: &mut Vec<Finding>) {

@@ -12,28 +12,6 @@ use serde_json::Value;
 
 pub const DIR: &str = "docs/reference";
 
-/// The rules the conformance checker applies to a type beyond its schema.
-fn semantic_rules(name: &str) -> &'static [&'static str] {
-    match name {
-        "TaskDetail" => &[
-            "detail.count",
-            "detail.index_order",
-            "detail.contiguous",
-            "detail.coverage",
-            "detail.sum",
-            "detail.empty_when_unsized",
-        ],
-        "TaskSummary" => &["summary.downloaded_bound", "summary.complete_full"],
-        "Segment" => &[
-            "segment.range_order",
-            "segment.downloaded_bound",
-            "segment.complete_full",
-        ],
-        "Envelope" => &["envelope.version"],
-        _ => &[],
-    }
-}
-
 pub fn pages(
     root: &Path,
     set: &SchemaSet,
@@ -255,9 +233,9 @@ fn page(set: &SchemaSet, doc: &SchemaDoc, fixtures: &[Value]) -> String {
             }
         }
     }
-    let mut rules: Vec<String> = semantic_rules(&doc.name)
+    let mut rules: Vec<String> = conformance::rules::semantic_rules(&doc.name)
         .iter()
-        .map(|r| r.to_string())
+        .map(|rule| rule.id().to_string())
         .collect();
     collect_rules(&doc.value, &mut rules);
     if !rules.is_empty() {
