@@ -14,7 +14,10 @@ use std::fmt::Write as _;
 use anyhow::{bail, Context};
 use heck::ToSnakeCase;
 
-use super::model::{literal, Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Ty};
+use super::model::{
+    literal, Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Ty, BODY_PARTS,
+    ENVELOPE_PARTS,
+};
 
 pub const DIR: &str = "bindings/cpp/include/vdm";
 
@@ -809,30 +812,20 @@ impl Emitter<'_> {
             .iter()
             .map(|e| (e.name.clone(), e.body_name(), e.params.clone()))
             .collect();
-        body_reader(
-            &mut out,
-            "CallBody",
-            "method",
-            "params",
-            &call_members,
-            "UnknownCall",
-        );
-        body_reader(
-            &mut out,
-            "ReplyBody",
-            "method",
-            "result",
-            &reply_members,
-            "UnknownReply",
-        );
-        body_reader(
-            &mut out,
-            "EventBody",
-            "name",
-            "params",
-            &event_members,
-            "UnknownEvent",
-        );
+        for (part, members) in
+            BODY_PARTS
+                .iter()
+                .zip([&call_members, &reply_members, &event_members])
+        {
+            body_reader(
+                &mut out,
+                part.union,
+                part.tag,
+                part.content,
+                members,
+                part.unknown,
+            );
+        }
         self.out.push_str(&out);
         Ok(())
     }
@@ -847,7 +840,7 @@ impl Emitter<'_> {
             .iter()
             .filter(|named| !matches!(named.def, Def::Alias(_)))
             .map(|named| named.name.as_str())
-            .chain(["Envelope", "CallBody", "ReplyBody", "EventBody"])
+            .chain(ENVELOPE_PARTS)
             .collect();
         names.sort_unstable();
         self.out.push_str(

@@ -18,7 +18,39 @@ use serde_json::{Map, Value};
 
 /// The envelope's parts: the generators write them from `Model::calls` and
 /// `Model::events`, not as types.
-const ENVELOPE_PARTS: &[&str] = &["Envelope", "CallBody", "ReplyBody", "EventBody"];
+pub const ENVELOPE_PARTS: [&str; 4] = ["Envelope", "CallBody", "ReplyBody", "EventBody"];
+
+/// One body of the envelope as every binding reads it: its type, the member
+/// whose value names the branch, the member holding the content, and the
+/// type an unknown name is read as.
+pub struct BodyPart {
+    pub union: &'static str,
+    pub tag: &'static str,
+    pub content: &'static str,
+    pub unknown: &'static str,
+}
+
+/// The bodies, calls, replies and events in that order.
+pub const BODY_PARTS: [BodyPart; 3] = [
+    BodyPart {
+        union: "CallBody",
+        tag: "method",
+        content: "params",
+        unknown: "UnknownCall",
+    },
+    BodyPart {
+        union: "ReplyBody",
+        tag: "method",
+        content: "result",
+        unknown: "UnknownReply",
+    },
+    BodyPart {
+        union: "EventBody",
+        tag: "name",
+        content: "params",
+        unknown: "UnknownEvent",
+    },
+];
 
 pub struct Model {
     /// Every named type, each after the types it uses.

@@ -94,7 +94,7 @@ fn in_code(model: &super::model::Model, doc: &SchemaDoc) -> String {
         }
         DocKind::Type | DocKind::Envelope => {
             let known = model.get(&doc.name).is_some()
-                || ["Envelope", "CallBody", "ReplyBody", "EventBody"].contains(&doc.name.as_str());
+                || super::model::ENVELOPE_PARTS.contains(&doc.name.as_str());
             if known {
                 let name = &doc.name;
                 rows.push([

@@ -118,13 +118,7 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
     tokens.extend(body(set, bundle, Body::Call)?);
     tokens.extend(body(set, bundle, Body::Reply)?);
     tokens.extend(body(set, bundle, Body::Event)?);
-    for name in [
-        "RpcErrorCode",
-        "Envelope",
-        "CallBody",
-        "ReplyBody",
-        "EventBody",
-    ] {
+    for name in std::iter::once("RpcErrorCode").chain(super::model::ENVELOPE_PARTS) {
         replaced.push((name.to_string(), format!("super::tables::{name}")));
     }
     Ok(Tables { tokens, replaced })

@@ -11,7 +11,10 @@ use std::fmt::Write as _;
 
 use anyhow::{bail, Context};
 
-use super::model::{literal, Call, Clause, Def, Event, Field, Model, Named, Rule, Ty};
+use super::model::{
+    literal, BodyPart, Call, Clause, Def, Event, Field, Model, Named, Rule, Ty, BODY_PARTS,
+    ENVELOPE_PARTS,
+};
 
 pub const DIR: &str = "bindings/ts";
 
@@ -422,11 +425,13 @@ impl Emitter<'_> {
             "/** An event, told apart by `name`; `instanceof UnknownEvent` first. */\nexport type EventBody =\n  | {};\n",
             union(model.events.iter().map(Event::body_name).collect(), "UnknownEvent")
         );
-        for (union, tag, content, members, unknown) in [
-            ("CallBody", "method", "params", &calls, "UnknownCall"),
-            ("ReplyBody", "method", "result", &replies, "UnknownReply"),
-            ("EventBody", "name", "params", &events, "UnknownEvent"),
-        ] {
+        for (part, members) in BODY_PARTS.iter().zip([&calls, &replies, &events]) {
+            let BodyPart {
+                union,
+                tag,
+                content,
+                unknown,
+            } = part;
             let mut js = format!("function r_{union}(v, at, key) {{\n  const p = here(at, key);\n  const tag = bodyTag(v, \"{tag}\", p);\n  const c = v.{content};\n  switch (tag) {{\n");
             for (wire, ty) in members {
                 let _ = writeln!(
@@ -452,7 +457,7 @@ impl Emitter<'_> {
             .types
             .iter()
             .map(|named| named.name.as_str())
-            .chain(["Envelope", "CallBody", "ReplyBody", "EventBody"])
+            .chain(ENVELOPE_PARTS)
             .collect();
         names.sort_unstable();
         let _ = writeln!(
