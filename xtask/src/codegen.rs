@@ -18,6 +18,8 @@ mod cpp;
 mod model;
 mod package;
 mod reference;
+#[cfg(test)]
+mod snapshots;
 mod tables;
 mod ts;
 

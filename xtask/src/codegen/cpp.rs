@@ -180,6 +180,23 @@ struct Emitter<'a> {
     patterns: Vec<String>,
 }
 
+/// What the emitter writes for one named type of `model` (`None`: the
+/// envelope's bodies), without the hand-written parts around it: what the
+/// snapshot tests hold.
+#[cfg(test)]
+pub(super) fn emitted(model: &Model, name: Option<&str>) -> anyhow::Result<String> {
+    let mut emitter = Emitter {
+        model,
+        out: String::new(),
+        patterns: Vec::new(),
+    };
+    match name {
+        Some(name) => emitter.named(model.get(name).context("no such type")?)?,
+        None => emitter.bodies()?,
+    }
+    Ok(emitter.out)
+}
+
 impl Emitter<'_> {
     fn body(&mut self) -> anyhow::Result<String> {
         for named in &self.model.types {

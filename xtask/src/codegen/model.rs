@@ -746,14 +746,18 @@ fn rule(part: &Value, fields: &[Field]) -> anyhow::Result<Rule> {
     if contract::string_list(condition.get("required")) != [field.as_str()] {
         bail!("if: must require the property it tests");
     }
-    let values: Vec<String> = match (test.get("enum"), test.get("const")) {
+    // Strings only, and at least one: a value of another type cannot be
+    // written as the emitters' comparison, and none would test nothing.
+    let values: Option<Vec<String>> = match (test.get("enum"), test.get("const")) {
         (Some(Value::Array(values)), None) => values
             .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
+            .map(|value| value.as_str().map(str::to_string))
             .collect(),
-        (None, Some(Value::String(one))) => vec![one.clone()],
-        _ => bail!("if: the property is tested with `enum` or `const` of strings"),
+        (None, Some(Value::String(one))) => Some(vec![one.clone()]),
+        _ => None,
+    };
+    let Some(values) = values.filter(|values| !values.is_empty()) else {
+        bail!("if: the property is tested with `enum` or `const` of strings");
     };
     if !fields.iter().any(|known| known.json == *field) {
         bail!("if: {field} is not a property");

@@ -109,6 +109,30 @@ struct Emitter<'a> {
     items: Vec<String>,
 }
 
+/// What the emitter writes for one named type of `model` (`None`: the
+/// envelope's bodies), declarations then code, without the hand-written
+/// parts around them: what the snapshot tests hold.
+#[cfg(test)]
+pub(super) fn emitted(model: &Model, name: Option<&str>) -> anyhow::Result<String> {
+    let mut emitter = Emitter {
+        model,
+        js: String::new(),
+        dts: String::new(),
+        patterns: Vec::new(),
+        items: Vec::new(),
+    };
+    match name {
+        Some(name) => emitter.named(model.get(name).context("no such type")?)?,
+        None => emitter.bodies(),
+    }
+    Ok(format!(
+        "// index.d.ts\n{}\n// index.js\n{}{}",
+        emitter.dts,
+        emitter.items.concat(),
+        emitter.js
+    ))
+}
+
 impl Emitter<'_> {
     fn ts_type(&self, ty: &Ty, secret: bool) -> String {
         match ty {

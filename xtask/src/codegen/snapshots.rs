@@ -1,0 +1,179 @@
+//! What each emitter writes for each construct, held by snapshots over one
+//! small schema set: a string enum, an integer enum, an alias, a struct with
+//! bounds, a pattern, a secret and a rule, and the envelope's bodies. A
+//! change to an emitter shows here as a diff a reviewer reads, before it
+//! shows in the 3,000-line bindings.
+
+use std::path::Path;
+
+use contract::SchemaSet;
+use serde_json::{json, Value};
+
+use super::model::{model, Model};
+
+fn doc(rel: &str, title: &str, body: Value) -> (String, String) {
+    let mut value = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": format!("https://schemas.vdm.invalid/{rel}"),
+        "title": title,
+        "description": format!("The {title} of the small set."),
+        "x-since": "1.0.0",
+    });
+    if let (Some(fields), Value::Object(body)) = (value.as_object_mut(), body) {
+        fields.extend(body);
+    }
+    (rel.to_string(), value.to_string())
+}
+
+fn branch(tag: &str, name: &str, content: &str, reference: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            tag: {"type": "string", "const": name},
+            content: {"$ref": reference},
+        },
+        "required": [tag, content],
+        "additionalProperties": false,
+    })
+}
+
+/// One method (`thing.make`), one event (`event.thing`) and the types they use.
+fn small() -> Model {
+    model(&small_set(json!(["dark_green"]))).expect("the small set is modelled")
+}
+
+/// The small set, with the event's rule testing its colour against `when`.
+fn small_set(when: Value) -> SchemaSet {
+    let docs = [
+        doc(
+            "envelope/ProtocolVersion.json",
+            "ProtocolVersion",
+            json!({"type": "integer", "enum": [1]}),
+        ),
+        doc(
+            "envelope/CallBody.json",
+            "CallBody",
+            json!({"oneOf": [branch("method", "thing.make", "params", "../methods/thing.make.json#/$defs/params")]}),
+        ),
+        doc(
+            "envelope/ReplyBody.json",
+            "ReplyBody",
+            json!({"oneOf": [branch("method", "thing.make", "result", "../methods/thing.make.json#/$defs/result")]}),
+        ),
+        doc(
+            "envelope/EventBody.json",
+            "EventBody",
+            json!({"oneOf": [branch("name", "event.thing", "params", "../events/event.thing.json#/$defs/params")]}),
+        ),
+        doc(
+            "methods/thing.make.json",
+            "thing.make",
+            json!({"$defs": {
+                "params": {
+                    "title": "ThingMakeParams",
+                    "description": "What to make.",
+                    "type": "object",
+                    "properties": {
+                        "color": {"$ref": "../types/Color.json", "description": "Its colour."},
+                        "size": {"type": "integer", "minimum": 1, "maximum": 10, "description": "How big."},
+                        "label": {"type": "string", "maxLength": 8, "pattern": "^[a-z]+$", "description": "A short name."},
+                        "password": {"type": "string", "x-secret": true, "description": "Never shown."},
+                    },
+                    "required": ["color"],
+                    "additionalProperties": false,
+                },
+                "result": {
+                    "title": "ThingMakeResult",
+                    "description": "What was made.",
+                    "type": "object",
+                    "properties": {"id": {"$ref": "../types/ThingId.json", "description": "Its id."}},
+                    "required": ["id"],
+                    "additionalProperties": false,
+                },
+            }}),
+        ),
+        doc(
+            "events/event.thing.json",
+            "event.thing",
+            json!({"$defs": {"params": {
+                "title": "ThingEvent",
+                "description": "What happened.",
+                "type": "object",
+                "properties": {
+                    "level": {"$ref": "../types/Level.json", "description": "How loud."},
+                    "color": {"$ref": "../types/Color.json", "description": "Its colour now."},
+                    "note": {"type": "string", "description": "Said when dark."},
+                },
+                "required": ["level", "color"],
+                "additionalProperties": false,
+                "allOf": [{
+                    "x-rule": "thing.note_when_dark",
+                    "description": "note is present exactly when the colour is dark.",
+                    "if": {"properties": {"color": {"enum": when}}, "required": ["color"]},
+                    "then": {"required": ["note"]},
+                    "else": {"not": {"required": ["note"]}},
+                }],
+            }}}),
+        ),
+        doc(
+            "types/Color.json",
+            "Color",
+            json!({"type": "string", "enum": ["red", "dark_green"]}),
+        ),
+        doc(
+            "types/Level.json",
+            "Level",
+            json!({"type": "integer", "enum": [1, 2], "x-enum-varnames": ["quiet", "loud"]}),
+        ),
+        doc(
+            "types/ThingId.json",
+            "ThingId",
+            json!({"type": "string", "minLength": 1, "maxLength": 16}),
+        ),
+    ];
+    SchemaSet::from_texts(
+        Path::new("small"),
+        docs.iter().map(|(rel, text)| (rel.as_str(), text.as_str())),
+    )
+    .expect("the small set loads")
+}
+
+/// A rule whose `if` tests values no emitter can compare (here integers, or
+/// none at all) is refused with the place, not written as `if ()`.
+#[test]
+fn a_rule_testing_other_than_strings_is_refused() {
+    for when in [json!([2]), json!([])] {
+        let err = model(&small_set(when.clone()))
+            .err()
+            .unwrap_or_else(|| panic!("{when} was modelled"));
+        let text = format!("{err:#}");
+        assert!(text.contains("events/event.thing.json"), "{text}");
+        assert!(text.contains("`enum` or `const` of strings"), "{text}");
+    }
+}
+
+macro_rules! snapshots {
+    ($($test:ident: $name:expr;)*) => {$(
+        #[test]
+        fn $test() {
+            let model = small();
+            insta::assert_snapshot!(
+                concat!("cpp_", stringify!($test)),
+                super::cpp::emitted(&model, $name).expect("C++ emitted")
+            );
+            insta::assert_snapshot!(
+                concat!("ts_", stringify!($test)),
+                super::ts::emitted(&model, $name).expect("TypeScript emitted")
+            );
+        }
+    )*};
+}
+
+snapshots! {
+    string_enum: Some("Color");
+    int_enum: Some("Level");
+    alias: Some("ThingId");
+    struct_with_bounds_pattern_and_secret: Some("ThingMakeParams");
+    struct_with_a_rule: Some("ThingEvent");
+    bodies: None;
+}
