@@ -121,7 +121,8 @@ pub fn rust_bindings(
     origin: &Origin,
 ) -> anyhow::Result<Vec<(&'static str, String)>> {
     let bundle = bundle::bundle(set)?;
-    let tables = tables::tables(set, &bundle)?;
+    let model = model::model(set)?;
+    let tables = tables::tables(set, &model, &bundle)?;
     let types = bundle::typify(&bundle, &tables.replaced)?;
     let mut types: syn::File =
         syn::parse2(types).context("typify wrote code that does not parse")?;

@@ -156,12 +156,23 @@ pub struct Call {
     pub params: String,
     pub result: String,
     pub since: String,
+    /// The method file's `description` (empty when it has none; the lint
+    /// asks for one).
+    pub summary: String,
+    /// `x-transports`: where the method may travel (empty: anywhere).
+    pub transports: Vec<String>,
+    /// `x-errors`: the error codes it may answer with.
+    pub errors: Vec<String>,
+    /// `x-spawnsProcess`.
+    pub spawns_process: bool,
 }
 
 pub struct Event {
     pub name: String,
     pub params: String,
     pub since: String,
+    /// The event file's `description`, as [`Call::summary`].
+    pub summary: String,
 }
 
 impl Call {
@@ -240,7 +251,14 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
                 .find(|(name, _, _)| *name == method)
                 .map(|(_, result, _)| result)
                 .with_context(|| format!("envelope/ReplyBody.json: no reply for {method}"))?;
+            let doc = set
+                .get(DocKind::Method, &method)
+                .with_context(|| format!("CallBody names {method}, which has no file"))?;
             Ok(Call {
+                summary: text(doc.value.get("description")),
+                transports: strings(doc.value.get("x-transports")),
+                errors: strings(doc.value.get("x-errors")),
+                spawns_process: doc.value.get("x-spawnsProcess") == Some(&Value::Bool(true)),
                 method,
                 params,
                 result,
@@ -250,12 +268,18 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let events = body_members(set, &builder, "EventBody", "params")?
         .into_iter()
-        .map(|(name, params, since)| Event {
-            name,
-            params,
-            since,
+        .map(|(name, params, since)| {
+            let doc = set
+                .get(DocKind::Event, &name)
+                .with_context(|| format!("EventBody names {name}, which has no file"))?;
+            Ok(Event {
+                summary: text(doc.value.get("description")),
+                name,
+                params,
+                since,
+            })
         })
-        .collect();
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let types = ordered(builder.types)?;
     Ok(Model {
         types,
@@ -866,6 +890,13 @@ fn bare_ref(schema: &Value) -> Option<&str> {
 /// both languages' (the text here is names, descriptions and patterns).
 pub fn literal(text: &str) -> String {
     Value::String(text.to_string()).to_string()
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    contract::string_list(value)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 fn text(value: Option<&Value>) -> String {

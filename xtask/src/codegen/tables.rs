@@ -14,6 +14,7 @@ use quote::quote;
 use serde_json::Value;
 
 use super::bundle::Bundle;
+use super::model::{Call, Event, Model};
 
 pub struct Tables {
     pub tokens: TokenStream,
@@ -54,14 +55,14 @@ fn strings(value: Option<&Value>) -> Vec<&str> {
     contract::string_list(value)
 }
 
-pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
+pub fn tables(set: &SchemaSet, model: &Model, bundle: &Bundle) -> anyhow::Result<Tables> {
     let mut tokens = quote! {
         use super::types::*;
     };
     let mut replaced = Vec::new();
 
     tokens.extend(rpc_error_code(set)?);
-    tokens.extend(protocol_version(set)?);
+    tokens.extend(protocol_version(model));
 
     // Library code (`SecretString`, `ProtocolVersion`, `present_or_null`, the
     // decoder) is hand-written in `proto::wire`; the types refer to it there.
@@ -111,8 +112,8 @@ pub fn tables(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<Tables> {
         });
     }
 
-    tokens.extend(method_table(set, bundle)?);
-    tokens.extend(event_table(set)?);
+    tokens.extend(method_table(set, model, bundle)?);
+    tokens.extend(event_table(model));
     tokens.extend(reserialize(bundle)?);
     tokens.extend(envelope(set)?);
     tokens.extend(body(set, bundle, Body::Call)?);
@@ -210,68 +211,30 @@ fn rpc_error_code(set: &SchemaSet) -> anyhow::Result<TokenStream> {
     })
 }
 
-fn protocol_version(set: &SchemaSet) -> anyhow::Result<TokenStream> {
-    let doc = set
-        .get(DocKind::Envelope, "ProtocolVersion")
-        .context("envelope/ProtocolVersion.json is missing")?;
-    let version = match doc
-        .value
-        .get("enum")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-    {
-        Some([one]) => one
-            .as_u64()
-            .context("envelope/ProtocolVersion.json: the version is not an integer")?,
-        _ => bail!("envelope/ProtocolVersion.json: `enum` must hold exactly one version"),
-    };
-    Ok(quote! {
+fn protocol_version(model: &Model) -> TokenStream {
+    let version = model.protocol_version;
+    quote! {
         /// The envelope format's version, read from `envelope/ProtocolVersion.json`.
         pub const PROTOCOL_VERSION: u64 = #version;
-    })
+    }
 }
 
-/// Branch tags of an envelope body, in the order the body lists them.
-fn body_order(set: &SchemaSet, body: &str, tag: &str) -> Vec<String> {
-    set.get(DocKind::Envelope, body)
-        .and_then(|doc| doc.value.get("oneOf"))
-        .and_then(Value::as_array)
-        .map(|branches| {
-            branches
-                .iter()
-                .filter_map(|branch| branch.pointer(&format!("/properties/{tag}/const")))
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn method_table(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<TokenStream> {
+fn method_table(set: &SchemaSet, model: &Model, bundle: &Bundle) -> anyhow::Result<TokenStream> {
     let mut entries = Vec::new();
-    for name in body_order(set, "CallBody", "method") {
+    for call in &model.calls {
+        let Call {
+            method: name,
+            summary,
+            since,
+            spawns_process: spawns,
+            ..
+        } = call;
+        let transports = call.transports.iter().map(|t| variant(t));
+        let errors = call.errors.iter().map(|e| variant(e));
+        // typify's names for the shapes, which only the bundle knows.
         let doc = set
-            .get(DocKind::Method, &name)
+            .get(DocKind::Method, name)
             .with_context(|| format!("CallBody names {name}, which has no file"))?;
-        let transports = strings(doc.value.get("x-transports"))
-            .into_iter()
-            .map(variant);
-        let errors = strings(doc.value.get("x-errors")).into_iter().map(variant);
-        let since = doc
-            .value
-            .get("x-since")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let spawns = doc
-            .value
-            .get("x-spawnsProcess")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let summary = doc
-            .value
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
         let params = bundle.shape_name(doc, "params")?;
         let result = bundle.shape_name(doc, "result")?;
         entries.push(quote! {
@@ -293,30 +256,38 @@ fn method_table(set: &SchemaSet, bundle: &Bundle) -> anyhow::Result<TokenStream>
     })
 }
 
-fn event_table(set: &SchemaSet) -> anyhow::Result<TokenStream> {
-    let mut entries = Vec::new();
-    for name in body_order(set, "EventBody", "name") {
-        let doc = set
-            .get(DocKind::Event, &name)
-            .with_context(|| format!("EventBody names {name}, which has no file"))?;
-        let since = doc
-            .value
-            .get("x-since")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let summary = doc
-            .value
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        entries.push(
-            quote! { crate::wire::EventInfo { name: #name, summary: #summary, since: #since } },
-        );
-    }
-    Ok(quote! {
+fn event_table(model: &Model) -> TokenStream {
+    let entries = model.events.iter().map(
+        |Event {
+             name,
+             summary,
+             since,
+             ..
+         }| {
+            quote! { crate::wire::EventInfo { name: #name, summary: #summary, since: #since } }
+        },
+    );
+    quote! {
         /// Every event, in the order the envelope lists them.
         pub const EVENTS: &[crate::wire::EventInfo] = &[#(#entries),*];
-    })
+    }
+}
+
+/// Branch tags of an envelope part, in the order it lists them.
+fn body_order(set: &SchemaSet, body: &str, tag: &str) -> Vec<String> {
+    set.get(DocKind::Envelope, body)
+        .and_then(|doc| doc.value.get("oneOf"))
+        .and_then(Value::as_array)
+        .map(|branches| {
+            branches
+                .iter()
+                .filter_map(|branch| branch.pointer(&format!("/properties/{tag}/const")))
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        // No part or no branches: the callers compare with what they need.
+        .unwrap_or_default()
 }
 
 /// The kinds of envelope this generator writes, as `envelope/Envelope.json`
