@@ -18,7 +18,9 @@ pub const MAX_JSON_DEPTH: usize = 128;
 /// A document nested past [`MAX_JSON_DEPTH`]: how deep, and where it first goes past.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TooDeep {
+    /// How deep it goes.
     pub depth: usize,
+    /// Where it first goes past the limit.
     pub pointer: String,
 }
 

@@ -6,6 +6,9 @@
 //! compatibility checker — starts here, so there is one notion of "the schema
 //! set" and one place where a malformed schema becomes a named error.
 
+// Every public item says what it is for; the lint keeps it so.
+#![deny(missing_docs)]
+
 mod json;
 mod lint;
 mod load;
@@ -45,28 +48,45 @@ pub fn string_list(value: Option<&serde_json::Value>) -> Vec<&str> {
 /// Why a schema set could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A file could not be read.
     #[error("{path}: cannot read: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
+    /// A file is not JSON.
     #[error("{path}: not JSON: {source}")]
     Json {
+        /// The file.
         path: PathBuf,
+        /// Where and why.
         #[source]
         source: serde_json::Error,
     },
+    /// A file is not where the set's layout puts its kind.
     #[error("{path}: {message}")]
-    Layout { path: PathBuf, message: String },
+    Layout {
+        /// The file.
+        path: PathBuf,
+        /// What is out of place.
+        message: String,
+    },
+    /// A file nests deeper than a schema may.
     #[error(
         "{path}: nests {depth} levels deep at {pointer}, past the {MAX_JSON_DEPTH} a schema may"
     )]
     TooDeep {
+        /// The file.
         path: PathBuf,
+        /// How deep it goes.
         depth: usize,
+        /// Where it first goes past the limit.
         pointer: String,
     },
+    /// The validator's registry refused the set.
     #[error("cannot build the schema registry: {0}")]
     Registry(String),
 }

@@ -32,7 +32,9 @@ pub const KNOWN_EXTENSIONS: &[&str] = &[
     "x-enum-since",
 ];
 
-/// The lint's rules.
+/// The lint's rules. Each variant's id is [`LintRule::id`] and what it asks
+/// [`LintRule::summary`]: said there once, not again on each variant.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LintRule {
     Meta,
@@ -54,6 +56,7 @@ pub enum LintRule {
 }
 
 impl LintRule {
+    /// Every rule, in the order the docs list them.
     pub const ALL: &'static [LintRule] = &[
         LintRule::Meta,
         LintRule::Id,
@@ -127,9 +130,13 @@ impl fmt::Display for LintRule {
 /// One broken rule, located.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Violation {
+    /// The schema file.
     pub file: PathBuf,
+    /// Where in it.
     pub pointer: Pointer,
+    /// The rule broken.
     pub rule: LintRule,
+    /// What is wrong, in a sentence.
     pub message: String,
 }
 

@@ -52,6 +52,7 @@ impl DocKind {
 pub struct SchemaDoc {
     /// The path inside the set, with `/` separators (`types/TaskId.json`).
     pub rel: String,
+    /// What the file defines, from its folder.
     pub kind: DocKind,
     /// The file's stem: the type, method or event name.
     pub name: String,
@@ -122,6 +123,7 @@ impl SchemaDoc {
 pub struct SchemaSet {
     /// Where the set came from, for messages (a folder, or `<embedded>`).
     pub origin: PathBuf,
+    /// Every file, by path.
     pub docs: Vec<SchemaDoc>,
 }
 

@@ -12,9 +12,11 @@ use crate::{SchemaDoc, SchemaSet};
 /// Where a `$ref` leads.
 #[derive(Debug, Clone)]
 pub struct Resolved<'a> {
+    /// The file it leads to.
     pub doc: &'a SchemaDoc,
     /// The JSON pointer inside `doc` (empty for its root).
     pub pointer: String,
+    /// The schema there.
     pub schema: &'a Value,
 }
 
@@ -99,6 +101,8 @@ pub struct Reached<'a> {
 }
 
 impl<'a> Reached<'a> {
+    /// A walk of `schema` (a place in `from`) and of everything its `$ref`s
+    /// lead to in `set`, each place a reference leads to entered once.
     pub fn new(set: &'a SchemaSet, from: &'a SchemaDoc, schema: &'a Value) -> Self {
         Reached {
             set,

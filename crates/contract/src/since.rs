@@ -10,7 +10,9 @@ use crate::{Pointer, SchemaDoc, SchemaSet};
 
 /// The release the working tree is judged against.
 pub struct Released<'a> {
+    /// Its version (`1.1.0`).
     pub version: &'a str,
+    /// Its frozen schemas.
     pub set: &'a SchemaSet,
 }
 

@@ -21,6 +21,7 @@ pub struct FrameCodec {
 }
 
 impl FrameCodec {
+    /// A codec for one stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -287,6 +287,8 @@ pub struct FrameReader<R> {
 }
 
 impl<R: Read> FrameReader<R> {
+    /// A reader of the frames on `inner`; give it a buffered reader when
+    /// `inner` is a file or a socket, since each frame is two reads.
     pub fn new(inner: R) -> Self {
         Self {
             inner,
@@ -336,10 +338,12 @@ impl<R: Read> FrameReader<R> {
         Ok(len)
     }
 
+    /// The stream read from.
     pub fn get_ref(&self) -> &R {
         &self.inner
     }
 
+    /// The stream read from; what was read ahead of a frame is not kept.
     pub fn into_inner(self) -> R {
         self.inner
     }
@@ -367,6 +371,8 @@ pub struct FrameWriter<W> {
 }
 
 impl<W: Write> FrameWriter<W> {
+    /// A writer of frames to `inner`; each frame goes out in one write and
+    /// is flushed.
     pub fn new(inner: W) -> Self {
         Self {
             inner,
@@ -383,10 +389,12 @@ impl<W: Write> FrameWriter<W> {
         Ok(())
     }
 
+    /// The stream written to.
     pub fn get_ref(&self) -> &W {
         &self.inner
     }
 
+    /// The stream written to.
     pub fn into_inner(self) -> W {
         self.inner
     }

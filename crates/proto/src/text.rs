@@ -33,20 +33,26 @@ pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 /// Why a text is not JSON this wire accepts, and where (a byte offset).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextError {
+    /// The byte of the text where the rule broke.
     pub offset: usize,
+    /// The rule it broke.
     pub problem: TextProblem,
 }
 
 /// The rule of the JSON text policy a text breaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TextProblem {
+    /// Bytes that are not UTF-8.
     NotUtf8,
+    /// The text starts with a byte-order mark.
     ByteOrderMark,
     /// Not JSON: what was expected.
     Syntax(&'static str),
+    /// Arrays and objects nest deeper than [`MAX_DEPTH`].
     TooDeep,
     /// An object names this member twice (the name as JSON, escaped).
     DuplicateKey(String),
+    /// A `\u` escape leaves half of a surrogate pair.
     LoneSurrogate,
     /// An integer literal beyond ±(2^53 − 1).
     UnsafeInteger,
@@ -88,13 +94,21 @@ impl std::error::Error for TextError {}
 /// `result`, as byte ranges of their values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Head {
+    /// The root's `v`.
     pub v: Option<Span>,
+    /// The root's `kind`.
     pub kind: Option<Span>,
+    /// The root's `id`.
     pub id: Option<Span>,
+    /// The root's `body`.
     pub body: Option<Span>,
+    /// The body's `method` (calls and replies).
     pub method: Option<Span>,
+    /// The body's `name` (events).
     pub name: Option<Span>,
+    /// The body's `params` (calls and events).
     pub params: Option<Span>,
+    /// The body's `result` (replies).
     pub result: Option<Span>,
     /// Whether the root is an object (the spans mean nothing otherwise).
     pub object: bool,
@@ -109,7 +123,9 @@ pub struct Head {
 /// A byte range of the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// The first byte.
     pub start: usize,
+    /// The byte after the last.
     pub end: usize,
 }
 
@@ -127,7 +143,9 @@ impl Span {
 /// counts from there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
+    /// A whole envelope: its head and its body's head are noted.
     Envelope,
+    /// A body alone: its tag and content are noted.
     Body,
     /// Messages one level down: the container adds one to the depth allowed.
     Contained,

@@ -36,13 +36,18 @@ pub use crate::generated::tables::PROTOCOL_VERSION;
 /// names against `envelope/Envelope.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EnvelopeKind {
+    /// `call`: a request that expects an answer.
     Call,
+    /// `reply`: a call's result.
     Reply,
+    /// `error`: a call's failure, or an answer to what could not be read.
     Error,
+    /// `event`: news from the daemon, never answered.
     Event,
 }
 
 impl EnvelopeKind {
+    /// Every kind, in the schema's order.
     pub const ALL: [EnvelopeKind; 4] = [Self::Call, Self::Reply, Self::Error, Self::Event];
 
     /// The wire spelling of `kind`.
@@ -55,6 +60,7 @@ impl EnvelopeKind {
         }
     }
 
+    /// The kind spelled `name` on the wire.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.name() == name)
     }
@@ -67,6 +73,7 @@ impl fmt::Display for EnvelopeKind {
 }
 
 /// Which tagged body a type is: it fixes the names of the tag and the content.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BodyPart {
     /// `{"method": …, "params": …}`
@@ -119,6 +126,7 @@ impl Unknown {
 /// A tagged body (`CallBody`, `ReplyBody`, `EventBody`). The generated
 /// bindings implement it with their variant lists; decoding and encoding
 /// live here, once.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub trait Tagged: Sized {
     const PART: BodyPart;
 
@@ -139,6 +147,7 @@ pub trait Tagged: Sized {
 
 /// An `Envelope` as the generated bindings write it; the decoder builds one
 /// through these constructors.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub trait EnvelopeParts: Sized {
     type Call: Tagged;
     type Reply: Tagged;
@@ -164,6 +173,7 @@ pub struct DecodeError {
     pub kind: Option<EnvelopeKind>,
     /// The envelope's `id`, when it was readable.
     pub id: Option<u64>,
+    /// What was wrong.
     pub problem: Problem,
 }
 
@@ -199,6 +209,7 @@ pub enum Problem {
     BadContent {
         /// `the params of tool.invoke`, `the result of download.add`, …
         what: String,
+        /// serde's account of the misfit.
         #[source]
         source: serde_json::Error,
     },
@@ -394,6 +405,7 @@ struct BodyParts<'t> {
 }
 
 /// Decodes a tagged body from its text (checked against the text policy).
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn decode_body<T: Tagged>(text: &str) -> Result<T, Problem> {
     let (text, head) =
         crate::text::scan(text.as_bytes(), crate::text::Layout::Body).map_err(Problem::NotJson)?;
@@ -452,6 +464,7 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
 }
 
 /// The content of a known variant, for the generated `decode_known`.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn content<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     serde_json::from_str(text)
 }
@@ -459,6 +472,7 @@ pub fn content<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> 
 /// `Deserialize` for a generated `Envelope`: the raw text of the value, then
 /// the decoder `FrameReader` uses ([`decode`]), from any serde_json source
 /// (a `Value` is written out once to be read as text).
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn deserialize_envelope<'de, E: EnvelopeParts, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<E, D::Error> {
@@ -526,6 +540,7 @@ impl<'de> Deserialize<'de> for RawText<'de> {
 }
 
 /// `Deserialize` for a generated tagged body.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn deserialize_body<'de, T: Tagged, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<T, D::Error> {
@@ -534,6 +549,7 @@ pub fn deserialize_body<'de, T: Tagged, D: Deserializer<'de>>(
 }
 
 /// `Serialize` for a generated tagged body: the tag, then the content.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn serialize_body<T: Tagged, S: Serializer>(
     body: &T,
     serializer: S,
@@ -552,6 +568,7 @@ pub fn serialize_body<T: Tagged, S: Serializer>(
 
 /// An integer enum with names (`RpcErrorCode`); the generated bindings give
 /// the table, serde and `Display` live here.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub trait CodeEnum: Copy + 'static {
     const ALL: &'static [Self];
     const TYPE_NAME: &'static str;
@@ -567,6 +584,7 @@ pub trait CodeEnum: Copy + 'static {
     }
 }
 
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn serialize_code<C: CodeEnum, S: Serializer>(
     code: C,
     serializer: S,
@@ -574,6 +592,7 @@ pub fn serialize_code<C: CodeEnum, S: Serializer>(
     serializer.serialize_i64(code.code())
 }
 
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn deserialize_code<'de, C: CodeEnum, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<C, D::Error> {
@@ -581,6 +600,7 @@ pub fn deserialize_code<'de, C: CodeEnum, D: Deserializer<'de>>(
     C::from_code(code).ok_or_else(|| D::Error::custom(format!("{code} is not an {}", C::TYPE_NAME)))
 }
 
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn parse_code<C: CodeEnum>(name: &str) -> Result<C, String> {
     C::from_name(name).ok_or_else(|| format!("{name:?} is not an {} name", C::TYPE_NAME))
 }
@@ -617,6 +637,7 @@ impl<'de> Deserialize<'de> for ProtocolVersion {
 pub struct SecretString(String);
 
 impl SecretString {
+    /// Holds `secret`.
     pub fn new(secret: impl Into<String>) -> Self {
         Self(secret.into())
     }
@@ -642,6 +663,7 @@ impl From<String> for SecretString {
 /// Reads a field that is present, as a value or `null`: `Some(value)` or
 /// `Some(None)`. An absent field never gets here (it takes the field's
 /// default, `None`), which is how absent and `null` stay apart.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn present_or_null<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
 where
     D: Deserializer<'de>,
@@ -652,6 +674,7 @@ where
 
 /// Reads a free-form field that is present, `null` included, as
 /// `Some(value)`; an absent field takes the default, `None`.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn present_value<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Value>, D::Error> {

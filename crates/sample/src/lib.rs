@@ -16,6 +16,9 @@
 //! bounded: nesting past [`Limits::depth`] draws the smallest value the
 //! schema asks for, and strings and arrays have caps of their own.
 
+// Every public item says what it is for; the lint keeps it so.
+#![deny(missing_docs)]
+
 mod mutate;
 mod pattern;
 mod rng;
@@ -34,8 +37,14 @@ pub use rng::Rng;
 /// Why nothing could be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A `$ref` the registry cannot resolve.
     #[error("{uri:?} does not resolve: {reason}")]
-    Unresolved { uri: String, reason: String },
+    Unresolved {
+        /// The reference as written.
+        uri: String,
+        /// The resolver's account.
+        reason: String,
+    },
 }
 
 /// Caps on one draw.
