@@ -61,6 +61,7 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// How long one call of the tool may take: `deadlineSecs`, else 120 s.
     pub fn deadline(&self) -> Duration {
         self.deadline_secs
             .map_or(DEFAULT_DEADLINE, Duration::from_secs)
@@ -71,9 +72,11 @@ impl Tool {
 #[derive(Debug, thiserror::Error)]
 #[error("{file}#{pointer}: {reason}")]
 pub struct ConfigError {
+    /// The tool-set file.
     pub file: PathBuf,
     /// JSON pointer to the offending place (empty for the whole file).
     pub pointer: String,
+    /// What is wrong there.
     pub reason: String,
 }
 
@@ -96,11 +99,13 @@ pub fn schema() -> Value {
 /// A loaded tool set, with each input schema compiled once.
 #[derive(Debug)]
 pub struct Loaded {
+    /// The tools as the file gives them.
     pub set: ToolSet,
     validators: BTreeMap<String, jsonschema::Validator>,
 }
 
 impl Loaded {
+    /// The tool called `name`.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.set.tools.iter().find(|tool| tool.name == name)
     }

@@ -63,7 +63,9 @@ pub fn stated_exit_code(content: &[u8]) -> Option<i32> {
 /// How much of a long file a reader is shown: its first and last bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeadTail {
+    /// Bytes shown from the start.
     pub head: usize,
+    /// Bytes shown from the end.
     pub tail: usize,
 }
 
