@@ -357,7 +357,7 @@ fn opened(set: &SchemaSet) -> SchemaSet {
     let mut set = set.clone();
     for doc in &mut set.docs {
         let draft = jsonschema::Draft::default().detect(&doc.value);
-        compat::space::open_objects(&mut doc.value, draft);
+        compat::open_objects(&mut doc.value, draft);
     }
     set
 }

@@ -2,25 +2,29 @@
 //! contract, does a new writer still satisfy an old reader (W), and an old
 //! writer a new reader (R)? From that, which version bump the change set needs.
 //!
-//! Verdicts come from containment ([`prove`]): W holds where every value the
+//! Verdicts come from containment (`prove.rs`): W holds where every value the
 //! new schema accepts passes the old one, R where every old value passes the
 //! new one. The prover draws "holds" only from the keywords its vocabulary
-//! models ([`vocab`]); every value-level question goes to the validator, the
-//! `jsonschema` crate, on the schemas as their documents say ([`space`]).
+//! models (`vocab.rs`); every value-level question goes to the validator, the
+//! `jsonschema` crate, on the schemas as their documents say (`space.rs`).
 //! Readers are tolerant of unknown fields (`docs/wire.md`, "Evolution")
 //! unless strict readers are asked for. Each change is judged alone: the old
 //! schema with just that change applied is compared with the old schema, so
 //! one change's verdict does not hide another's. Where a direction breaks,
 //! the report carries a value one side accepts and the other refuses.
 
+// Every public item says what it is for; the lint keeps it so. The prover,
+// the schema space and the vocabulary are the crate's own.
+#![deny(missing_docs)]
+
 mod diff;
 mod numbers;
-pub mod prove;
+mod prove;
 pub mod report;
 pub mod rule;
-pub mod space;
+mod space;
 mod upgrade;
-pub mod vocab;
+mod vocab;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -29,8 +33,9 @@ use contract::{DocKind, SchemaSet};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use prove::{Break, BreakKind};
+use prove::{Break, BreakKind};
 pub use rule::{Family, How, Rule};
+pub use space::open_objects;
 use space::{Role, Space, Version};
 
 /// Which way values travel in a comparison.
@@ -46,18 +51,29 @@ pub enum Direction {
 /// What the checker refuses to work with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
+    /// A version that is not `major.minor.patch`.
     #[error("{0:?} is not a semver version (major.minor.patch)")]
     NotAVersion(String),
+    /// The working version is behind the latest release.
     #[error("VERSION {version} is older than the latest release {release}")]
-    OlderThanRelease { version: String, release: String },
+    OlderThanRelease {
+        /// The working tree's version.
+        version: String,
+        /// The latest release's.
+        release: String,
+    },
+    /// The validator's registry refused the documents.
     #[error("the schemas cannot be registered for the validator: {0}")]
     Registry(String),
     /// A document its draft's meta-schema refuses: no verdict means anything
     /// about it (validators read such schemas each their own way).
     #[error("{file}: not a schema of its draft: {why} (at {pointer})")]
     NotASchema {
+        /// The document.
         file: String,
+        /// Where its meta-schema refuses it.
         pointer: String,
+        /// The meta-schema's account.
         why: String,
     },
 }
@@ -66,11 +82,14 @@ pub enum Error {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// Every value the writer writes, the reader reads (or code still builds).
     Compatible,
+    /// Some does not, or the checker could not decide (the safe answer).
     Breaking,
 }
 
 impl Verdict {
+    /// Whether this is [`Verdict::Compatible`].
     pub fn holds(self) -> bool {
         self == Verdict::Compatible
     }
@@ -80,9 +99,13 @@ impl Verdict {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bump {
+    /// Nothing changed.
     None,
+    /// Wording only: no validator judges anything differently.
     Patch,
+    /// Additions old peers survive.
     Minor,
+    /// Anything else.
     Major,
 }
 
@@ -103,9 +126,11 @@ impl fmt::Display for Bump {
 pub struct Change {
     /// The method, event or type the change belongs to.
     pub group: String,
+    /// What kind of change it is.
     pub rule: Rule,
-    /// `file#pointer` in the old and the new schema set (absent for an addition or removal's missing side).
+    /// `file#pointer` in the old schema set (absent for an addition).
     pub old_pointer: Option<String>,
+    /// `file#pointer` in the new schema set (absent for a removal).
     pub new_pointer: Option<String>,
     /// New writer → old reader.
     pub writer: Verdict,
@@ -136,7 +161,9 @@ pub struct Change {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Example {
+    /// Where in the message the value stands (a JSON pointer).
     pub path: String,
+    /// The value.
     pub value: Value,
     /// `new` (for a W break) or `old` (for an R break).
     pub accepted_by: String,
@@ -145,15 +172,19 @@ pub struct Example {
 /// The whole comparison.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
+    /// New writer → old reader, over every change.
     pub writer: Verdict,
+    /// Old writer → new reader, over every change.
     pub reader: Verdict,
     /// Code built on the generated bindings (see [`Change::api`]).
     pub api: Verdict,
+    /// The bump the changes need.
     pub bump: Bump,
     /// How `format` was read.
     pub formats: Formats,
     /// How readers were taken to read unknown fields.
     pub readers: Readers,
+    /// Every change, by group.
     pub changes: Vec<Change>,
     /// Verdicts the search refuted: the prover said a direction holds, and a
     /// value drawn from the writer fails the reader. Each is a defect of this
@@ -217,8 +248,11 @@ fn reaching(set: &SchemaSet, rel: &str) -> Vec<Reach> {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Defect {
+    /// The method, event or type.
     pub group: String,
+    /// The direction the prover said holds.
     pub direction: Direction,
+    /// A value the writer accepts and the reader refuses.
     pub value: Value,
     /// Where in the value, and why, the reader refuses it.
     pub why: String,
@@ -501,8 +535,10 @@ pub enum Readers {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Formats {
+    /// `format` constrains values, as validators that assert it read it.
     #[default]
     Assertion,
+    /// `format` constrains nothing.
     Annotation,
 }
 

@@ -11,39 +11,64 @@ pub enum Rule {
     SchemaReplaced,
     /// Descriptions or other annotations changed.
     AnnotationChanged,
+    /// A property became required.
     RequiredAdded,
+    /// A property is no longer required.
     RequiredRemoved,
+    /// An enum gained a value.
     EnumValueAdded,
+    /// An enum lost a value.
     EnumValueRemoved,
+    /// An object gained a property.
     PropertyAdded,
+    /// An object lost a property.
     PropertyRemoved,
+    /// A union gained a branch.
     BranchAdded,
+    /// A union lost a branch.
     BranchRemoved,
     /// Changes at one place that break together what none breaks alone.
     ShapeChanged,
     /// One keyword of a family changed, judged by how the accepted values moved.
     Keyword(Family, How),
+    /// A method file was added.
     MethodAdded,
+    /// A method file was removed.
     MethodRemoved,
+    /// A name that was a method is now an event.
     MethodBecameEvent,
+    /// A method's `x-transports` changed.
     MethodTransportsChanged,
+    /// An event file was added.
     EventAdded,
+    /// An event file was removed.
     EventRemoved,
+    /// A name that was an event is now a method.
     EventBecameMethod,
 }
 
 /// Keywords grouped by what they constrain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Family {
+    /// `type`.
     Type,
+    /// Numeric bounds and `multipleOf`.
     Bound,
+    /// `minLength` and `maxLength`.
     Length,
+    /// `minItems`, `maxItems`, `minProperties`, `maxProperties` and `uniqueItems`.
     Count,
+    /// `pattern`.
     Pattern,
+    /// `format`.
     Format,
+    /// `const` and `enum`.
     Const,
+    /// `additionalProperties` and `patternProperties`.
     Map,
+    /// `items`, `prefixItems`, `additionalItems` and `contains`.
     Items,
+    /// Any other keyword.
     Condition,
 }
 
