@@ -32,6 +32,7 @@ include!(concat!(env!("OUT_DIR"), "/releases.rs"));
 /// One set of generated Rust bindings: a release's frozen ones, or the
 /// working tree's (`proto`).
 pub struct Bindings {
+    /// The release's version, or `working tree`.
     pub version: &'static str,
     /// The release folder (schemas in `schema/`, fixtures in `valid/`).
     pub dir: &'static str,
@@ -48,6 +49,7 @@ pub const WORKING_TREE: Bindings = Bindings {
 };
 
 impl Bindings {
+    /// The folder of the schemas these bindings were generated from.
     pub fn schemas(&self) -> PathBuf {
         if self.version == WORKING_TREE.version {
             Path::new(self.dir).join("contracts/schema")
@@ -104,13 +106,18 @@ pub fn read_with<E: EnvelopeParts + DeserializeOwned>(
 /// One side of a comparison: a label, its schemas, its valid fixtures and
 /// its bindings.
 pub struct Side<'a> {
+    /// The version, as reports name it.
     pub label: String,
+    /// Its schemas.
     pub schemas: SchemaSet,
+    /// Its valid fixtures.
     pub fixtures: Vec<Fixture>,
+    /// Its generated bindings.
     pub bindings: &'a Bindings,
 }
 
 impl<'a> Side<'a> {
+    /// The side of `bindings`: their schemas and fixtures loaded.
     pub fn of(bindings: &'a Bindings) -> Result<Self, String> {
         let schemas = SchemaSet::load(&bindings.schemas()).map_err(|err| err.to_string())?;
         let fixtures = conformance::fixtures::load_fixtures(&bindings.fixtures_root(), "valid")

@@ -87,6 +87,8 @@ fn main() -> ExitCode {
     }
 }
 
+/// `cargo xtask gate`: every check the gate runs, in order; the first that
+/// fails stops it.
 pub fn gate(root: &Path) -> anyhow::Result<()> {
     lint::run(root)?;
     codegen::run(root, codegen::Mode::Check)?;

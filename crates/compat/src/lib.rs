@@ -13,10 +13,6 @@
 //! one change's verdict does not hide another's. Where a direction breaks,
 //! the report carries a value one side accepts and the other refuses.
 
-// Every public item says what it is for; the lint keeps it so. The prover,
-// the schema space and the vocabulary are the crate's own.
-#![deny(missing_docs)]
-
 mod diff;
 mod numbers;
 mod prove;

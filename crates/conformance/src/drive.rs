@@ -34,7 +34,9 @@ use crate::{Checker, Rule};
 /// How one rule fared.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// How often the rule was put to the peer.
     pub exercised: usize,
+    /// How often the peer kept it.
     pub held: usize,
     /// What broke it, a sentence each.
     pub broken: Vec<String>,
@@ -43,7 +45,9 @@ pub struct Tally {
 /// What a drive found: per rule, and the conversation as trace records.
 #[derive(Clone, Debug, Default)]
 pub struct Driven {
+    /// Each rule exercised, with how it fared.
     pub rules: BTreeMap<Rule, Tally>,
+    /// The conversation as trace records, one JSON text each.
     pub records: Vec<String>,
 }
 
@@ -105,13 +109,16 @@ pub enum Peer {
 /// Why a drive could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum DriveError {
+    /// No message could be drawn.
     #[error(transparent)]
     Generate(#[from] GenerateError),
+    /// `--methods` names a method the contract does not have.
     #[error("no method called {0:?} in this contract")]
     UnknownMethod(String),
     /// The peer could not be started or reached.
     #[error("{0}")]
     Start(String),
+    /// The checker failed.
     #[error(transparent)]
     Checker(#[from] crate::Error),
 }

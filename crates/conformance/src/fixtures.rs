@@ -16,9 +16,11 @@ use crate::{Checker, Error, Rule};
 pub struct Fixture {
     /// Path under `conformance/` (`valid/x.json`).
     pub path: String,
+    /// What the fixture shows.
     pub description: String,
     /// The type the value is checked as (`Envelope` for messages).
     pub type_name: String,
+    /// The value checked.
     pub value: Value,
     /// For invalid fixtures: the rule that must refuse it.
     pub rule: Option<String>,
@@ -31,10 +33,13 @@ pub struct Fixture {
 /// What the gate found: lines to print, and failures (empty when it passes).
 #[derive(Debug, Default)]
 pub struct GateReport {
+    /// What to print, a line each.
     pub lines: Vec<String>,
+    /// What failed, a sentence each.
     pub failures: Vec<String>,
 }
 
+/// Every fixture under `root/folder`, by path.
 pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
     let dir = root.join(folder);
     let input = |path: &Path, message: String| Error::Input {

@@ -9,13 +9,13 @@
 
 pub mod drive;
 pub mod fixtures;
-pub mod frames;
+mod frames;
 pub mod generate;
 pub mod generated;
-pub mod input;
+mod input;
 pub mod mirror;
 pub mod pipeline;
-pub mod plan;
+mod plan;
 pub mod report;
 pub mod rules;
 pub mod trace;
@@ -37,14 +37,30 @@ use crate::rules::Path;
 /// Why a checker could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The schema set did not load.
     #[error(transparent)]
     Schemas(#[from] contract::Error),
+    /// No type of that name: the name asked for, and the names there are.
     #[error("no type called {0:?}; known types: {1}")]
     UnknownType(String, String),
+    /// The validator refused a type's schema.
     #[error("the schema for {name} does not compile: {message}")]
-    Compile { name: String, message: String },
+    Compile {
+        /// The type.
+        name: String,
+        /// The validator's account.
+        message: String,
+    },
+    /// A fixture or input file that cannot be used.
     #[error("{path}: {message}")]
-    Input { path: String, message: String },
+    Input {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// No release of that version is compiled in: the version asked for,
+    /// and the versions there are.
     #[error("no contract {0:?} is compiled in; there are: {1}")]
     UnknownContract(String, String),
 }
@@ -109,6 +125,7 @@ impl Checker {
         Self::new(set)
     }
 
+    /// A checker of `set`: every named type's schema compiled once.
     pub fn new(set: SchemaSet) -> Result<Self, Error> {
         let registry = set.registry()?;
         let mut locations = HashMap::new();
@@ -139,6 +156,7 @@ impl Checker {
         })
     }
 
+    /// The schemas it checks against.
     pub fn schema_set(&self) -> &SchemaSet {
         &self.set
     }

@@ -10,7 +10,9 @@ use crate::report::Violation;
 /// One enumerator of the header, normalised to the wire's snake_case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Enumerator {
+    /// The name, in snake_case.
     pub name: String,
+    /// Its line in the header.
     pub line: usize,
 }
 

@@ -94,10 +94,6 @@ impl Plan {
         self.roots.get(name).copied()
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &String> {
-        self.roots.keys()
-    }
-
     /// Marks every node from which an interesting type is reachable.
     fn mark_relevant(&mut self, interesting: &[&str]) {
         let relevant = self.reaching(|node| {

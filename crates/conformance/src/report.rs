@@ -8,6 +8,7 @@ use serde::Serialize;
 /// One violation, located in a file.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Violation {
+    /// The input file (`-` for standard input).
     pub file: String,
     /// The message's position in the file (array index or JSON Lines entry).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -18,9 +19,11 @@ pub struct Violation {
     /// Byte offset of the frame in a capture.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// Where in the message (a JSON pointer; empty for the whole).
     pub pointer: String,
     /// Written as its id (`segment.range_order`).
     pub rule: crate::Rule,
+    /// What is wrong, in a sentence.
     pub message: String,
 }
 
@@ -29,14 +32,20 @@ pub struct Violation {
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Fails the check.
     Error,
+    /// Reported; passes.
     Warning,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// How violations are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// `file:line /pointer: [rule] message`, for people.
     Human,
+    /// One JSON object per line.
     Json,
+    /// GitHub workflow annotations (`::error file=…`).
     Github,
 }
 

@@ -6,6 +6,9 @@ use std::fmt;
 use serde_json::Value;
 
 /// Every rule a message can break. Ids are stable: lanes grep for them.
+/// Each variant's id is [`Rule::id`] and what it asks [`Rule::asks`]: said
+/// there once (and in `docs/conformance.md`), not again on each variant.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
     /// A JSON Schema failure no named rule covers.
@@ -65,6 +68,7 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule, in the order `docs/conformance.md` lists them.
     pub const ALL: &'static [Rule] = &[
         Rule::Schema,
         Rule::SegmentRangeOrder,
@@ -115,6 +119,7 @@ impl Rule {
         Rule::DriveCarriesOn,
     ];
 
+    /// The id reports print (`segment.range_order`).
     pub fn id(self) -> &'static str {
         match self {
             Rule::Schema => "schema",
@@ -244,7 +249,9 @@ impl fmt::Display for Rule {
 pub struct Finding {
     /// JSON pointer into the value.
     pub pointer: String,
+    /// The rule broken.
     pub rule: Rule,
+    /// What is wrong, in a sentence.
     pub message: String,
 }
 
@@ -254,14 +261,17 @@ pub struct Finding {
 pub struct Path(Vec<String>);
 
 impl Path {
+    /// One level down, at `token` (a member name or an index).
     pub fn push(&mut self, token: impl fmt::Display) {
         self.0.push(token.to_string());
     }
 
+    /// One level up.
     pub fn pop(&mut self) {
         self.0.pop();
     }
 
+    /// The JSON pointer of the place.
     pub fn pointer(&self) -> String {
         self.0
             .iter()
@@ -269,6 +279,7 @@ impl Path {
             .collect()
     }
 
+    /// The JSON pointer of `token` one level down.
     pub fn with(&self, token: impl fmt::Display) -> String {
         format!(
             "{}/{}",

@@ -34,7 +34,9 @@ use crate::{Checker, Rule};
 /// Who sent a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Peer {
+    /// The side that calls (`"from": "client"`).
     Client,
+    /// The side that answers and tells events (`"from": "server"`).
     Server,
 }
 
@@ -42,8 +44,15 @@ pub enum Peer {
 /// of one direction's capture (by the byte offset of its length prefix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Place {
+    /// A line of a JSON Lines trace (1-based).
     Line(usize),
-    Frame { from: Peer, offset: u64 },
+    /// A frame of one side's capture.
+    Frame {
+        /// Whose capture.
+        from: Peer,
+        /// The byte offset of its length prefix.
+        offset: u64,
+    },
 }
 
 impl std::fmt::Display for Place {
@@ -61,9 +70,13 @@ impl std::fmt::Display for Place {
 /// message the place of the other message involved, when there is one.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TraceFinding {
+    /// The message it is about.
     pub place: Place,
+    /// Where in that message (a JSON pointer; empty for the whole).
     pub pointer: String,
+    /// The rule broken.
     pub rule: Rule,
+    /// What is wrong, in a sentence; it names the other message involved.
     pub message: String,
 }
 
@@ -193,6 +206,8 @@ pub struct Tracer<'a> {
 }
 
 impl<'a> Tracer<'a> {
+    /// A follower of conversations checked by `checker`, state changes held
+    /// to `transitions` when given.
     pub fn new(checker: &'a Checker, transitions: Option<Transitions>) -> Self {
         let transports = checker.enum_values("Transport");
         Tracer {
@@ -248,7 +263,7 @@ impl<'a> Tracer<'a> {
     /// The rules between messages, for one record read by [`read_record`]
     /// (which may run on another thread): its message's own findings, then
     /// what it breaks of what its connection was told before.
-    pub fn follow(&mut self, place: Place, record: Record) -> Vec<TraceFinding> {
+    pub(crate) fn follow(&mut self, place: Place, record: Record) -> Vec<TraceFinding> {
         self.records += 1;
         let Record {
             from,
@@ -511,7 +526,7 @@ impl<'a> Tracer<'a> {
 /// connection, the message's own findings, and what the conversation rules
 /// need of it. Reading is independent of every other record, so it can run
 /// on any thread; [`Tracer::follow`] then takes the records in order.
-pub struct Record {
+pub(crate) struct Record {
     pub from: Peer,
     pub conn: CompactString,
     pub transport: Option<Cow<'static, str>>,
@@ -521,7 +536,10 @@ pub struct Record {
 
 /// Reads one line of a JSON Lines trace: `Ok(None)` for a blank line, the
 /// rule and sentence when the line is not a record.
-pub fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Record>, (Rule, String)> {
+pub(crate) fn read_record(
+    checker: &Checker,
+    text: &[u8],
+) -> Result<Option<Record>, (Rule, String)> {
     if text.trim_ascii().is_empty() {
         return Ok(None);
     }
@@ -596,12 +614,12 @@ fn check_message(checker: &Checker, msg: &Value) -> Vec<crate::Finding> {
 }
 
 /// The kind of an envelope, as the codec names it.
-pub use proto::wire::EnvelopeKind as Kind;
+pub(crate) use proto::wire::EnvelopeKind as Kind;
 
 /// What the conversation rules need of one message, read off it so the
 /// message itself can be dropped where it was parsed.
 #[derive(Debug, Default)]
-pub struct Fact {
+pub(crate) struct Fact {
     /// `None` when `kind` is not one of the four.
     pub kind: Option<Kind>,
     pub id: Option<u64>,
@@ -610,6 +628,7 @@ pub struct Fact {
     /// A reply's `result.methods` (read for session.hello). Boxed: a fact
     /// crosses from the thread that read it to the one that follows the
     /// conversation, and most facts have none.
+    #[allow(clippy::box_collection)] // One pointer wide, for the reason above.
     pub offered: Option<Box<HashSet<String>>>,
     /// An event about a task.
     pub event: Option<EventFact>,
@@ -619,7 +638,7 @@ pub struct Fact {
 /// held inline, so most facts own no heap memory: none is allocated on the
 /// reading thread to be freed on the following one.
 #[derive(Debug)]
-pub struct EventFact {
+pub(crate) struct EventFact {
     pub kind: EventKind,
     pub name: CompactString,
     pub task: CompactString,
@@ -632,7 +651,7 @@ pub struct EventFact {
 impl Fact {
     /// Reads the fact with `get` alone: `Value::pointer` splits its pointer
     /// and unescapes each token into a new string, on every message.
-    pub fn of(msg: &Value) -> Fact {
+    pub(crate) fn of(msg: &Value) -> Fact {
         let text = |value: &Value| value.as_str().map(CompactString::from);
         let [kind, id, body] = fields(msg, ["kind", "id", "body"]);
         let kind = match kind.as_str() {
@@ -719,7 +738,7 @@ fn fields<'v, const N: usize>(value: &'v Value, names: [&str; N]) -> [&'v Value;
 
 /// The events whose content the rules follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventKind {
+pub(crate) enum EventKind {
     Added,
     State,
     Progress,

@@ -31,7 +31,7 @@ struct Cli {
     command: Option<Command>,
     /// How to print violations.
     #[arg(long, value_enum, default_value = "human", global = true)]
-    format: Format,
+    format: Shown,
     /// The contract version to check against: any release compiled in, or
     /// `list` to print them (default: the newest).
     #[arg(long, value_name = "VERSION", global = true)]
@@ -149,6 +149,24 @@ enum Command {
     },
 }
 
+/// `--format`: the library's [`Format`], as the command line spells it.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Shown {
+    Human,
+    Json,
+    Github,
+}
+
+impl From<Shown> for Format {
+    fn from(shown: Shown) -> Format {
+        match shown {
+            Shown::Human => Format::Human,
+            Shown::Json => Format::Json,
+            Shown::Github => Format::Github,
+        }
+    }
+}
+
 /// The side `drive` plays.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Side {
@@ -230,6 +248,7 @@ fn main() -> ExitCode {
 
 /// `Ok(true)` when everything conforms.
 fn run(cli: Cli) -> Result<bool, String> {
+    let format = Format::from(cli.format);
     let contract = cli
         .contract
         .clone()
@@ -250,10 +269,7 @@ fn run(cli: Cli) -> Result<bool, String> {
     // Each input with the messages (or frames, or records) it held.
     let mut checked: Vec<(String, usize)> = Vec::new();
     // check and frames print as they go, so memory does not grow with the input.
-    let mut out = Output {
-        format: cli.format,
-        found: 0,
-    };
+    let mut out = Output { format, found: 0 };
     let violations = match command {
         Command::Check { type_name, files } => {
             let checker = checker()?;
@@ -379,7 +395,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             };
             sink.flush()
                 .map_err(|err| format!("writing the values: {err}"))?;
-            if cli.format == Format::Human {
+            if format == Format::Human {
                 eprintln!("vdm-conform: {summary}");
             }
             return Ok(true);
@@ -443,9 +459,9 @@ fn run(cli: Cli) -> Result<bool, String> {
     if !empty.is_empty() && !cli.allow_empty {
         return Ok(false);
     }
-    if violations == 0 && cli.format == Format::Human {
+    if violations == 0 && format == Format::Human {
         eprintln!("vdm-conform: everything conforms to contract {contract}");
-    } else if cli.format == Format::Human {
+    } else if format == Format::Human {
         eprintln!("vdm-conform: checked against contract {contract}");
     }
     Ok(violations == 0)

@@ -45,19 +45,32 @@ pub struct Generated {
 /// Why generation stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
+    /// The checker failed.
     #[error(transparent)]
     Checker(#[from] Error),
+    /// The sampler could not draw a value.
     #[error("drawing a {target}: {message}")]
-    Draw { target: String, message: String },
+    Draw {
+        /// The type drawn.
+        target: String,
+        /// Why not.
+        message: String,
+    },
     #[error(
         "no valid {target} in {MAX_FAILED_IN_A_ROW} draws in a row after {written} written; \
          the draws broke mostly {rule}"
     )]
+    /// Too many draws in a row broke a rule: the schema asks for what the
+    /// sampler does not reach.
     Stuck {
+        /// The type drawn.
         target: String,
+        /// How many were written before.
         written: usize,
+        /// The rule the draws broke most.
         rule: String,
     },
+    /// The output could not be written.
     #[error("writing the values: {0}")]
     Write(#[from] std::io::Error),
 }
