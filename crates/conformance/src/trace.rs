@@ -182,6 +182,258 @@ impl Connection {
     }
 }
 
+/// Findings of one record, each at its place, at a pointer into its
+/// message.
+struct Say<'o> {
+    place: Place,
+    out: &'o mut Vec<TraceFinding>,
+}
+
+impl Say<'_> {
+    fn say(&mut self, rule: Rule, pointer: &str, message: String) {
+        self.out.push(TraceFinding {
+            place: self.place,
+            pointer: format!("/msg{pointer}"),
+            rule,
+            message,
+        });
+    }
+}
+
+/// The record's transport when the contract names it (`trace.transport`
+/// when it does not, and then it is not kept).
+fn known_transport(
+    known: Option<&[String]>,
+    transport: Option<Cow<'static, str>>,
+    place: Place,
+    out: &mut Vec<TraceFinding>,
+) -> Option<Cow<'static, str>> {
+    transport.filter(|name| match known {
+        Some(known) if !known.iter().any(|k| k == name) => {
+            out.push(TraceFinding {
+                place,
+                pointer: "/transport".into(),
+                rule: Rule::TraceTransport,
+                message: format!(
+                    "\"{name}\" is none of the contract's transports ({})",
+                    known.join(", ")
+                ),
+            });
+            false
+        }
+        _ => true,
+    })
+}
+
+/// `trace.direction`: calls come from the client, the rest from the server.
+fn direction(kind: Kind, from: Peer, say: &mut Say<'_>) {
+    let expected = if kind == Kind::Call {
+        Peer::Client
+    } else {
+        Peer::Server
+    };
+    if from != expected {
+        say.say(
+            Rule::TraceDirection,
+            "/kind",
+            format!(
+                "a {} comes from the {}, and this one came from the {}",
+                kind.name(),
+                side(expected),
+                side(from)
+            ),
+        );
+    }
+}
+
+impl Connection {
+    /// A change of transport is told once, and the connection goes on under
+    /// the transport it changed to.
+    fn keep_transport(
+        &mut self,
+        transport: Option<Cow<'static, str>>,
+        place: Place,
+        out: &mut Vec<TraceFinding>,
+    ) {
+        match (&self.transport, transport) {
+            (None, Some(name)) => self.transport = Some((name, place)),
+            (Some((was, at)), Some(name)) if *was != name => {
+                out.push(TraceFinding {
+                    place,
+                    pointer: "/transport".into(),
+                    rule: Rule::TraceTransport,
+                    message: format!(
+                        "this connection was {was} at {at}, and this record says {name}: a connection keeps its transport"
+                    ),
+                });
+                self.transport = Some((name, place));
+            }
+            _ => {}
+        }
+    }
+
+    /// A call: its id not in flight, its method offered and carried here.
+    fn call(&mut self, checker: &Checker, fact: Fact, say: &mut Say<'_>) {
+        let method = fact.method.unwrap_or_default();
+        if let Some(id) = fact.id {
+            if let Some((open, at)) = self.open.get(&id) {
+                say.say(
+                    Rule::TraceIdInFlight,
+                    "/id",
+                    format!(
+                        "id {id} is still in flight: the call of {open} at {at} has no answer yet"
+                    ),
+                );
+            }
+            self.answered.remove(&id);
+            self.open.insert(id, (method.clone(), say.place));
+        }
+        if let Some(offered) = &self.offered {
+            if method != "session.hello" && !offered.contains(method.as_str()) {
+                say.say(
+                    Rule::TraceNotOffered,
+                    "/body/method",
+                    format!("{method} was not among the methods session.hello offered on this connection"),
+                );
+            }
+        }
+        if matches!(&self.transport, Some((name, _)) if name == "websocket") {
+            let carried = checker
+                .schema_set()
+                .get(contract::DocKind::Method, &method)
+                .map(|doc| doc.transports().contains(&"websocket"));
+            if carried == Some(false) {
+                say.say(
+                    Rule::TraceTransport,
+                    "/body/method",
+                    format!("{method} is carried on unix only, and this connection is a websocket"),
+                );
+            }
+        }
+    }
+
+    /// A reply or an error: it answers an open call, once, and a reply
+    /// names that call's method; session.hello's reply tells what is offered.
+    fn answer(&mut self, kind: Kind, fact: Fact, say: &mut Say<'_>) {
+        let Some(id) = fact.id else {
+            // An error with id null answers what could not be read.
+            return;
+        };
+        match self.open.remove(&id) {
+            Some((method, at)) => {
+                if kind == Kind::Reply {
+                    if let Some(named) = fact.method.as_deref().filter(|named| *named != method) {
+                        say.say(
+                            Rule::TraceReplyMethod,
+                            "/body/method",
+                            format!("the reply names {named}, and the call of id {id} at {at} was a call of {method}"),
+                        );
+                    }
+                    if method == "session.hello" {
+                        self.offered = fact.offered.map(|offered| *offered);
+                    }
+                }
+                self.remember_answer(id, say.place);
+            }
+            None => match self.answered.get(&id) {
+                Some(at) => say.say(
+                    Rule::TraceDuplicateAnswer,
+                    "/id",
+                    format!("id {id} was already answered at {at}"),
+                ),
+                None => say.say(
+                    Rule::TraceReplyWithoutCall,
+                    "/id",
+                    format!("no call of id {id} is open on this connection"),
+                ),
+            },
+        }
+    }
+
+    /// An event about a task: nothing after its removal, states along the
+    /// table and from the last one told, progress that does not fall.
+    fn event(&mut self, transitions: Option<&Transitions>, fact: Fact, say: &mut Say<'_>) {
+        let Some(EventFact {
+            kind,
+            name,
+            task,
+            state,
+            previous,
+            bytes,
+        }) = fact.event
+        else {
+            return;
+        };
+        let place = say.place;
+        let told = match self.tasks.get_mut(&task) {
+            Some(told) => told,
+            None => self.tasks.entry(task.clone()).or_default(),
+        };
+        if let Some(at) = told.removed {
+            say.say(
+                Rule::TraceAfterRemoved,
+                "/body/params",
+                format!("task {task} was removed at {at}, and {name} still speaks of it"),
+            );
+        }
+        match kind {
+            EventKind::Added => {
+                if let Some(state) = state {
+                    told.state = Some((state, place));
+                }
+            }
+            EventKind::State => {
+                let state = state.unwrap_or_default();
+                let previous = previous.unwrap_or_default();
+                if let Some((last, at)) = &told.state {
+                    if *last != previous {
+                        say.say(
+                            Rule::TracePreviousState,
+                            "/body/params/previousState",
+                            format!("previousState is {previous}, and the last state told for task {task} was {last} ({at})"),
+                        );
+                    }
+                }
+                if let Some(table) = transitions {
+                    if !table.allows(&previous, &state) {
+                        let since = match &told.state {
+                            Some((_, at)) => format!(" (its last state was told at {at})"),
+                            None => String::new(),
+                        };
+                        say.say(
+                            Rule::TraceTransition,
+                            "/body/params/state",
+                            format!("task {task} moved {previous} → {state}, which is not in the transition table{since}"),
+                        );
+                    }
+                }
+                told.progress = None;
+                told.state = Some((state, place));
+            }
+            EventKind::Progress => {
+                if let Some(bytes) = bytes {
+                    if let Some((last, at)) = told.progress {
+                        if bytes < last {
+                            say.say(
+                                Rule::TraceProgressBackwards,
+                                "/body/params/downloadedBytes",
+                                format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
+                            );
+                        }
+                    }
+                    told.progress = Some((bytes, place));
+                }
+            }
+            EventKind::Removed => {
+                told.state = None;
+                told.progress = None;
+                told.removed.get_or_insert(place);
+            }
+            EventKind::Other => {}
+        }
+    }
+}
+
 /// What a connection was told of one task.
 #[derive(Default)]
 struct Told {
@@ -285,220 +537,19 @@ impl<'a> Tracer<'a> {
             Some(connection) => connection,
             None => self.connections.entry(conn).or_default(),
         };
-        let transport = transport.filter(|name| match &self.transports {
-            Some(known) if !known.iter().any(|k| k == name) => {
-                out.push(TraceFinding {
-                    place,
-                    pointer: "/transport".into(),
-                    rule: Rule::TraceTransport,
-                    message: format!(
-                        "\"{name}\" is none of the contract's transports ({})",
-                        known.join(", ")
-                    ),
-                });
-                false
-            }
-            _ => true,
-        });
-        // A change is told once, and the connection goes on under the
-        // transport it changed to.
-        match (&connection.transport, transport) {
-            (None, Some(name)) => connection.transport = Some((name, place)),
-            (Some((was, at)), Some(name)) if *was != name => {
-                out.push(TraceFinding {
-                    place,
-                    pointer: "/transport".into(),
-                    rule: Rule::TraceTransport,
-                    message: format!(
-                        "this connection was {was} at {at}, and this record says {name}: a connection keeps its transport"
-                    ),
-                });
-                connection.transport = Some((name, place));
-            }
-            _ => {}
-        }
-        let mut say = |rule: Rule, pointer: &str, message: String| {
-            out.push(TraceFinding {
-                place,
-                pointer: format!("/msg{pointer}"),
-                rule,
-                message,
-            })
+        let transport = known_transport(self.transports.as_deref(), transport, place, &mut out);
+        connection.keep_transport(transport, place, &mut out);
+        let mut say = Say {
+            place,
+            out: &mut out,
         };
         if let Some(kind) = fact.kind {
-            let expected = if kind == Kind::Call {
-                Peer::Client
-            } else {
-                Peer::Server
-            };
-            if from != expected {
-                say(
-                    Rule::TraceDirection,
-                    "/kind",
-                    format!(
-                        "a {} comes from the {}, and this one came from the {}",
-                        kind.name(),
-                        side(expected),
-                        side(from)
-                    ),
-                );
-            }
+            direction(kind, from, &mut say);
         }
-        let id = fact.id;
         match fact.kind {
-            Some(Kind::Call) => {
-                let method = fact.method.unwrap_or_default();
-                if let Some(id) = id {
-                    if let Some((open, at)) = connection.open.get(&id) {
-                        say(
-                            Rule::TraceIdInFlight,
-                            "/id",
-                            format!("id {id} is still in flight: the call of {open} at {at} has no answer yet"),
-                        );
-                    }
-                    connection.answered.remove(&id);
-                    connection.open.insert(id, (method.clone(), place));
-                }
-                if let Some(offered) = &connection.offered {
-                    if method != "session.hello" && !offered.contains(method.as_str()) {
-                        say(
-                            Rule::TraceNotOffered,
-                            "/body/method",
-                            format!("{method} was not among the methods session.hello offered on this connection"),
-                        );
-                    }
-                }
-                if matches!(&connection.transport, Some((name, _)) if name == "websocket") {
-                    let carried = self
-                        .checker
-                        .schema_set()
-                        .get(contract::DocKind::Method, &method)
-                        .map(|doc| doc.transports().contains(&"websocket"));
-                    if carried == Some(false) {
-                        say(
-                            Rule::TraceTransport,
-                            "/body/method",
-                            format!("{method} is carried on unix only, and this connection is a websocket"),
-                        );
-                    }
-                }
-            }
-            Some(kind @ (Kind::Reply | Kind::Error)) => {
-                let Some(id) = id else {
-                    // An error with id null answers what could not be read.
-                    return out;
-                };
-                match connection.open.remove(&id) {
-                    Some((method, at)) => {
-                        if kind == Kind::Reply {
-                            if let Some(named) =
-                                fact.method.as_deref().filter(|named| *named != method)
-                            {
-                                say(
-                                    Rule::TraceReplyMethod,
-                                    "/body/method",
-                                    format!("the reply names {named}, and the call of id {id} at {at} was a call of {method}"),
-                                );
-                            }
-                            if method == "session.hello" {
-                                connection.offered = fact.offered.map(|offered| *offered);
-                            }
-                        }
-                        connection.remember_answer(id, place);
-                    }
-                    None => match connection.answered.get(&id) {
-                        Some(at) => say(
-                            Rule::TraceDuplicateAnswer,
-                            "/id",
-                            format!("id {id} was already answered at {at}"),
-                        ),
-                        None => say(
-                            Rule::TraceReplyWithoutCall,
-                            "/id",
-                            format!("no call of id {id} is open on this connection"),
-                        ),
-                    },
-                }
-            }
-            Some(Kind::Event) => {
-                let Some(EventFact {
-                    kind,
-                    name,
-                    task,
-                    state,
-                    previous,
-                    bytes,
-                }) = fact.event
-                else {
-                    return out;
-                };
-                let told = match connection.tasks.get_mut(&task) {
-                    Some(told) => told,
-                    None => connection.tasks.entry(task.clone()).or_default(),
-                };
-                if let Some(at) = told.removed {
-                    say(
-                        Rule::TraceAfterRemoved,
-                        "/body/params",
-                        format!("task {task} was removed at {at}, and {name} still speaks of it"),
-                    );
-                }
-                match kind {
-                    EventKind::Added => {
-                        if let Some(state) = state {
-                            told.state = Some((state, place));
-                        }
-                    }
-                    EventKind::State => {
-                        let state = state.unwrap_or_default();
-                        let previous = previous.unwrap_or_default();
-                        if let Some((last, at)) = &told.state {
-                            if *last != previous {
-                                say(
-                                    Rule::TracePreviousState,
-                                    "/body/params/previousState",
-                                    format!("previousState is {previous}, and the last state told for task {task} was {last} ({at})"),
-                                );
-                            }
-                        }
-                        if let Some(table) = &self.transitions {
-                            if !table.allows(&previous, &state) {
-                                let since = match &told.state {
-                                    Some((_, at)) => format!(" (its last state was told at {at})"),
-                                    None => String::new(),
-                                };
-                                say(
-                                    Rule::TraceTransition,
-                                    "/body/params/state",
-                                    format!("task {task} moved {previous} → {state}, which is not in the transition table{since}"),
-                                );
-                            }
-                        }
-                        told.progress = None;
-                        told.state = Some((state, place));
-                    }
-                    EventKind::Progress => {
-                        if let Some(bytes) = bytes {
-                            if let Some((last, at)) = told.progress {
-                                if bytes < last {
-                                    say(
-                                        Rule::TraceProgressBackwards,
-                                        "/body/params/downloadedBytes",
-                                        format!("downloadedBytes fell from {last} ({at}) to {bytes} with no state event between"),
-                                    );
-                                }
-                            }
-                            told.progress = Some((bytes, place));
-                        }
-                    }
-                    EventKind::Removed => {
-                        told.state = None;
-                        told.progress = None;
-                        told.removed.get_or_insert(place);
-                    }
-                    EventKind::Other => {}
-                }
-            }
+            Some(Kind::Call) => connection.call(self.checker, fact, &mut say),
+            Some(kind @ (Kind::Reply | Kind::Error)) => connection.answer(kind, fact, &mut say),
+            Some(Kind::Event) => connection.event(self.transitions.as_ref(), fact, &mut say),
             None => {}
         }
         out
