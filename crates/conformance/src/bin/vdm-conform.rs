@@ -94,59 +94,67 @@ enum Command {
     /// Drive a live peer: start CMD, speak frames on its stdin/stdout as its
     /// client (or its server), judge what it sends; per rule, exercised,
     /// held, broken.
-    Drive {
-        /// The side the driver plays: `client` drives a server, `server`
-        /// answers a client.
-        #[arg(long = "as", value_enum, value_name = "SIDE", default_value = "client")]
-        role: Side,
-        /// The methods to call, comma-separated (default: every method); as
-        /// the server, the methods offered.
-        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-        methods: Option<Vec<String>>,
-        /// Seconds to wait for each answer (as the server: for each call, and
-        /// for a started client to exit).
-        #[arg(long, value_name = "SECS", default_value_t = 10.0)]
-        timeout: f64,
-        /// The seed the calls are drawn from.
-        #[arg(long, value_name = "S", default_value_t = 0)]
-        seed: u64,
-        /// Write the conversation as trace records to FILE.
-        #[arg(long, value_name = "FILE")]
-        record: Option<String>,
-        /// Drive the peer listening on this unix socket instead of starting one.
-        #[arg(long, value_name = "PATH", conflicts_with = "command")]
-        connect: Option<String>,
-        /// The peer's command and arguments, after `--`.
-        #[arg(last = true, required_unless_present = "connect", value_name = "CMD")]
-        command: Vec<String>,
-    },
+    Drive(DriveArgs),
     /// Write N values of a contract type as JSON Lines on stdout, each one
     /// that `check` passes (schema and semantic rules); same seed, same values.
-    Generate {
-        /// The type to generate (e.g. TaskDetail); default: whole messages.
-        #[arg(long = "type", value_name = "NAME", default_value = "Envelope")]
-        type_name: String,
-        /// How many values.
-        #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 100)]
-        count: usize,
-        /// The seed the values are drawn from.
-        #[arg(long, value_name = "S", default_value_t = 0)]
-        seed: u64,
-        /// Write single-fault mutants instead, one {"rule": ID, "msg": VALUE}
-        /// per line: `check` finds exactly the rule named in each msg. With
-        /// --conversation: conversations that each break one trace rule,
-        /// named in every record as "mutant".
-        #[arg(long)]
-        mutants: bool,
-        /// Write N whole conversations instead, as trace records, each one
-        /// that `trace --closed` passes.
-        #[arg(long)]
-        conversation: bool,
-        /// With --conversation: state changes follow this table, as in
-        /// `trace --transitions`.
-        #[arg(long, value_name = "FILE", requires = "conversation")]
-        transitions: Option<String>,
-    },
+    Generate(GenerateArgs),
+}
+
+/// `vdm-conform drive`'s arguments.
+#[derive(clap::Args)]
+struct DriveArgs {
+    /// The side the driver plays: `client` drives a server, `server`
+    /// answers a client.
+    #[arg(long = "as", value_enum, value_name = "SIDE", default_value = "client")]
+    role: Side,
+    /// The methods to call, comma-separated (default: every method); as
+    /// the server, the methods offered.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    methods: Option<Vec<String>>,
+    /// Seconds to wait for each answer (as the server: for each call, and
+    /// for a started client to exit).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    timeout: f64,
+    /// The seed the calls are drawn from.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Write the conversation as trace records to FILE.
+    #[arg(long, value_name = "FILE")]
+    record: Option<String>,
+    /// Drive the peer listening on this unix socket instead of starting one.
+    #[arg(long, value_name = "PATH", conflicts_with = "command")]
+    connect: Option<String>,
+    /// The peer's command and arguments, after `--`.
+    #[arg(last = true, required_unless_present = "connect", value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// `vdm-conform generate`'s arguments.
+#[derive(clap::Args)]
+struct GenerateArgs {
+    /// The type to generate (e.g. TaskDetail); default: whole messages.
+    #[arg(long = "type", value_name = "NAME", default_value = "Envelope")]
+    type_name: String,
+    /// How many values.
+    #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 100)]
+    count: usize,
+    /// The seed the values are drawn from.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Write single-fault mutants instead, one {"rule": ID, "msg": VALUE}
+    /// per line: `check` finds exactly the rule named in each msg. With
+    /// --conversation: conversations that each break one trace rule,
+    /// named in every record as "mutant".
+    #[arg(long)]
+    mutants: bool,
+    /// Write N whole conversations instead, as trace records, each one
+    /// that `trace --closed` passes.
+    #[arg(long)]
+    conversation: bool,
+    /// With --conversation: state changes follow this table, as in
+    /// `trace --transitions`.
+    #[arg(long, value_name = "FILE", requires = "conversation")]
+    transitions: Option<String>,
 }
 
 /// `--format`: the library's [`Format`], as the command line spells it.
@@ -172,6 +180,100 @@ impl From<Shown> for Format {
 enum Side {
     Client,
     Server,
+}
+
+/// `vdm-conform generate`: writes to stdout; returns what it wrote, in words.
+fn generate(checker: &Checker, contract: &str, args: &GenerateArgs) -> Result<String, String> {
+    let GenerateArgs {
+        type_name,
+        count,
+        seed,
+        mutants,
+        conversation,
+        transitions,
+    } = args;
+    let (count, seed) = (*count, *seed);
+    let stdout = std::io::stdout();
+    let mut sink = std::io::BufWriter::new(stdout.lock());
+    let table = transitions.as_deref().map(read_text).transpose()?;
+    let summary = if *conversation && *mutants {
+        let done = conformance::generate::conversation_mutants(
+            checker,
+            count,
+            seed,
+            table.as_deref(),
+            &mut sink,
+        )
+        .map_err(|err| err.to_string())?;
+        format!(
+            "wrote {} conversation mutant(s) of contract {contract}, seed {seed}, from {} valid conversation(s): {}",
+            done.by_rule.values().sum::<usize>(),
+            done.bases,
+            by_rule(done.by_rule.iter())
+        )
+    } else if *conversation {
+        let done =
+            conformance::generate::conversations(checker, count, seed, table.as_deref(), &mut sink)
+                .map_err(|err| err.to_string())?;
+        let dropped = dropped_by_rule(&done.broken);
+        format!(
+            "wrote {} conversation(s) of contract {contract}, seed {seed}, {} record(s); {} broke a rule and were dropped{dropped}",
+            done.written, done.records, done.dropped
+        )
+    } else if *mutants {
+        let done = conformance::generate::mutants(checker, type_name, count, seed, &mut sink)
+            .map_err(|err| err.to_string())?;
+        format!(
+            "wrote {} {type_name} mutant(s) of contract {contract}, seed {seed}, from {} valid value(s): {}",
+            done.by_rule.values().sum::<usize>(),
+            done.bases,
+            by_rule(done.by_rule.iter())
+        )
+    } else {
+        let done = conformance::generate::generate(checker, type_name, count, seed, &mut sink)
+            .map_err(|err| err.to_string())?;
+        let dropped = dropped_by_rule(&done.broken);
+        format!(
+            "wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{dropped}",
+            done.written, done.dropped
+        )
+    };
+    sink.flush()
+        .map_err(|err| format!("writing the values: {err}"))?;
+    Ok(summary)
+}
+
+/// `vdm-conform drive`: drives the peer and prints per rule; `Ok(true)`
+/// when every rule held.
+fn drive(checker: &Checker, args: DriveArgs) -> Result<bool, String> {
+    let DriveArgs {
+        role,
+        methods,
+        timeout,
+        seed,
+        record,
+        connect,
+        command,
+    } = args;
+    let timeout = std::time::Duration::try_from_secs_f64(timeout)
+        .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
+    let options = conformance::drive::Options {
+        methods,
+        timeout,
+        seed,
+        role: match role {
+            Side::Client => conformance::drive::Role::Client,
+            Side::Server => conformance::drive::Role::Server,
+        },
+    };
+    let peer = match connect {
+        Some(path) => conformance::drive::Peer::Socket(path.into()),
+        None => conformance::drive::Peer::Command(command),
+    };
+    report_driven(
+        conformance::drive::drive_peer(checker, &peer, &options),
+        record.as_deref(),
+    )
 }
 
 /// Writes the record and prints per rule; `Ok(true)` when every rule held.
@@ -332,102 +434,14 @@ fn run(cli: Cli) -> Result<bool, String> {
                 .unwrap_or_default();
             mirror::compare(&cpp_header, &name, &header, &values)
         }
-        Command::Generate {
-            type_name,
-            count,
-            seed,
-            mutants,
-            conversation,
-            transitions,
-        } => {
-            let checker = checker()?;
-            let stdout = std::io::stdout();
-            let mut sink = std::io::BufWriter::new(stdout.lock());
-            let table = transitions.as_deref().map(read_text).transpose()?;
-            let summary = if conversation && mutants {
-                let done = conformance::generate::conversation_mutants(
-                    &checker,
-                    count,
-                    seed,
-                    table.as_deref(),
-                    &mut sink,
-                )
-                .map_err(|err| err.to_string())?;
-                format!(
-                    "wrote {} conversation mutant(s) of contract {contract}, seed {seed}, from {} valid conversation(s): {}",
-                    done.by_rule.values().sum::<usize>(),
-                    done.bases,
-                    by_rule(done.by_rule.iter())
-                )
-            } else if conversation {
-                let done = conformance::generate::conversations(
-                    &checker,
-                    count,
-                    seed,
-                    table.as_deref(),
-                    &mut sink,
-                )
-                .map_err(|err| err.to_string())?;
-                let dropped = dropped_by_rule(&done.broken);
-                format!(
-                    "wrote {} conversation(s) of contract {contract}, seed {seed}, {} record(s); {} broke a rule and were dropped{dropped}",
-                    done.written, done.records, done.dropped
-                )
-            } else if mutants {
-                let done =
-                    conformance::generate::mutants(&checker, &type_name, count, seed, &mut sink)
-                        .map_err(|err| err.to_string())?;
-                format!(
-                    "wrote {} {type_name} mutant(s) of contract {contract}, seed {seed}, from {} valid value(s): {}",
-                    done.by_rule.values().sum::<usize>(),
-                    done.bases,
-                    by_rule(done.by_rule.iter())
-                )
-            } else {
-                let done =
-                    conformance::generate::generate(&checker, &type_name, count, seed, &mut sink)
-                        .map_err(|err| err.to_string())?;
-                let dropped = dropped_by_rule(&done.broken);
-                format!(
-                    "wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{dropped}",
-                    done.written, done.dropped
-                )
-            };
-            sink.flush()
-                .map_err(|err| format!("writing the values: {err}"))?;
+        Command::Generate(args) => {
+            let summary = generate(&checker()?, &contract, &args)?;
             if format == Format::Human {
                 eprintln!("vdm-conform: {summary}");
             }
             return Ok(true);
         }
-        Command::Drive {
-            role,
-            methods,
-            timeout,
-            seed,
-            record,
-            connect,
-            command,
-        } => {
-            let checker = checker()?;
-            let timeout = std::time::Duration::try_from_secs_f64(timeout)
-                .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
-            let options = conformance::drive::Options {
-                methods,
-                timeout,
-                seed,
-                role: match role {
-                    Side::Client => conformance::drive::Role::Client,
-                    Side::Server => conformance::drive::Role::Server,
-                },
-            };
-            let peer = match connect {
-                Some(path) => conformance::drive::Peer::Socket(path.into()),
-                None => conformance::drive::Peer::Command(command),
-            };
-            let driven = conformance::drive::drive_peer(&checker, &peer, &options);
-            return report_driven(driven, record.as_deref());
-        }
+        Command::Drive(args) => return drive(&checker()?, args),
         Command::Rules => {
             for rule in Rule::ALL {
                 println!("{}\t{}", rule.id(), rule.asks().replace('`', ""));
