@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 use heck::ToSnakeCase;
 
 use super::model::{
-    literal, Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Ty, BODY_PARTS,
+    literal, Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Struct, Ty, BODY_PARTS,
     ENVELOPE_PARTS,
 };
 
@@ -248,144 +248,161 @@ impl Emitter<'_> {
         let name = &named.name;
         let mut doc = named.description.clone();
         let _ = write!(doc, "\n\nSince contract {}.", named.since);
+        comment(&mut self.out, "", doc.trim_start());
         match &named.def {
-            Def::Struct(st) => {
-                comment(&mut self.out, "", doc.trim_start());
-                let _ = writeln!(self.out, "struct {name} {{");
-                for field in &st.fields {
-                    if !field.description.is_empty() {
-                        comment(&mut self.out, "  ", &field.description);
-                    }
-                    let _ = writeln!(
-                        self.out,
-                        "  {} {}{{}};",
-                        self.field_type(field),
-                        ident(&field.json)
-                    );
-                }
-                let _ = writeln!(self.out, "}};\n");
-                self.struct_reader(name, &st.fields, &st.rules)?;
-                self.struct_writer(name, &st.fields);
-            }
-            Def::StringEnum(values) => {
-                comment(&mut self.out, "", doc.trim_start());
-                let mut all: Vec<String> = Vec::new();
-                let leading_ok = LEADING_OK.contains(&name.as_str());
-                if leading_ok {
-                    all.push("ok".into());
-                }
-                all.extend(values.iter().map(|value| enumerator(value)));
-                if all.iter().collect::<BTreeSet<_>>().len() != all.len() {
-                    bail!("two values of {name} have the same C++ name");
-                }
-                let _ = writeln!(
-                    self.out,
-                    "enum class {name} {{\n  {},\n}};\n",
-                    all.join(",\n  ")
-                );
-                let _ = writeln!(
-                    self.out,
-                    "/// The value's wire spelling{}.\ninline std::string_view to_string({name} value) {{\n  switch (value) {{",
-                    if leading_ok { " (`ok` has none: \"\")" } else { "" }
-                );
-                if leading_ok {
-                    let _ = writeln!(self.out, "    case {name}::ok: return \"\";");
-                }
-                for value in values {
-                    let _ = writeln!(
-                        self.out,
-                        "    case {name}::{}: return {};",
-                        enumerator(value),
-                        literal(value)
-                    );
-                }
-                let _ = writeln!(self.out, "  }}\n  return \"\";\n}}\n");
-                let _ = writeln!(
-                    self.out,
-                    "/// The value a wire spelling names, if it names one.\ntemplate <>\ninline std::optional<{name}> parse<{name}>(std::string_view text) {{"
-                );
-                for value in values {
-                    let _ = writeln!(
-                        self.out,
-                        "  if (text == {}) return {name}::{};",
-                        literal(value),
-                        enumerator(value)
-                    );
-                }
-                let _ = writeln!(self.out, "  return std::nullopt;\n}}\n");
-                let _ = writeln!(
-                    self.out,
-                    "namespace detail {{\ninline void read_{name}(const json& v, {name}& out, const Path& at) {{\n  \
-                     std::optional<{name}> value = parse<{name}>(read_string(v, at));\n  \
-                     if (!value) fail(at, quoted(v.get_ref<const std::string&>()) + \" is not a {name}\");\n  \
-                     out = *value;\n}}\n}}  // namespace detail\n"
-                );
-                let _ = writeln!(
-                    self.out,
-                    "inline void to_json(nlohmann::json& j, const {name}& value) {{\n  \
-                     std::string_view text = to_string(value);\n  \
-                     if (text.empty()) throw ContractError(\"\", \"{name} {} has no wire spelling\");\n  \
-                     j = std::string(text);\n}}\n",
-                    if leading_ok { "ok" } else { "value" }
-                );
-                self.emit_from_json(name);
-            }
+            Def::Struct(st) => self.struct_type(name, st),
+            Def::StringEnum(values) => self.string_enum(name, values),
             Def::IntEnum(values) => {
-                comment(&mut self.out, "", doc.trim_start());
-                let list: Vec<String> = values
-                    .iter()
-                    .map(|(code, label)| format!("{} = {code}", enumerator(label)))
-                    .collect();
-                let _ = writeln!(
-                    self.out,
-                    "enum class {name} : std::int64_t {{\n  {},\n}};\n",
-                    list.join(",\n  ")
-                );
-                let _ = writeln!(self.out, "/// The contract's name for the code.\ninline std::string_view to_string({name} value) {{\n  switch (value) {{");
-                for (_, label) in values {
-                    let _ = writeln!(
-                        self.out,
-                        "    case {name}::{}: return {};",
-                        enumerator(label),
-                        literal(label)
-                    );
-                }
-                let _ = writeln!(self.out, "  }}\n  return \"\";\n}}\n");
-                let _ = writeln!(self.out, "/// The code a name stands for, if it names one.\ntemplate <>\ninline std::optional<{name}> parse<{name}>(std::string_view text) {{");
-                for (_, label) in values {
-                    let _ = writeln!(
-                        self.out,
-                        "  if (text == {}) return {name}::{};",
-                        literal(label),
-                        enumerator(label)
-                    );
-                }
-                let _ = writeln!(self.out, "  return std::nullopt;\n}}\n");
-                let (min, max) = (
-                    values.iter().map(|(code, _)| *code).min().unwrap_or(0),
-                    values.iter().map(|(code, _)| *code).max().unwrap_or(0),
-                );
-                let _ = writeln!(self.out, "namespace detail {{\ninline void read_{name}(const json& v, {name}& out, const Path& at) {{\n  std::int64_t code = 0;\n  read_int(v, code, {min}, {max}, at);\n  switch (code) {{");
-                for (code, label) in values {
-                    let _ = writeln!(
-                        self.out,
-                        "    case {code}: out = {name}::{}; return;",
-                        enumerator(label)
-                    );
-                }
-                let _ = writeln!(self.out, "  }}\n  fail(at, std::to_string(code) + \" is not a {name}\");\n}}\n}}  // namespace detail\n");
-                let _ = writeln!(self.out, "inline void to_json(nlohmann::json& j, const {name}& value) {{ j = static_cast<std::int64_t>(value); }}\n");
-                self.emit_from_json(name);
+                self.int_enum(name, values);
+                Ok(())
             }
-            Def::Alias(ty) => {
-                comment(&mut self.out, "", doc.trim_start());
-                let _ = writeln!(self.out, "using {name} = {};\n", self.cpp_type(ty, false));
-                let _ = writeln!(self.out, "namespace detail {{\ninline void read_{name}(const json& v, {name}& out, Path& at) {{");
-                let read = self.read_value(ty, false, "v", "out", "  ")?;
-                self.out.push_str(&read);
-                let _ = writeln!(self.out, "}}\n}}  // namespace detail\n");
-            }
+            Def::Alias(ty) => self.alias(name, ty),
         }
+    }
+
+    /// A struct, its reader (fields, then rules) and its writer.
+    fn struct_type(&mut self, name: &str, st: &Struct) -> anyhow::Result<()> {
+        let _ = writeln!(self.out, "struct {name} {{");
+        for field in &st.fields {
+            if !field.description.is_empty() {
+                comment(&mut self.out, "  ", &field.description);
+            }
+            let _ = writeln!(
+                self.out,
+                "  {} {}{{}};",
+                self.field_type(field),
+                ident(&field.json)
+            );
+        }
+        let _ = writeln!(self.out, "}};\n");
+        self.struct_reader(name, &st.fields, &st.rules)?;
+        self.struct_writer(name, &st.fields);
+        Ok(())
+    }
+
+    /// An `enum class` of a string enum, its spellings both ways, reader and writer.
+    fn string_enum(&mut self, name: &str, values: &[String]) -> anyhow::Result<()> {
+        let mut all: Vec<String> = Vec::new();
+        let leading_ok = LEADING_OK.contains(&name);
+        if leading_ok {
+            all.push("ok".into());
+        }
+        all.extend(values.iter().map(|value| enumerator(value)));
+        if all.iter().collect::<BTreeSet<_>>().len() != all.len() {
+            bail!("two values of {name} have the same C++ name");
+        }
+        let _ = writeln!(
+            self.out,
+            "enum class {name} {{\n  {},\n}};\n",
+            all.join(",\n  ")
+        );
+        let _ = writeln!(
+            self.out,
+            "/// The value's wire spelling{}.\ninline std::string_view to_string({name} value) {{\n  switch (value) {{",
+            if leading_ok { " (`ok` has none: \"\")" } else { "" }
+        );
+        if leading_ok {
+            let _ = writeln!(self.out, "    case {name}::ok: return \"\";");
+        }
+        for value in values {
+            let _ = writeln!(
+                self.out,
+                "    case {name}::{}: return {};",
+                enumerator(value),
+                literal(value)
+            );
+        }
+        let _ = writeln!(self.out, "  }}\n  return \"\";\n}}\n");
+        let _ = writeln!(
+            self.out,
+            "/// The value a wire spelling names, if it names one.\ntemplate <>\ninline std::optional<{name}> parse<{name}>(std::string_view text) {{"
+        );
+        for value in values {
+            let _ = writeln!(
+                self.out,
+                "  if (text == {}) return {name}::{};",
+                literal(value),
+                enumerator(value)
+            );
+        }
+        let _ = writeln!(self.out, "  return std::nullopt;\n}}\n");
+        let _ = writeln!(
+            self.out,
+            "namespace detail {{\ninline void read_{name}(const json& v, {name}& out, const Path& at) {{\n  \
+             std::optional<{name}> value = parse<{name}>(read_string(v, at));\n  \
+             if (!value) fail(at, quoted(v.get_ref<const std::string&>()) + \" is not a {name}\");\n  \
+             out = *value;\n}}\n}}  // namespace detail\n"
+        );
+        let _ = writeln!(
+            self.out,
+            "inline void to_json(nlohmann::json& j, const {name}& value) {{\n  \
+             std::string_view text = to_string(value);\n  \
+             if (text.empty()) throw ContractError(\"\", \"{name} {} has no wire spelling\");\n  \
+             j = std::string(text);\n}}\n",
+            if leading_ok { "ok" } else { "value" }
+        );
+        self.emit_from_json(name);
+        Ok(())
+    }
+
+    /// An `enum class` over integer codes with names, both ways, reader and writer.
+    fn int_enum(&mut self, name: &str, values: &[(i64, String)]) {
+        let list: Vec<String> = values
+            .iter()
+            .map(|(code, label)| format!("{} = {code}", enumerator(label)))
+            .collect();
+        let _ = writeln!(
+            self.out,
+            "enum class {name} : std::int64_t {{\n  {},\n}};\n",
+            list.join(",\n  ")
+        );
+        let _ = writeln!(self.out, "/// The contract's name for the code.\ninline std::string_view to_string({name} value) {{\n  switch (value) {{");
+        for (_, label) in values {
+            let _ = writeln!(
+                self.out,
+                "    case {name}::{}: return {};",
+                enumerator(label),
+                literal(label)
+            );
+        }
+        let _ = writeln!(self.out, "  }}\n  return \"\";\n}}\n");
+        let _ = writeln!(self.out, "/// The code a name stands for, if it names one.\ntemplate <>\ninline std::optional<{name}> parse<{name}>(std::string_view text) {{");
+        for (_, label) in values {
+            let _ = writeln!(
+                self.out,
+                "  if (text == {}) return {name}::{};",
+                literal(label),
+                enumerator(label)
+            );
+        }
+        let _ = writeln!(self.out, "  return std::nullopt;\n}}\n");
+        let (min, max) = (
+            values.iter().map(|(code, _)| *code).min().unwrap_or(0),
+            values.iter().map(|(code, _)| *code).max().unwrap_or(0),
+        );
+        let _ = writeln!(self.out, "namespace detail {{\ninline void read_{name}(const json& v, {name}& out, const Path& at) {{\n  std::int64_t code = 0;\n  read_int(v, code, {min}, {max}, at);\n  switch (code) {{");
+        for (code, label) in values {
+            let _ = writeln!(
+                self.out,
+                "    case {code}: out = {name}::{}; return;",
+                enumerator(label)
+            );
+        }
+        let _ = writeln!(self.out, "  }}\n  fail(at, std::to_string(code) + \" is not a {name}\");\n}}\n}}  // namespace detail\n");
+        let _ = writeln!(self.out, "inline void to_json(nlohmann::json& j, const {name}& value) {{ j = static_cast<std::int64_t>(value); }}\n");
+        self.emit_from_json(name);
+    }
+
+    /// A `using` of a plain type, with its reader (the type's rules).
+    fn alias(&mut self, name: &str, ty: &Ty) -> anyhow::Result<()> {
+        let _ = writeln!(self.out, "using {name} = {};\n", self.cpp_type(ty, false));
+        let _ = writeln!(
+            self.out,
+            "namespace detail {{\ninline void read_{name}(const json& v, {name}& out, Path& at) {{"
+        );
+        let read = self.read_value(ty, false, "v", "out", "  ")?;
+        self.out.push_str(&read);
+        let _ = writeln!(self.out, "}}\n}}  // namespace detail\n");
         Ok(())
     }
 
