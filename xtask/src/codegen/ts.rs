@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use anyhow::{bail, Context};
 
 use super::model::{
-    literal, BodyPart, Call, Clause, Def, Event, Field, Model, Named, Rule, Ty, BODY_PARTS,
+    literal, BodyPart, Call, Clause, Def, Event, Field, Model, Named, Rule, Struct, Ty, BODY_PARTS,
     ENVELOPE_PARTS,
 };
 
@@ -234,95 +234,105 @@ impl Emitter<'_> {
     fn named(&mut self, named: &Named) -> anyhow::Result<()> {
         let name = &named.name;
         let description = format!("{}\n\nSince contract {}.", named.description, named.since);
+        doc(&mut self.dts, "", &description);
         match &named.def {
-            Def::Struct(st) => {
-                doc(&mut self.dts, "", &description);
-                let _ = writeln!(self.dts, "export interface {name} {{");
-                for field in &st.fields {
-                    let plain = field
-                        .json
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && field.json.starts_with(|c: char| c.is_ascii_alphabetic());
-                    if !plain {
-                        bail!("field {:?} is not a plain identifier; the TypeScript bindings read fields as `v.name`", field.json);
-                    }
-                    if INHERITED.contains(&field.json.as_str()) {
-                        bail!(
-                            "field {:?} is a name every JavaScript object inherits; rename it",
-                            field.json
-                        );
-                    }
-                    doc(&mut self.dts, "  ", &field.description);
-                    let mut ty = self.ts_type(&field.ty, field.secret);
-                    if field.nullable {
-                        ty.push_str(" | null");
-                    }
-                    let optional = if field.required { "" } else { "?" };
-                    let _ = writeln!(self.dts, "  {}{optional}: {ty};", field.json);
-                }
-                let _ = writeln!(self.dts, "}}\n");
-                self.struct_reader(name, &st.fields, &st.rules)?;
-            }
-            Def::StringEnum(values) => {
-                doc(&mut self.dts, "", &description);
-                let union: Vec<String> = values.iter().map(|value| literal(value)).collect();
-                let _ = writeln!(self.dts, "export type {name} = {};\n", union.join(" | "));
-                let _ = writeln!(
-                    self.dts,
-                    "/** Every {name}, in the contract's order. */\nexport declare const {name}Values: readonly [{}];\n",
-                    union.join(", ")
-                );
-                let _ = writeln!(
-                    self.js,
-                    "/** Every {name}, in the contract's order. */\nexport const {name}Values = Object.freeze([{}]);\nconst {name}Set = new Set({name}Values);\nfunction r_{name}(v, at, key) {{\n  return readEnum(v, {name}Set, \"{name}\", at, key);\n}}\n",
-                    union.join(", ")
-                );
-            }
-            Def::IntEnum(values) => {
-                doc(&mut self.dts, "", &description);
-                let codes: Vec<String> = values.iter().map(|(code, _)| code.to_string()).collect();
-                let _ = writeln!(self.dts, "export type {name} = {};\n", codes.join(" | "));
-                let entries: Vec<String> = values
-                    .iter()
-                    .map(|(code, label)| format!("{label}: {code}"))
-                    .collect();
-                let _ = writeln!(
-                    self.dts,
-                    "/** Each code by its contract name. */\nexport declare const {name}: {{ {} }};\n",
-                    values
-                        .iter()
-                        .map(|(code, label)| format!("readonly {label}: {code}"))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                );
-                let (min, max) = (
-                    values.iter().map(|(code, _)| *code).min().unwrap_or(0),
-                    values.iter().map(|(code, _)| *code).max().unwrap_or(0),
-                );
-                let _ = writeln!(
-                    self.js,
-                    "/** Each code by its contract name. */\nexport const {name} = Object.freeze({{ {} }});\nconst {name}Set = new Set(Object.values({name}));\n\
-                     function r_{name}(v, at, key) {{\n  readInt(v, {min}, {max}, at, key);\n  if (!{name}Set.has(v)) fail(at, key, `${{v}} is not a {name}`);\n  return v;\n}}\n",
-                    entries.join(", ")
-                );
-            }
-            Def::Alias(ty) => {
-                doc(&mut self.dts, "", &description);
-                let _ = writeln!(
-                    self.dts,
-                    "export type {name} = {};\n",
-                    self.ts_type(ty, false)
-                );
-                let read = self.read(ty, false, "v", "at", "key");
-                let _ = writeln!(
-                    self.js,
-                    "function r_{name}(v, at, key) {{\n  return {read};\n}}\n"
-                );
-            }
+            Def::Struct(st) => self.struct_type(name, st)?,
+            Def::StringEnum(values) => self.string_enum(name, values),
+            Def::IntEnum(values) => self.int_enum(name, values),
+            Def::Alias(ty) => self.alias(name, ty),
         }
         self.parse_function(name, name);
         Ok(())
+    }
+
+    /// An interface and its reader (fields, then rules).
+    fn struct_type(&mut self, name: &str, st: &Struct) -> anyhow::Result<()> {
+        let _ = writeln!(self.dts, "export interface {name} {{");
+        for field in &st.fields {
+            let plain = field
+                .json
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && field.json.starts_with(|c: char| c.is_ascii_alphabetic());
+            if !plain {
+                bail!("field {:?} is not a plain identifier; the TypeScript bindings read fields as `v.name`", field.json);
+            }
+            if INHERITED.contains(&field.json.as_str()) {
+                bail!(
+                    "field {:?} is a name every JavaScript object inherits; rename it",
+                    field.json
+                );
+            }
+            doc(&mut self.dts, "  ", &field.description);
+            let mut ty = self.ts_type(&field.ty, field.secret);
+            if field.nullable {
+                ty.push_str(" | null");
+            }
+            let optional = if field.required { "" } else { "?" };
+            let _ = writeln!(self.dts, "  {}{optional}: {ty};", field.json);
+        }
+        let _ = writeln!(self.dts, "}}\n");
+        self.struct_reader(name, &st.fields, &st.rules)?;
+        Ok(())
+    }
+
+    /// A union of string literals, the values in order, and a reader.
+    fn string_enum(&mut self, name: &str, values: &[String]) {
+        let union: Vec<String> = values.iter().map(|value| literal(value)).collect();
+        let _ = writeln!(self.dts, "export type {name} = {};\n", union.join(" | "));
+        let _ = writeln!(
+            self.dts,
+            "/** Every {name}, in the contract's order. */\nexport declare const {name}Values: readonly [{}];\n",
+            union.join(", ")
+        );
+        let _ = writeln!(
+            self.js,
+            "/** Every {name}, in the contract's order. */\nexport const {name}Values = Object.freeze([{}]);\nconst {name}Set = new Set({name}Values);\nfunction r_{name}(v, at, key) {{\n  return readEnum(v, {name}Set, \"{name}\", at, key);\n}}\n",
+            union.join(", ")
+        );
+    }
+
+    /// A union of integer codes, the codes by name, and a reader.
+    fn int_enum(&mut self, name: &str, values: &[(i64, String)]) {
+        let codes: Vec<String> = values.iter().map(|(code, _)| code.to_string()).collect();
+        let _ = writeln!(self.dts, "export type {name} = {};\n", codes.join(" | "));
+        let entries: Vec<String> = values
+            .iter()
+            .map(|(code, label)| format!("{label}: {code}"))
+            .collect();
+        let _ = writeln!(
+            self.dts,
+            "/** Each code by its contract name. */\nexport declare const {name}: {{ {} }};\n",
+            values
+                .iter()
+                .map(|(code, label)| format!("readonly {label}: {code}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        let (min, max) = (
+            values.iter().map(|(code, _)| *code).min().unwrap_or(0),
+            values.iter().map(|(code, _)| *code).max().unwrap_or(0),
+        );
+        let _ = writeln!(
+            self.js,
+            "/** Each code by its contract name. */\nexport const {name} = Object.freeze({{ {} }});\nconst {name}Set = new Set(Object.values({name}));\n\
+             function r_{name}(v, at, key) {{\n  readInt(v, {min}, {max}, at, key);\n  if (!{name}Set.has(v)) fail(at, key, `${{v}} is not a {name}`);\n  return v;\n}}\n",
+            entries.join(", ")
+        );
+    }
+
+    /// A type alias of a plain type, with its reader (the type's rules).
+    fn alias(&mut self, name: &str, ty: &Ty) {
+        let _ = writeln!(
+            self.dts,
+            "export type {name} = {};\n",
+            self.ts_type(ty, false)
+        );
+        let read = self.read(ty, false, "v", "at", "key");
+        let _ = writeln!(
+            self.js,
+            "function r_{name}(v, at, key) {{\n  return {read};\n}}\n"
+        );
     }
 
     fn struct_reader(
