@@ -182,6 +182,17 @@ fn path(p: &Path) -> anyhow::Result<&str> {
     p.to_str().context("non-UTF-8 path")
 }
 
+/// `median M (min A, max B)` of sorted `ratios`, with `digits` decimals.
+fn spread(ratios: &[f64], digits: usize) -> String {
+    let at = |index: usize| ratios.get(index).copied().unwrap_or_default();
+    format!(
+        "median {:.digits$} (min {:.digits$}, max {:.digits$})",
+        at(ratios.len() / 2),
+        at(0),
+        at(ratios.len().saturating_sub(1))
+    )
+}
+
 fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64().max(1e-9)
 }
@@ -352,12 +363,7 @@ fn trace_against_check(
         span(&checks),
         span(&traces)
     );
-    println!(
-        "trace / check: median {:.2} (min {:.2}, max {:.2}); target at most 1.3",
-        ratios.get(RUNS / 2).copied().unwrap_or_default(),
-        ratios.first().copied().unwrap_or_default(),
-        ratios.last().copied().unwrap_or_default()
-    );
+    println!("trace / check: {}; target at most 1.3", spread(&ratios, 2));
     Ok(())
 }
 
@@ -418,12 +424,7 @@ fn generate_against_check(conform: &Path, dir: &Path, count: usize) -> anyhow::R
         span(&generates),
         span(&checks)
     );
-    println!(
-        "generate / check: median {:.1} (min {:.1}, max {:.1}); target at most 1",
-        ratios.get(RUNS / 2).copied().unwrap_or_default(),
-        ratios.first().copied().unwrap_or_default(),
-        ratios.last().copied().unwrap_or_default()
-    );
+    println!("generate / check: {}; target at most 1", spread(&ratios, 1));
     Ok(())
 }
 
@@ -510,12 +511,7 @@ fn drive_against_replay(
         rate(&drives),
         rate(&replays)
     );
-    println!(
-        "drive / bare replay: median {:.2} (min {:.2}, max {:.2})",
-        ratios.get(RUNS / 2).copied().unwrap_or_default(),
-        ratios.first().copied().unwrap_or_default(),
-        ratios.last().copied().unwrap_or_default()
-    );
+    println!("drive / bare replay: {}", spread(&ratios, 2));
     Ok(())
 }
 

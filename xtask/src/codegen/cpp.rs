@@ -136,11 +136,7 @@ pub fn files(
     origin: &super::Origin,
 ) -> anyhow::Result<Vec<(&'static str, String)>> {
     let (command, origin) = (origin.command, &origin.schemas);
-    let mut emitter = Emitter {
-        model,
-        out: String::new(),
-        patterns: Vec::new(),
-    };
+    let mut emitter = Emitter::new(model);
     let body = emitter.body()?;
     let mut out = String::new();
     let _ = write!(
@@ -185,11 +181,7 @@ struct Emitter<'a> {
 /// snapshot tests hold.
 #[cfg(test)]
 pub(super) fn emitted(model: &Model, name: Option<&str>) -> anyhow::Result<String> {
-    let mut emitter = Emitter {
-        model,
-        out: String::new(),
-        patterns: Vec::new(),
-    };
+    let mut emitter = Emitter::new(model);
     match name {
         Some(name) => emitter.named(model.get(name).context("no such type")?)?,
         None => emitter.bodies()?,
@@ -197,7 +189,15 @@ pub(super) fn emitted(model: &Model, name: Option<&str>) -> anyhow::Result<Strin
     Ok(emitter.out)
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    fn new(model: &'a Model) -> Self {
+        Emitter {
+            model,
+            out: String::new(),
+            patterns: Vec::new(),
+        }
+    }
+
     fn body(&mut self) -> anyhow::Result<String> {
         for named in &self.model.types {
             self.named(named).with_context(|| named.origin.clone())?;

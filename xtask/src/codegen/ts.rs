@@ -56,13 +56,7 @@ pub fn files(
     origin: &super::Origin,
 ) -> anyhow::Result<Vec<(&'static str, String)>> {
     let (command, origin) = (origin.command, &origin.schemas);
-    let mut emitter = Emitter {
-        model,
-        js: String::new(),
-        dts: String::new(),
-        patterns: Vec::new(),
-        items: Vec::new(),
-    };
+    let mut emitter = Emitter::new(model);
     for named in &model.types {
         emitter.named(named).with_context(|| named.origin.clone())?;
     }
@@ -114,13 +108,7 @@ struct Emitter<'a> {
 /// parts around them: what the snapshot tests hold.
 #[cfg(test)]
 pub(super) fn emitted(model: &Model, name: Option<&str>) -> anyhow::Result<String> {
-    let mut emitter = Emitter {
-        model,
-        js: String::new(),
-        dts: String::new(),
-        patterns: Vec::new(),
-        items: Vec::new(),
-    };
+    let mut emitter = Emitter::new(model);
     match name {
         Some(name) => emitter.named(model.get(name).context("no such type")?)?,
         None => emitter.bodies(),
@@ -133,7 +121,17 @@ pub(super) fn emitted(model: &Model, name: Option<&str>) -> anyhow::Result<Strin
     ))
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    fn new(model: &'a Model) -> Self {
+        Emitter {
+            model,
+            js: String::new(),
+            dts: String::new(),
+            patterns: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+
     fn ts_type(&self, ty: &Ty, secret: bool) -> String {
         match ty {
             Ty::Bool => "boolean".into(),
