@@ -299,6 +299,7 @@ impl<R: Read> FrameReader<R> {
     /// Reads the next envelope.
     pub fn read(&mut self) -> Result<Envelope, FrameError> {
         let len = self.read_body()?;
+        // `read_body` filled `len` bytes; the default is never taken.
         decode_body(self.body.get(..len).unwrap_or_default())
     }
 
@@ -306,6 +307,7 @@ impl<R: Read> FrameReader<R> {
     /// bodies themselves). The bytes stay valid until the next read.
     pub fn read_raw(&mut self) -> Result<&[u8], FrameError> {
         let len = self.read_body()?;
+        // `read_body` filled `len` bytes; the default is never taken.
         Ok(self.body.get(..len).unwrap_or_default())
     }
 

@@ -22,6 +22,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
+// Slices of the text are taken as `get(range).unwrap_or_default()`, not by
+// indexing, which would panic: every such range is one the scan has already
+// walked, so the default (an empty slice) is never taken. Where a slice is
+// then read as UTF-8 or as a number, a failure refuses the text.
+
 /// How deep arrays and objects may nest: serde_json's default recursion
 /// limit (128) reads no deeper than this, so every reader holds what the
 /// policy lets through.
@@ -516,6 +521,7 @@ impl Scanner<'_> {
         }
         if repeated {
             let name = unescaped(raw);
+            // Writing a string as JSON cannot fail.
             let shown = serde_json::to_string(&String::from_utf8_lossy(&name)).unwrap_or_default();
             return Err(TextError {
                 offset: at,
