@@ -337,6 +337,7 @@ fn as_server(
             Ok(msg) => msg,
             Err(silence) => break silence,
         };
+        // No kind ("") is not a call, and is judged so.
         let kind = msg.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind != "call" {
             if newer_sent {
@@ -398,6 +399,7 @@ fn answer_call(
             "a call needs an integer id",
         )));
     };
+    // No method ("") is offered by no one: answered -32601.
     let method = call
         .pointer("/body/method")
         .and_then(Value::as_str)
@@ -540,10 +542,17 @@ impl Driver<'_> {
                 return Err(Silence::Broken(why));
             }
         };
+        // The checker failing is said as a finding, not taken for a pass.
         let findings = self
             .checker
             .check_text("Envelope", &body)
-            .unwrap_or_default();
+            .unwrap_or_else(|err| {
+                vec![crate::Finding {
+                    pointer: String::new(),
+                    rule: Rule::Schema,
+                    message: format!("the checker failed on this message: {err}"),
+                }]
+            });
         let msg = crate::parse(&body, proto::text::Layout::Envelope).unwrap_or(Value::Null);
         self.record(true, &msg);
         for finding in findings {
@@ -727,6 +736,7 @@ impl Driver<'_> {
 fn shown(msg: &Value) -> String {
     let text = msg.to_string();
     match text.char_indices().nth(300) {
+        // `at` is a character boundary of `text`: the default is never taken.
         Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
         None => text,
     }

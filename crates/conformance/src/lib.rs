@@ -338,6 +338,7 @@ impl Checker {
     /// a part of a schema marked `x-rule` is reported under that rule.
     fn schema_findings(&self, error: &ValidationError<'_>, out: &mut Vec<Finding>) {
         let pointer = error.instance_path().as_str().to_string();
+        // Without a location (""), no named rule applies: rule `schema`.
         let location = error
             .absolute_keyword_location()
             .map(|uri| uri.as_str().to_string())

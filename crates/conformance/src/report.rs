@@ -101,6 +101,7 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let _ = writeln!(
                     out,
                     "{}",
+                    // Strings, numbers and ids: serialising cannot fail.
                     serde_json::to_string(&leveled).unwrap_or_default()
                 );
             }

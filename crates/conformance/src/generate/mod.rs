@@ -137,6 +137,8 @@ pub fn generate(
                 .collect();
             handles
                 .into_iter()
+                // A thread that failed gives no pieces, and the count below
+                // says so.
                 .map(|handle| handle.join().unwrap_or_default())
                 .collect()
         });
