@@ -594,148 +594,104 @@ impl Builder<'_> {
                 false,
             ));
         }
-        let (ty, nullable) = match map.get("type") {
-            None => {
-                if map
-                    .keys()
-                    .any(|key| !ANNOTATIONS.contains(&key.as_str()) && !key.starts_with("x-"))
-                {
-                    bail!("{origin}: a schema without `type` is read as any value, and may say nothing else");
-                }
-                return Ok((Ty::Any, false));
-            }
-            Some(Value::String(one)) => (one.as_str(), false),
-            Some(Value::Array(many)) => {
-                let names: Vec<&str> = many.iter().filter_map(Value::as_str).collect();
-                match names.as_slice() {
-                    [one, "null"] | ["null", one] => (*one, true),
-                    _ => bail!("{origin}/type: the generators read one type, or one type and null"),
-                }
-            }
-            Some(_) => bail!("{origin}/type: not a type name"),
-        };
-        let allowed: &[&str] = match ty {
-            "boolean" => &[],
-            "integer" => &["minimum", "maximum"],
-            "string" => &["minLength", "maxLength", "pattern", "format", "x-secret"],
-            "array" => &["items", "maxItems", "uniqueItems"],
-            "object" => &[
-                "properties",
-                "required",
-                "additionalProperties",
-                "maxProperties",
-                "allOf",
-            ],
-            other => bail!("{origin}/type: {other} is not read by the generators"),
-        };
-        if let Some(extra) = map.keys().find(|key| {
-            *key != "type"
-                && !ANNOTATIONS.contains(&key.as_str())
-                && !allowed.contains(&key.as_str())
-                && !key.starts_with("x-")
-        }) {
-            bail!("{origin}/{extra}: not read by the C++ and TypeScript generators on a {ty}");
-        }
-        let bound = |key: &str| -> anyhow::Result<Option<u64>> {
-            match map.get(key) {
-                None => Ok(None),
-                Some(value) => value
-                    .as_u64()
-                    .map(Some)
-                    .with_context(|| format!("{origin}/{key}: not a non-negative integer")),
-            }
+        let Some((ty, nullable)) = type_of(map, &origin)? else {
+            return Ok((Ty::Any, false));
         };
         let out = match ty {
             "boolean" => Ty::Bool,
-            "integer" => {
-                let limit = |key: &str, default: i64| -> anyhow::Result<i64> {
-                    match map.get(key) {
-                        None => Ok(default),
-                        Some(value) => value
-                            .as_i64()
-                            .with_context(|| format!("{origin}/{key}: not an integer")),
-                    }
-                };
-                // Without a bound, JavaScript's exact range is the contract's.
-                const SAFE: i64 = 9_007_199_254_740_991;
-                Ty::Int {
-                    min: limit("minimum", -SAFE)?,
-                    max: limit("maximum", SAFE)?,
-                }
-            }
+            "integer" => int_ty(map, &origin)?,
             "string" => Ty::Str(StrRules {
-                min_len: bound("minLength")?,
-                max_len: bound("maxLength")?,
+                min_len: bound(map, "minLength", &origin)?,
+                max_len: bound(map, "maxLength", &origin)?,
                 pattern: map
                     .get("pattern")
                     .and_then(Value::as_str)
                     .map(str::to_string),
             }),
-            "array" => {
-                let items = map
-                    .get("items")
-                    .with_context(|| format!("{origin}: an array needs `items`"))?;
-                let (items, item_null) = self.ty(
-                    doc,
-                    &format!("{pointer}/items"),
-                    &format!("{name}Item"),
-                    items,
-                )?;
-                if item_null {
-                    bail!("{origin}/items: items may not be null");
-                }
-                let unique = map.get("uniqueItems") == Some(&Value::Bool(true));
-                if unique
-                    && !matches!(&items, Ty::Str(_) | Ty::Int { .. })
-                    && !self.is_string_enum(&items)
-                {
-                    bail!("{origin}/uniqueItems: the generators compare strings and integers only");
-                }
-                Ty::Array {
-                    items: Box::new(items),
-                    max_items: bound("maxItems")?,
-                    unique,
-                }
-            }
-            _ => match map.get("properties") {
-                Some(_) => {
-                    let st = self.object(doc, pointer, name, map)?;
-                    self.insert(Named {
-                        name: name.to_string(),
-                        description: text(map.get("description")),
-                        since: doc
-                            .value
-                            .get("x-since")
-                            .and_then(Value::as_str)
-                            .unwrap_or("1.0.0")
-                            .to_string(),
-                        origin: origin.clone(),
-                        def: Def::Struct(st),
-                    })?;
-                    Ty::Named(name.to_string())
-                }
-                None => {
-                    let values = map
-                        .get("additionalProperties")
-                        .filter(|value| value.is_object())
-                        .with_context(|| format!("{origin}: an object needs `properties` or a schema under `additionalProperties`"))?;
-                    let (values, value_null) = self.ty(
-                        doc,
-                        &format!("{pointer}/additionalProperties"),
-                        &format!("{name}Value"),
-                        values,
-                    )?;
-                    if value_null {
-                        bail!("{origin}/additionalProperties: values may not be null");
-                    }
-                    Ty::Map {
-                        values: Box::new(values),
-                        max_entries: bound("maxProperties")?,
-                    }
-                }
-            },
+            "array" => self.array_ty(doc, pointer, name, map)?,
+            _ => self.object_ty(doc, pointer, name, map)?,
         };
         Ok((out, nullable))
+    }
+
+    /// An array: its items' type, how many, whether unique.
+    fn array_ty(
+        &mut self,
+        doc: &SchemaDoc,
+        pointer: &str,
+        name: &str,
+        map: &Map<String, Value>,
+    ) -> anyhow::Result<Ty> {
+        let origin = format!("{}#{pointer}", doc.rel);
+        let items = map
+            .get("items")
+            .with_context(|| format!("{origin}: an array needs `items`"))?;
+        let (items, item_null) = self.ty(
+            doc,
+            &format!("{pointer}/items"),
+            &format!("{name}Item"),
+            items,
+        )?;
+        if item_null {
+            bail!("{origin}/items: items may not be null");
+        }
+        let unique = map.get("uniqueItems") == Some(&Value::Bool(true));
+        if unique && !matches!(&items, Ty::Str(_) | Ty::Int { .. }) && !self.is_string_enum(&items)
+        {
+            bail!("{origin}/uniqueItems: the generators compare strings and integers only");
+        }
+        Ok(Ty::Array {
+            items: Box::new(items),
+            max_items: bound(map, "maxItems", &origin)?,
+            unique,
+        })
+    }
+
+    /// An object: a named struct when it has `properties`, else a map whose
+    /// values `additionalProperties` shapes.
+    fn object_ty(
+        &mut self,
+        doc: &SchemaDoc,
+        pointer: &str,
+        name: &str,
+        map: &Map<String, Value>,
+    ) -> anyhow::Result<Ty> {
+        let origin = format!("{}#{pointer}", doc.rel);
+        if map.contains_key("properties") {
+            let st = self.object(doc, pointer, name, map)?;
+            self.insert(Named {
+                name: name.to_string(),
+                description: text(map.get("description")),
+                since: doc
+                    .value
+                    .get("x-since")
+                    .and_then(Value::as_str)
+                    .unwrap_or("1.0.0")
+                    .to_string(),
+                origin,
+                def: Def::Struct(st),
+            })?;
+            return Ok(Ty::Named(name.to_string()));
+        }
+        let values = map
+            .get("additionalProperties")
+            .filter(|value| value.is_object())
+            .with_context(|| {
+                format!("{origin}: an object needs `properties` or a schema under `additionalProperties`")
+            })?;
+        let (values, value_null) = self.ty(
+            doc,
+            &format!("{pointer}/additionalProperties"),
+            &format!("{name}Value"),
+            values,
+        )?;
+        if value_null {
+            bail!("{origin}/additionalProperties: values may not be null");
+        }
+        Ok(Ty::Map {
+            values: Box::new(values),
+            max_entries: bound(map, "maxProperties", &origin)?,
+        })
     }
 
     fn is_string_enum(&self, ty: &Ty) -> bool {
@@ -890,6 +846,88 @@ fn bare_ref(schema: &Value) -> Option<&str> {
 /// both languages' (the text here is names, descriptions and patterns).
 pub fn literal(text: &str) -> String {
     Value::String(text.to_string()).to_string()
+}
+
+/// A schema's `type` (one name, or one and `null`) with whether `null` is
+/// allowed, once every keyword beside it is one the generators read for that
+/// type; `None` for a schema without `type` (any value), which may say
+/// nothing else.
+fn type_of<'m>(
+    map: &'m Map<String, Value>,
+    origin: &str,
+) -> anyhow::Result<Option<(&'m str, bool)>> {
+    let (ty, nullable) = match map.get("type") {
+        None => {
+            if map
+                .keys()
+                .any(|key| !ANNOTATIONS.contains(&key.as_str()) && !key.starts_with("x-"))
+            {
+                bail!("{origin}: a schema without `type` is read as any value, and may say nothing else");
+            }
+            return Ok(None);
+        }
+        Some(Value::String(one)) => (one.as_str(), false),
+        Some(Value::Array(many)) => {
+            let names: Vec<&str> = many.iter().filter_map(Value::as_str).collect();
+            match names.as_slice() {
+                [one, "null"] | ["null", one] => (*one, true),
+                _ => bail!("{origin}/type: the generators read one type, or one type and null"),
+            }
+        }
+        Some(_) => bail!("{origin}/type: not a type name"),
+    };
+    let allowed: &[&str] = match ty {
+        "boolean" => &[],
+        "integer" => &["minimum", "maximum"],
+        "string" => &["minLength", "maxLength", "pattern", "format", "x-secret"],
+        "array" => &["items", "maxItems", "uniqueItems"],
+        "object" => &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "maxProperties",
+            "allOf",
+        ],
+        other => bail!("{origin}/type: {other} is not read by the generators"),
+    };
+    if let Some(extra) = map.keys().find(|key| {
+        *key != "type"
+            && !ANNOTATIONS.contains(&key.as_str())
+            && !allowed.contains(&key.as_str())
+            && !key.starts_with("x-")
+    }) {
+        bail!("{origin}/{extra}: not read by the C++ and TypeScript generators on a {ty}");
+    }
+    Ok(Some((ty, nullable)))
+}
+
+/// An integer's bounds; without one, JavaScript's exact range is the
+/// contract's.
+fn int_ty(map: &Map<String, Value>, origin: &str) -> anyhow::Result<Ty> {
+    const SAFE: i64 = 9_007_199_254_740_991;
+    let limit = |key: &str, default: i64| -> anyhow::Result<i64> {
+        match map.get(key) {
+            None => Ok(default),
+            Some(value) => value
+                .as_i64()
+                .with_context(|| format!("{origin}/{key}: not an integer")),
+        }
+    };
+    Ok(Ty::Int {
+        min: limit("minimum", -SAFE)?,
+        max: limit("maximum", SAFE)?,
+    })
+}
+
+/// A count keyword (`maxItems`, `minLength`, …), when given.
+fn bound(map: &Map<String, Value>, key: &str, origin: &str) -> anyhow::Result<Option<u64>> {
+    match map.get(key) {
+        None => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .map(Some)
+            .with_context(|| format!("{origin}/{key}: not a non-negative integer")),
+    }
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
