@@ -445,21 +445,37 @@ impl<'c> Speaker<'c> {
                 })
             })
             .collect();
-        let callable: Vec<usize> = offered
-            .iter()
-            .copied()
-            .filter(|&index| {
-                self.methods
-                    .get(index)
-                    .is_some_and(|m| m.name != "session.hello")
-            })
-            .collect();
-        let mut records = Vec::new();
-        let record = |from: &str, msg: &Value| {
-            serde_json::json!({"conn": conn, "from": from, "transport": transport, "msg": msg})
-                .to_string()
+        let mut said = Said {
+            conn,
+            transport: &transport,
+            records: Vec::new(),
         };
-        // The hello first, answered with what this transport offers.
+        self.hello(&offered, &mut said)?;
+        let mut tasks = self.tasks(&mut said)?;
+        let mut open = self.steps(&offered, &mut tasks, next, &mut said)?;
+        // Every call answered; then some tasks removed, and nothing said after.
+        while let Some((id, index)) = open.pop() {
+            match self.answer(id, index, &tasks)? {
+                Some(answer) => said.push("server", &answer),
+                // No answer could be drawn: the conversation is dropped by the check.
+                None => break,
+            }
+        }
+        for task in &tasks {
+            if self.rng.chance(50) {
+                let id = task.id.clone();
+                let removed =
+                    self.event_message("event.task.removed", &mut |p| retarget(p, &id))?;
+                if let Some(removed) = removed {
+                    said.push("server", &removed);
+                }
+            }
+        }
+        Ok(said.records)
+    }
+
+    /// The hello first, answered with the methods this transport offers.
+    fn hello(&mut self, offered: &[usize], said: &mut Said<'_>) -> Result<(), GenerateError> {
         let names: Vec<Value> = offered
             .iter()
             .filter_map(|&index| self.methods.get(index))
@@ -468,27 +484,31 @@ impl<'c> Speaker<'c> {
         let hello = self
             .methods
             .iter()
-            .position(|method| method.name == "session.hello");
-        if let Some(hello) = hello.and_then(|index| self.methods.get(index)) {
-            let (params, result) = (hello.params.clone(), hello.result.clone());
-            if let (Some(params), Some(result)) = (params, result) {
-                let call = self.message(
-                    &params,
-                    &|p| envelope_call(1, "session.hello", p),
-                    &mut |_| {},
-                )?;
-                let reply = self.message(
-                    &result,
-                    &|r| envelope_reply(1, "session.hello", r),
-                    &mut |r| set(r, "methods", Value::Array(names.clone())),
-                )?;
-                if let (Some(call), Some(reply)) = (call, reply) {
-                    records.push(record("client", &call));
-                    records.push(record("server", &reply));
-                }
-            }
+            .find(|method| method.name == "session.hello");
+        let Some((Some(params), Some(result))) =
+            hello.map(|hello| (hello.params.clone(), hello.result.clone()))
+        else {
+            return Ok(());
+        };
+        let call = self.message(
+            &params,
+            &|p| envelope_call(1, "session.hello", p),
+            &mut |_| {},
+        )?;
+        let reply = self.message(
+            &result,
+            &|r| envelope_reply(1, "session.hello", r),
+            &mut |r| set(r, "methods", Value::Array(names.clone())),
+        )?;
+        if let (Some(call), Some(reply)) = (call, reply) {
+            said.push("client", &call);
+            said.push("server", &reply);
         }
-        // Tasks: an id each, the last state told, the bytes told.
+        Ok(())
+    }
+
+    /// A few tasks, an id each; some announced first, as queued.
+    fn tasks(&mut self, said: &mut Said<'_>) -> Result<Vec<Task>, GenerateError> {
         let mut tasks: Vec<Task> = Vec::new();
         for _ in 0..1 + self.rng.below(3) {
             if let Value::String(id) = self.value("TaskId")? {
@@ -501,7 +521,6 @@ impl<'c> Speaker<'c> {
                 }
             }
         }
-        // Some tasks are announced first, as queued.
         for task in &mut tasks {
             if !self.rng.chance(50) {
                 continue;
@@ -514,17 +533,39 @@ impl<'c> Speaker<'c> {
                 }
             })?;
             if let Some(added) = added {
-                records.push(record("server", &added));
+                said.push("server", &added);
                 task.state = Some("queued".into());
             }
         }
+        Ok(tasks)
+    }
+
+    /// The middle of a conversation: calls (at most four open), answers in
+    /// any order, notices, and the tasks told about; returns the calls
+    /// still open, as (id, method index).
+    fn steps(
+        &mut self,
+        offered: &[usize],
+        tasks: &mut [Task],
+        next: &BTreeMap<String, Vec<String>>,
+        said: &mut Said<'_>,
+    ) -> Result<Vec<(u64, usize)>, GenerateError> {
+        // The hello is said once: a second would offer anew.
+        let callable: Vec<usize> = offered
+            .iter()
+            .copied()
+            .filter(|&index| {
+                self.methods
+                    .get(index)
+                    .is_some_and(|m| m.name != "session.hello")
+            })
+            .collect();
         let mut open: Vec<(u64, usize)> = Vec::new();
         let mut next_id = 2u64;
         let steps = self.rng.below(MAX_STEPS + 1);
         for _ in 0..steps {
             match self.rng.below(10) {
                 0..=2 if open.len() < 4 => {
-                    // The hello is said once: a second would offer anew.
                     let Some(&index) = self.rng.pick(&callable) else {
                         continue;
                     };
@@ -534,7 +575,7 @@ impl<'c> Speaker<'c> {
                     let (name, Some(params)) = (method.name.clone(), method.params.clone()) else {
                         continue;
                     };
-                    let task = self.rng.pick(&tasks).map(|task| task.id.clone());
+                    let task = self.rng.pick(tasks).map(|task| task.id.clone());
                     let id = next_id;
                     let call =
                         self.message(&params, &|p| envelope_call(id, &name, p), &mut |p| {
@@ -543,7 +584,7 @@ impl<'c> Speaker<'c> {
                             }
                         })?;
                     if let Some(call) = call {
-                        records.push(record("client", &call));
+                        said.push("client", &call);
                         open.push((id, index));
                         next_id += 1;
                     }
@@ -551,15 +592,15 @@ impl<'c> Speaker<'c> {
                 0..=5 if !open.is_empty() => {
                     let at = self.rng.below(open.len());
                     let (id, index) = open.swap_remove(at);
-                    if let Some(answer) = self.answer(id, index, &tasks)? {
-                        records.push(record("server", &answer));
+                    if let Some(answer) = self.answer(id, index, tasks)? {
+                        said.push("server", &answer);
                     } else {
                         open.push((id, index));
                     }
                 }
                 6 => {
                     if let Some(notice) = self.event_message("event.notify", &mut |_| {})? {
-                        records.push(record("server", &notice));
+                        said.push("server", &notice);
                     }
                 }
                 _ => {
@@ -569,7 +610,7 @@ impl<'c> Speaker<'c> {
                     };
                     let mut task = task.clone();
                     if let Some(event) = self.task_event(&mut task, next)? {
-                        records.push(record("server", &event));
+                        said.push("server", &event);
                         if let Some(slot) = tasks.get_mut(at) {
                             *slot = task;
                         }
@@ -577,25 +618,7 @@ impl<'c> Speaker<'c> {
                 }
             }
         }
-        // Every call answered; then some tasks removed, and nothing said after.
-        while let Some((id, index)) = open.pop() {
-            match self.answer(id, index, &tasks)? {
-                Some(answer) => records.push(record("server", &answer)),
-                // No answer could be drawn: the conversation is dropped by the check.
-                None => break,
-            }
-        }
-        for task in &tasks {
-            if self.rng.chance(50) {
-                let id = task.id.clone();
-                let removed =
-                    self.event_message("event.task.removed", &mut |p| retarget(p, &id))?;
-                if let Some(removed) = removed {
-                    records.push(record("server", &removed));
-                }
-            }
-        }
-        Ok(records)
+        Ok(open)
     }
 
     /// A reply (or now and then an error) to call `id` of method `index`.
@@ -678,6 +701,22 @@ impl<'c> Speaker<'c> {
         };
         let name = name.to_string();
         self.message(&params, &|p| envelope_event(&name, p), fill)
+    }
+}
+
+/// The records of one conversation, as they are said.
+struct Said<'c> {
+    conn: &'c str,
+    transport: &'c str,
+    records: Vec<String>,
+}
+
+impl Said<'_> {
+    fn push(&mut self, from: &str, msg: &Value) {
+        self.records.push(
+            serde_json::json!({"conn": self.conn, "from": from, "transport": self.transport, "msg": msg})
+                .to_string(),
+        );
     }
 }
 
