@@ -176,9 +176,8 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
 }
 
 fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Result<Outcome> {
-    let (to, format, all_releases) = (&request.to, request.format, request.all_releases);
+    let (to, all_releases) = (&request.to, request.all_releases);
     let options = request.options();
-    let tolerant = options.readers == Readers::Tolerant;
     let latest = crate::contracts::latest(root)?;
     // VERSION is judged against the release compared with: the latest one,
     // or each one in turn.
@@ -215,11 +214,47 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     } else {
         None
     };
-    let (comparison, replay) = match (&old, &new) {
-        (Side::File(o), Side::File(n)) => (
+    let (comparison, replay) = compare(&old, &new, options)?;
+    let shortfall = declared.and_then(|declared| compat::bump_shortfall(&comparison, declared));
+    let ok = replay.is_empty()
+        && comparison.defects.is_empty()
+        && match declared {
+            Some(_) => shortfall.is_none(),
+            None => {
+                comparison.writer == Verdict::Compatible && comparison.reader == Verdict::Compatible
+            }
+        };
+    let judged = Judged {
+        comparison,
+        declared,
+        replay,
+        shortfall,
+        ok,
+    };
+    print(root, request, [&old, &new], &judged)?;
+    Ok(Outcome { ok })
+}
+
+/// What one comparison found, and whether it passes.
+struct Judged {
+    comparison: Comparison,
+    /// The bump `contracts/VERSION` declares, when it is judged.
+    declared: Option<compat::Bump>,
+    /// Fixtures on which the replay disagreed with a verdict.
+    replay: Vec<String>,
+    /// Why the declared bump is short, when it is.
+    shortfall: Option<String>,
+    ok: bool,
+}
+
+/// Compares two sides (two schema sets, whose fixtures are replayed, or two
+/// single files).
+fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparison, Vec<String>)> {
+    match (old, new) {
+        (Side::File(o), Side::File(n)) => Ok((
             compat::compare_documents(&single(o)?, &single(n)?, options)?,
             Vec::new(),
-        ),
+        )),
         (
             Side::Set {
                 schemas: o,
@@ -243,35 +278,44 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
                 of.as_deref(),
                 nf.as_deref(),
                 &comparison,
-                tolerant,
+                options.readers == Readers::Tolerant,
             )?;
-            (comparison, replay)
+            Ok((comparison, replay))
         }
         _ => bail!(
             "--from and --to must both be schema sets (versions or folders) or both single files"
         ),
-    };
-    let shortfall = declared.and_then(|declared| compat::bump_shortfall(&comparison, declared));
-    let ok = replay.is_empty()
-        && comparison.defects.is_empty()
-        && match declared {
-            Some(_) => shortfall.is_none(),
-            None => {
-                comparison.writer == Verdict::Compatible && comparison.reader == Verdict::Compatible
-            }
-        };
-    let (from_label, to_label) = (label(&old), label(&new));
+    }
+}
+
+/// Prints the comparison in the format asked for.
+fn print(
+    root: &Path,
+    request: &Request,
+    [old, new]: [&Side; 2],
+    judged: &Judged,
+) -> anyhow::Result<()> {
+    let Judged {
+        comparison,
+        declared,
+        replay,
+        shortfall,
+        ok,
+    } = judged;
+    let (declared, ok) = (*declared, *ok);
+    let options = request.options();
+    let (from_label, to_label) = (label(old), label(new));
     let schemas_of = |side: &Side| match side {
         Side::Set { schemas, .. } => schemas.clone(),
         Side::File(path) => path.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
-    let (old_dir, new_dir) = (schemas_of(&old), schemas_of(&new));
+    let (old_dir, new_dir) = (schemas_of(old), schemas_of(new));
     // `file#pointer` of a change → the file under the repository and the line.
     let locate = |place: &str| -> Option<(String, usize)> {
         let (file, pointer) = place.split_once('#')?;
         let path = [&new_dir, &old_dir]
             .into_iter()
-            .map(|dir| match &new {
+            .map(|dir| match new {
                 Side::File(single) if dir == &new_dir => single.clone(),
                 _ => dir.join(file),
             })
@@ -285,54 +329,58 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
         Some((shown, compat::report::line_of(&text, pointer)))
     };
     let pair = format!("{from_label} → {to_label}");
-    if format == Format::Markdown {
-        print!("{}", compat::report::markdown(&comparison, declared, &pair));
-    } else if format == Format::Github {
-        print!("{}", compat::report::github(&comparison, declared, &locate));
-    } else if format == Format::Sarif {
-        println!(
+    match request.format {
+        Format::Markdown => print!("{}", compat::report::markdown(comparison, declared, &pair)),
+        Format::Github => print!("{}", compat::report::github(comparison, declared, &locate)),
+        Format::Sarif => println!(
             "{}",
-            serde_json::to_string_pretty(&compat::report::sarif(&comparison, declared, &locate))?
-        );
-    } else if format == Format::Json {
-        let mut value = serde_json::to_value(&comparison)?;
-        if let Value::Object(map) = &mut value {
-            map.insert(
-                "declared".into(),
-                declared.map_or(Value::Null, |d| json!(d.to_string())),
-            );
-            map.insert("replayDisagreements".into(), json!(replay));
-            map.insert("ok".into(), json!(ok));
-        }
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        println!(
-            "compat: {pair} ({} readers, formats read as {})",
-            if tolerant { "tolerant" } else { "strict" },
-            match options.formats {
-                Formats::Assertion => "assertions",
-                Formats::Annotation => "annotations",
+            serde_json::to_string_pretty(&compat::report::sarif(comparison, declared, &locate))?
+        ),
+        Format::Json => {
+            let mut value = serde_json::to_value(comparison)?;
+            if let Value::Object(map) = &mut value {
+                map.insert(
+                    "declared".into(),
+                    declared.map_or(Value::Null, |d| json!(d.to_string())),
+                );
+                map.insert("replayDisagreements".into(), json!(replay));
+                map.insert("ok".into(), json!(ok));
             }
-        );
-        print!("{}", compat::report::human(&comparison, declared));
-        for line in &replay {
-            println!("checker bug: {line}");
+            println!("{}", serde_json::to_string_pretty(&value)?);
         }
-        for defect in &comparison.defects {
+        Format::Human => {
             println!(
-                "checker defect: {} {:?} was called compatible, but {} passes the writer and fails the reader ({})",
-                defect.group,
-                defect.direction,
-                compat::report::short(&defect.value),
-                defect.why
+                "compat: {pair} ({} readers, formats read as {})",
+                if options.readers == Readers::Tolerant {
+                    "tolerant"
+                } else {
+                    "strict"
+                },
+                match options.formats {
+                    Formats::Assertion => "assertions",
+                    Formats::Annotation => "annotations",
+                }
             );
+            print!("{}", compat::report::human(comparison, declared));
+            for line in replay {
+                println!("checker bug: {line}");
+            }
+            for defect in &comparison.defects {
+                println!(
+                    "checker defect: {} {:?} was called compatible, but {} passes the writer and fails the reader ({})",
+                    defect.group,
+                    defect.direction,
+                    compat::report::short(&defect.value),
+                    defect.why
+                );
+            }
+            if let Some(why) = shortfall {
+                println!("compat: {why}");
+            }
+            println!("compat: {}", if ok { "ok" } else { "FAILED" });
         }
-        if let Some(why) = &shortfall {
-            println!("compat: {why}");
-        }
-        println!("compat: {}", if ok { "ok" } else { "FAILED" });
     }
-    Ok(Outcome { ok })
+    Ok(())
 }
 
 fn label(side: &Side) -> String {
