@@ -469,9 +469,29 @@ pub fn check_detail(detail: &Value, path: &mut Path, out: &mut Vec<Finding>) {
             );
         }
     }
+    path.push("segmentDetail");
+    let sum = detail_tiling(segments, path, out);
+    path.pop();
+    if let Some(size) = size {
+        detail_coverage(segments, size, path, out);
+    }
+    if let Some(total) = uint(summary, "downloadedBytes") {
+        if total != sum {
+            found(
+                out,
+                format!("{}/summary/downloadedBytes", path.pointer()),
+                Rule::DetailSum,
+                format!("the segments' downloadedBytes add up to {sum}, but summary.downloadedBytes is {total}"),
+            );
+        }
+    }
+}
+
+/// `detail.index_order` and `detail.contiguous` over the segments, at
+/// `path` (the list); returns the sum of their `downloadedBytes`.
+fn detail_tiling(segments: &[Value], path: &mut Path, out: &mut Vec<Finding>) -> u64 {
     let mut previous_end: Option<u64> = None;
     let mut sum: u64 = 0;
-    path.push("segmentDetail");
     for (position, segment) in segments.iter().enumerate() {
         path.push(position);
         if let Some(index) = uint(segment, "index") {
@@ -514,38 +534,31 @@ pub fn check_detail(detail: &Value, path: &mut Path, out: &mut Vec<Finding>) {
         sum = sum.saturating_add(uint(segment, "downloadedBytes").unwrap_or(0));
         path.pop();
     }
-    path.pop();
-    if let Some(size) = size {
-        let first = segments.first().and_then(|s| uint(s, "startByte"));
-        let last = segments.last().and_then(|s| uint(s, "endByte"));
-        if first != Some(0) || last != Some(size - 1) {
-            let half_open = if last == Some(size) {
-                "; endByte is the last byte, not one past it"
-            } else {
-                ""
-            };
-            found(
-                out,
-                path.with("segmentDetail"),
-                Rule::DetailCoverage,
-                format!(
-                    "the segments cover [{}, {}] but a {size}-byte file is [0, {}]{half_open}",
-                    first.map_or("?".into(), |v| v.to_string()),
-                    last.map_or("?".into(), |v| v.to_string()),
-                    size - 1
-                ),
-            );
-        }
-    }
-    if let Some(total) = uint(summary, "downloadedBytes") {
-        if total != sum {
-            found(
-                out,
-                format!("{}/summary/downloadedBytes", path.pointer()),
-                Rule::DetailSum,
-                format!("the segments' downloadedBytes add up to {sum}, but summary.downloadedBytes is {total}"),
-            );
-        }
+    sum
+}
+
+/// `detail.coverage`: the segments run from byte 0 to the last byte of a
+/// `size`-byte file (`size` > 0).
+fn detail_coverage(segments: &[Value], size: u64, path: &Path, out: &mut Vec<Finding>) {
+    let first = segments.first().and_then(|s| uint(s, "startByte"));
+    let last = segments.last().and_then(|s| uint(s, "endByte"));
+    if first != Some(0) || last != Some(size - 1) {
+        let half_open = if last == Some(size) {
+            "; endByte is the last byte, not one past it"
+        } else {
+            ""
+        };
+        found(
+            out,
+            path.with("segmentDetail"),
+            Rule::DetailCoverage,
+            format!(
+                "the segments cover [{}, {}] but a {size}-byte file is [0, {}]{half_open}",
+                first.map_or("?".into(), |v| v.to_string()),
+                last.map_or("?".into(), |v| v.to_string()),
+                size - 1
+            ),
+        );
     }
 }
 
