@@ -20,6 +20,8 @@ mod package;
 mod reference;
 #[cfg(test)]
 mod snapshots;
+#[cfg(test)]
+mod standalone;
 mod tables;
 mod ts;
 
