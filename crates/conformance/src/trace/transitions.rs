@@ -1,0 +1,64 @@
+//! The state transitions a lane allows, as `--transitions` reads them.
+
+use super::*;
+
+/// The state transitions lanes allow (their decision, not the contract's):
+/// a JSON object from each state to the states it may move to.
+#[derive(Clone, Debug, Default)]
+pub struct Transitions(HashSet<(String, String)>);
+
+impl Transitions {
+    /// Reads `{"queued": ["probing", "paused", ...], ...}`; every state named,
+    /// on either side, is one of `states` (the contract's `TaskState`), so a
+    /// misspelt state is refused here rather than flooding the report.
+    /// A refusal names the JSON pointer of what is wrong.
+    pub fn parse(text: &str, states: &[&str]) -> Result<Self, String> {
+        let value: Value = serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?;
+        let map = value
+            .as_object()
+            .ok_or("a transition table is an object from a state to the states it may move to")?;
+        let known = |state: &str, at: &contract::Pointer| {
+            if states.contains(&state) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{at}: \"{state}\" is not a TaskState ({})",
+                    states.join(", ")
+                ))
+            }
+        };
+        let mut allowed = HashSet::new();
+        for (from, to) in map {
+            let at = contract::Pointer::root().push(from);
+            known(from, &at)?;
+            let to = to
+                .as_array()
+                .ok_or_else(|| format!("{at}: a list of the states {from} may move to"))?;
+            for (index, state) in to.iter().enumerate() {
+                let at = at.push(index);
+                let state = state
+                    .as_str()
+                    .ok_or_else(|| format!("{at}: states are strings"))?;
+                known(state, &at)?;
+                allowed.insert((from.clone(), state.to_string()));
+            }
+        }
+        Ok(Transitions(allowed))
+    }
+
+    /// [`Transitions::parse`] with the states of `checker`'s contract.
+    pub fn parse_for(checker: &Checker, text: &str) -> Result<Self, String> {
+        let states: Vec<&str> = checker
+            .schema_set()
+            .get(contract::DocKind::Type, "TaskState")
+            .and_then(|doc| doc.value.get("enum"))
+            .and_then(Value::as_array)
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        Self::parse(text, &states)
+    }
+
+    pub(super) fn allows(&self, from: &str, to: &str) -> bool {
+        self.0.contains(&(from.to_string(), to.to_string()))
+    }
+}
