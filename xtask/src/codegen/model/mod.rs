@@ -1,0 +1,538 @@
+//! The contract as every emitter sees it: named types made of fields, with
+//! every value assertion a typed reader can check (bounds, lengths, patterns,
+//! enums, the `if`/`then` rules), and the methods and events the envelope's
+//! bodies carry. `build.rs` reads the types, `rules.rs` the `if`/`then` rules.
+//!
+//! typify reads the schemas for the Rust bindings; no library reads them into
+//! a language-neutral model, so this one is written here. It accepts the
+//! subset of JSON Schema the contract uses and refuses anything else with the
+//! file and JSON pointer: a generator that skipped a keyword it did not know
+//! would write readers that accept what the contract refuses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{anyhow, bail, Context};
+use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
+use heck::ToPascalCase;
+use serde_json::{Map, Value};
+
+mod build;
+mod rules;
+
+use build::{bare_ref, Builder};
+use rules::rule;
+
+/// The envelope's parts: the generators write them from `Model::calls` and
+/// `Model::events`, not as types.
+pub const ENVELOPE_PARTS: [&str; 4] = ["Envelope", "CallBody", "ReplyBody", "EventBody"];
+
+/// One body of the envelope as every binding reads it: its type, the member
+/// whose value names the branch, the member holding the content, and the
+/// type an unknown name is read as.
+pub struct BodyPart {
+    pub union: &'static str,
+    pub tag: &'static str,
+    pub content: &'static str,
+    pub unknown: &'static str,
+}
+
+/// The bodies, calls, replies and events in that order.
+pub const BODY_PARTS: [BodyPart; 3] = [
+    BodyPart {
+        union: "CallBody",
+        tag: "method",
+        content: "params",
+        unknown: "UnknownCall",
+    },
+    BodyPart {
+        union: "ReplyBody",
+        tag: "method",
+        content: "result",
+        unknown: "UnknownReply",
+    },
+    BodyPart {
+        union: "EventBody",
+        tag: "name",
+        content: "params",
+        unknown: "UnknownEvent",
+    },
+];
+
+pub struct Model {
+    /// Every named type, each after the types it uses.
+    pub types: Vec<Named>,
+    /// Methods in `CallBody`'s order.
+    pub calls: Vec<Call>,
+    /// Events in `EventBody`'s order.
+    pub events: Vec<Event>,
+    /// The envelope's `v`.
+    pub protocol_version: u64,
+}
+
+pub struct Named {
+    pub name: String,
+    pub description: String,
+    pub since: String,
+    /// `file#pointer`, for messages and comments.
+    pub origin: String,
+    pub def: Def,
+}
+
+pub enum Def {
+    Struct(Struct),
+    StringEnum(Vec<String>),
+    /// An integer enum with names (`x-enum-varnames`): `(value, name)`.
+    IntEnum(Vec<(i64, String)>),
+    /// A name for a plain type (`TaskId` is a string with rules).
+    Alias(Ty),
+}
+
+#[derive(Default)]
+pub struct Struct {
+    pub fields: Vec<Field>,
+    pub rules: Vec<Rule>,
+}
+
+pub struct Field {
+    pub json: String,
+    pub ty: Ty,
+    pub required: bool,
+    /// `null` is a value of its own: for a required field it means "none",
+    /// for an optional one it differs from absent (it clears a setting).
+    pub nullable: bool,
+    pub secret: bool,
+    pub description: String,
+}
+
+#[derive(Clone)]
+pub enum Ty {
+    Bool,
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Str(StrRules),
+    Named(String),
+    Array {
+        items: Box<Ty>,
+        max_items: Option<u64>,
+        unique: bool,
+    },
+    /// An object used as a map from names to values.
+    Map {
+        values: Box<Ty>,
+        max_entries: Option<u64>,
+    },
+    /// Any JSON value (`{}`): kept as it came.
+    Any,
+}
+
+#[derive(Clone, Default)]
+pub struct StrRules {
+    pub min_len: Option<u64>,
+    pub max_len: Option<u64>,
+    /// An ECMA-262 regular expression, unanchored as in JSON Schema.
+    pub pattern: Option<String>,
+}
+
+/// One `if`/`then`/`else` of an object: when `field`'s value is one of
+/// `values`, `then` holds; otherwise `otherwise` holds.
+pub struct Rule {
+    pub id: String,
+    pub description: String,
+    pub field: String,
+    pub values: Vec<String>,
+    pub then: Vec<Clause>,
+    pub otherwise: Vec<Clause>,
+}
+
+pub enum Clause {
+    Required(String),
+    Absent(String),
+    NotEqual(String, String),
+    Length {
+        field: String,
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+}
+
+pub struct Call {
+    pub method: String,
+    pub params: String,
+    pub result: String,
+    pub since: String,
+    /// The method file's `description` (empty when it has none; the lint
+    /// asks for one).
+    pub summary: String,
+    /// `x-transports`: where the method may travel (empty: anywhere).
+    pub transports: Vec<String>,
+    /// `x-errors`: the error codes it may answer with.
+    pub errors: Vec<String>,
+    /// `x-spawnsProcess`.
+    pub spawns_process: bool,
+}
+
+pub struct Event {
+    pub name: String,
+    pub params: String,
+    pub since: String,
+    /// The event file's `description`, as [`Call::summary`].
+    pub summary: String,
+}
+
+impl Call {
+    /// The name of a call's body alternative in C++ and TypeScript:
+    /// `download.add` → `DownloadAddCall`.
+    pub fn call_name(&self) -> String {
+        format!("{}Call", self.method.to_pascal_case())
+    }
+
+    /// The reply's: `DownloadAddReply`.
+    pub fn reply_name(&self) -> String {
+        format!("{}Reply", self.method.to_pascal_case())
+    }
+}
+
+impl Event {
+    /// The name of an event's body alternative in C++ and TypeScript:
+    /// `event.task.state` → `EventTaskState` (as the Rust variant).
+    pub fn body_name(&self) -> String {
+        self.name.to_pascal_case()
+    }
+}
+
+impl Model {
+    pub fn get(&self, name: &str) -> Option<&Named> {
+        self.types.iter().find(|named| named.name == name)
+    }
+}
+
+pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
+    let mut builder = Builder {
+        set,
+        names: BTreeMap::new(),
+        types: BTreeMap::new(),
+    };
+    // Name every place first, so a reference resolves whatever the order.
+    for doc in &set.docs {
+        if doc.kind == DocKind::Config || ENVELOPE_PARTS.contains(&doc.name.as_str()) {
+            continue;
+        }
+        for (name, pointer, _) in doc.named_places() {
+            builder.names.insert((doc.rel.clone(), pointer), name);
+        }
+    }
+    for doc in &set.docs {
+        if doc.kind == DocKind::Config
+            || ENVELOPE_PARTS.contains(&doc.name.as_str())
+            || doc.name == "ProtocolVersion"
+        {
+            continue;
+        }
+        for (name, pointer, schema) in doc.named_places() {
+            // A shape that is only a reference is the type it names.
+            if bare_ref(schema).is_some() {
+                continue;
+            }
+            builder.named(doc, &pointer, &name, schema)?;
+        }
+    }
+    let protocol_version = set
+        .get(DocKind::Envelope, "ProtocolVersion")
+        .and_then(
+            |doc| match doc.value.get("enum").and_then(Value::as_array) {
+                Some(values) if values.len() == 1 => values.first().and_then(Value::as_u64),
+                _ => doc.value.get("const").and_then(Value::as_u64),
+            },
+        )
+        .context(
+            "envelope/ProtocolVersion.json: not one integer (`const` or a one-value `enum`)",
+        )?;
+    let calls = body_members(set, &builder, "CallBody", "params")?
+        .into_iter()
+        .map(|(method, params, since)| {
+            let result = body_members(set, &builder, "ReplyBody", "result")?
+                .into_iter()
+                .find(|(name, _, _)| *name == method)
+                .map(|(_, result, _)| result)
+                .with_context(|| format!("envelope/ReplyBody.json: no reply for {method}"))?;
+            let doc = set
+                .get(DocKind::Method, &method)
+                .with_context(|| format!("CallBody names {method}, which has no file"))?;
+            Ok(Call {
+                summary: text(doc.value.get("description")),
+                transports: strings(doc.value.get("x-transports")),
+                errors: strings(doc.value.get("x-errors")),
+                spawns_process: doc.value.get("x-spawnsProcess") == Some(&Value::Bool(true)),
+                method,
+                params,
+                result,
+                since,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let events = body_members(set, &builder, "EventBody", "params")?
+        .into_iter()
+        .map(|(name, params, since)| {
+            let doc = set
+                .get(DocKind::Event, &name)
+                .with_context(|| format!("EventBody names {name}, which has no file"))?;
+            Ok(Event {
+                summary: text(doc.value.get("description")),
+                name,
+                params,
+                since,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let types = ordered(builder.types)?;
+    Ok(Model {
+        types,
+        calls,
+        events,
+        protocol_version,
+    })
+}
+
+/// Every type after the ones it uses, so C++ sees each definition before
+/// its use; otherwise in name order.
+fn ordered(mut types: BTreeMap<String, Named>) -> anyhow::Result<Vec<Named>> {
+    fn uses(ty: &Ty, out: &mut Vec<String>) {
+        match ty {
+            Ty::Named(name) => out.push(name.clone()),
+            Ty::Array { items, .. } => uses(items, out),
+            Ty::Map { values, .. } => uses(values, out),
+            _ => {}
+        }
+    }
+    let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, named) in &types {
+        let mut out = Vec::new();
+        match &named.def {
+            Def::Struct(st) => st.fields.iter().for_each(|field| uses(&field.ty, &mut out)),
+            Def::Alias(ty) => uses(ty, &mut out),
+            Def::StringEnum(_) | Def::IntEnum(_) => {}
+        }
+        deps.insert(name.clone(), out);
+    }
+    let mut order = Vec::new();
+    let mut done = BTreeSet::new();
+    // Depth-first with an explicit stack and an "in progress" set: a cycle is
+    // an error (C++ value types cannot hold themselves), not a stack overflow.
+    for start in deps.keys() {
+        let mut stack = vec![(start.clone(), false)];
+        let mut open = BTreeSet::new();
+        while let Some((name, expanded)) = stack.pop() {
+            if done.contains(&name) {
+                continue;
+            }
+            if expanded {
+                open.remove(&name);
+                done.insert(name.clone());
+                order.push(name);
+                continue;
+            }
+            if !open.insert(name.clone()) {
+                bail!("type {name} contains itself; the C++ and TypeScript bindings need types without cycles");
+            }
+            stack.push((name.clone(), true));
+            for dep in deps.get(&name).into_iter().flatten().rev() {
+                if !deps.contains_key(dep) {
+                    bail!("type {name} uses {dep}, which is not defined");
+                }
+                if !done.contains(dep) {
+                    stack.push((dep.clone(), false));
+                }
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .filter_map(|name| types.remove(&name))
+        .collect())
+}
+
+/// `(name, shape type, since)` of each member of a body union, from its `oneOf`.
+fn body_members(
+    set: &SchemaSet,
+    builder: &Builder<'_>,
+    part: &str,
+    content: &str,
+) -> anyhow::Result<Vec<(String, String, String)>> {
+    let doc = set
+        .get(DocKind::Envelope, part)
+        .with_context(|| format!("envelope/{part}.json is missing"))?;
+    let tag = if part == "EventBody" {
+        "name"
+    } else {
+        "method"
+    };
+    let branches = doc
+        .value
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .with_context(|| format!("{}: no oneOf", doc.rel))?;
+    let mut out = Vec::new();
+    for (index, branch) in branches.iter().enumerate() {
+        let at = format!("{}#/oneOf/{index}", doc.rel);
+        let name = branch
+            .pointer(&format!("/properties/{tag}/const"))
+            .and_then(Value::as_str)
+            .with_context(|| format!("{at}: no `{tag}` const"))?;
+        let reference = branch
+            .pointer(&format!("/properties/{content}/$ref"))
+            .and_then(Value::as_str)
+            .with_context(|| format!("{at}: `{content}` is not a $ref"))?;
+        let ty = builder
+            .reference(doc, reference)
+            .with_context(|| at.clone())?;
+        let since = branch
+            .get("x-since")
+            .or_else(|| {
+                let target = resolve_ref(set, doc, reference).ok()?;
+                target.doc.value.get("x-since")
+            })
+            .and_then(Value::as_str)
+            .unwrap_or("1.0.0");
+        out.push((name.to_string(), ty, since.to_string()));
+    }
+    Ok(out)
+}
+
+/// A string literal, valid in C++ and JavaScript alike: JSON's escapes are
+/// both languages' (the text here is names, descriptions and patterns).
+pub fn literal(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    contract::string_list(value)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+fn text(value: Option<&Value>) -> String {
+    value
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn working_tree() -> Model {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let set = SchemaSet::load(&root.join("contracts/schema")).unwrap();
+        model(&set).unwrap()
+    }
+
+    #[test]
+    fn every_method_and_event_has_its_shapes() {
+        let model = working_tree();
+        let invoke = model
+            .calls
+            .iter()
+            .find(|call| call.method == "tool.invoke")
+            .unwrap();
+        assert_eq!(invoke.params, "ToolInvokeParams");
+        assert_eq!(
+            invoke.result, "ToolCapture",
+            "a bare reference is its target"
+        );
+        assert!(model
+            .events
+            .iter()
+            .any(|event| event.name == "event.task.state"));
+        for call in &model.calls {
+            assert!(model.get(&call.params).is_some(), "{} params", call.method);
+            assert!(model.get(&call.result).is_some(), "{} result", call.method);
+        }
+    }
+
+    #[test]
+    fn types_come_after_what_they_use() {
+        let model = working_tree();
+        let at = |name: &str| {
+            model
+                .types
+                .iter()
+                .position(|named| named.name == name)
+                .unwrap()
+        };
+        assert!(at("TaskError") < at("TaskSummary"));
+        assert!(at("TaskSummary") < at("TaskDetail"));
+        assert!(at("TaskProgressEventSegmentsItem") < at("TaskProgressEvent"));
+    }
+
+    #[test]
+    fn the_if_then_rules_are_read() {
+        let model = working_tree();
+        let Some(Def::Struct(error)) = model.get("TaskError").map(|named| &named.def) else {
+            panic!("TaskError is a struct");
+        };
+        let ids: Vec<&str> = error.rules.iter().map(|rule| rule.id.as_str()).collect();
+        assert_eq!(ids, ["error.http_status", "error.cause"]);
+        assert!(
+            matches!(error.rules[1].then[..], [Clause::NotEqual(ref field, ref value)] if field == "cause" && value == "max_retries_exhausted")
+        );
+    }
+
+    fn refused(edit: impl FnOnce(&mut SchemaSet)) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut set = SchemaSet::load(&root.join("contracts/schema")).unwrap();
+        edit(&mut set);
+        format!(
+            "{:#}",
+            model(&set).err().expect("the model refuses the edit")
+        )
+    }
+
+    fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
+        &mut set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.name == name)
+            .unwrap()
+            .value
+    }
+
+    #[test]
+    fn a_rule_the_generators_cannot_express_is_refused_with_its_place() {
+        // An `if` that tests two properties at once.
+        let err = refused(|set| {
+            doc(set, "TaskError")["allOf"][0]["if"]["properties"]["retryable"] =
+                serde_json::json!({"const": true});
+        });
+        assert!(
+            err.contains("types/TaskError.json#/allOf/0") && err.contains("tests one property"),
+            "{err}"
+        );
+        // A consequence other than required / not-required / not-const / lengths.
+        let err = refused(|set| {
+            doc(set, "TaskError")["allOf"][0]["then"] = serde_json::json!({"minProperties": 4});
+        });
+        assert!(
+            err.contains("types/TaskError.json#/allOf/0") && err.contains("minProperties"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_type_that_contains_itself_is_refused_not_a_stack_overflow() {
+        let err = refused(|set| {
+            doc(set, "TaskError")["properties"]["inner"] =
+                serde_json::json!({"$ref": "TaskError.json"});
+        });
+        assert!(err.contains("contains itself"), "{err}");
+    }
+
+    #[test]
+    fn a_keyword_the_generators_do_not_read_is_refused_with_its_place() {
+        let err = refused(|set| doc(set, "TaskId")["multipleOf"] = serde_json::json!(2));
+        assert!(err.contains("types/TaskId.json#/multipleOf"), "{err}");
+    }
+}
