@@ -194,6 +194,7 @@ impl<R: BufRead> Lines<R> {
             if self.reader.read_until(b'\n', &mut self.text)? == 0 {
                 break;
             }
+            // `start` is where this read began: within the text.
             let line = self.text.get(start..).unwrap_or_default();
             let line = line.strip_suffix(b"\n").unwrap_or(line);
             let end = start + line.strip_suffix(b"\r").unwrap_or(line).len();
@@ -209,6 +210,7 @@ impl<R: BufRead> Lines<R> {
         self.spans
             .iter()
             .zip(self.before + 1..)
+            // The spans were cut from this text: the default is never taken.
             .map(|(&(start, end), number)| (number, self.text.get(start..end).unwrap_or_default()))
     }
 

@@ -79,6 +79,7 @@ pub fn bound(bytes: &[u8], what: &str, policy: Option<HeadTail>, record: &Path) 
         return bytes.to_vec();
     }
     let (first, rest) = bytes.split_at(head);
+    // `rest` is longer than `tail` here: the default is never taken.
     let last = rest.get(rest.len() - tail..).unwrap_or_default();
     let omitted = bytes.len() - head - tail;
     let mut out = first.to_vec();

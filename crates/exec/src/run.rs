@@ -275,6 +275,7 @@ fn drain<P: Read>(pipe: &mut Option<P>, into: &mut Bounded, chunk: &mut [u8]) {
     loop {
         match reader.read(chunk) {
             Ok(0) => break,
+            // `read` returns at most the chunk's length: the default is never taken.
             Ok(n) => into.take(chunk.get(..n).unwrap_or_default()),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => return,
@@ -404,6 +405,8 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
         captured = io_rx.recv().ok();
     }
     let _ = io.join();
+    // Nothing comes only when the pumping thread failed: said, not hidden.
+    let lost = captured.is_none();
     let (stdout, stderr) = captured.unwrap_or_default();
 
     let exit_code = match (timed_out, status) {
@@ -412,6 +415,12 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
         (false, None) => SIGNALLED,
     };
     let mut stderr = stderr.into_text("stderr");
+    if lost {
+        stderr.push_str(&format!(
+            "{PREFIX} the output of the tool {:?} could not be collected\n",
+            tool.name
+        ));
+    }
     if timed_out {
         stderr.push_str(&format!(
             "{PREFIX} the tool {:?} overran its {} s deadline and was stopped\n",

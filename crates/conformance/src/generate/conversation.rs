@@ -155,6 +155,7 @@ fn mutate(records: &[Value], speaker: &mut Speaker<'_>) -> Vec<Value> {
             }
         }
         7 => {
+            // No states only without a TaskState enum: "" is then no state.
             let state = rng.pick(&speaker.states).cloned().unwrap_or_default();
             let field = if rng.chance(50) {
                 "/msg/body/params/state"
@@ -220,6 +221,7 @@ impl<'c> Conversations<'c> {
             )?),
             None => None,
         };
+        // The text was read as a table just above; only its absence is empty.
         let next: BTreeMap<String, Vec<String>> = transitions
             .and_then(|text| serde_json::from_str(text).ok())
             .unwrap_or_default();
@@ -666,6 +668,7 @@ impl<'c> Speaker<'c> {
         }
         let choices: Vec<String> = match (&task.state, next.is_empty()) {
             (_, true) => self.states.clone(),
+            // A state the table does not list leads nowhere: no event is told.
             (None, false) => next.get("new").cloned().unwrap_or_default(),
             (Some(state), false) => next.get(state).cloned().unwrap_or_default(),
         };

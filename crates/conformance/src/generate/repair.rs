@@ -134,6 +134,7 @@ impl Condition {
                 .get("required")
                 .and_then(Value::as_array)
                 .map(|names| crate::strings(names))
+                // No `required`: none are, as JSON Schema reads it.
                 .unwrap_or_default();
             for part in parts {
                 let Some((tested, test)) = part
@@ -182,6 +183,7 @@ impl Condition {
                 .pointer(at)
                 .and_then(Value::as_array)
                 .map(|names| crate::strings(names))
+                // No `required`: none are, as JSON Schema reads it.
                 .unwrap_or_default()
         };
         for name in names("/not/required") {

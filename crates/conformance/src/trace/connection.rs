@@ -129,6 +129,8 @@ impl Connection {
 
     /// A call: its id not in flight, its method offered and carried here.
     pub(super) fn call(&mut self, checker: &Checker, fact: Fact, say: &mut Say<'_>) {
+        // A call without a method is refused by the schema; "" is offered by
+        // no hello and carried by no transport.
         let method = fact.method.unwrap_or_default();
         if let Some(id) = fact.id {
             if let Some((open, at)) = self.open.get(&id) {
@@ -243,6 +245,8 @@ impl Connection {
                 }
             }
             EventKind::State => {
+                // Absent only in a message the schema refuses (reported
+                // with it); "" then matches no state told.
                 let state = state.unwrap_or_default();
                 let previous = previous.unwrap_or_default();
                 if let Some((last, at)) = &told.state {

@@ -78,6 +78,7 @@ pub(crate) fn read_record(
         conn: record
             .conn
             .map(|text| CompactString::from(text.0))
+            // No `conn`: the one connection, "".
             .unwrap_or_default(),
         transport: record.transport.map(|text| transport_name(&text.0)),
         findings: check_message(checker, &msg),
@@ -145,6 +146,8 @@ impl Fact {
         match kind {
             Some(Kind::Call) => {
                 let [method] = fields(body, ["method"]);
+                // A call without a method is refused by the schema; it still
+                // opens its id.
                 fact.method = Some(text(method).unwrap_or_default());
             }
             Some(Kind::Reply) => {
@@ -180,6 +183,7 @@ impl Fact {
                     true => (inner_id, inner_state),
                     false => (task_id, state),
                 };
+                // No name is refused by the schema; "" is no event's.
                 let name = name.as_str().unwrap_or_default();
                 fact.event = task_id.as_str().map(|id| EventFact {
                     kind: event_kind(name),
