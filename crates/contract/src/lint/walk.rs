@@ -1,184 +1,17 @@
-//! The rules every contract schema follows, checked. Each rule has a stable id
-//! (`lint.*`) so a refusal can be looked up in `docs/conformance.md`.
-//!
-//! The walk tells *shape* subschemas (those that say what a value looks like:
-//! roots, `$defs`, properties, items, union branches) from *assertion*
-//! subschemas (inside `if`/`then`/`else`/`not`): the conventions about closed
-//! objects, bounds and descriptions are about shapes, while references, wire
-//! names and extension keywords are checked everywhere.
+//! The walk over one schema file: its root against the meta-schema, then
+//! every subschema, shapes and assertions told apart.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::path::PathBuf;
-
-use serde_json::Value;
-
-use crate::{resolve_ref, DocKind, Pointer, SchemaDoc, SchemaSet, MAX_SAFE_INTEGER};
+use super::*;
 
 /// The meta-schema of `schema/`, compiled in so the lint needs no files but the set.
-const META_SCHEMA: &str = include_str!("../../../schema/contract-schema.json");
+pub(super) const META_SCHEMA: &str = include_str!("../../../../schema/contract-schema.json");
 
-/// The extension keywords that mean something here; any other `x-` is a typo
-/// until it is added to this list and documented.
-pub const KNOWN_EXTENSIONS: &[&str] = &[
-    "x-since",
-    "x-carriesHttpStatus",
-    "x-transports",
-    "x-errors",
-    "x-secret",
-    "x-enum-varnames",
-    "x-rule",
-    "x-spawnsProcess",
-    "x-enum-since",
-];
-
-/// The lint's rules. Each variant's id is [`LintRule::id`] and what it asks
-/// [`LintRule::summary`]: said there once, not again on each variant.
-#[allow(missing_docs)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LintRule {
-    Meta,
-    Id,
-    Title,
-    Description,
-    AdditionalProperties,
-    IntegerBounds,
-    CamelCase,
-    SnakeCase,
-    Ref,
-    Extension,
-    UnionTag,
-    SecretTransport,
-    EnvelopeCoverage,
-    Annotation,
-    Pattern,
-    Since,
-}
-
-impl LintRule {
-    /// Every rule, in the order the docs list them.
-    pub const ALL: &'static [LintRule] = &[
-        LintRule::Meta,
-        LintRule::Id,
-        LintRule::Title,
-        LintRule::Description,
-        LintRule::AdditionalProperties,
-        LintRule::IntegerBounds,
-        LintRule::CamelCase,
-        LintRule::SnakeCase,
-        LintRule::Ref,
-        LintRule::Extension,
-        LintRule::UnionTag,
-        LintRule::SecretTransport,
-        LintRule::EnvelopeCoverage,
-        LintRule::Annotation,
-        LintRule::Pattern,
-        LintRule::Since,
-    ];
-
-    /// The stable id printed with every violation.
-    pub fn id(self) -> &'static str {
-        match self {
-            LintRule::Meta => "lint.meta",
-            LintRule::Id => "lint.id",
-            LintRule::Title => "lint.title",
-            LintRule::Description => "lint.description",
-            LintRule::AdditionalProperties => "lint.additional_properties",
-            LintRule::IntegerBounds => "lint.integer_bounds",
-            LintRule::CamelCase => "lint.camel_case",
-            LintRule::SnakeCase => "lint.snake_case",
-            LintRule::Ref => "lint.ref",
-            LintRule::Extension => "lint.extension",
-            LintRule::UnionTag => "lint.union_tag",
-            LintRule::SecretTransport => "lint.secret_transport",
-            LintRule::EnvelopeCoverage => "lint.envelope_coverage",
-            LintRule::Annotation => "lint.annotation",
-            LintRule::Pattern => "lint.pattern",
-            LintRule::Since => "lint.since",
-        }
-    }
-
-    /// What the rule asks, in one sentence (for docs and `--explain`).
-    pub fn summary(self) -> &'static str {
-        match self {
-            LintRule::Meta => "the file's root has what schema/contract-schema.json asks of its kind",
-            LintRule::Id => "`$id` is present and is the file's own place under the contract base",
-            LintRule::Title => "`title` equals the type, method or event name (the file's stem)",
-            LintRule::Description => "the root, every `$defs` entry and every property say what they mean",
-            LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",
-            LintRule::IntegerBounds => "every integer has a `minimum` and a `maximum`, within ±(2^53 − 1)",
-            LintRule::CamelCase => "property names are camelCase",
-            LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case",
-            LintRule::Ref => "every `$ref` is relative and resolves inside the schema set",
-            LintRule::Extension => "only known `x-` keywords are used",
-            LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
-            LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
-            LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
-            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length)",
-            LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
-            LintRule::Since => "what is new since the latest release (a file, a field, an enum value in `x-enum-since`) says `x-since` VERSION; what a release froze keeps its `x-since`",
-        }
-    }
-}
-
-impl fmt::Display for LintRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
-    }
-}
-
-/// One broken rule, located.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Violation {
-    /// The schema file.
-    pub file: PathBuf,
-    /// Where in it.
-    pub pointer: Pointer,
-    /// The rule broken.
-    pub rule: LintRule,
-    /// What is wrong, in a sentence.
-    pub message: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}#{}: [{}] {}",
-            self.file.display(),
-            self.pointer.as_str(),
-            self.rule,
-            self.message
-        )
-    }
-}
-
-/// Lints a whole set. The result is sorted and empty when the set is clean.
-pub fn lint(set: &SchemaSet) -> Vec<Violation> {
-    let mut out = Vec::new();
-    let meta = MetaValidators::new();
-    for doc in &set.docs {
-        let mut linter = Linter {
-            set,
-            doc,
-            file: set.display_path(doc),
-            out: &mut out,
-        };
-        linter.root(&meta);
-    }
-    envelope_coverage(set, &mut out);
-    secret_transport(set, &mut out);
-    out.sort();
-    out.dedup();
-    out
-}
-
-struct MetaValidators {
-    by_kind: BTreeMap<DocKind, Result<jsonschema::Validator, String>>,
+pub(super) struct MetaValidators {
+    pub(super) by_kind: BTreeMap<DocKind, Result<jsonschema::Validator, String>>,
 }
 
 impl MetaValidators {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut by_kind = BTreeMap::new();
         let meta: Result<Value, String> =
             serde_json::from_str(META_SCHEMA).map_err(|err| err.to_string());
@@ -212,7 +45,7 @@ impl MetaValidators {
     }
 }
 
-fn kind_def(kind: DocKind) -> &'static str {
+pub(super) fn kind_def(kind: DocKind) -> &'static str {
     match kind {
         DocKind::Type => "type",
         DocKind::Method => "method",
@@ -222,15 +55,15 @@ fn kind_def(kind: DocKind) -> &'static str {
     }
 }
 
-struct Linter<'a> {
-    set: &'a SchemaSet,
-    doc: &'a SchemaDoc,
-    file: PathBuf,
-    out: &'a mut Vec<Violation>,
+pub(super) struct Linter<'a> {
+    pub(super) set: &'a SchemaSet,
+    pub(super) doc: &'a SchemaDoc,
+    pub(super) file: PathBuf,
+    pub(super) out: &'a mut Vec<Violation>,
 }
 
 impl Linter<'_> {
-    fn report(&mut self, pointer: &Pointer, rule: LintRule, message: impl Into<String>) {
+    pub(super) fn report(&mut self, pointer: &Pointer, rule: LintRule, message: impl Into<String>) {
         self.out.push(Violation {
             file: self.file.clone(),
             pointer: pointer.clone(),
@@ -239,7 +72,7 @@ impl Linter<'_> {
         });
     }
 
-    fn root(&mut self, meta: &MetaValidators) {
+    pub(super) fn root(&mut self, meta: &MetaValidators) {
         let root = Pointer::root();
         let value = &self.doc.value;
         match meta.by_kind.get(&self.doc.kind) {
@@ -306,7 +139,7 @@ impl Linter<'_> {
         self.walk(value, &root, root_is_shape);
     }
 
-    fn walk(&mut self, schema: &Value, at: &Pointer, shape: bool) {
+    pub(super) fn walk(&mut self, schema: &Value, at: &Pointer, shape: bool) {
         let Some(map) = schema.as_object() else {
             return;
         };
@@ -400,7 +233,7 @@ impl Linter<'_> {
         }
     }
 
-    fn shape_rules(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer) {
+    pub(super) fn shape_rules(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer) {
         let types = types_of(map);
         let is_object = types.contains("object") || map.contains_key("properties");
         if is_object && !map.contains_key("additionalProperties") {
@@ -437,7 +270,7 @@ impl Linter<'_> {
         }
     }
 
-    fn annotations(&mut self) {
+    pub(super) fn annotations(&mut self) {
         let root = Pointer::root();
         let value = &self.doc.value;
         if let Some(names) = value.get("x-enum-varnames") {
@@ -494,7 +327,7 @@ impl Linter<'_> {
 /// JSON Schema patterns are ECMA-262 regular expressions. Rust's and
 /// JavaScript's engines disagree on inline flags (`(?i)`, `(?i:...)`), which
 /// a JavaScript validator refuses outright; the common subset is the rule.
-fn portable_pattern(pattern: &str) -> Result<(), String> {
+pub(super) fn portable_pattern(pattern: &str) -> Result<(), String> {
     let bytes = pattern.as_bytes();
     for (at, window) in bytes.windows(3).enumerate() {
         let escaped = at > 0 && bytes.get(at - 1) == Some(&b'\\');
@@ -518,14 +351,14 @@ fn portable_pattern(pattern: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn has_description(schema: &Value) -> bool {
+pub(super) fn has_description(schema: &Value) -> bool {
     schema
         .get("description")
         .and_then(Value::as_str)
         .is_some_and(|text| !text.trim().is_empty())
 }
 
-fn types_of(map: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
+pub(super) fn types_of(map: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
     match map.get("type") {
         Some(Value::String(one)) => BTreeSet::from([one.as_str()]),
         Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
@@ -536,7 +369,7 @@ fn types_of(map: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
 /// A union is tagged when every branch is an inline object that requires a
 /// property whose value is a string `const`, the same property in every
 /// branch, with a different value in each.
-fn union_tag(branches: &[Value]) -> Result<(), String> {
+pub(super) fn union_tag(branches: &[Value]) -> Result<(), String> {
     let mut common: Option<BTreeSet<&str>> = None;
     for branch in branches {
         let required: BTreeSet<&str> = branch
@@ -582,13 +415,13 @@ fn union_tag(branches: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
-fn is_camel_case(name: &str) -> bool {
+pub(super) fn is_camel_case(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|first| first.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_alphanumeric())
 }
 
-fn is_snake_case(text: &str) -> bool {
+pub(super) fn is_snake_case(text: &str) -> bool {
     let mut chars = text.chars();
     chars.next().is_some_and(|first| first.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
@@ -596,178 +429,10 @@ fn is_snake_case(text: &str) -> bool {
         && !text.contains("__")
 }
 
-fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
+pub(super) fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
     set.get(DocKind::Type, "RpcErrorCode")
         .and_then(|doc| doc.value.get("x-enum-varnames"))
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
-}
-
-/// The envelope's `CallBody`, `ReplyBody` and `EventBody` must name every
-/// method and event once, with the tag equal to the name and the shape taken
-/// from that method's or event's own file.
-fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
-    let parts = [
-        ("CallBody", DocKind::Method, "method", "params"),
-        ("ReplyBody", DocKind::Method, "method", "result"),
-        ("EventBody", DocKind::Event, "name", "params"),
-    ];
-    for (body, kind, tag, field) in parts {
-        let Some(doc) = set.get(DocKind::Envelope, body) else {
-            if set.of_kind(kind).next().is_some() {
-                out.push(Violation {
-                    file: set.origin.join("envelope").join(format!("{body}.json")),
-                    pointer: Pointer::root(),
-                    rule: LintRule::EnvelopeCoverage,
-                    message: format!(
-                        "missing envelope/{body}.json, which must list every {}",
-                        kind.folder()
-                    ),
-                });
-            }
-            continue;
-        };
-        let file = set.display_path(doc);
-        let mut report = |pointer: Pointer, message: String| {
-            out.push(Violation {
-                file: file.clone(),
-                pointer,
-                rule: LintRule::EnvelopeCoverage,
-                message,
-            });
-        };
-        let mut named = BTreeMap::new();
-        let branches = doc
-            .value
-            .get("oneOf")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        for (index, branch) in branches.iter().enumerate() {
-            let at = Pointer::root().push("oneOf").push(index);
-            let Some(name) = branch
-                .pointer(&format!("/properties/{tag}/const"))
-                .and_then(Value::as_str)
-            else {
-                continue; // lint.union_tag reports the missing tag
-            };
-            if named.insert(name.to_string(), index).is_some() {
-                report(at.clone(), format!("{name:?} is listed twice"));
-            }
-            let expected = format!("../{}/{name}.json#/$defs/{field}", kind.folder());
-            let reference = branch
-                .pointer(&format!("/properties/{field}/$ref"))
-                .and_then(Value::as_str);
-            if set.get(kind, name).is_none() {
-                report(
-                    at,
-                    format!("{name:?} is not a {} in the schema set", kind.folder()),
-                );
-            } else if reference != Some(expected.as_str()) {
-                report(
-                    at.push("properties").push(field),
-                    format!("the {field} of {name:?} must be {{\"$ref\": {expected:?}}}"),
-                );
-            }
-        }
-        for other in set.of_kind(kind) {
-            if !named.contains_key(&other.name) {
-                report(
-                    Pointer::root().push("oneOf"),
-                    format!(
-                        "{:?} ({}) is missing: add a branch for it",
-                        other.name, other.rel
-                    ),
-                );
-            }
-        }
-    }
-}
-
-/// A method whose params reach an `x-secret` field, or which spawns
-/// processes, must be carried on the unix socket only: nothing that carries a
-/// credential or starts a process may be reachable from a browser.
-fn secret_transport(set: &SchemaSet, out: &mut Vec<Violation>) {
-    for doc in set.of_kind(DocKind::Method) {
-        let transports = doc.transports();
-        if transports == ["unix"] {
-            continue;
-        }
-        let spawns = doc.value.get("x-spawnsProcess").and_then(Value::as_bool) == Some(true);
-        let secret = doc.value.pointer("/$defs/params").and_then(|params| {
-            let mut seen = BTreeSet::new();
-            find_secret(
-                set,
-                doc,
-                params,
-                &Pointer::root().push("$defs").push("params"),
-                &mut seen,
-            )
-        });
-        let why = match (secret, spawns) {
-            (Some(at), _) => Some(format!("its params carry a credential at {at} (x-secret)")),
-            (None, true) => Some("it spawns processes (x-spawnsProcess)".to_string()),
-            (None, false) => None,
-        };
-        if let Some(why) = why {
-            out.push(Violation {
-                file: set.display_path(doc),
-                pointer: Pointer::root().push("x-transports"),
-                rule: LintRule::SecretTransport,
-                message: format!(
-                    "{} is carried on {transports:?}, but {why}; such a method must be [\"unix\"] only, \
-                     so a browser can never reach it",
-                    doc.name
-                ),
-            });
-        }
-    }
-}
-
-fn find_secret<'a>(
-    set: &'a SchemaSet,
-    doc: &'a SchemaDoc,
-    schema: &'a Value,
-    at: &Pointer,
-    seen: &mut BTreeSet<(String, String)>,
-) -> Option<String> {
-    let map = schema.as_object()?;
-    if map.get("x-secret").and_then(Value::as_bool) == Some(true) {
-        return Some(format!("{}#{}", doc.rel, at.as_str()));
-    }
-    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-        if let Ok(target) = resolve_ref(set, doc, reference) {
-            // Each target once: recursive types must not loop.
-            if seen.insert((target.doc.rel.clone(), target.pointer.to_string())) {
-                let here = Pointer::from_text(target.pointer);
-                if let Some(found) = find_secret(set, target.doc, target.schema, &here, seen) {
-                    return Some(found);
-                }
-            }
-        }
-    }
-    let children = map
-        .iter()
-        .flat_map(|(key, value)| -> Vec<(Pointer, &Value)> {
-            match (key.as_str(), value) {
-                ("properties" | "$defs", Value::Object(props)) => props
-                    .iter()
-                    .map(|(name, sub)| (at.push(key).push(name), sub))
-                    .collect(),
-                ("items" | "additionalProperties", sub) => vec![(at.push(key), sub)],
-                ("oneOf" | "anyOf" | "allOf", Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(index, sub)| (at.push(key).push(index), sub))
-                    .collect(),
-                _ => Vec::new(),
-            }
-        });
-    for (here, sub) in children {
-        if let Some(found) = find_secret(set, doc, sub, &here, seen) {
-            return Some(found);
-        }
-    }
-    None
 }

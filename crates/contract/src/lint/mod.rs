@@ -1,0 +1,44 @@
+//! The rules every contract schema follows, checked. Each rule has a stable id
+//! (`lint.*`) so a refusal can be looked up in `docs/conformance.md`.
+//!
+//! The walk tells *shape* subschemas (those that say what a value looks like:
+//! roots, `$defs`, properties, items, union branches) from *assertion*
+//! subschemas (inside `if`/`then`/`else`/`not`): the conventions about closed
+//! objects, bounds and descriptions are about shapes, while references, wire
+//! names and extension keywords are checked everywhere.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::{resolve_ref, DocKind, Pointer, SchemaDoc, SchemaSet, MAX_SAFE_INTEGER};
+
+mod rules;
+mod set;
+mod walk;
+
+pub use rules::{LintRule, Violation, KNOWN_EXTENSIONS};
+use set::{envelope_coverage, secret_transport};
+use walk::{Linter, MetaValidators};
+
+/// Lints a whole set. The result is sorted and empty when the set is clean.
+pub fn lint(set: &SchemaSet) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let meta = MetaValidators::new();
+    for doc in &set.docs {
+        let mut linter = Linter {
+            set,
+            doc,
+            file: set.display_path(doc),
+            out: &mut out,
+        };
+        linter.root(&meta);
+    }
+    envelope_coverage(set, &mut out);
+    secret_transport(set, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}

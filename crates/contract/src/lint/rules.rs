@@ -1,0 +1,138 @@
+//! The lint's rules, their ids and what each asks, and a broken one located.
+
+use super::*;
+
+/// The extension keywords that mean something here; any other `x-` is a typo
+/// until it is added to this list and documented.
+pub const KNOWN_EXTENSIONS: &[&str] = &[
+    "x-since",
+    "x-carriesHttpStatus",
+    "x-transports",
+    "x-errors",
+    "x-secret",
+    "x-enum-varnames",
+    "x-rule",
+    "x-spawnsProcess",
+    "x-enum-since",
+];
+
+/// The lint's rules. Each variant's id is [`LintRule::id`] and what it asks
+/// [`LintRule::summary`]: said there once, not again on each variant.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LintRule {
+    Meta,
+    Id,
+    Title,
+    Description,
+    AdditionalProperties,
+    IntegerBounds,
+    CamelCase,
+    SnakeCase,
+    Ref,
+    Extension,
+    UnionTag,
+    SecretTransport,
+    EnvelopeCoverage,
+    Annotation,
+    Pattern,
+    Since,
+}
+
+impl LintRule {
+    /// Every rule, in the order the docs list them.
+    pub const ALL: &'static [LintRule] = &[
+        LintRule::Meta,
+        LintRule::Id,
+        LintRule::Title,
+        LintRule::Description,
+        LintRule::AdditionalProperties,
+        LintRule::IntegerBounds,
+        LintRule::CamelCase,
+        LintRule::SnakeCase,
+        LintRule::Ref,
+        LintRule::Extension,
+        LintRule::UnionTag,
+        LintRule::SecretTransport,
+        LintRule::EnvelopeCoverage,
+        LintRule::Annotation,
+        LintRule::Pattern,
+        LintRule::Since,
+    ];
+
+    /// The stable id printed with every violation.
+    pub fn id(self) -> &'static str {
+        match self {
+            LintRule::Meta => "lint.meta",
+            LintRule::Id => "lint.id",
+            LintRule::Title => "lint.title",
+            LintRule::Description => "lint.description",
+            LintRule::AdditionalProperties => "lint.additional_properties",
+            LintRule::IntegerBounds => "lint.integer_bounds",
+            LintRule::CamelCase => "lint.camel_case",
+            LintRule::SnakeCase => "lint.snake_case",
+            LintRule::Ref => "lint.ref",
+            LintRule::Extension => "lint.extension",
+            LintRule::UnionTag => "lint.union_tag",
+            LintRule::SecretTransport => "lint.secret_transport",
+            LintRule::EnvelopeCoverage => "lint.envelope_coverage",
+            LintRule::Annotation => "lint.annotation",
+            LintRule::Pattern => "lint.pattern",
+            LintRule::Since => "lint.since",
+        }
+    }
+
+    /// What the rule asks, in one sentence (for docs and `--explain`).
+    pub fn summary(self) -> &'static str {
+        match self {
+            LintRule::Meta => "the file's root has what schema/contract-schema.json asks of its kind",
+            LintRule::Id => "`$id` is present and is the file's own place under the contract base",
+            LintRule::Title => "`title` equals the type, method or event name (the file's stem)",
+            LintRule::Description => "the root, every `$defs` entry and every property say what they mean",
+            LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",
+            LintRule::IntegerBounds => "every integer has a `minimum` and a `maximum`, within ±(2^53 − 1)",
+            LintRule::CamelCase => "property names are camelCase",
+            LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case",
+            LintRule::Ref => "every `$ref` is relative and resolves inside the schema set",
+            LintRule::Extension => "only known `x-` keywords are used",
+            LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
+            LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
+            LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
+            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length)",
+            LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
+            LintRule::Since => "what is new since the latest release (a file, a field, an enum value in `x-enum-since`) says `x-since` VERSION; what a release froze keeps its `x-since`",
+        }
+    }
+}
+
+impl fmt::Display for LintRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// One broken rule, located.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Violation {
+    /// The schema file.
+    pub file: PathBuf,
+    /// Where in it.
+    pub pointer: Pointer,
+    /// The rule broken.
+    pub rule: LintRule,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}#{}: [{}] {}",
+            self.file.display(),
+            self.pointer.as_str(),
+            self.rule,
+            self.message
+        )
+    }
+}
