@@ -79,35 +79,53 @@ using json = nlohmann::json;
 
 /// The JSON pointer of the value being read; `Step` appends one token and
 /// takes it off again, so a reader builds no string unless it fails.
+/// Where a reader stands, as the tokens down to it: member names (views of
+/// the generated code's literals or of the document's own keys, both alive
+/// while the document is read) and indexes. The JSON pointer is spelled only
+/// when a failure names it, so a read that passes builds no text.
 struct Path {
-  std::string text;
+  struct Token {
+    std::string_view name;
+    std::size_t index;
+    bool is_index;
+  };
+  std::vector<Token> tokens;
+
+  std::string text() const {
+    std::string out;
+    for (const Token& token : tokens) {
+      out.push_back('/');
+      if (token.is_index) {
+        out += std::to_string(token.index);
+        continue;
+      }
+      for (char c : token.name) {
+        if (c == '~') {
+          out += "~0";
+        } else if (c == '/') {
+          out += "~1";
+        } else {
+          out.push_back(c);
+        }
+      }
+    }
+    return out;
+  }
 };
 
 class Step {
  public:
-  Step(Path& path, std::string_view token) : path_(path), size_(path.text.size()) {
-    path_.text.push_back('/');
-    for (char c : token) {
-      if (c == '~') {
-        path_.text += "~0";
-      } else if (c == '/') {
-        path_.text += "~1";
-      } else {
-        path_.text.push_back(c);
-      }
-    }
-  }
-  Step(Path& path, std::size_t index) : Step(path, std::string_view(std::to_string(index))) {}
+  Step(Path& path, std::string_view token) : path_(path) { path_.tokens.push_back({token, 0, false}); }
+  Step(Path& path, std::size_t index) : path_(path) { path_.tokens.push_back({{}, index, true}); }
   Step(const Step&) = delete;
   Step& operator=(const Step&) = delete;
-  ~Step() { path_.text.resize(size_); }
+  ~Step() { path_.tokens.pop_back(); }
 
  private:
   Path& path_;
-  std::size_t size_;
 };
 
-[[noreturn]] inline void fail(const Path& at, const std::string& why) { throw ContractError(at.text, why); }
+[[noreturn]] inline void fail(const Path& at, const std::string& why) { throw ContractError(at.text(), why); }
 
 inline const char* type_name(const json& v) {
   switch (v.type()) {
