@@ -61,25 +61,7 @@ enum Command {
     /// records, read as a stream; every message rule, and the rules between
     /// messages of a connection. Or one connection's two frame captures,
     /// `--client FILE --server FILE`.
-    Trace {
-        /// A table of allowed state transitions: {"state": ["next", ...], ...}.
-        #[arg(long, value_name = "FILE")]
-        transitions: Option<String>,
-        /// The capture ended cleanly: calls left unanswered are violations,
-        /// not warnings.
-        #[arg(long)]
-        closed: bool,
-        /// The frames the client sent on one unix-socket connection (with
-        /// --server). Each answer is placed after the call it answers: the
-        /// order between the two captures is inferred, not recorded.
-        #[arg(long, value_name = "FILE", requires = "server")]
-        client: Option<String>,
-        /// The frames the server sent on the same connection (with --client).
-        #[arg(long, value_name = "FILE", requires = "client")]
-        server: Option<String>,
-        #[arg(required_unless_present = "client")]
-        files: Vec<String>,
-    },
+    Trace(TraceArgs),
     /// Compare TaskErrorCode with the engine's C++ enum class.
     Mirror {
         #[arg(long, value_name = "FILE")]
@@ -98,6 +80,28 @@ enum Command {
     /// Write N values of a contract type as JSON Lines on stdout, each one
     /// that `check` passes (schema and semantic rules); same seed, same values.
     Generate(GenerateArgs),
+}
+
+/// `vdm-conform trace`'s arguments.
+#[derive(clap::Args)]
+struct TraceArgs {
+    /// A table of allowed state transitions: {"state": ["next", ...], ...}.
+    #[arg(long, value_name = "FILE")]
+    transitions: Option<String>,
+    /// The capture ended cleanly: calls left unanswered are violations,
+    /// not warnings.
+    #[arg(long)]
+    closed: bool,
+    /// The frames the client sent on one unix-socket connection (with
+    /// --server). Each answer is placed after the call it answers: the
+    /// order between the two captures is inferred, not recorded.
+    #[arg(long, value_name = "FILE", requires = "server")]
+    client: Option<String>,
+    /// The frames the server sent on the same connection (with --client).
+    #[arg(long, value_name = "FILE", requires = "client")]
+    server: Option<String>,
+    #[arg(required_unless_present = "client")]
+    files: Vec<String>,
 }
 
 /// `vdm-conform drive`'s arguments.
@@ -180,6 +184,39 @@ impl From<Shown> for Format {
 enum Side {
     Client,
     Server,
+}
+
+/// `vdm-conform trace`: each file as a stream of records, then the two
+/// captures of one connection; counts what each input held into `checked`.
+fn trace(
+    checker: &Checker,
+    args: TraceArgs,
+    out: &mut Output,
+    checked: &mut Vec<(String, usize)>,
+) -> Result<(), String> {
+    let TraceArgs {
+        transitions,
+        closed,
+        client,
+        server,
+        files,
+    } = args;
+    let table = match &transitions {
+        Some(path) => Some(
+            conformance::trace::Transitions::parse_for(checker, &read_text(path)?)
+                .map_err(|why| format!("{path}: {why}"))?,
+        ),
+        None => None,
+    };
+    for file in &files {
+        let count = check_trace(checker, file, table.clone(), closed, out)?;
+        checked.push((file.clone(), count));
+    }
+    if let (Some(client), Some(server)) = (&client, &server) {
+        let count = check_trace_pair(checker, [client, server], table, closed, out)?;
+        checked.push((format!("{client} and {server}"), count));
+    }
+    Ok(())
 }
 
 /// `vdm-conform generate`: writes to stdout; returns what it wrote, in words.
@@ -392,29 +429,8 @@ fn run(cli: Cli) -> Result<bool, String> {
             }
             Vec::new()
         }
-        Command::Trace {
-            transitions,
-            closed,
-            client,
-            server,
-            files,
-        } => {
-            let checker = checker()?;
-            let table = match &transitions {
-                Some(path) => Some(
-                    conformance::trace::Transitions::parse_for(&checker, &read_text(path)?)
-                        .map_err(|why| format!("{path}: {why}"))?,
-                ),
-                None => None,
-            };
-            for file in &files {
-                let count = check_trace(&checker, file, table.clone(), closed, &mut out)?;
-                checked.push((file.clone(), count));
-            }
-            if let (Some(client), Some(server)) = (&client, &server) {
-                let count = check_trace_pair(&checker, [client, server], table, closed, &mut out)?;
-                checked.push((format!("{client} and {server}"), count));
-            }
+        Command::Trace(args) => {
+            trace(&checker()?, args, &mut out, &mut checked)?;
             Vec::new()
         }
         Command::Mirror {
