@@ -400,6 +400,7 @@ impl<'p, 's> Differ<'p, 's> {
 
     fn enumeration(&mut self, here: &Here<'_, 's>, out: &mut Vec<Change>) {
         let list = |p: &Place<'s>| {
+            // Called only when both sides have an `enum` array.
             p.value
                 .get("enum")
                 .and_then(Value::as_array)
@@ -823,6 +824,7 @@ fn address(value: &Value) -> usize {
 }
 
 fn names(map: &Map<String, Value>, key: &str) -> Vec<String> {
+    // No such keyword: no names.
     map.get(key)
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())

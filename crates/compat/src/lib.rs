@@ -860,6 +860,7 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
                     c.why.as_deref().unwrap_or(&c.detail)
                 )
             })
+            // No change to name: the shortfall is said without an example.
             .unwrap_or_default();
         format!(
             "the changes need a {} bump, but VERSION declares a {declared} bump{worst}",

@@ -566,6 +566,7 @@ impl<'s> Prover<'s> {
         };
         let (ka, kb) = (keys(ma), keys(mb));
         if ka != kb {
+            // The lists differ, so one key is in only one of them.
             let first = ka
                 .iter()
                 .chain(kb.iter())
@@ -975,6 +976,7 @@ impl<'s> Prover<'s> {
     /// writer's, for every declared name, every shared pattern, and the rest.
     fn object(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
         let patterns = |p: &Place<'s>| -> Vec<String> {
+            // No `patternProperties`: no patterns.
             let mut keys: Vec<String> = p
                 .value
                 .get("patternProperties")
@@ -1108,6 +1110,7 @@ fn child<'s>(place: &Place<'s>, key: &str) -> Option<Place<'s>> {
         .filter(|p| p.value.is_object() || p.value.is_boolean())
 }
 
+// No such keyword: no children.
 fn child_list<'s>(place: &Place<'s>, draft: Draft, key: &str) -> Vec<Place<'s>> {
     place
         .value

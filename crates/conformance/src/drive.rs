@@ -572,6 +572,7 @@ impl Driver<'_> {
     fn call(&mut self, to_peer: &mut impl Write, call: Value) -> Result<Option<Value>, DriveError> {
         let id = self.next_id;
         self.next_id += 1;
+        // The driver's own calls name their method; "" would match no reply.
         let method = call
             .pointer("/body/method")
             .and_then(Value::as_str)

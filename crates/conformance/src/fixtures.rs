@@ -58,6 +58,7 @@ pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
         let raw: Value =
             serde_json::from_str(&text).map_err(|e| input(&path, format!("not JSON: {e}")))?;
         let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+        // A file read from a folder has a name: the default is never taken.
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -266,6 +267,7 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
             .flatten()
             .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
             .collect();
+        // No fixture reached it: nothing was seen, and the gap is reported.
         let got = seen.get(&doc.name).cloned().unwrap_or_default();
         let missing: Vec<&String> = values.iter().filter(|v| !got.contains(*v)).collect();
         report.lines.push(format!(
@@ -294,6 +296,7 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
     field_coverage(checker, valid, report);
     let mut directions: BTreeSet<(String, String)> = BTreeSet::new();
     for fixture in valid.iter().filter(|f| f.type_name == "Envelope") {
+        // Valid fixtures passed the schema: kind and name are there.
         let kind = fixture
             .value
             .get("kind")

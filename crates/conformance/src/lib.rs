@@ -366,6 +366,7 @@ impl Checker {
             Rule::Schema => format!("{error} (`{}` at {at})", error.kind().keyword()),
             rule => {
                 rule_message(rule, error.instance(), description.as_deref()).unwrap_or_else(|| {
+                    // A rule without a description is named by its id alone.
                     format!("{}: {error} (at {at})", description.unwrap_or_default())
                 })
             }

@@ -59,6 +59,7 @@ fn enumerators(full: &str, body_start: usize, body: &str) -> Vec<Enumerator> {
     let mut out = Vec::new();
     let mut position = body_start;
     for item in body.split(',') {
+        // `split` yields at least one piece: the default is never taken.
         let name = item.split('=').next().unwrap_or_default().trim();
         if !name.is_empty() {
             let lead = item.len() - item.trim_start().len();

@@ -73,6 +73,8 @@ fn nesting(text: &str, limit: usize) -> (usize, Option<String>) {
                 if let Some(Frame::Object { key, expect_key }) = frames.last_mut() {
                     if *expect_key {
                         let raw = text.get(start..=at).unwrap_or("\"\"");
+                        // The text parsed as JSON before: the key reads back;
+                        // "" would only blur the pointer of the message.
                         *key = Some(serde_json::from_str(raw).unwrap_or_default());
                         *expect_key = false;
                     }

@@ -36,6 +36,7 @@ pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 /// The strings of a JSON array (`required`, `enum`, `x-transports`, ...);
 /// anything that is not a string, or not an array, contributes nothing.
 pub fn string_list(value: Option<&serde_json::Value>) -> Vec<&str> {
+    // Absent, or not a list: no strings.
     value
         .and_then(serde_json::Value::as_array)
         .map(|items| items.iter().filter_map(serde_json::Value::as_str).collect())

@@ -111,6 +111,7 @@ impl SchemaDoc {
 
     /// For methods: the transports it may be carried on.
     pub fn transports(&self) -> Vec<&str> {
+        // No `x-transports`: empty, which callers read as "any".
         self.annotation("x-transports")
             .and_then(Value::as_array)
             .map(|items| items.iter().filter_map(Value::as_str).collect())

@@ -668,6 +668,7 @@ impl<'r> Sampler<'r> {
         }
         let mut map = Map::new();
         for name in names {
+            // A name only a pattern matches has no declared schemas of its own.
             let mut schemas = shape.declared.get(name).cloned().unwrap_or_default();
             if schemas.is_empty() {
                 schemas.extend(shape.additional.iter().cloned());

@@ -79,6 +79,7 @@ pub fn changed(document: &Value, rng: &mut Rng) -> Value {
             }
         }
     }
+    // No place to change: "" is the root.
     let pointer = rng.pick(&pointers).cloned().unwrap_or_default();
     if let Some(target) = out.pointer_mut(&pointer) {
         mutate(target, rng);

@@ -447,6 +447,7 @@ fn run(cli: Cli) -> Result<bool, String> {
                 .and_then(|doc| doc.value.get("enum"))
                 .and_then(|v| v.as_array())
                 .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
+                // No enum: every enumerator of the header is reported extra.
                 .unwrap_or_default();
             mirror::compare(&cpp_header, &name, &header, &values)
         }

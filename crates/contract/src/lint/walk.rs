@@ -23,6 +23,7 @@ impl MetaValidators {
             DocKind::Config,
         ] {
             let validator = meta.clone().and_then(|meta| {
+                // The compiled-in meta-schema has an `$id`; "" would still register.
                 let id = meta
                     .get("$id")
                     .and_then(Value::as_str)
@@ -311,6 +312,7 @@ impl Linter<'_> {
         if let Some(errors) = value.get("x-errors").and_then(Value::as_array) {
             let known = rpc_error_names(self.set);
             for (index, name) in errors.iter().enumerate() {
+                // Not a string: "" is no error's name, and is reported as such.
                 let text = name.as_str().unwrap_or_default();
                 if !known.contains(text) {
                     self.report(
@@ -372,11 +374,13 @@ pub(super) fn types_of(map: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
 pub(super) fn union_tag(branches: &[Value]) -> Result<(), String> {
     let mut common: Option<BTreeSet<&str>> = None;
     for branch in branches {
+        // No `required`: none are, as JSON Schema reads it.
         let required: BTreeSet<&str> = branch
             .get("required")
             .and_then(Value::as_array)
             .map(|names| names.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
+        // No properties: no tag, which the rule then reports.
         let tags: BTreeSet<&str> = branch
             .get("properties")
             .and_then(Value::as_object)
@@ -408,6 +412,7 @@ pub(super) fn union_tag(branches: &[Value]) -> Result<(), String> {
         if !seen.insert(value.map(Value::to_string)) {
             return Err(format!(
                 "two branches of this union share the tag value {} for {tag:?}",
+                // A tag without a value is reported by the tag rule itself.
                 value.map(Value::to_string).unwrap_or_default()
             ));
         }
@@ -430,6 +435,7 @@ pub(super) fn is_snake_case(text: &str) -> bool {
 }
 
 pub(super) fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
+    // No RpcErrorCode names: every x-errors entry is reported as unknown.
     set.get(DocKind::Type, "RpcErrorCode")
         .and_then(|doc| doc.value.get("x-enum-varnames"))
         .and_then(Value::as_array)
