@@ -340,12 +340,19 @@ fn as_server(
         // No kind ("") is not a call, and is judged so.
         let kind = msg.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind != "call" {
+            // A frame that is not JSON was heard as null (its `json` finding
+            // is already told): said as what it was.
+            let sent = if msg.is_null() {
+                "a frame that is not a message".to_string()
+            } else {
+                shown(&msg)
+            };
             if newer_sent {
-                answered_newer.push(shown(&msg));
+                answered_newer.push(sent);
             } else {
                 driver.driven.judge(
                     Rule::DriveClientCalls,
-                    Some(format!("the client sent {}", shown(&msg))),
+                    Some(format!("the client sent {sent}")),
                 );
             }
             continue;

@@ -187,6 +187,8 @@ enum ClientFault {
     None,
     AnswersEvents,
     SendsNothing,
+    /// Writes a frame that is not JSON, then closes.
+    SendsGarbage,
     /// Fails (as a process would exit 1) on the first unknown event.
     DiesOnUnknownEvent,
 }
@@ -194,6 +196,12 @@ enum ClientFault {
 /// A client that says hello, calls `download.list` three times and closes,
 /// reading every frame between its calls; `Err` is how it failed.
 fn client(mut input: impl Read, mut output: impl Write, fault: ClientFault) -> Result<(), String> {
+    if fault == ClientFault::SendsGarbage {
+        let body = b"{not json";
+        let len = u32::try_from(body.len()).unwrap().to_be_bytes();
+        let _ = output.write_all(&len).and_then(|()| output.write_all(body));
+        return Ok(());
+    }
     if fault == ClientFault::SendsNothing {
         // Reads until the driver gives up on it.
         let mut sink = Vec::new();
@@ -301,6 +309,16 @@ fn each_planted_client_fault_is_named_by_its_rule() {
         "{:#?}",
         silent.rules
     );
+
+    let garbage = serve_client(ClientFault::SendsGarbage);
+    assert_eq!(
+        broken(&garbage),
+        ["json", "drive.client_calls"],
+        "{:#?}",
+        garbage.rules
+    );
+    let why = &garbage.rules[&Rule::DriveClientCalls].broken[0];
+    assert!(why.contains("not a message"), "{why}");
 
     let dies = serve_client(ClientFault::DiesOnUnknownEvent);
     assert_eq!(broken(&dies), ["drive.carries_on"], "{:#?}", dies.rules);
