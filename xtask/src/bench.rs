@@ -182,6 +182,13 @@ fn path(p: &Path) -> anyhow::Result<&str> {
     p.to_str().context("non-UTF-8 path")
 }
 
+/// The lowest and highest of `values`.
+fn low_high(values: &[f64]) -> (f64, f64) {
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(0.0, f64::max);
+    (low, high)
+}
+
 /// `median M (min A, max B)` of sorted `ratios`, with `digits` decimals.
 fn spread(ratios: &[f64], digits: usize) -> String {
     let at = |index: usize| ratios.get(index).copied().unwrap_or_default();
@@ -353,8 +360,7 @@ fn trace_against_check(
     }
     ratios.sort_by(f64::total_cmp);
     let span = |values: &[f64]| {
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(0.0, f64::max);
+        let (low, high) = low_high(values);
         format!("{low:.3}–{high:.3} s")
     };
     println!(
@@ -415,8 +421,7 @@ fn generate_against_check(conform: &Path, dir: &Path, count: usize) -> anyhow::R
     }
     ratios.sort_by(f64::total_cmp);
     let span = |values: &[f64]| {
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(0.0, f64::max);
+        let (low, high) = low_high(values);
         format!("{low:.2}–{high:.2} s")
     };
     println!(
@@ -498,8 +503,7 @@ fn drive_against_replay(
     }
     ratios.sort_by(f64::total_cmp);
     let rate = |times: &[f64]| {
-        let low = times.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = times.iter().copied().fold(0.0, f64::max);
+        let (low, high) = low_high(times);
         format!(
             "{:.0}–{:.0} answers/s",
             exchanges as f64 / high,
