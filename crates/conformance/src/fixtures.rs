@@ -425,13 +425,17 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         let mut rules: Vec<String> = Vec::new();
         for (index, line) in text.lines().enumerate() {
             let found = tracer.feed_line(index + 1, line.as_bytes());
-            rules.extend(found.iter().map(|f| format!("{} at {}", f.rule, f.place)));
+            rules.extend(
+                found
+                    .iter()
+                    .map(|f| format!("{} at {}", f.finding.rule, f.place)),
+            );
         }
         rules.extend(
             tracer
                 .unanswered()
                 .iter()
-                .map(|f| format!("{} at {}", f.rule, f.place)),
+                .map(|f| format!("{} at {}", f.finding.rule, f.place)),
         );
         Ok(rules)
     };

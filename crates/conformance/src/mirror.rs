@@ -144,9 +144,11 @@ pub fn compare(
             index: None,
             line,
             offset: None,
-            pointer,
-            rule,
-            message,
+            finding: crate::Finding {
+                pointer,
+                rule,
+                message,
+            },
         };
     for (index, value) in schema.iter().enumerate() {
         if !header.iter().any(|e| e.name == *value) {

@@ -60,9 +60,7 @@ pub fn check_file(
                     index: Some(message.index),
                     line: message.line,
                     offset: None,
-                    pointer: f.pointer,
-                    rule: f.rule,
-                    message: f.message,
+                    finding: f,
                 })
             })
             .collect())
@@ -158,9 +156,11 @@ pub fn check_trace(
                         Ok(Some(record)) => findings.extend(tracer.follow(place, record)),
                         Err((rule, message)) => findings.push(crate::trace::TraceFinding {
                             place,
-                            pointer: String::new(),
-                            rule,
-                            message,
+                            finding: crate::Finding {
+                                pointer: String::new(),
+                                rule,
+                                message,
+                            },
                         }),
                     }
                 }
@@ -241,9 +241,7 @@ fn trace_violations(files: [&str; 2], findings: Vec<crate::trace::TraceFinding>)
                 index: None,
                 line,
                 offset,
-                pointer: f.pointer,
-                rule: f.rule,
-                message: f.message,
+                finding: f.finding,
             }
         })
         .collect()
@@ -291,9 +289,11 @@ impl Capture<'_> {
                     index: None,
                     line: None,
                     offset: Some(offset),
-                    pointer: String::new(),
-                    rule,
-                    message,
+                    finding: crate::Finding {
+                        pointer: String::new(),
+                        rule,
+                        message,
+                    },
                 }])
             };
             match self.reader.read_raw() {
@@ -406,9 +406,11 @@ pub fn check_frames(
             index: Some(index),
             line: None,
             offset: Some(offset),
-            pointer,
-            rule,
-            message,
+            finding: crate::Finding {
+                pointer,
+                rule,
+                message,
+            },
         };
         match reader.read_raw() {
             Ok(body) => match checker.check_text("Envelope", body) {

@@ -19,12 +19,10 @@ pub struct Violation {
     /// Byte offset of the frame in a capture.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
-    /// Where in the message (a JSON pointer; empty for the whole).
-    pub pointer: String,
-    /// Written as its id (`segment.range_order`).
-    pub rule: crate::Rule,
-    /// What is wrong, in a sentence.
-    pub message: String,
+    /// What is wrong, and where in the message (its rule written as its id,
+    /// `segment.range_order`).
+    #[serde(flatten)]
+    pub finding: crate::Finding,
 }
 
 /// How much a violation weighs: an error fails the check, a warning (a call
@@ -77,10 +75,10 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 } else if let Some(index) = v.index {
                     let _ = write!(place, " [message {index}]");
                 }
-                let pointer = if v.pointer.is_empty() {
+                let pointer = if v.finding.pointer.is_empty() {
                     "(root)"
                 } else {
-                    &v.pointer
+                    &v.finding.pointer
                 };
                 let warning = match level {
                     Level::Error => "",
@@ -90,7 +88,7 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let _ = writeln!(
                     out,
                     "{place} {pointer}: [{}] {warning}{}",
-                    v.rule, v.message
+                    v.finding.rule, v.finding.message
                 );
             }
             Format::Json => {
@@ -109,11 +107,11 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let line = v.line.map_or(String::new(), |line| format!(",line={line}"));
                 let title = format!(
                     "{} at {}",
-                    v.rule,
-                    if v.pointer.is_empty() {
+                    v.finding.rule,
+                    if v.finding.pointer.is_empty() {
                         "/"
                     } else {
-                        &v.pointer
+                        &v.finding.pointer
                     }
                 );
                 let command = match level {
@@ -125,7 +123,7 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                     "::{command} file={}{line},title={}::{}",
                     escape_property(&v.file),
                     escape_property(&title),
-                    escape_data(&v.message)
+                    escape_data(&v.finding.message)
                 );
             }
         }

@@ -261,7 +261,9 @@ fn every_conversation_mutant_breaks_exactly_its_trace_rule_and_every_trace_rule_
         found.extend(tracer.unanswered());
         assert!(!found.is_empty(), "{conn} breaks nothing");
         assert!(
-            found.iter().all(|finding| finding.rule.id() == rule),
+            found
+                .iter()
+                .all(|finding| finding.finding.rule.id() == rule),
             "{conn}, a {rule} mutant, breaks more: {found:#?}"
         );
         reached.insert(rule.clone());

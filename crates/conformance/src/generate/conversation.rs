@@ -79,8 +79,10 @@ pub fn conversation_mutants(
                 let mutant = mutate(&records, &mut valid.speaker);
                 let texts: Vec<String> = mutant.iter().map(Value::to_string).collect();
                 let found = valid.findings(&texts);
-                let rule = found.first().map(|finding| finding.rule);
-                if let Some(rule) = rule.filter(|rule| found.iter().all(|f| f.rule == *rule)) {
+                let rule = found.first().map(|finding| finding.finding.rule);
+                if let Some(rule) =
+                    rule.filter(|rule| found.iter().all(|f| f.finding.rule == *rule))
+                {
                     offer(rule, mutant);
                 }
             }
@@ -266,7 +268,7 @@ impl<'c> Conversations<'c> {
             super::count_dropped(
                 &mut self.done.broken,
                 self.done.written,
-                found.iter().map(|finding| finding.rule),
+                found.iter().map(|finding| finding.finding.rule),
                 self.failed_in_a_row >= MAX_FAILED_IN_A_ROW / 100,
                 "conversation",
             )?;

@@ -48,9 +48,11 @@ impl Say<'_> {
     pub(super) fn say(&mut self, rule: Rule, pointer: &str, message: String) {
         self.out.push(TraceFinding {
             place: self.place,
-            pointer: format!("/msg{pointer}"),
-            rule,
-            message,
+            finding: crate::Finding {
+                pointer: format!("/msg{pointer}"),
+                rule,
+                message,
+            },
         });
     }
 }
@@ -67,12 +69,14 @@ pub(super) fn known_transport(
         Some(known) if !known.iter().any(|k| k == name) => {
             out.push(TraceFinding {
                 place,
-                pointer: "/transport".into(),
-                rule: Rule::TraceTransport,
-                message: format!(
-                    "\"{name}\" is none of the contract's transports ({})",
-                    known.join(", ")
-                ),
+                finding: crate::Finding {
+                    pointer: "/transport".into(),
+                    rule: Rule::TraceTransport,
+                    message: format!(
+                        "\"{name}\" is none of the contract's transports ({})",
+                        known.join(", ")
+                    ),
+                },
             });
             false
         }
@@ -113,14 +117,9 @@ impl Connection {
         match (&self.transport, transport) {
             (None, Some(name)) => self.transport = Some((name, place)),
             (Some((was, at)), Some(name)) if *was != name => {
-                out.push(TraceFinding {
-                    place,
-                    pointer: "/transport".into(),
-                    rule: Rule::TraceTransport,
-                    message: format!(
+                out.push(TraceFinding { place, finding: crate::Finding { pointer: "/transport".into(), rule: Rule::TraceTransport, message: format!(
                         "this connection was {was} at {at}, and this record says {name}: a connection keeps its transport"
-                    ),
-                });
+                    ) } });
                 self.transport = Some((name, place));
             }
             _ => {}

@@ -29,7 +29,7 @@ use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
-use crate::{Checker, Rule};
+use crate::{Checker, Finding, Rule};
 
 mod connection;
 mod read;
@@ -81,12 +81,8 @@ impl std::fmt::Display for Place {
 pub struct TraceFinding {
     /// The message it is about.
     pub place: Place,
-    /// Where in that message (a JSON pointer; empty for the whole).
-    pub pointer: String,
-    /// The rule broken.
-    pub rule: Rule,
-    /// What is wrong, in a sentence; it names the other message involved.
-    pub message: String,
+    /// What is wrong there; the message names the other message involved.
+    pub finding: Finding,
 }
 
 /// How many of its latest answers a connection remembers, to tell a second
@@ -130,9 +126,11 @@ impl<'a> Tracer<'a> {
             Ok(Some(record)) => self.follow(Place::Line(line), record),
             Err((rule, message)) => vec![TraceFinding {
                 place: Place::Line(line),
-                pointer: String::new(),
-                rule,
-                message,
+                finding: Finding {
+                    pointer: String::new(),
+                    rule,
+                    message,
+                },
             }],
         }
     }
@@ -177,11 +175,9 @@ impl<'a> Tracer<'a> {
         } = record;
         let mut out: Vec<TraceFinding> = findings
             .into_iter()
-            .map(|f| TraceFinding {
-                place,
-                pointer: format!("/msg{}", f.pointer),
-                rule: f.rule,
-                message: f.message,
+            .map(|mut finding| {
+                finding.pointer.insert_str(0, "/msg");
+                TraceFinding { place, finding }
             })
             .collect();
         let connection = match self.connections.get_mut(conn.as_str()) {
@@ -214,9 +210,11 @@ impl<'a> Tracer<'a> {
             .flat_map(|connection| connection.open.iter())
             .map(|(id, (method, place))| TraceFinding {
                 place: *place,
-                pointer: "/msg/id".into(),
-                rule: Rule::TraceUnanswered,
-                message: format!("the call of {method} with id {id} was never answered"),
+                finding: Finding {
+                    pointer: "/msg/id".into(),
+                    rule: Rule::TraceUnanswered,
+                    message: format!("the call of {method} with id {id} was never answered"),
+                },
             })
             .collect();
         out.sort();
@@ -261,7 +259,7 @@ mod tests {
             tracer
                 .feed_line(line, text.as_bytes())
                 .into_iter()
-                .map(|finding| finding.rule)
+                .map(|finding| finding.finding.rule)
                 .collect::<Vec<_>>()
         };
         for id in 1..=ANSWERS_REMEMBERED + 1 {
