@@ -117,33 +117,8 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     let divergences = load_divergences(&root.join("known-divergences"))?;
 
     for fixture in &valid {
-        let findings = checker.check(&fixture.type_name, &fixture.value)?;
-        for finding in findings {
-            report.failures.push(format!(
-                "{}: a valid fixture breaks {} at {}: {}",
-                fixture.path,
-                finding.rule,
-                pointer_text(&finding.pointer),
-                finding.message
-            ));
-        }
-        match proto::reserialize(&fixture.type_name, &fixture.value) {
-            Some(Ok(again)) if again == fixture.value => {}
-            Some(Ok(again)) => report.failures.push(format!(
-                "{}: the generated {} type does not write back what it read: {again}",
-                fixture.path, fixture.type_name
-            )),
-            Some(Err(err)) => report.failures.push(format!(
-                "{}: the generated {} type refuses a valid fixture: {err}",
-                fixture.path, fixture.type_name
-            )),
-            None => report.failures.push(format!(
-                "{}: no generated type is called {}",
-                fixture.path, fixture.type_name
-            )),
-        }
+        valid_fixture(checker, fixture, &mut report)?;
     }
-
     let mut used_divergences = BTreeSet::new();
     for fixture in &invalid {
         let Some(rule) = &fixture.rule else {
@@ -153,59 +128,12 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
             ));
             continue;
         };
-        let findings = checker.check(&fixture.type_name, &fixture.value)?;
-        let fired: BTreeSet<&str> = findings.iter().map(|f| f.rule.id()).collect();
-        let allowed: BTreeSet<&str> = std::iter::once(rule.as_str())
-            .chain(fixture.also_breaks.iter().map(String::as_str))
-            .collect();
-        if fired != allowed {
-            let detail: Vec<String> = findings
-                .iter()
-                .map(|f| format!("{} at {}", f.rule, pointer_text(&f.pointer)))
-                .collect();
-            report.failures.push(format!(
-                "{}: expected to be refused by {} exactly, but got [{}]",
-                fixture.path,
-                allowed.iter().copied().collect::<Vec<_>>().join(" + "),
-                detail.join(", ")
-            ));
-        } else if let Some(pointer) = &fixture.pointer {
-            if !findings
-                .iter()
-                .any(|f| f.rule.id() == rule && &f.pointer == pointer)
-            {
-                report.failures.push(format!(
-                    "{}: {rule} fired, but not at {} (it fired at {})",
-                    fixture.path,
-                    pointer_text(pointer),
-                    findings
-                        .iter()
-                        .map(|f| pointer_text(&f.pointer))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-        }
-        let accepted = matches!(
-            proto::reserialize(&fixture.type_name, &fixture.value),
-            Some(Ok(_))
-        );
+        invalid_fixture(checker, fixture, rule, &mut report)?;
         let listed = divergences.contains_key(&fixture.path);
         if listed {
             used_divergences.insert(fixture.path.clone());
         }
-        if accepted && !listed {
-            report.failures.push(format!(
-                "{}: the generated {} type accepts this value, which {rule} refuses; list it in conformance/known-divergences with a reason, or make the types refuse it",
-                fixture.path, fixture.type_name
-            ));
-        }
-        if !accepted && listed {
-            report.failures.push(format!(
-                "{}: listed in conformance/known-divergences, but the generated types refuse it now; remove the entry",
-                fixture.path
-            ));
-        }
+        divergence(fixture, rule, listed, &mut report);
     }
     for listed in divergences.keys() {
         if !used_divergences.contains(listed) {
@@ -225,6 +153,106 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
         divergences.len()
     ));
     Ok(report)
+}
+
+/// A valid fixture passes every rule, and the generated Rust type reads it
+/// and writes back what it read.
+fn valid_fixture(
+    checker: &Checker,
+    fixture: &Fixture,
+    report: &mut GateReport,
+) -> Result<(), Error> {
+    let findings = checker.check(&fixture.type_name, &fixture.value)?;
+    for finding in findings {
+        report.failures.push(format!(
+            "{}: a valid fixture breaks {} at {}: {}",
+            fixture.path,
+            finding.rule,
+            pointer_text(&finding.pointer),
+            finding.message
+        ));
+    }
+    match proto::reserialize(&fixture.type_name, &fixture.value) {
+        Some(Ok(again)) if again == fixture.value => {}
+        Some(Ok(again)) => report.failures.push(format!(
+            "{}: the generated {} type does not write back what it read: {again}",
+            fixture.path, fixture.type_name
+        )),
+        Some(Err(err)) => report.failures.push(format!(
+            "{}: the generated {} type refuses a valid fixture: {err}",
+            fixture.path, fixture.type_name
+        )),
+        None => report.failures.push(format!(
+            "{}: no generated type is called {}",
+            fixture.path, fixture.type_name
+        )),
+    }
+    Ok(())
+}
+
+/// An invalid fixture breaks the rule it names (and the ones it says it also
+/// breaks), nothing else, at its pointer when it gives one.
+fn invalid_fixture(
+    checker: &Checker,
+    fixture: &Fixture,
+    rule: &str,
+    report: &mut GateReport,
+) -> Result<(), Error> {
+    let findings = checker.check(&fixture.type_name, &fixture.value)?;
+    let fired: BTreeSet<&str> = findings.iter().map(|f| f.rule.id()).collect();
+    let allowed: BTreeSet<&str> = std::iter::once(rule)
+        .chain(fixture.also_breaks.iter().map(String::as_str))
+        .collect();
+    if fired != allowed {
+        let detail: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{} at {}", f.rule, pointer_text(&f.pointer)))
+            .collect();
+        report.failures.push(format!(
+            "{}: expected to be refused by {} exactly, but got [{}]",
+            fixture.path,
+            allowed.iter().copied().collect::<Vec<_>>().join(" + "),
+            detail.join(", ")
+        ));
+    } else if let Some(pointer) = &fixture.pointer {
+        if !findings
+            .iter()
+            .any(|f| f.rule.id() == rule && &f.pointer == pointer)
+        {
+            report.failures.push(format!(
+                "{}: {rule} fired, but not at {} (it fired at {})",
+                fixture.path,
+                pointer_text(pointer),
+                findings
+                    .iter()
+                    .map(|f| pointer_text(&f.pointer))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The generated Rust types refuse an invalid fixture, or it is listed in
+/// `known-divergences` with a reason: never both, never neither.
+fn divergence(fixture: &Fixture, rule: &str, listed: bool, report: &mut GateReport) {
+    let accepted = matches!(
+        proto::reserialize(&fixture.type_name, &fixture.value),
+        Some(Ok(_))
+    );
+    if accepted && !listed {
+        report.failures.push(format!(
+            "{}: the generated {} type accepts this value, which {rule} refuses; list it in conformance/known-divergences with a reason, or make the types refuse it",
+            fixture.path, fixture.type_name
+        ));
+    }
+    if !accepted && listed {
+        report.failures.push(format!(
+            "{}: listed in conformance/known-divergences, but the generated types refuse it now; remove the entry",
+            fixture.path
+        ));
+    }
 }
 
 fn pointer_text(pointer: &str) -> &str {

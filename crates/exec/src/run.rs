@@ -312,28 +312,7 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     let Some((program, args)) = tool.command.split_first() else {
         return refused(&format!("the tool {:?} has an empty command", tool.name));
     };
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .env_clear()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for name in DEFAULT_ENV
-        .iter()
-        .copied()
-        .chain(tool.env.iter().map(String::as_str))
-    {
-        if let Some(value) = std::env::var_os(name) {
-            command.env(name, value);
-        }
-    }
-    if let Some(cwd) = cwd {
-        command.current_dir(cwd);
-    }
-    // The child leads a new process group, so the deadline reaches what it starts.
-    command.process_group(0);
-    let mut child = match command.spawn() {
+    let mut child = match command(tool, program, args, cwd).spawn() {
         Ok(child) => child,
         Err(err) => {
             return refused(&format!("cannot start {program:?} for the tool {:?}: {err}; check the command in the tool set", tool.name));
@@ -374,14 +353,53 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     thread::spawn(move || {
         let _ = exit_tx.send(child.wait().ok());
     });
-    let (mut status, timed_out) =
+    let (status, timed_out) =
         match exit_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             Ok(status) => (status, false),
-            Err(_) => (None, true),
+            Err(_) => (stop_group(group, &exit_rx), true),
         };
-    if timed_out {
-        status = stop_group(group, &exit_rx);
+    let captured = collect(group, &exit_rx, &io_rx, stop_tx, timed_out, deadline);
+    let _ = io.join();
+    capture(tool, status, timed_out, captured)
+}
+
+/// The tool's command: its arguments, no shell, only the environment it is
+/// allowed, in a process group of its own.
+fn command(tool: &Tool, program: &str, args: &[String], cwd: Option<&Path>) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for name in DEFAULT_ENV
+        .iter()
+        .copied()
+        .chain(tool.env.iter().map(String::as_str))
+    {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
     }
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    // The child leads a new process group, so the deadline reaches what it starts.
+    command.process_group(0);
+    command
+}
+
+/// What the pumping thread captured once the child is gone (`None` when
+/// it failed), with nothing of the group left behind.
+fn collect(
+    group: u32,
+    exit_rx: &mpsc::Receiver<Option<ExitStatus>>,
+    io_rx: &mpsc::Receiver<(Bounded, Bounded)>,
+    stop_tx: OwnedFd,
+    timed_out: bool,
+    deadline: Instant,
+) -> Option<(Bounded, Bounded)> {
     // The child is gone; its output may still be held open by a helper.
     let linger = if timed_out {
         Instant::now() + GRACE
@@ -393,7 +411,7 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
         .ok();
     // Whatever is left of the group goes now, which also closes the pipes it held.
     if group_alive(group) {
-        stop_group(group, &exit_rx);
+        stop_group(group, exit_rx);
         if captured.is_none() {
             captured = io_rx.recv_timeout(GRACE).ok();
         }
@@ -404,11 +422,20 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
         drop(stop_tx);
         captured = io_rx.recv().ok();
     }
-    let _ = io.join();
+    captured
+}
+
+/// The capture a model reads: the exit code, the output, and in stderr
+/// what the executor did to the tool.
+fn capture(
+    tool: &Tool,
+    status: Option<ExitStatus>,
+    timed_out: bool,
+    captured: Option<(Bounded, Bounded)>,
+) -> ToolCapture {
     // Nothing comes only when the pumping thread failed: said, not hidden.
     let lost = captured.is_none();
     let (stdout, stderr) = captured.unwrap_or_default();
-
     let exit_code = match (timed_out, status) {
         (true, _) => TIMED_OUT,
         (false, Some(status)) => status.code().unwrap_or(SIGNALLED),

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
 use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
+
+use super::model::{Call, Model};
 use serde_json::Value;
 
 pub const DIR: &str = "docs/reference";
@@ -15,7 +18,7 @@ pub const DIR: &str = "docs/reference";
 pub fn pages(
     root: &Path,
     set: &SchemaSet,
-    model: &super::model::Model,
+    model: &Model,
     version: &str,
 ) -> anyhow::Result<BTreeMap<PathBuf, String>> {
     let fixtures = load_fixtures(&root.join("conformance/valid"))?;
@@ -38,11 +41,11 @@ pub fn pages(
             let rel = page_path(doc);
             let summary = first_sentence(description(&doc.value));
             let extra = match kind {
-                DocKind::Method => format!(" ({})", doc.transports().join(", ")),
+                DocKind::Method => format!(" ({})", call_of(model, doc)?.transports.join(", ")),
                 _ => String::new(),
             };
             let _ = writeln!(index, "- [{}]({rel}){extra} — {summary}", doc.name);
-            let mut text = page(set, doc, &fixtures);
+            let mut text = page(set, model, doc, &fixtures)?;
             let names = in_code(model, doc);
             if !names.is_empty() {
                 text.truncate(text.trim_end().len());
@@ -58,7 +61,7 @@ pub fn pages(
 }
 
 /// The names a page's type, method or event has in each language's bindings.
-fn in_code(model: &super::model::Model, doc: &SchemaDoc) -> String {
+fn in_code(model: &Model, doc: &SchemaDoc) -> String {
     let mut rows: Vec<[String; 4]> = Vec::new();
     match doc.kind {
         DocKind::Method => {
@@ -143,7 +146,12 @@ fn since(value: &Value, fallback: &str) -> String {
         .to_string()
 }
 
-fn page(set: &SchemaSet, doc: &SchemaDoc, fixtures: &[Value]) -> String {
+fn page(
+    set: &SchemaSet,
+    model: &Model,
+    doc: &SchemaDoc,
+    fixtures: &[Value],
+) -> anyhow::Result<String> {
     let mut out = String::new();
     let doc_since = since(&doc.value, "1.0.0");
     let _ = writeln!(
@@ -159,40 +167,7 @@ fn page(set: &SchemaSet, doc: &SchemaDoc, fixtures: &[Value]) -> String {
         doc.rel, doc.rel
     );
     match doc.kind {
-        DocKind::Method => {
-            let _ = writeln!(
-                out,
-                "- Transports: {}",
-                doc.transports()
-                    .iter()
-                    .map(|t| format!("`{t}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let errors: Vec<String> = doc
-                .value
-                .get("x-errors")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(|e| format!("`{e}`"))
-                .collect();
-            let _ = writeln!(out, "- Errors: {}", errors.join(", "));
-            if doc.value.get("x-spawnsProcess") == Some(&Value::Bool(true)) {
-                let _ = writeln!(
-                    out,
-                    "- Starts processes: yes (so it is never carried on `websocket`)"
-                );
-            }
-            out.push('\n');
-            for (shape, heading) in [("params", "Params"), ("result", "Result")] {
-                if let Some(schema) = doc.value.pointer(&format!("/$defs/{shape}")) {
-                    let _ = writeln!(out, "## {heading}\n\n{}\n", description(schema));
-                    fields(set, doc, schema, &doc_since, &mut out);
-                }
-            }
-        }
+        DocKind::Method => method_part(set, call_of(model, doc)?, doc, &doc_since, &mut out),
         DocKind::Event => {
             out.push('\n');
             if let Some(schema) = doc.value.pointer("/$defs/params") {
@@ -200,39 +175,87 @@ fn page(set: &SchemaSet, doc: &SchemaDoc, fixtures: &[Value]) -> String {
                 fields(set, doc, schema, &doc_since, &mut out);
             }
         }
-        _ => {
-            out.push('\n');
-            if doc.value.get("enum").is_some() {
-                values(doc, &mut out);
-            } else if doc.value.get("properties").is_some() {
-                let _ = writeln!(out, "## Fields\n");
-                fields(set, doc, &doc.value, &doc_since, &mut out);
-            } else if let Some(branches) = doc.value.get("oneOf").and_then(Value::as_array) {
-                let _ = writeln!(out, "## Alternatives\n\n| tag | description |\n|---|---|");
-                for branch in branches {
-                    let tag = branch
-                        .get("properties")
-                        .and_then(Value::as_object)
-                        .and_then(|p| {
-                            p.iter()
-                                .find_map(|(k, v)| v.get("const").map(|c| format!("`{k}: {c}`")))
-                        })
-                        .unwrap_or_default();
-                    let _ = writeln!(out, "| {tag} | {} |", cell(description(branch)));
-                }
-                out.push('\n');
-            } else {
-                let _ = writeln!(
-                    out,
-                    "A {}{}.\n",
-                    type_text(set, doc, &doc.value),
-                    constraints(&doc.value)
-                        .map(|c| format!(", {c}"))
-                        .unwrap_or_default()
-                );
-            }
+        _ => type_part(set, doc, &doc_since, &mut out),
+    }
+    rules_part(doc, &mut out);
+    examples(doc, fixtures, &mut out);
+    Ok(out)
+}
+
+/// The model's reading of a method's file.
+fn call_of<'m>(model: &'m Model, doc: &SchemaDoc) -> anyhow::Result<&'m Call> {
+    model
+        .calls
+        .iter()
+        .find(|call| call.method == doc.name)
+        .with_context(|| format!("{}: the method is not in envelope/CallBody.json", doc.rel))
+}
+
+/// A method's transports, errors and process use (as the model read them),
+/// then its params and result.
+fn method_part(set: &SchemaSet, call: &Call, doc: &SchemaDoc, doc_since: &str, out: &mut String) {
+    let quoted = |items: &[String]| {
+        items
+            .iter()
+            .map(|item| format!("`{item}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "- Transports: {}", quoted(&call.transports));
+    let _ = writeln!(out, "- Errors: {}", quoted(&call.errors));
+    if call.spawns_process {
+        let _ = writeln!(
+            out,
+            "- Starts processes: yes (so it is never carried on `websocket`)"
+        );
+    }
+    out.push('\n');
+    for (shape, heading) in [("params", "Params"), ("result", "Result")] {
+        if let Some(schema) = doc.value.pointer(&format!("/$defs/{shape}")) {
+            let _ = writeln!(out, "## {heading}\n\n{}\n", description(schema));
+            fields(set, doc, schema, doc_since, out);
         }
     }
+}
+
+/// A type's values, fields, alternatives, or what plain type it names.
+fn type_part(set: &SchemaSet, doc: &SchemaDoc, doc_since: &str, out: &mut String) {
+    out.push('\n');
+    if doc.value.get("enum").is_some() {
+        values(doc, out);
+    } else if doc.value.get("properties").is_some() {
+        let _ = writeln!(out, "## Fields\n");
+        fields(set, doc, &doc.value, doc_since, out);
+    } else if let Some(branches) = doc.value.get("oneOf").and_then(Value::as_array) {
+        let _ = writeln!(out, "## Alternatives\n\n| tag | description |\n|---|---|");
+        for branch in branches {
+            let tag = branch
+                .get("properties")
+                .and_then(Value::as_object)
+                .and_then(|p| {
+                    p.iter()
+                        .find_map(|(k, v)| v.get("const").map(|c| format!("`{k}: {c}`")))
+                })
+                // A branch told by no constant has no tag to show.
+                .unwrap_or_default();
+            let _ = writeln!(out, "| {tag} | {} |", cell(description(branch)));
+        }
+        out.push('\n');
+    } else {
+        let _ = writeln!(
+            out,
+            "A {}{}.\n",
+            type_text(set, doc, &doc.value),
+            constraints(&doc.value)
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default()
+        );
+    }
+}
+
+/// The semantic rules the checker holds for the type (its rule table), then
+/// the `if`/`then` rules the schema names.
+fn rules_part(doc: &SchemaDoc, out: &mut String) {
     let mut rules: Vec<String> = conformance::rules::semantic_rules(&doc.name)
         .iter()
         .map(|rule| rule.id().to_string())
@@ -245,8 +268,6 @@ fn page(set: &SchemaSet, doc: &SchemaDoc, fixtures: &[Value]) -> String {
         }
         out.push('\n');
     }
-    examples(doc, fixtures, &mut out);
-    out
 }
 
 fn collect_rules(value: &Value, out: &mut Vec<String>) {

@@ -436,21 +436,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         Command::Mirror {
             cpp_header,
             enum_name,
-        } => {
-            let text = read_text(&cpp_header)?;
-            let (name, header) = mirror::parse_header(&text, enum_name.as_deref())
-                .map_err(|e| format!("{cpp_header}: {e}"))?;
-            let checker = checker()?;
-            let values: Vec<&str> = checker
-                .schema_set()
-                .get(contract::DocKind::Type, "TaskErrorCode")
-                .and_then(|doc| doc.value.get("enum"))
-                .and_then(|v| v.as_array())
-                .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
-                // No enum: every enumerator of the header is reported extra.
-                .unwrap_or_default();
-            mirror::compare(&cpp_header, &name, &header, &values)
-        }
+        } => mirror(&checker()?, &cpp_header, enum_name.as_deref())?,
         Command::Generate(args) => {
             let summary = generate(&checker()?, &contract, &args)?;
             if format == Format::Human {
@@ -460,17 +446,28 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
         Command::Drive(args) => return drive(&checker()?, args),
         Command::Rules => {
-            for rule in Rule::ALL {
-                println!("{}\t{}", rule.id(), rule.asks().replace('`', ""));
-            }
-            for rule in contract::LintRule::ALL {
-                println!("{}\t{}", rule.id(), rule.summary());
-            }
+            print_rules();
             return Ok(true);
         }
     };
     out.emit(violations);
-    let violations = out.found;
+    Ok(conclude(
+        &contract,
+        format,
+        cli.allow_empty,
+        &checked,
+        out.found,
+    ))
+}
+
+/// Says how the check ended; `true` when it passed.
+fn conclude(
+    contract: &str,
+    format: Format,
+    allow_empty: bool,
+    checked: &[(String, usize)],
+    violations: usize,
+) -> bool {
     // An input that holds nothing is not a pass, even beside others that
     // do: an empty capture is usually a capture step that failed.
     let empty: Vec<&str> = checked
@@ -479,7 +476,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         .map(|(file, _)| file.as_str())
         .collect();
     for file in &empty {
-        if cli.allow_empty {
+        if allow_empty {
             eprintln!(
                 "vdm-conform: {file} holds no message; nothing in it was checked (--allow-empty)"
             );
@@ -487,15 +484,45 @@ fn run(cli: Cli) -> Result<bool, String> {
             eprintln!("vdm-conform: {file} holds no message, so nothing in it was checked; pass --allow-empty if that is expected");
         }
     }
-    if !empty.is_empty() && !cli.allow_empty {
-        return Ok(false);
+    if !empty.is_empty() && !allow_empty {
+        return false;
     }
     if violations == 0 && format == Format::Human {
         eprintln!("vdm-conform: everything conforms to contract {contract}");
     } else if format == Format::Human {
         eprintln!("vdm-conform: checked against contract {contract}");
     }
-    Ok(violations == 0)
+    violations == 0
+}
+
+/// `mirror`: a C++ header's enum against the contract's `TaskErrorCode`.
+fn mirror(
+    checker: &Checker,
+    cpp_header: &str,
+    enum_name: Option<&str>,
+) -> Result<Vec<Violation>, String> {
+    let text = read_text(cpp_header)?;
+    let (name, header) =
+        mirror::parse_header(&text, enum_name).map_err(|e| format!("{cpp_header}: {e}"))?;
+    let values: Vec<&str> = checker
+        .schema_set()
+        .get(contract::DocKind::Type, "TaskErrorCode")
+        .and_then(|doc| doc.value.get("enum"))
+        .and_then(|v| v.as_array())
+        .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
+        // No enum: every enumerator of the header is reported extra.
+        .unwrap_or_default();
+    Ok(mirror::compare(cpp_header, &name, &header, &values))
+}
+
+/// `rules`: every rule's id and what it asks, conformance and lint.
+fn print_rules() {
+    for rule in Rule::ALL {
+        println!("{}\t{}", rule.id(), rule.asks().replace('`', ""));
+    }
+    for rule in contract::LintRule::ALL {
+        println!("{}\t{}", rule.id(), rule.summary());
+    }
 }
 
 /// Where violations go: printed as they are found, counted.
