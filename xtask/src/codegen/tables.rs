@@ -2,19 +2,18 @@
 //! real enum over its integers (typify would make a validated newtype of an
 //! integer enum), tolerant empty structs, the envelope and its tagged bodies
 //! with a variant for names this version does not know (typify's serde enums
-//! refuse an unknown tag), and constant tables read from the schemas'
-//! annotations. What is written here is data — types, tables, variant lists;
+//! refuse an unknown tag), and constant tables of the schemas' annotations,
+//! all taken from the model (the bundle gives only typify's shape names). What is written here is data — types, tables, variant lists;
 //! the code that acts on it is hand-written in `proto::wire`.
 
 use anyhow::{bail, Context};
-use contract::{DocKind, SchemaDoc, SchemaSet};
+use contract::{DocKind, SchemaSet};
 use heck::ToPascalCase;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
-use serde_json::Value;
 
 use super::bundle::Bundle;
-use super::model::{Call, Event, Model};
+use super::model::{Call, Def, Event, Model, Named};
 
 pub struct Tables {
     pub tokens: TokenStream,
@@ -37,22 +36,9 @@ fn variant(value: &str) -> Ident {
     ident(&value.to_pascal_case())
 }
 
-fn doc_of(doc: &SchemaDoc) -> String {
-    let description = doc
-        .value
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let since = doc
-        .value
-        .get("x-since")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
+/// A type's comment: its description and the version that brought it.
+fn doc_of(description: &str, since: &str) -> String {
     format!("{description}\n\nSince contract {since}.")
-}
-
-fn strings(value: Option<&Value>) -> Vec<&str> {
-    contract::string_list(value)
 }
 
 pub fn tables(set: &SchemaSet, model: &Model, bundle: &Bundle) -> anyhow::Result<Tables> {
@@ -61,7 +47,7 @@ pub fn tables(set: &SchemaSet, model: &Model, bundle: &Bundle) -> anyhow::Result
     };
     let mut replaced = Vec::new();
 
-    tokens.extend(rpc_error_code(set)?);
+    tokens.extend(rpc_error_code(model)?);
     tokens.extend(protocol_version(model));
 
     // Library code (`SecretString`, `ProtocolVersion`, `present_or_null`, the
@@ -81,17 +67,22 @@ pub fn tables(set: &SchemaSet, model: &Model, bundle: &Bundle) -> anyhow::Result
         replaced.push((name.clone(), format!("super::tables::{name}")));
     }
 
+    // In the order of the files, as typify writes the types.
     for doc in set.of_kind(DocKind::Type) {
-        let values = strings(doc.value.get("enum"));
-        if doc.value.get("type").and_then(Value::as_str) != Some("string") || values.is_empty() {
+        let Some(Named {
+            def: Def::StringEnum(values),
+            http_carriers,
+            ..
+        }) = model.get(&doc.name)
+        else {
             continue;
-        }
+        };
         let name = ident(&doc.name);
         let all = values.iter().map(|value| variant(value));
         let count = values.len();
         let mut extra = TokenStream::new();
-        if let Some(codes) = doc.value.get("x-carriesHttpStatus") {
-            let carriers: Vec<Ident> = strings(Some(codes)).into_iter().map(variant).collect();
+        if !http_carriers.is_empty() {
+            let carriers = http_carriers.iter().map(|value| variant(value));
             extra = quote! {
                 /// The values that come from an HTTP answer, whose TaskError
                 /// carries `httpStatus` (the schema's `x-carriesHttpStatus`).
@@ -115,31 +106,33 @@ pub fn tables(set: &SchemaSet, model: &Model, bundle: &Bundle) -> anyhow::Result
     tokens.extend(method_table(set, model, bundle)?);
     tokens.extend(event_table(model));
     tokens.extend(reserialize(bundle)?);
-    tokens.extend(envelope(set)?);
-    tokens.extend(body(set, bundle, Body::Call)?);
-    tokens.extend(body(set, bundle, Body::Reply)?);
-    tokens.extend(body(set, bundle, Body::Event)?);
+    tokens.extend(envelope(model)?);
+    tokens.extend(body(set, model, bundle, Body::Call)?);
+    tokens.extend(body(set, model, bundle, Body::Reply)?);
+    tokens.extend(body(set, model, bundle, Body::Event)?);
     for name in std::iter::once("RpcErrorCode").chain(super::model::ENVELOPE_PARTS) {
         replaced.push((name.to_string(), format!("super::tables::{name}")));
     }
     Ok(Tables { tokens, replaced })
 }
 
-fn rpc_error_code(set: &SchemaSet) -> anyhow::Result<TokenStream> {
-    let doc = set
-        .get(DocKind::Type, "RpcErrorCode")
-        .context("types/RpcErrorCode.json is missing")?;
-    let codes: Vec<i64> = doc
-        .value
-        .get("enum")
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_i64).collect())
-        .unwrap_or_default();
-    let names = strings(doc.value.get("x-enum-varnames"));
-    if codes.is_empty() || codes.len() != names.len() {
-        bail!("types/RpcErrorCode.json: `enum` and `x-enum-varnames` must list the same number of values");
-    }
-    let description = doc_of(doc);
+fn rpc_error_code(model: &Model) -> anyhow::Result<TokenStream> {
+    let Some(Named {
+        def: Def::IntEnum(values),
+        description,
+        since,
+        ..
+    }) = model.get("RpcErrorCode")
+    else {
+        bail!(
+            "types/RpcErrorCode.json: an `enum` of integers named by `x-enum-varnames` is needed"
+        );
+    };
+    let (codes, names): (Vec<i64>, Vec<&str>) = values
+        .iter()
+        .map(|(code, name)| (*code, name.as_str()))
+        .unzip();
+    let description = doc_of(description, since);
     let variants: Vec<Ident> = names.iter().map(|name| variant(name)).collect();
     let count = codes.len();
     Ok(quote! {
@@ -273,61 +266,43 @@ fn event_table(model: &Model) -> TokenStream {
     }
 }
 
-/// Branch tags of an envelope part, in the order it lists them.
-fn body_order(set: &SchemaSet, body: &str, tag: &str) -> Vec<String> {
-    set.get(DocKind::Envelope, body)
-        .and_then(|doc| doc.value.get("oneOf"))
-        .and_then(Value::as_array)
-        .map(|branches| {
-            branches
-                .iter()
-                .filter_map(|branch| branch.pointer(&format!("/properties/{tag}/const")))
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        // No part or no branches: the callers compare with what they need.
-        .unwrap_or_default()
-}
-
 /// The kinds of envelope this generator writes, as `envelope/Envelope.json`
 /// must list them. The envelope's shape is the protocol (version 1): a
 /// change to it is a new protocol version, not a schema edit, so the
 /// generator refuses a schema that differs rather than guess.
 const ENVELOPE_KINDS: [&str; 4] = ["call", "reply", "error", "event"];
 
-fn envelope(set: &SchemaSet) -> anyhow::Result<TokenStream> {
-    let doc = set
-        .get(DocKind::Envelope, "Envelope")
+fn envelope(model: &Model) -> anyhow::Result<TokenStream> {
+    let part = model
+        .parts
+        .get("Envelope")
         .context("envelope/Envelope.json is missing")?;
-    let branches = doc
-        .value
-        .get("oneOf")
-        .and_then(Value::as_array)
-        .context("envelope/Envelope.json: no oneOf")?;
-    let kinds = body_order(set, "Envelope", "kind");
+    let kinds: Vec<&str> = part
+        .branches
+        .iter()
+        .map(|branch| branch.tag.as_str())
+        .collect();
     if kinds != ENVELOPE_KINDS {
         bail!(
             "envelope/Envelope.json lists the kinds {kinds:?}; protocol version 1 has exactly {ENVELOPE_KINDS:?}"
         );
     }
     let described = |index: usize, field: &str| -> String {
-        branches
+        part.branches
             .get(index)
-            .and_then(|branch| branch.pointer(&format!("/properties/{field}/description")))
-            .and_then(Value::as_str)
+            .and_then(|branch| branch.members.get(field))
+            .cloned()
+            // The kinds were checked above: every index is there.
             .unwrap_or_default()
-            .to_string()
     };
     let variant_doc = |index: usize| -> String {
-        branches
+        part.branches
             .get(index)
-            .and_then(|branch| branch.get("description"))
-            .and_then(Value::as_str)
+            .map(|branch| branch.description.clone())
+            // As above.
             .unwrap_or_default()
-            .to_string()
     };
-    let description = doc_of(doc);
+    let description = doc_of(&part.description, &part.since);
     let (call, reply, error, event) = (
         variant_doc(0),
         variant_doc(1),
@@ -435,7 +410,12 @@ pub enum Body {
     Event,
 }
 
-fn body(set: &SchemaSet, bundle: &Bundle, which: Body) -> anyhow::Result<TokenStream> {
+fn body(
+    set: &SchemaSet,
+    model: &Model,
+    bundle: &Bundle,
+    which: Body,
+) -> anyhow::Result<TokenStream> {
     let (type_name, tag, kind, shape, part) = match which {
         Body::Call => (
             "CallBody",
@@ -453,31 +433,25 @@ fn body(set: &SchemaSet, bundle: &Bundle, which: Body) -> anyhow::Result<TokenSt
         ),
         Body::Event => ("EventBody", "name", DocKind::Event, "params", quote!(Event)),
     };
-    let doc = set
-        .get(DocKind::Envelope, type_name)
+    let text = model
+        .parts
+        .get(type_name)
         .with_context(|| format!("envelope/{type_name}.json is missing"))?;
-    let description = doc_of(doc);
-    let branch_docs: Vec<String> = doc
-        .value
-        .get("oneOf")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|branch| {
-            branch
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        })
+    let description = doc_of(&text.description, &text.since);
+    let branch_docs: Vec<&str> = text
+        .branches
+        .iter()
+        .map(|branch| branch.description.as_str())
         .collect();
-    let names = body_order(set, type_name, tag);
-    if names.len() != branch_docs.len() {
-        bail!("envelope/{type_name}.json: every branch names its {tag} with a const");
-    }
+    let names: Vec<&str> = text
+        .branches
+        .iter()
+        .map(|branch| branch.tag.as_str())
+        .collect();
     let mut variants = Vec::new();
     let mut contents = Vec::new();
-    for name in &names {
+    for &name in &names {
+        // typify's names for the shapes, which only the bundle knows.
         let doc = set
             .get(kind, name)
             .with_context(|| format!("{type_name} names {name}, which has no file"))?;

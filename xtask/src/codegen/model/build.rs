@@ -93,6 +93,10 @@ impl Builder<'_> {
             since,
             origin,
             def,
+            http_carriers: contract::string_list(map.get("x-carriesHttpStatus"))
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
         })
     }
 
@@ -279,6 +283,7 @@ impl Builder<'_> {
                     .to_string(),
                 origin,
                 def: Def::Struct(st),
+                http_carriers: Vec::new(),
             })?;
             return Ok(Ty::Named(name.to_string()));
         }

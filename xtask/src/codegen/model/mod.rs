@@ -67,6 +67,25 @@ pub struct Model {
     pub events: Vec<Event>,
     /// The envelope's `v`.
     pub protocol_version: u64,
+    /// The text of each envelope part (`ENVELOPE_PARTS`), for comments.
+    pub parts: BTreeMap<&'static str, PartDoc>,
+}
+
+/// An envelope part's own text: the generators write the part from the
+/// calls and events, and take its comments from here.
+pub struct PartDoc {
+    pub description: String,
+    pub since: String,
+    /// Each branch in the part's order.
+    pub branches: Vec<BranchDoc>,
+}
+
+/// One branch of an envelope part: the value of the member that tells it
+/// (`kind`, `method`, `name`), its description, its members' descriptions.
+pub struct BranchDoc {
+    pub tag: String,
+    pub description: String,
+    pub members: BTreeMap<String, String>,
 }
 
 pub struct Named {
@@ -76,6 +95,9 @@ pub struct Named {
     /// `file#pointer`, for messages and comments.
     pub origin: String,
     pub def: Def,
+    /// `x-carriesHttpStatus` of a string enum: the values that come from an
+    /// HTTP answer (empty for every other type).
+    pub http_carriers: Vec<String>,
 }
 
 pub enum Def {
@@ -287,11 +309,68 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let types = ordered(builder.types)?;
+    // A part's file may be missing here: the emitter that needs it says so.
+    let parts = ENVELOPE_PARTS
+        .into_iter()
+        .filter_map(|part| Some((part, set.get(DocKind::Envelope, part)?)))
+        .map(|(part, doc)| Ok((part, part_doc(doc, part)?)))
+        .collect::<anyhow::Result<_>>()?;
     Ok(Model {
         types,
         calls,
         events,
         protocol_version,
+        parts,
+    })
+}
+
+/// An envelope part's text, each branch told by its tag's `const`.
+fn part_doc(doc: &SchemaDoc, part: &str) -> anyhow::Result<PartDoc> {
+    let tag = BODY_PARTS
+        .iter()
+        .find(|body| body.union == part)
+        .map_or("kind", |body| body.tag);
+    let branches = doc
+        .value
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .with_context(|| format!("{}: no oneOf", doc.rel))?;
+    let branches = branches
+        .iter()
+        .enumerate()
+        .map(|(index, branch)| {
+            let tag = branch
+                .pointer(&format!("/properties/{tag}/const"))
+                .and_then(Value::as_str)
+                .with_context(|| {
+                    format!(
+                        "{}#/oneOf/{index}: every branch names its {tag} with a const",
+                        doc.rel
+                    )
+                })?;
+            let members = branch
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(name, member)| (name.clone(), text(member.get("description"))))
+                .collect();
+            Ok(BranchDoc {
+                tag: tag.to_string(),
+                description: text(branch.get("description")),
+                members,
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok(PartDoc {
+        description: text(doc.value.get("description")),
+        since: doc
+            .value
+            .get("x-since")
+            .and_then(Value::as_str)
+            .unwrap_or("1.0.0")
+            .to_string(),
+        branches,
     })
 }
 
