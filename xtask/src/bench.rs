@@ -20,23 +20,45 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
 
-pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
-    let mut count = 100_000usize;
-    let mut peer_sample = 10_000usize;
-    let mut peers = true;
-    let mut capture_gb = 2.0f64;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match *arg {
-            "--count" => count = rest.next().context("--count N")?.parse()?,
-            "--peer-sample" => peer_sample = rest.next().context("--peer-sample N")?.parse()?,
-            "--no-peers" => peers = false,
-            "--capture-gb" => capture_gb = rest.next().context("--capture-gb GB")?.parse()?,
-            other => bail!(
-                "unknown argument {other}; use --count N, --peer-sample N, --no-peers, --capture-gb GB (0: no capture)"
-            ),
+/// What `cargo xtask bench conformance` was asked to do.
+struct Options {
+    count: usize,
+    peer_sample: usize,
+    peers: bool,
+    capture_gb: f64,
+}
+
+impl Options {
+    fn parse(args: &[&str]) -> anyhow::Result<Self> {
+        let mut options = Options {
+            count: 100_000,
+            peer_sample: 10_000,
+            peers: true,
+            capture_gb: 2.0,
+        };
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            match *arg {
+                "--count" => options.count = rest.next().context("--count N")?.parse()?,
+                "--peer-sample" => {
+                    options.peer_sample = rest.next().context("--peer-sample N")?.parse()?
+                }
+                "--no-peers" => options.peers = false,
+                "--capture-gb" => {
+                    options.capture_gb = rest.next().context("--capture-gb GB")?.parse()?
+                }
+                other => bail!(
+                    "unknown argument {other}; use --count N, --peer-sample N, --no-peers, --capture-gb GB (0: no capture)"
+                ),
+            }
         }
+        Ok(options)
     }
+}
+
+pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let options = Options::parse(args)?;
+    let count = options.count;
     let dir = root.join("target/bench-conformance");
     std::fs::create_dir_all(&dir)?;
     println!("building release binaries ...");
@@ -62,13 +84,29 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let bare = root.join("target/release/examples/bare_jsonschema");
 
     let (corpus, jsonl) = write_corpus(&dir, count)?;
+    let ours = check_against_bare(&conform, &bare, &jsonl)?;
+    let conversation = conversation(&corpus);
+    trace_against_check(&conform, &dir, &conversation)?;
+    generate_against_check(&conform, &dir, count)?;
+    drive_against_replay(root, &conform, &root.join("target/release/vdm-exec"), &dir)?;
+    if options.capture_gb > 0.0 {
+        memory_on_a_capture(&conform, &dir, &conversation, options.capture_gb)?;
+    }
+    if options.peers {
+        against_peers(root, &dir, &corpus, &options, ours)?;
+    }
+    Ok(())
+}
 
+/// `vdm-conform check` against the bare `jsonschema` crate on the corpus;
+/// returns check's median time.
+fn check_against_bare(conform: &Path, bare: &Path, jsonl: &Path) -> anyhow::Result<Duration> {
     // Alternating runs, so a slow moment of the machine falls on both sides;
     // each side must find the corpus valid (a side that stops early is not fast).
     let (mut ours, mut baseline, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..7 {
         let start = Instant::now();
-        let output = Command::new(&bare).arg(path(&jsonl)?).output()?;
+        let output = Command::new(bare).arg(path(jsonl)?).output()?;
         let bare_time = start.elapsed();
         if String::from_utf8_lossy(&output.stdout).trim() != "0 invalid" {
             bail!(
@@ -77,8 +115,8 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
             );
         }
         let start = Instant::now();
-        let output = Command::new(&conform)
-            .args(["check", path(&jsonl)?])
+        let output = Command::new(conform)
+            .args(["check", path(jsonl)?])
             .output()?;
         let check_time = start.elapsed();
         if !output.status.success() || !output.stdout.is_empty() {
@@ -99,34 +137,31 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         "bare jsonschema crate (1 thread, schema only): {:>8.3} s   (median of 7, alternating)",
         median(&mut baseline)
     );
-    let spread = {
-        let mut sorted = ratios.clone();
-        sorted.sort_by(f64::total_cmp);
-        format!(
-            "{:.2}–{:.2}",
-            sorted.first().copied().unwrap_or_default(),
-            sorted.last().copied().unwrap_or_default()
-        )
-    };
+    let (low, high) = low_high(&ratios);
     let ours = Duration::from_secs_f64(median(&mut ours));
     println!(
-        "vdm-conform check (schema + semantic rules):    {:>8.3} s   ratio {:.2}x the bare crate (median; {spread})",
+        "vdm-conform check (schema + semantic rules):    {:>8.3} s   ratio {:.2}x the bare crate (median; {low:.2}–{high:.2})",
         ours.as_secs_f64(),
         median(&mut ratios)
     );
-    let conversation = conversation(&corpus);
-    trace_against_check(&conform, &dir, &conversation)?;
-    generate_against_check(&conform, &dir, count)?;
-    drive_against_replay(root, &conform, &root.join("target/release/vdm-exec"), &dir)?;
-    if capture_gb > 0.0 {
-        memory_on_a_capture(&conform, &dir, &conversation, capture_gb)?;
-    }
-    if !peers {
-        return Ok(());
-    }
+    Ok(ours)
+}
 
+/// ajv-cli and check-jsonschema on the corpus as files, against `ours`
+/// (check's median time on the same messages).
+fn against_peers(
+    root: &Path,
+    dir: &Path,
+    corpus: &[Value],
+    options: &Options,
+    ours: Duration,
+) -> anyhow::Result<()> {
+    let count = options.count;
     let files = dir.join(format!("files-{count}"));
-    if !files.join(format!("{:06}.json", count - 1)).exists() {
+    if !files
+        .join(format!("{:06}.json", count.saturating_sub(1)))
+        .exists()
+    {
         std::fs::create_dir_all(&files)?;
         for (index, value) in corpus.iter().enumerate() {
             std::fs::write(files.join(format!("{index:06}.json")), value.to_string())?;
@@ -158,7 +193,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         ratio(ajv, ours)
     );
 
-    let sample: Vec<String> = (0..peer_sample.min(count))
+    let sample: Vec<String> = (0..options.peer_sample.min(count))
         .map(|i| files.join(format!("{i:06}.json")).display().to_string())
         .collect();
     let check = time(

@@ -299,11 +299,10 @@ fn print(
         comparison,
         declared,
         replay,
-        shortfall,
         ok,
+        ..
     } = judged;
     let (declared, ok) = (*declared, *ok);
-    let options = request.options();
     let (from_label, to_label) = (label(old), label(new));
     let schemas_of = |side: &Side| match side {
         Side::Set { schemas, .. } => schemas.clone(),
@@ -348,39 +347,51 @@ fn print(
             }
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
-        Format::Human => {
-            println!(
-                "compat: {pair} ({} readers, formats read as {})",
-                if options.readers == Readers::Tolerant {
-                    "tolerant"
-                } else {
-                    "strict"
-                },
-                match options.formats {
-                    Formats::Assertion => "assertions",
-                    Formats::Annotation => "annotations",
-                }
-            );
-            print!("{}", compat::report::human(comparison, declared));
-            for line in replay {
-                println!("checker bug: {line}");
-            }
-            for defect in &comparison.defects {
-                println!(
-                    "checker defect: {} {:?} was called compatible, but {} passes the writer and fails the reader ({})",
-                    defect.group,
-                    defect.direction,
-                    compat::report::short(&defect.value),
-                    defect.why
-                );
-            }
-            if let Some(why) = shortfall {
-                println!("compat: {why}");
-            }
-            println!("compat: {}", if ok { "ok" } else { "FAILED" });
-        }
+        Format::Human => print_human(&pair, request, judged),
     }
     Ok(())
+}
+
+/// The human report: the verdicts, then anything the checker found wrong
+/// with itself, then the outcome.
+fn print_human(pair: &str, request: &Request, judged: &Judged) {
+    let options = request.options();
+    let Judged {
+        comparison,
+        declared,
+        replay,
+        shortfall,
+        ok,
+    } = judged;
+    println!(
+        "compat: {pair} ({} readers, formats read as {})",
+        if options.readers == Readers::Tolerant {
+            "tolerant"
+        } else {
+            "strict"
+        },
+        match options.formats {
+            Formats::Assertion => "assertions",
+            Formats::Annotation => "annotations",
+        }
+    );
+    print!("{}", compat::report::human(comparison, *declared));
+    for line in replay {
+        println!("checker bug: {line}");
+    }
+    for defect in &comparison.defects {
+        println!(
+            "checker defect: {} {:?} was called compatible, but {} passes the writer and fails the reader ({})",
+            defect.group,
+            defect.direction,
+            compat::report::short(&defect.value),
+            defect.why
+        );
+    }
+    if let Some(why) = shortfall {
+        println!("compat: {why}");
+    }
+    println!("compat: {}", if *ok { "ok" } else { "FAILED" });
 }
 
 fn label(side: &Side) -> String {

@@ -42,10 +42,6 @@ pub struct GateReport {
 /// Every fixture under `root/folder`, by path.
 pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
     let dir = root.join(folder);
-    let input = |path: &Path, message: String| Error::Input {
-        path: path.display().to_string(),
-        message,
-    };
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map_err(|e| input(&dir, e.to_string()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -264,7 +260,7 @@ fn pointer_text(pointer: &str) -> &str {
 }
 
 /// Every value of every enum the envelope reaches appears in a valid fixture;
-/// every method has a valid call and a valid reply, every event a valid event.
+/// so does every field it can carry, and every method and event.
 fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
     let set = checker.schema_set();
     let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -322,6 +318,11 @@ fn coverage(checker: &Checker, valid: &[Fixture], report: &mut GateReport) {
         }
     }
     field_coverage(checker, valid, report);
+    direction_coverage(valid, report);
+}
+
+/// Every method has a valid call and a valid reply, every event a valid event.
+fn direction_coverage(valid: &[Fixture], report: &mut GateReport) {
     let mut directions: BTreeSet<(String, String)> = BTreeSet::new();
     for fixture in valid.iter().filter(|f| f.type_name == "Envelope") {
         // Valid fixtures passed the schema, so kind is there; an error has no
@@ -431,52 +432,65 @@ fn declared_fields(checker: &Checker) -> BTreeSet<(String, String)> {
     out
 }
 
+/// A file of the fixtures that cannot be read, or read as what it should be.
+fn input(path: &Path, message: String) -> Error {
+    Error::Input {
+        path: path.display().to_string(),
+        message,
+    }
+}
+
+/// The rules a trace file breaks, each with its place (`rule at line N`).
+fn trace_rules(
+    checker: &Checker,
+    table: &crate::trace::Transitions,
+    path: &Path,
+) -> Result<Vec<String>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| input(path, e.to_string()))?;
+    let mut tracer = crate::trace::Tracer::new(checker, Some(table.clone()));
+    let mut rules: Vec<String> = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let found = tracer.feed_line(index + 1, line.as_bytes());
+        rules.extend(
+            found
+                .iter()
+                .map(|f| format!("{} at {}", f.finding.rule, f.place)),
+        );
+    }
+    rules.extend(
+        tracer
+            .unanswered()
+            .iter()
+            .map(|f| format!("{} at {}", f.finding.rule, f.place)),
+    );
+    Ok(rules)
+}
+
+/// The `.jsonl` files of `dir`, in name order.
+fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| input(dir, e.to_string()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
 /// `conformance/traces/`: every valid trace conforms (its calls all
 /// answered, its transitions in `transitions.json`), and every invalid one,
 /// named after its rule (`<rule>.jsonl` or `<rule>--<case>.jsonl`), breaks exactly that rule; and every trace rule has
 /// an invalid trace.
 fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Result<(), Error> {
-    use crate::trace::{Tracer, Transitions};
-    let input = |path: &Path, message: String| Error::Input {
-        path: path.display().to_string(),
-        message,
-    };
     let table_path = dir.join("transitions.json");
     let table = std::fs::read_to_string(&table_path)
         .map_err(|e| input(&table_path, e.to_string()))
         .and_then(|text| {
-            Transitions::parse_for(checker, &text).map_err(|why| input(&table_path, why))
+            crate::trace::Transitions::parse_for(checker, &text)
+                .map_err(|why| input(&table_path, why))
         })?;
-    let run = |path: &Path| -> Result<Vec<String>, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| input(path, e.to_string()))?;
-        let mut tracer = Tracer::new(checker, Some(table.clone()));
-        let mut rules: Vec<String> = Vec::new();
-        for (index, line) in text.lines().enumerate() {
-            let found = tracer.feed_line(index + 1, line.as_bytes());
-            rules.extend(
-                found
-                    .iter()
-                    .map(|f| format!("{} at {}", f.finding.rule, f.place)),
-            );
-        }
-        rules.extend(
-            tracer
-                .unanswered()
-                .iter()
-                .map(|f| format!("{} at {}", f.finding.rule, f.place)),
-        );
-        Ok(rules)
-    };
-    let list = |folder: &str| -> Result<Vec<PathBuf>, Error> {
-        let dir = dir.join(folder);
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|e| input(&dir, e.to_string()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-            .collect();
-        paths.sort();
-        Ok(paths)
-    };
+    let run = |path: &Path| trace_rules(checker, &table, path);
+    let list = |folder: &str| jsonl_files(&dir.join(folder));
     let (valid, invalid) = (list("valid")?, list("invalid")?);
     for path in &valid {
         let found = run(path)?;
@@ -531,10 +545,6 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
 
 /// `conformance/frames/*.bin` read as their `*.expect.json` sidecars say.
 fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
-    let input = |path: &Path, message: String| Error::Input {
-        path: path.display().to_string(),
-        message,
-    };
     let mut count = 0;
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| input(dir, e.to_string()))?

@@ -193,71 +193,8 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
         return leaf(rng);
     }
     match rng.below(12) {
-        0 | 1 => {
-            let mut props = Map::new();
-            for name in ["x", "y", "z"].into_iter().take(1 + rng.below(3)) {
-                props.insert(name.into(), schema(rng, depth + 1));
-            }
-            let mut object = json!({"type": "object", "properties": props});
-            if rng.chance(50) {
-                set(&mut object, "required", json!(["x"]));
-            }
-            match rng.below(4) {
-                0 => set(&mut object, "additionalProperties", json!(false)),
-                1 => {
-                    let additional = schema(rng, depth + 1);
-                    set(&mut object, "additionalProperties", additional);
-                }
-                _ => {}
-            }
-            if rng.chance(25) {
-                let patterns = json!({ pattern(rng): schema(rng, depth + 1) });
-                set(&mut object, "patternProperties", patterns);
-            }
-            if rng.chance(15) {
-                set(
-                    &mut object,
-                    "propertyNames",
-                    json!({"maxLength": 1 + rng.below(3)}),
-                );
-            }
-            if rng.chance(15) {
-                set(&mut object, "dependentRequired", json!({"x": ["y"]}));
-            }
-            if rng.chance(10) {
-                set(
-                    &mut object,
-                    "dependentSchemas",
-                    json!({"y": schema(rng, depth + 1)}),
-                );
-            }
-            if rng.chance(15) {
-                set(&mut object, "minProperties", json!(rng.below(3)));
-            }
-            object
-        }
-        2 => {
-            let mut array = json!({"type": "array", "items": schema(rng, depth + 1)});
-            if rng.chance(30) {
-                set(&mut array, "prefixItems", json!([schema(rng, depth + 1)]));
-            }
-            if rng.chance(25) {
-                set(&mut array, "contains", schema(rng, depth + 1));
-                if rng.chance(50) {
-                    set(&mut array, "minContains", json!(rng.below(3)));
-                }
-                if rng.chance(30) {
-                    set(&mut array, "maxContains", json!(1 + rng.below(2)));
-                }
-            }
-            if rng.chance(30) {
-                set(&mut array, "maxItems", json!(rng.below(4)));
-            }
-            if rng.chance(20) {
-                set(&mut array, "uniqueItems", json!(true));
-            }
-            array
-        }
+        0 | 1 => object_schema(rng, depth),
+        2 => array_schema(rng, depth),
         3 => json!({"anyOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
         4 => json!({"oneOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
         // Parts whose keywords interact across the `allOf`.
@@ -286,6 +223,76 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
         }
         _ => json!({"allOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
     }
+}
+
+/// An object schema: properties, and some of the keywords that judge
+/// members beside them.
+fn object_schema(rng: &mut Rng, depth: usize) -> Value {
+    let mut props = Map::new();
+    for name in ["x", "y", "z"].into_iter().take(1 + rng.below(3)) {
+        props.insert(name.into(), schema(rng, depth + 1));
+    }
+    let mut object = json!({"type": "object", "properties": props});
+    if rng.chance(50) {
+        set(&mut object, "required", json!(["x"]));
+    }
+    match rng.below(4) {
+        0 => set(&mut object, "additionalProperties", json!(false)),
+        1 => {
+            let additional = schema(rng, depth + 1);
+            set(&mut object, "additionalProperties", additional);
+        }
+        _ => {}
+    }
+    if rng.chance(25) {
+        let patterns = json!({ pattern(rng): schema(rng, depth + 1) });
+        set(&mut object, "patternProperties", patterns);
+    }
+    if rng.chance(15) {
+        set(
+            &mut object,
+            "propertyNames",
+            json!({"maxLength": 1 + rng.below(3)}),
+        );
+    }
+    if rng.chance(15) {
+        set(&mut object, "dependentRequired", json!({"x": ["y"]}));
+    }
+    if rng.chance(10) {
+        set(
+            &mut object,
+            "dependentSchemas",
+            json!({"y": schema(rng, depth + 1)}),
+        );
+    }
+    if rng.chance(15) {
+        set(&mut object, "minProperties", json!(rng.below(3)));
+    }
+    object
+}
+
+/// An array schema: items, and some of the keywords that judge them.
+fn array_schema(rng: &mut Rng, depth: usize) -> Value {
+    let mut array = json!({"type": "array", "items": schema(rng, depth + 1)});
+    if rng.chance(30) {
+        set(&mut array, "prefixItems", json!([schema(rng, depth + 1)]));
+    }
+    if rng.chance(25) {
+        set(&mut array, "contains", schema(rng, depth + 1));
+        if rng.chance(50) {
+            set(&mut array, "minContains", json!(rng.below(3)));
+        }
+        if rng.chance(30) {
+            set(&mut array, "maxContains", json!(1 + rng.below(2)));
+        }
+    }
+    if rng.chance(30) {
+        set(&mut array, "maxItems", json!(rng.below(4)));
+    }
+    if rng.chance(20) {
+        set(&mut array, "uniqueItems", json!(true));
+    }
+    array
 }
 
 /// A schema of one JSON type, or a finite one.

@@ -5,7 +5,7 @@
 //! and prints the rendered result, exiting with the tool's exit code.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -50,90 +50,72 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Serve { tools, jobs } => {
-            let tools = match exec::load(&tools) {
-                Ok(tools) => Arc::new(tools),
-                Err(err) => {
-                    eprintln!("vdm-exec: {err}");
-                    return ExitCode::from(2);
-                }
-            };
-            let jobs =
-                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-            let log = |line: &str| eprintln!("vdm-exec: {line}");
-            match serve::serve(
-                tools,
-                std::io::stdin().lock(),
-                std::io::stdout(),
-                jobs,
-                &log,
-            ) {
-                serve::End::Closed => ExitCode::SUCCESS,
-                serve::End::Broken(why) => {
-                    eprintln!(
-                        "vdm-exec: the input cannot be read on: {}",
-                        proto::wire::sentence(&why)
-                    );
-                    ExitCode::from(2)
-                }
-                serve::End::WriteFailed(why) => {
-                    eprintln!(
-                        "vdm-exec: replies cannot be written: {}",
-                        proto::wire::sentence(&why)
-                    );
-                    ExitCode::from(2)
-                }
-            }
-        }
-        Command::Run { tools, tool, cwd } => {
-            let tools = match exec::load(&tools) {
-                Ok(tools) => tools,
-                Err(err) => {
-                    eprintln!("vdm-exec: {err}");
-                    return ExitCode::from(2);
-                }
-            };
-            let mut text = String::new();
-            if let Err(err) = std::io::stdin().read_to_string(&mut text) {
-                eprintln!("vdm-exec: cannot read the input from stdin: {err}");
-                return ExitCode::from(2);
-            }
-            // An empty stdin is refused, not read as null: it is more often
-            // a pipe that lost its producer than a tool that wants nothing.
-            if text.trim().is_empty() {
-                eprintln!("vdm-exec: stdin holds no input; give the tool's input as JSON (`null` for none)");
-                return ExitCode::from(2);
-            }
-            let input = match serde_json::from_str(&text) {
-                Ok(input) => input,
-                Err(err) => {
-                    eprintln!("vdm-exec: the input on stdin is not JSON: {err}");
-                    return ExitCode::from(2);
-                }
-            };
-            let capture = run::execute(&tools, &proto::ToolInvokeParams { tool, input, cwd });
-            let content = render::render_capture(&capture);
-            let mut stdout = std::io::stdout().lock();
-            if stdout
-                .write_all(&content)
-                .and_then(|()| stdout.flush())
-                .is_err()
-            {
-                return ExitCode::from(2);
-            }
-            // The process exit status holds 0..=255; the rendered content states the full code.
-            ExitCode::from(u8::try_from(capture.exit_code).unwrap_or(1))
-        }
-        Command::Schema => match serde_json::to_string_pretty(&exec::config::schema()) {
-            Ok(text) => {
+    let ended = match cli.command {
+        Command::Serve { tools, jobs } => serve_frames(&tools, jobs),
+        Command::Run { tools, tool, cwd } => run_one(&tools, tool, cwd),
+        Command::Schema => serde_json::to_string_pretty(&exec::config::schema())
+            .map(|text| {
                 println!("{text}");
                 ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("vdm-exec: writing the schema: {e}");
-                ExitCode::from(2)
-            }
-        },
+            })
+            .map_err(|e| format!("writing the schema: {e}")),
+    };
+    ended.unwrap_or_else(|why| {
+        if !why.is_empty() {
+            eprintln!("vdm-exec: {why}");
+        }
+        ExitCode::from(2)
+    })
+}
+
+/// `serve`: frames in, replies out, until the input closes. `Err` says why
+/// it stopped otherwise.
+fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
+    let tools = Arc::new(exec::load(tools).map_err(|err| err.to_string())?);
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let log = |line: &str| eprintln!("vdm-exec: {line}");
+    match serve::serve(
+        tools,
+        std::io::stdin().lock(),
+        std::io::stdout(),
+        jobs,
+        &log,
+    ) {
+        serve::End::Closed => Ok(ExitCode::SUCCESS),
+        serve::End::Broken(why) => Err(format!(
+            "the input cannot be read on: {}",
+            proto::wire::sentence(&why)
+        )),
+        serve::End::WriteFailed(why) => Err(format!(
+            "replies cannot be written: {}",
+            proto::wire::sentence(&why)
+        )),
     }
+}
+
+/// `run`: one call, its input read from stdin, the capture written to
+/// stdout; exits with the tool's code. An `Err` that is empty has nothing
+/// more to say (stdout closed).
+fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, String> {
+    let tools = exec::load(tools).map_err(|err| err.to_string())?;
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|err| format!("cannot read the input from stdin: {err}"))?;
+    // An empty stdin is refused, not read as null: it is more often
+    // a pipe that lost its producer than a tool that wants nothing.
+    if text.trim().is_empty() {
+        return Err("stdin holds no input; give the tool's input as JSON (`null` for none)".into());
+    }
+    let input = serde_json::from_str(&text)
+        .map_err(|err| format!("the input on stdin is not JSON: {err}"))?;
+    let capture = run::execute(&tools, &proto::ToolInvokeParams { tool, input, cwd });
+    let content = render::render_capture(&capture);
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&content)
+        .and_then(|()| stdout.flush())
+        .map_err(|_| String::new())?;
+    // The process exit status holds 0..=255; the rendered content states the full code.
+    Ok(ExitCode::from(u8::try_from(capture.exit_code).unwrap_or(1)))
 }

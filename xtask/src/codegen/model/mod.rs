@@ -260,24 +260,48 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
             builder.named(doc, &pointer, &name, schema)?;
         }
     }
-    let protocol_version = set
-        .get(DocKind::Envelope, "ProtocolVersion")
+    let protocol_version = protocol_version(set)?;
+    let calls = calls(set, &builder)?;
+    let events = events(set, &builder)?;
+    let types = ordered(builder.types)?;
+    // A part's file may be missing here: the emitter that needs it says so.
+    let parts = ENVELOPE_PARTS
+        .into_iter()
+        .filter_map(|part| Some((part, set.get(DocKind::Envelope, part)?)))
+        .map(|(part, doc)| Ok((part, part_doc(doc, part)?)))
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Model {
+        types,
+        calls,
+        events,
+        protocol_version,
+        parts,
+    })
+}
+
+/// The envelope's `v`: `envelope/ProtocolVersion.json` is one integer.
+fn protocol_version(set: &SchemaSet) -> anyhow::Result<u64> {
+    set.get(DocKind::Envelope, "ProtocolVersion")
         .and_then(
             |doc| match doc.value.get("enum").and_then(Value::as_array) {
                 Some(values) if values.len() == 1 => values.first().and_then(Value::as_u64),
                 _ => doc.value.get("const").and_then(Value::as_u64),
             },
         )
-        .context(
-            "envelope/ProtocolVersion.json: not one integer (`const` or a one-value `enum`)",
-        )?;
-    let calls = body_members(set, &builder, "CallBody", "params")?
+        .context("envelope/ProtocolVersion.json: not one integer (`const` or a one-value `enum`)")
+}
+
+/// The methods, in `CallBody`'s order, each with its reply and its file's
+/// annotations.
+fn calls(set: &SchemaSet, builder: &Builder<'_>) -> anyhow::Result<Vec<Call>> {
+    let replies = body_members(set, builder, "ReplyBody", "result")?;
+    body_members(set, builder, "CallBody", "params")?
         .into_iter()
         .map(|(method, params, since)| {
-            let result = body_members(set, &builder, "ReplyBody", "result")?
-                .into_iter()
+            let result = replies
+                .iter()
                 .find(|(name, _, _)| *name == method)
-                .map(|(_, result, _)| result)
+                .map(|(_, result, _)| result.clone())
                 .with_context(|| format!("envelope/ReplyBody.json: no reply for {method}"))?;
             let doc = set
                 .get(DocKind::Method, &method)
@@ -293,8 +317,12 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
                 since,
             })
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let events = body_members(set, &builder, "EventBody", "params")?
+        .collect()
+}
+
+/// The events, in `EventBody`'s order.
+fn events(set: &SchemaSet, builder: &Builder<'_>) -> anyhow::Result<Vec<Event>> {
+    body_members(set, builder, "EventBody", "params")?
         .into_iter()
         .map(|(name, params, since)| {
             let doc = set
@@ -307,21 +335,7 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
                 since,
             })
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let types = ordered(builder.types)?;
-    // A part's file may be missing here: the emitter that needs it says so.
-    let parts = ENVELOPE_PARTS
-        .into_iter()
-        .filter_map(|part| Some((part, set.get(DocKind::Envelope, part)?)))
-        .map(|(part, doc)| Ok((part, part_doc(doc, part)?)))
-        .collect::<anyhow::Result<_>>()?;
-    Ok(Model {
-        types,
-        calls,
-        events,
-        protocol_version,
-        parts,
-    })
+        .collect()
 }
 
 /// An envelope part's text, each branch told by its tag's `const`.
