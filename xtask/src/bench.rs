@@ -131,6 +131,7 @@ fn check_against_bare(conform: &Path, bare: &Path, jsonl: &Path) -> anyhow::Resu
     }
     let median = |values: &mut Vec<f64>| {
         values.sort_by(f64::total_cmp);
+        // Seven runs were pushed above: the middle one is there.
         values.get(values.len() / 2).copied().unwrap_or_default()
     };
     println!(
@@ -226,6 +227,7 @@ fn low_high(values: &[f64]) -> (f64, f64) {
 
 /// `median M (min A, max B)` of sorted `ratios`, with `digits` decimals.
 fn spread(ratios: &[f64], digits: usize) -> String {
+    // Called with the rounds' ratios, never none.
     let at = |index: usize| ratios.get(index).copied().unwrap_or_default();
     format!(
         "median {:.digits$} (min {:.digits$}, max {:.digits$})",
@@ -799,6 +801,8 @@ fn conversation(corpus: &[Value]) -> Vec<(&'static str, Value)> {
     for (index, original) in corpus.iter().enumerate() {
         let mut msg = original.clone();
         let id = index as u64 + 1;
+        // The corpus is drawn valid: every message has a kind, every call
+        // and reply a method (an error or event's empty method is unused).
         let kind = msg["kind"].as_str().unwrap_or_default().to_string();
         let method = msg["body"]["method"]
             .as_str()
@@ -843,6 +847,7 @@ fn conversation(corpus: &[Value]) -> Vec<(&'static str, Value)> {
                     }
                     states.insert(
                         task.clone(),
+                        // A valid state event has a state.
                         msg["body"]["params"]["state"]
                             .as_str()
                             .unwrap_or_default()

@@ -306,6 +306,8 @@ fn print(
     let (from_label, to_label) = (label(old), label(new));
     let schemas_of = |side: &Side| match side {
         Side::Set { schemas, .. } => schemas.clone(),
+        // A path with no parent (`/`) names no folder; the empty path is the
+        // current one, where `locate` then finds nothing.
         Side::File(path) => path.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
     let (old_dir, new_dir) = (schemas_of(old), schemas_of(new));

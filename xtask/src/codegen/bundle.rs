@@ -73,8 +73,68 @@ impl Bundle {
 
 pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
     // First name every place, so references can be rewritten in one pass.
+    let (mut names, places) = places(set)?;
+    let aliases = aliases(set, &places, &names)?;
+    names.extend(aliases.clone());
+
+    let mut defs = Map::new();
+    let mut empty_objects = BTreeMap::new();
+    for (doc, pointer, schema) in &places {
+        let key = (doc.rel.clone(), pointer.clone());
+        if aliases.contains_key(&key) {
+            continue;
+        }
+        let name = names
+            .get(&key)
+            .cloned()
+            .with_context(|| format!("{}#{pointer}: a place without a name", doc.rel))?;
+        let mut shaped = shape(set, doc, schema, &names)
+            .with_context(|| format!("bundling {}#{pointer}", doc.rel))?;
+        if let Value::Object(map) = &mut shaped {
+            map.insert("title".into(), Value::String(name.clone()));
+            // typify puts descriptions into doc comments; the version a type
+            // appeared in belongs there too.
+            let since = doc.value.get("x-since").and_then(Value::as_str);
+            if let (Some(since), Some(Value::String(text))) = (since, map.get_mut("description")) {
+                text.push_str(&format!("\n\nSince contract {since}."));
+            }
+        }
+        if is_empty_object(schema) {
+            // Absent is empty (the lint asks for a description).
+            let description = shaped
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            empty_objects.insert(name.clone(), description.to_string());
+        }
+        if defs.insert(name.clone(), shaped).is_some() {
+            bail!("two schema places are both named {name}; rename one title");
+        }
+    }
+    let nullable_optional = nullable_optional(set)?;
+    let has_secret = serde_json::to_string(&defs)?.contains(SECRET_REF);
+    if has_secret {
+        defs.insert(SECRET_TYPE.into(), serde_json::json!({"title": SECRET_TYPE, "type": "string", "description": "A credential."}));
+    }
+    Ok(Bundle {
+        document: serde_json::json!({ "$defs": defs }),
+        names,
+        empty_objects,
+        nullable_optional,
+    })
+}
+
+/// Rust type names by `(file, pointer)`.
+type Names = BTreeMap<(String, String), String>;
+
+/// A place of the set that becomes a Rust type: the file and the pointer.
+type Place<'s> = (&'s SchemaDoc, String, &'s Value);
+
+/// Every place that becomes a Rust type, with its name: each type and
+/// envelope file, each titled shape under a method's or event's `$defs`.
+fn places(set: &SchemaSet) -> anyhow::Result<(Names, Vec<Place<'_>>)> {
     let mut names = BTreeMap::new();
-    let mut places: Vec<(&SchemaDoc, String, &Value)> = Vec::new();
+    let mut places: Vec<Place<'_>> = Vec::new();
     for doc in &set.docs {
         match doc.kind {
             // Config files are written from Rust types, not the other way round.
@@ -106,10 +166,14 @@ pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
             }
         }
     }
-    // A shape that is only a reference to a named type *is* that type: the
-    // Rust code uses the target, not a newtype around it.
+    Ok((names, places))
+}
+
+/// A shape that is only a reference to a named type *is* that type: the
+/// Rust code uses the target, not a newtype around it.
+fn aliases(set: &SchemaSet, places: &[Place<'_>], names: &Names) -> anyhow::Result<Names> {
     let mut aliases = BTreeMap::new();
-    for (doc, pointer, schema) in &places {
+    for (doc, pointer, schema) in places {
         if let Some(target) = bare_ref(schema) {
             let resolved = resolve_ref(set, doc, target)
                 .map_err(|why| anyhow!("{}#{pointer}: {why}", doc.rel))?;
@@ -121,49 +185,7 @@ pub fn bundle(set: &SchemaSet) -> anyhow::Result<Bundle> {
             aliases.insert((doc.rel.clone(), pointer.clone()), name);
         }
     }
-    names.extend(aliases.clone());
-
-    let mut defs = Map::new();
-    let mut empty_objects = BTreeMap::new();
-    for (doc, pointer, schema) in &places {
-        let key = (doc.rel.clone(), pointer.clone());
-        if aliases.contains_key(&key) {
-            continue;
-        }
-        let name = names.get(&key).cloned().unwrap_or_default();
-        let mut shaped = shape(set, doc, schema, &names)
-            .with_context(|| format!("bundling {}#{pointer}", doc.rel))?;
-        if let Value::Object(map) = &mut shaped {
-            map.insert("title".into(), Value::String(name.clone()));
-            // typify puts descriptions into doc comments; the version a type
-            // appeared in belongs there too.
-            let since = doc.value.get("x-since").and_then(Value::as_str);
-            if let (Some(since), Some(Value::String(text))) = (since, map.get_mut("description")) {
-                text.push_str(&format!("\n\nSince contract {since}."));
-            }
-        }
-        if is_empty_object(schema) {
-            let description = shaped
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            empty_objects.insert(name.clone(), description.to_string());
-        }
-        if defs.insert(name.clone(), shaped).is_some() {
-            bail!("two schema places are both named {name}; rename one title");
-        }
-    }
-    let nullable_optional = nullable_optional(set)?;
-    let has_secret = serde_json::to_string(&defs)?.contains(SECRET_REF);
-    if has_secret {
-        defs.insert(SECRET_TYPE.into(), serde_json::json!({"title": SECRET_TYPE, "type": "string", "description": "A credential."}));
-    }
-    Ok(Bundle {
-        document: serde_json::json!({ "$defs": defs }),
-        names,
-        empty_objects,
-        nullable_optional,
-    })
+    Ok(aliases)
 }
 
 /// Optional properties whose type admits `null`, by JSON name. A name that is
@@ -309,6 +331,7 @@ pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow:
             continue;
         };
         for field in &mut fields.named {
+            // Named fields have identifiers; `Fields::Named` was matched above.
             let ident = field
                 .ident
                 .as_ref()
@@ -500,6 +523,7 @@ pub fn typify(
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|text| text.to_string()))
+                // A payload that is not text says nothing more than "panicked".
                 .unwrap_or_default();
             bail!("typify panicked on the bundle: {what}")
         }

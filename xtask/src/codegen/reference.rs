@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+use anyhow::{bail, Context as _};
 use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
 
-use super::model::{Call, Model};
+use super::model::{Call, Def, Model};
 use serde_json::Value;
 
 pub const DIR: &str = "docs/reference";
@@ -124,6 +124,7 @@ fn page_path(doc: &SchemaDoc) -> String {
     format!("{}/{}.md", doc.kind.folder(), doc.name)
 }
 
+/// A schema's description; absent is empty (the lint asks for one).
 fn description(value: &Value) -> &str {
     value
         .get("description")
@@ -175,7 +176,7 @@ fn page(
                 fields(set, doc, schema, &doc_since, &mut out);
             }
         }
-        _ => type_part(set, doc, &doc_since, &mut out),
+        _ => type_part(set, model, doc, &doc_since, &mut out)?,
     }
     rules_part(doc, &mut out);
     examples(doc, fixtures, &mut out);
@@ -219,10 +220,16 @@ fn method_part(set: &SchemaSet, call: &Call, doc: &SchemaDoc, doc_since: &str, o
 }
 
 /// A type's values, fields, alternatives, or what plain type it names.
-fn type_part(set: &SchemaSet, doc: &SchemaDoc, doc_since: &str, out: &mut String) {
+fn type_part(
+    set: &SchemaSet,
+    model: &Model,
+    doc: &SchemaDoc,
+    doc_since: &str,
+    out: &mut String,
+) -> anyhow::Result<()> {
     out.push('\n');
     if doc.value.get("enum").is_some() {
-        values(doc, out);
+        values(model, doc, out)?;
     } else if doc.value.get("properties").is_some() {
         let _ = writeln!(out, "## Fields\n");
         fields(set, doc, &doc.value, doc_since, out);
@@ -248,9 +255,11 @@ fn type_part(set: &SchemaSet, doc: &SchemaDoc, doc_since: &str, out: &mut String
             type_text(set, doc, &doc.value),
             constraints(&doc.value)
                 .map(|c| format!(", {c}"))
+                // No constraint: nothing follows the type.
                 .unwrap_or_default()
         );
     }
+    Ok(())
 }
 
 /// The semantic rules the checker holds for the type (its rule table), then
@@ -287,65 +296,49 @@ fn collect_rules(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn values(doc: &SchemaDoc, out: &mut String) {
-    let values = doc
-        .value
-        .get("enum")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let names: Vec<String> = doc
-        .value
-        .get("x-enum-varnames")
-        .and_then(Value::as_array)
-        .map(|n| {
-            n.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let http: Vec<&Value> = doc
-        .value
-        .get("x-carriesHttpStatus")
-        .and_then(Value::as_array)
-        .map(|v| v.iter().collect())
-        .unwrap_or_default();
+/// An enum's values as the model read them: with their names (an integer
+/// enum), or with whether they carry `httpStatus`.
+fn values(model: &Model, doc: &SchemaDoc, out: &mut String) -> anyhow::Result<()> {
     let _ = writeln!(out, "## Values\n");
-    match (names.is_empty(), http.is_empty()) {
-        (false, _) => {
+    // The protocol version is no type of the bindings: the model holds its value.
+    if doc.kind == DocKind::Envelope && doc.name == "ProtocolVersion" {
+        let _ = writeln!(out, "| # | value |\n|---|---|");
+        let _ = writeln!(out, "| 1 | `{}` |\n", model.protocol_version);
+        return Ok(());
+    }
+    let named = model
+        .get(&doc.name)
+        .with_context(|| format!("{}: the model has no type {}", doc.rel, doc.name))?;
+    match &named.def {
+        Def::IntEnum(values) => {
             let _ = writeln!(out, "| # | value | name |\n|---|---|---|");
-            for (i, (value, name)) in values.iter().zip(&names).enumerate() {
+            for (i, (value, name)) in values.iter().enumerate() {
                 let _ = writeln!(out, "| {} | `{value}` | `{name}` |", i + 1);
             }
         }
-        (true, false) => {
+        Def::StringEnum(values) if !named.http_carriers.is_empty() => {
             let _ = writeln!(out, "| # | value | carries httpStatus |\n|---|---|---|");
             for (i, value) in values.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "| {} | `{}` | {} |",
-                    i + 1,
-                    value.as_str().unwrap_or_default(),
-                    if http.contains(&value) { "yes" } else { "" }
-                );
+                let carries = if named.http_carriers.contains(value) {
+                    "yes"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "| {} | `{value}` | {carries} |", i + 1);
             }
         }
-        (true, true) => {
+        Def::StringEnum(values) => {
             let _ = writeln!(out, "| # | value |\n|---|---|");
             for (i, value) in values.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "| {} | `{}` |",
-                    i + 1,
-                    value
-                        .as_str()
-                        .map_or_else(|| value.to_string(), str::to_string)
-                );
+                let _ = writeln!(out, "| {} | `{value}` |", i + 1);
             }
+        }
+        Def::Struct(_) | Def::Alias(_) => {
+            bail!("{}: an `enum` the model did not read as one", doc.rel)
         }
     }
     out.push('\n');
+    Ok(())
 }
 
 fn fields(set: &SchemaSet, doc: &SchemaDoc, schema: &Value, doc_since: &str, out: &mut String) {
@@ -389,6 +382,7 @@ fn rows(
     doc_since: &str,
     out: &mut String,
 ) {
+    // No `required`: every field is optional.
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -401,6 +395,7 @@ fn rows(
         .flatten()
     {
         let field = format!("{prefix}{name}");
+        // No constraint: the cell starts empty.
         let mut constraint = constraints(property).unwrap_or_default();
         if property.get("x-secret") == Some(&Value::Bool(true)) {
             constraint = format!(

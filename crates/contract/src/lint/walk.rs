@@ -144,6 +144,16 @@ impl Linter<'_> {
         let Some(map) = schema.as_object() else {
             return;
         };
+        self.node_rules(map, at);
+        if shape {
+            self.shape_rules(map, at);
+        }
+        self.walk_below(map, at, shape);
+    }
+
+    /// The rules every schema node keeps, shape or not: known extensions,
+    /// resolvable `$ref`s, portable patterns, snake_case enum values.
+    fn node_rules(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer) {
         for key in map.keys() {
             if key.starts_with("x-") && !KNOWN_EXTENSIONS.contains(&key.as_str()) {
                 self.report(
@@ -179,9 +189,11 @@ impl Linter<'_> {
                 }
             }
         }
-        if shape {
-            self.shape_rules(map, at);
-        }
+    }
+
+    /// Properties (camelCase, described where they are shapes), `$defs`
+    /// (described, always shapes), and every other subschema.
+    fn walk_below(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer, shape: bool) {
         if let Some(props) = map.get("properties").and_then(Value::as_object) {
             for (name, sub) in props {
                 let here = at.push("properties").push(name);

@@ -506,6 +506,8 @@ fn strings(value: Option<&Value>) -> Vec<String> {
         .collect()
 }
 
+/// An optional text annotation: absent is empty (the lint asks for the
+/// descriptions; an empty comment is what the emitters then write).
 fn text(value: Option<&Value>) -> String {
     value
         .and_then(Value::as_str)
