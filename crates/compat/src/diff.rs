@@ -700,7 +700,6 @@ impl<'p, 's> Differ<'p, 's> {
         verdicts: Verdicts,
         judged: Judged,
     ) -> Change {
-        let space = self.space();
         let Verdicts {
             writer: w,
             reader: r,
@@ -724,9 +723,42 @@ impl<'p, 's> Differ<'p, 's> {
                 },
             ),
         };
+        let (why, example) = self.explain(here, views, [&w, &r]);
+        let undecided = [&w, &r].into_iter().find_map(|result| {
+            result
+                .as_ref()
+                .err()
+                .and_then(|err| err.undecided().map(str::to_string))
+        });
+        Change {
+            group: here.group.to_string(),
+            rule,
+            old_pointer: Some(self.at(views.old_w, &judged.old_at)),
+            new_pointer: Some(self.at(views.new_w, &judged.new_at)),
+            writer,
+            reader,
+            api: Verdict::Compatible,
+            detail: judged.detail,
+            why,
+            example,
+            undecided,
+            shape: true,
+        }
+    }
+
+    /// Why a change breaks (the first direction that does, in words) and a
+    /// value that shows it, when the value separates the two schemas as
+    /// they stand.
+    fn explain(
+        &self,
+        here: &Here<'_, 's>,
+        views: &Views<'_, 's>,
+        [w, r]: [&Result<(), Break>; 2],
+    ) -> (Option<String>, Option<Example>) {
+        let space = self.space();
         let mut why = None;
         let mut example = None;
-        for (result, accepted_by) in [(&w, "new"), (&r, "old")] {
+        for (result, accepted_by) in [(w, "new"), (r, "old")] {
             let Err(err) = result else { continue };
             let direction = if accepted_by == "new" {
                 "a new writer's value fails an old reader"
@@ -761,26 +793,7 @@ impl<'p, 's> Differ<'p, 's> {
                 }
             }
         }
-        let undecided = [&w, &r].into_iter().find_map(|result| {
-            result
-                .as_ref()
-                .err()
-                .and_then(|err| err.undecided().map(str::to_string))
-        });
-        Change {
-            group: here.group.to_string(),
-            rule,
-            old_pointer: Some(self.at(views.old_w, &judged.old_at)),
-            new_pointer: Some(self.at(views.new_w, &judged.new_at)),
-            writer,
-            reader,
-            api: Verdict::Compatible,
-            detail: judged.detail,
-            why,
-            example,
-            undecided,
-            shape: true,
-        }
+        (why, example)
     }
 
     fn at(&self, place: &Place<'_>, suffix: &str) -> String {

@@ -550,21 +550,7 @@ impl<'s> Prover<'s> {
                     "one schema is a boolean and the other is not, or both are different booleans",
                 )),
             };
-        let keys = |m: &Map<String, Value>| -> Vec<String> {
-            let mut keys: Vec<String> = m
-                .keys()
-                .filter(|k| {
-                    matches!(
-                        vocab::handling(draft_a, k),
-                        Handling::Modelled | Handling::CannotDecide(_)
-                    )
-                })
-                .cloned()
-                .collect();
-            keys.sort();
-            keys
-        };
-        let (ka, kb) = (keys(ma), keys(mb));
+        let (ka, kb) = (judged_keys(draft_a, ma), judged_keys(draft_a, mb));
         if ka != kb {
             // The lists differ, so one key is in only one of them.
             let first = ka
@@ -576,54 +562,70 @@ impl<'s> Prover<'s> {
             return Err(differ(&first, "present on one side only"));
         }
         for key in kb {
-            let (Some(va), Some(vb)) = (ma.get(&key), mb.get(&key)) else {
-                continue;
-            };
-            match (key.as_str(), vocab::shape(draft_a, &key)) {
-                // Where these lead depends on the path a value takes.
-                ("$dynamicRef" | "$recursiveRef", _) => {
-                    return Err(differ(&key, "a dynamic reference"))
-                }
-                ("$ref", _) => match (va.as_str(), vb.as_str()) {
-                    (Some(ra), Some(rb)) => {
-                        match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
-                            (Ok(ta), Ok(tb)) => stack.push((ta, tb)),
-                            _ => return Err(differ("$ref", "a reference does not resolve")),
-                        }
-                    }
-                    _ => return Err(differ("$ref", "not a string")),
-                },
-                (_, Shape::Value) if va != vb => return Err(differ(&key, "changed")),
-                (_, Shape::Value) => {}
-                _ => {
-                    let (ca, cb) = (
-                        vocab::children(draft_a, &key, va),
-                        vocab::children(draft_b, &key, vb),
-                    );
-                    let tokens = |c: &Vec<(String, &Value)>| {
-                        c.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
-                    };
-                    if tokens(&ca) != tokens(&cb) || !same_non_schemas(va, vb) {
-                        return Err(differ(&key, "changed"));
-                    }
-                    for ((token, xa), (_, xb)) in ca.into_iter().zip(cb) {
-                        stack.push((
-                            Place {
-                                doc: a.doc,
-                                pointer: format!("{}{token}", a.pointer),
-                                value: xa,
-                            },
-                            Place {
-                                doc: b.doc,
-                                pointer: format!("{}{token}", b.pointer),
-                                value: xb,
-                            },
-                        ));
-                    }
-                }
+            if let (Some(va), Some(vb)) = (ma.get(&key), mb.get(&key)) {
+                self.equal_keyword(a, b, &key, [va, vb], stack)?;
             }
         }
         Ok(())
+    }
+
+    /// One keyword present on both sides of [`Prover::equal_here`]: equal
+    /// values, or subschemas in the same places (pushed to be compared).
+    fn equal_keyword(
+        &self,
+        a: &Place<'s>,
+        b: &Place<'s>,
+        key: &str,
+        [va, vb]: [&'s Value; 2],
+        stack: &mut Vec<(Place<'s>, Place<'s>)>,
+    ) -> Result<(), Stuck> {
+        let differ = |keyword: &str, why: &str| self.stuck_at(b, keyword, why.into());
+        let (draft_a, draft_b) = (self.space.draft(a), self.space.draft(b));
+        match (key, vocab::shape(draft_a, key)) {
+            // Where these lead depends on the path a value takes.
+            ("$dynamicRef" | "$recursiveRef", _) => Err(differ(key, "a dynamic reference")),
+            ("$ref", _) => match (va.as_str(), vb.as_str()) {
+                (Some(ra), Some(rb)) => {
+                    match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
+                        (Ok(ta), Ok(tb)) => {
+                            stack.push((ta, tb));
+                            Ok(())
+                        }
+                        _ => Err(differ("$ref", "a reference does not resolve")),
+                    }
+                }
+                _ => Err(differ("$ref", "not a string")),
+            },
+            (_, Shape::Value) if va != vb => Err(differ(key, "changed")),
+            (_, Shape::Value) => Ok(()),
+            _ => {
+                let (ca, cb) = (
+                    vocab::children(draft_a, key, va),
+                    vocab::children(draft_b, key, vb),
+                );
+                let tokens = |c: &Vec<(String, &Value)>| {
+                    c.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
+                };
+                if tokens(&ca) != tokens(&cb) || !same_non_schemas(va, vb) {
+                    return Err(differ(key, "changed"));
+                }
+                for ((token, xa), (_, xb)) in ca.into_iter().zip(cb) {
+                    stack.push((
+                        Place {
+                            doc: a.doc,
+                            pointer: format!("{}{token}", a.pointer),
+                            value: xa,
+                        },
+                        Place {
+                            doc: b.doc,
+                            pointer: format!("{}{token}", b.pointer),
+                            value: xb,
+                        },
+                    ));
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Whether the subschemas under `key` are the same on both sides
@@ -689,6 +691,23 @@ impl<'s> Prover<'s> {
             ),
         }
     }
+}
+
+/// The keywords of `map` that equality judges: those the prover models or
+/// cannot decide (annotations are left out), sorted.
+fn judged_keys(draft: Draft, map: &Map<String, Value>) -> Vec<String> {
+    let mut keys: Vec<String> = map
+        .keys()
+        .filter(|k| {
+            matches!(
+                vocab::handling(draft, k),
+                Handling::Modelled | Handling::CannotDecide(_)
+            )
+        })
+        .cloned()
+        .collect();
+    keys.sort();
+    keys
 }
 
 /// The values of a writer that can only send a fixed list.

@@ -490,6 +490,22 @@ impl<'a> Compiler<'a> {
                 return target_id;
             }
         }
+        self.compile_below(doc, pointer, schema, &mut node);
+        if let Some(slot) = self.nodes.get_mut(id) {
+            *slot = node;
+        }
+        id
+    }
+
+    /// The nodes below `schema` the checks walk into: properties, items,
+    /// map values, and the branches of a tagged union.
+    fn compile_below(
+        &mut self,
+        doc: &'a SchemaDoc,
+        pointer: &str,
+        schema: &'a Value,
+        node: &mut Node,
+    ) {
         for (name, sub) in schema
             .get("properties")
             .and_then(Value::as_object)
@@ -532,10 +548,6 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        if let Some(slot) = self.nodes.get_mut(id) {
-            *slot = node;
-        }
-        id
     }
 }
 

@@ -479,61 +479,11 @@ impl<'r> Sampler<'r> {
         };
         let min = count("minLength").into_iter().max().unwrap_or(0);
         let max = count("maxLength").into_iter().min();
-        let fits = |s: &str| {
-            let n = s.chars().count();
-            n >= min && max.is_none_or(|m| n <= m)
-        };
-        if let Some(format) = parts
-            .iter()
-            .find_map(|p| p.schema.get("format").and_then(Value::as_str))
-        {
-            if let Some(sample) = format_sample(format, &mut self.rng) {
-                // A format sample must match the patterns beside it too (a
-                // `urn:` is a URI, but not one an `^https?://` takes).
-                let matchers = &mut self.matchers;
-                let matches = parts
-                    .iter()
-                    .filter_map(|p| p.schema.get("pattern").and_then(Value::as_str))
-                    .all(|pattern| {
-                        matchers
-                            .entry(pattern.to_string())
-                            .or_insert_with(|| regex::Regex::new(pattern).ok())
-                            .as_ref()
-                            .is_none_or(|regex| regex.is_match(&sample))
-                    });
-                if matches && fits(&sample) {
-                    return sample;
-                }
-            }
+        if let Some(sample) = self.formatted(parts, min, max) {
+            return sample;
         }
-        let patterns: Vec<&str> = parts
-            .iter()
-            .filter_map(|p| p.schema.get("pattern").and_then(Value::as_str))
-            .collect();
-        if let Some(pattern) = patterns.first() {
-            for attempt in 0..6 {
-                // First as the pattern likes, then aiming at a length the bounds allow.
-                let want = (attempt >= 2).then(|| {
-                    let upper = max
-                        .unwrap_or(min + 16)
-                        .min(min.max(1) * 2 + 16)
-                        .min(MAX_BUILT);
-                    usize::try_from(self.rng.between(min as i128, upper.max(min) as i128))
-                        .unwrap_or(min)
-                });
-                let hir = self
-                    .patterns
-                    .entry((*pattern).to_string())
-                    .or_insert_with(|| pattern::parse(pattern));
-                let text = hir
-                    .as_ref()
-                    .and_then(|hir| pattern::matching_parsed(hir, &mut self.rng, want));
-                if let Some(text) = text {
-                    if fits(&text) {
-                        return text;
-                    }
-                }
-            }
+        if let Some(text) = self.patterned(parts, min, max) {
+            return text;
         }
         // A schema may ask for more than is worth building: past the cap the
         // string is cut short, and the validator will refuse it.
@@ -551,6 +501,58 @@ impl<'r> Sampler<'r> {
             usize::try_from(self.rng.between(min as i128, upper as i128)).unwrap_or(min)
         };
         (0..len).map(|_| self.character()).collect()
+    }
+
+    /// A sample of the `format` the parts name, when it also matches their
+    /// patterns and lengths.
+    fn formatted(&mut self, parts: &[Part<'r>], min: usize, max: Option<usize>) -> Option<String> {
+        let format = parts
+            .iter()
+            .find_map(|p| p.schema.get("format").and_then(Value::as_str))?;
+        let sample = format_sample(format, &mut self.rng)?;
+        // A format sample must match the patterns beside it too (a
+        // `urn:` is a URI, but not one an `^https?://` takes).
+        let matchers = &mut self.matchers;
+        let matches = parts
+            .iter()
+            .filter_map(|p| p.schema.get("pattern").and_then(Value::as_str))
+            .all(|pattern| {
+                matchers
+                    .entry(pattern.to_string())
+                    .or_insert_with(|| regex::Regex::new(pattern).ok())
+                    .as_ref()
+                    .is_none_or(|regex| regex.is_match(&sample))
+            });
+        (matches && fits(&sample, min, max)).then_some(sample)
+    }
+
+    /// A string the first pattern matches, within the lengths: first as the
+    /// pattern likes, then aiming at a length the bounds allow.
+    fn patterned(&mut self, parts: &[Part<'r>], min: usize, max: Option<usize>) -> Option<String> {
+        let pattern = parts
+            .iter()
+            .find_map(|p| p.schema.get("pattern").and_then(Value::as_str))?;
+        for attempt in 0..6 {
+            let want = (attempt >= 2).then(|| {
+                let upper = max
+                    .unwrap_or(min + 16)
+                    .min(min.max(1) * 2 + 16)
+                    .min(MAX_BUILT);
+                usize::try_from(self.rng.between(min as i128, upper.max(min) as i128))
+                    .unwrap_or(min)
+            });
+            let hir = self
+                .patterns
+                .entry(pattern.to_string())
+                .or_insert_with(|| pattern::parse(pattern));
+            let text = hir
+                .as_ref()
+                .and_then(|hir| pattern::matching_parsed(hir, &mut self.rng, want));
+            if let Some(text) = text.filter(|text| fits(text, min, max)) {
+                return Some(text);
+            }
+        }
+        None
     }
 
     /// One character, mostly plain, sometimes one that readers get wrong.
@@ -891,6 +893,12 @@ fn integer_value(x: i128) -> Value {
         return json!(large);
     }
     Number::from_f64(x as f64).map_or(Value::Null, Value::Number)
+}
+
+/// Whether `text` has a length (in characters) within `min..=max`.
+fn fits(text: &str, min: usize, max: Option<usize>) -> bool {
+    let n = text.chars().count();
+    n >= min && max.is_none_or(|m| n <= m)
 }
 
 /// A value of the named format, where the format is one this knows.

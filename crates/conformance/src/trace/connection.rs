@@ -248,30 +248,7 @@ impl Connection {
                 // with it); "" then matches no state told.
                 let state = state.unwrap_or_default();
                 let previous = previous.unwrap_or_default();
-                if let Some((last, at)) = &told.state {
-                    if *last != previous {
-                        say.say(
-                            Rule::TracePreviousState,
-                            "/body/params/previousState",
-                            format!("previousState is {previous}, and the last state told for task {task} was {last} ({at})"),
-                        );
-                    }
-                }
-                if let Some(table) = transitions {
-                    if !table.allows(&previous, &state) {
-                        let since = match &told.state {
-                            Some((_, at)) => format!(" (its last state was told at {at})"),
-                            None => String::new(),
-                        };
-                        say.say(
-                            Rule::TraceTransition,
-                            "/body/params/state",
-                            format!("task {task} moved {previous} → {state}, which is not in the transition table{since}"),
-                        );
-                    }
-                }
-                told.progress = None;
-                told.state = Some((state, place));
+                told.state_change(&task, state, &previous, transitions, say);
             }
             EventKind::Progress => {
                 if let Some(bytes) = bytes {
@@ -306,4 +283,42 @@ pub(super) struct Told {
     pub(super) progress: Option<(u64, Place)>,
     /// Where it was removed.
     pub(super) removed: Option<Place>,
+}
+
+impl Told {
+    /// A state event: from the last state told, along the table.
+    fn state_change(
+        &mut self,
+        task: &str,
+        state: CompactString,
+        previous: &str,
+        transitions: Option<&Transitions>,
+        say: &mut Say<'_>,
+    ) {
+        let place = say.place;
+        if let Some((last, at)) = &self.state {
+            if *last != previous {
+                say.say(
+                    Rule::TracePreviousState,
+                    "/body/params/previousState",
+                    format!("previousState is {previous}, and the last state told for task {task} was {last} ({at})"),
+                );
+            }
+        }
+        if let Some(table) = transitions {
+            if !table.allows(previous, &state) {
+                let since = match &self.state {
+                    Some((_, at)) => format!(" (its last state was told at {at})"),
+                    None => String::new(),
+                };
+                say.say(
+                    Rule::TraceTransition,
+                    "/body/params/state",
+                    format!("task {task} moved {previous} → {state}, which is not in the transition table{since}"),
+                );
+            }
+        }
+        self.progress = None;
+        self.state = Some((state, place));
+    }
 }
