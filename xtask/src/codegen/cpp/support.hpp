@@ -157,13 +157,13 @@ inline void expect_array(const json& v, std::size_t max_items, const Path& at) {
 }
 
 /// A field that must be present: its value, or a ContractError at its place.
-inline const json& required(const json& object, const char* name, const Path& at) {
+inline const json& required(const json& object, std::string_view name, const Path& at) {
   auto it = object.find(name);
   if (it == object.end()) fail(at, "required, and missing");
   return *it;
 }
 
-inline const json* optional(const json& object, const char* name) {
+inline const json* optional(const json& object, std::string_view name) {
   auto it = object.find(name);
   return it == object.end() ? nullptr : &*it;
 }
@@ -272,9 +272,12 @@ class PolicyBuilder {
   bool binary(json::binary_t&) { return refuse("binary data"); }
   bool start_object(std::size_t) { return open(json::object()); }
   bool key(std::string& name) {
-    json& object = *stack_.back();
-    if (object.contains(name)) return refuse("the member " + detail::quoted(name) + " appears twice in one object");
-    key_ = std::move(name);
+    // One lookup: the member's slot is made here, and a repeat is a slot
+    // that was there already.
+    auto& members = stack_.back()->get_ref<json::object_t&>();
+    auto [at, made] = members.emplace(std::move(name), nullptr);
+    if (!made) return refuse("the member " + detail::quoted(at->first) + " appears twice in one object");
+    slot_ = &at->second;
     return true;
   }
   bool end_object() {
@@ -312,9 +315,9 @@ class PolicyBuilder {
       parent.push_back(std::move(value));
       return &parent.back();
     }
-    json& slot = parent[key_];
-    slot = std::move(value);
-    return &slot;
+    // In an object, key() made the slot just before.
+    *slot_ = std::move(value);
+    return slot_;
   }
   bool add(json&& value) {
     place(std::move(value));
@@ -330,7 +333,7 @@ class PolicyBuilder {
 
   json& root_;
   std::vector<json*> stack_;
-  std::string key_;
+  json* slot_ = nullptr;
   std::string why_;
 };
 
