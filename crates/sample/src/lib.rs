@@ -78,6 +78,12 @@ pub struct Sampler<'r> {
     /// Each pattern a format sample was held to, compiled once (`None`: one
     /// the `regex` crate does not take, which no sample is held to).
     matchers: std::collections::HashMap<String, Option<regex::Regex>>,
+    /// Each `$ref` met, resolved once, by the address of the schema that
+    /// holds it and the base URI it resolves against (`None`: it does not
+    /// resolve); one document registered under two URIs resolves apart.
+    /// The dynamic scope the resolver also carries is only read by
+    /// `$dynamicRef`, which the sampler does not follow.
+    refs: std::collections::HashMap<RefKey, Option<Part<'r>>>,
 }
 
 /// One schema object that applies to the value being drawn, with the
@@ -88,6 +94,9 @@ struct Part<'r> {
     resolver: Resolver<'r>,
     draft: Draft,
 }
+
+/// A `$ref`'s place: the address of the schema holding it, and its base URI.
+type RefKey = (usize, std::sync::Arc<referencing::Uri<String>>);
 
 /// A numeric bound and whether it is excluded.
 type Limit = (f64, bool);
@@ -119,6 +128,7 @@ impl<'r> Sampler<'r> {
             draws: 0,
             patterns: std::collections::HashMap::new(),
             matchers: std::collections::HashMap::new(),
+            refs: std::collections::HashMap::new(),
         }
     }
 
@@ -190,13 +200,26 @@ impl<'r> Sampler<'r> {
             return;
         };
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            if let Ok(target) = part.resolver.lookup(reference) {
-                let (schema, resolver, draft) = target.into_inner();
-                let target = Part {
-                    schema,
-                    resolver,
-                    draft,
-                };
+            let held_by = (
+                std::ptr::from_ref(part.schema) as usize,
+                part.resolver.base_uri(),
+            );
+            let target = match self.refs.get(&held_by) {
+                Some(target) => target.clone(),
+                None => {
+                    let target = part.resolver.lookup(reference).ok().map(|target| {
+                        let (schema, resolver, draft) = target.into_inner();
+                        Part {
+                            schema,
+                            resolver,
+                            draft,
+                        }
+                    });
+                    self.refs.insert(held_by, target.clone());
+                    target
+                }
+            };
+            if let Some(target) = target {
                 self.flatten(target, out, seen);
             }
             if part.draft <= Draft::Draft7 {
