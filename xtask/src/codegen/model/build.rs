@@ -46,12 +46,7 @@ impl Builder<'_> {
             .as_object()
             .with_context(|| format!("{origin}: not an object schema"))?;
         let description = text(map.get("description"));
-        let since = map
-            .get("x-since")
-            .or_else(|| doc.value.get("x-since"))
-            .and_then(Value::as_str)
-            .unwrap_or("1.0.0")
-            .to_string();
+        let since = since([schema, &doc.value]);
         let def = if map.get("type").and_then(Value::as_str) == Some("object")
             && map.get("properties").is_some()
         {
@@ -275,12 +270,7 @@ impl Builder<'_> {
             self.insert(Named {
                 name: name.to_string(),
                 description: text(map.get("description")),
-                since: doc
-                    .value
-                    .get("x-since")
-                    .and_then(Value::as_str)
-                    .unwrap_or("1.0.0")
-                    .to_string(),
+                since: since([&doc.value]),
                 origin,
                 def: Def::Struct(st),
                 http_carriers: Vec::new(),

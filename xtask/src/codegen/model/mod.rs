@@ -378,12 +378,7 @@ fn part_doc(doc: &SchemaDoc, part: &str) -> anyhow::Result<PartDoc> {
         .collect::<anyhow::Result<_>>()?;
     Ok(PartDoc {
         description: text(doc.value.get("description")),
-        since: doc
-            .value
-            .get("x-since")
-            .and_then(Value::as_str)
-            .unwrap_or("1.0.0")
-            .to_string(),
+        since: since([&doc.value]),
         branches,
     })
 }
@@ -480,15 +475,11 @@ fn body_members(
         let ty = builder
             .reference(doc, reference)
             .with_context(|| at.clone())?;
-        let since = branch
-            .get("x-since")
-            .or_else(|| {
-                let target = resolve_ref(set, doc, reference).ok()?;
-                target.doc.value.get("x-since")
-            })
-            .and_then(Value::as_str)
-            .unwrap_or("1.0.0");
-        out.push((name.to_string(), ty, since.to_string()));
+        let since = match resolve_ref(set, doc, reference) {
+            Ok(target) => since([branch, &target.doc.value]),
+            Err(_) => since([branch]),
+        };
+        out.push((name.to_string(), ty, since));
     }
     Ok(out)
 }
@@ -508,6 +499,16 @@ fn strings(value: Option<&Value>) -> Vec<String> {
 
 /// An optional text annotation: absent is empty (the lint asks for the
 /// descriptions; an empty comment is what the emitters then write).
+/// The version the first of `schemas` that says one (`x-since`) gives; a
+/// schema that says none has been there since the first release, 1.0.0.
+fn since<'v>(schemas: impl IntoIterator<Item = &'v Value>) -> String {
+    schemas
+        .into_iter()
+        .find_map(|schema| schema.get("x-since").and_then(Value::as_str))
+        .unwrap_or("1.0.0")
+        .to_string()
+}
+
 fn text(value: Option<&Value>) -> String {
     value
         .and_then(Value::as_str)
