@@ -89,6 +89,14 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    // The decoder FrameReader and the serde path share, on the bodies alone.
+    read.bench_function("proto::frame::decode_body", |b| {
+        b.iter(|| {
+            for body in &bodies {
+                black_box(proto::frame::decode_body(body).expect("decodes"));
+            }
+        })
+    });
     read.bench_function("FrameReader", |b| {
         b.iter(|| {
             let mut reader = FrameReader::new(Cursor::new(&stream[..]));
