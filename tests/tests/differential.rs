@@ -121,3 +121,51 @@ fn the_readers_read_every_generated_message_and_agree_on_every_mutant() {
         &found[..found.len().min(5)]
     );
 }
+
+/// The Rust decoder reads a body's content from the tokens its policy scan
+/// recorded; read from the text by serde_json instead, every generated input
+/// gives the same envelope, or the same refusal (the same problem, and the
+/// same message but for serde_json's line and column).
+#[test]
+fn the_rust_decoder_reads_tokens_as_serde_json_reads_text() {
+    use proto::wire::{decode, decode_from_text, DecodeError, Problem};
+    fn said(err: &DecodeError) -> String {
+        let text = match &err.problem {
+            Problem::BadContent { what, source } => {
+                let source = source.to_string();
+                let cut = source.rfind(" at line ").unwrap_or(source.len());
+                format!("bad content: {what}: {}", &source[..cut])
+            }
+            other => other.to_string(),
+        };
+        format!("{:?} {:?} {text}", err.kind, err.id)
+    }
+    let inputs = differential::inputs(0x7a9e, 20_000);
+    let (mut read, mut refused) = (0, 0);
+    for input in &inputs {
+        let tokens = decode::<proto::Envelope>(input);
+        let text = decode_from_text::<proto::Envelope>(input);
+        let shown = || String::from_utf8_lossy(input).into_owned();
+        match (tokens, text) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{}", shown());
+                read += 1;
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(said(&a), said(&b), "{}", shown());
+                refused += 1;
+            }
+            (a, b) => panic!(
+                "tokens {:?}, text {:?}: {}",
+                a.map(|_| ()),
+                b.map(|_| ()),
+                shown()
+            ),
+        }
+    }
+    // Both sides of the comparison were exercised.
+    assert!(
+        read > 2_000 && refused > 2_000,
+        "{read} read, {refused} refused"
+    );
+}

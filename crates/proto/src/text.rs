@@ -164,6 +164,28 @@ pub fn check(bytes: &[u8]) -> Result<&str, TextError> {
 /// Checks `bytes` against the policy and notes where the head members of
 /// `layout` stand.
 pub fn scan(bytes: &[u8], layout: Layout) -> Result<(&str, Head), TextError> {
+    scan_into(bytes, layout, None)
+}
+
+/// [`scan`], recording every token of the text on `tape` (cleared first) on
+/// the way, for a decoder that then reads the tokens instead of the text.
+pub(crate) fn scan_recording<'b>(
+    bytes: &'b [u8],
+    layout: Layout,
+    tape: &mut Vec<Token>,
+) -> Result<(&'b str, Head), TextError> {
+    tape.clear();
+    // Tokens hold offsets as u32 (half the size, a fifth faster to record);
+    // a longer text is scanned without a tape, and read from its text.
+    let tape = (u32::try_from(bytes.len()).is_ok()).then_some(tape);
+    scan_into(bytes, layout, tape)
+}
+
+fn scan_into<'b>(
+    bytes: &'b [u8],
+    layout: Layout,
+    tape: Option<&mut Vec<Token>>,
+) -> Result<(&'b str, Head), TextError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(TextError {
             offset: 0,
@@ -186,6 +208,7 @@ pub fn scan(bytes: &[u8], layout: Layout) -> Result<(&str, Head), TextError> {
         keys,
         head: Head::default(),
         layout,
+        tape,
     };
     let result = scanner.run();
     let Scanner {
@@ -222,6 +245,41 @@ struct Frame {
     first_key: usize,
     /// The head member whose value this frame is (for objects at depth 1 and 2).
     member: Member,
+    /// This array's or object's token on the tape, when one is recorded.
+    token: usize,
+}
+
+/// One token of a scanned text: a value, or an object's member name (which
+/// comes right before its value). Tokens stand in the order of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub(crate) kind: TokenKind,
+    /// Where the token starts in the text: its first byte (an opening
+    /// bracket, a quote, a sign or digit, a literal's letter).
+    pub(crate) start: u32,
+    /// The byte after the token's last (the closing bracket or quote
+    /// included).
+    pub(crate) end: u32,
+    /// The index of the first token after this one and everything in it.
+    pub(crate) after: u32,
+}
+
+/// What a [`Token`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TokenKind {
+    Null,
+    True,
+    False,
+    /// A number written as an integer: no fraction, no exponent.
+    Integer,
+    /// A number written with a fraction or an exponent.
+    Fraction,
+    /// A string; `escaped` when it holds an escape.
+    String {
+        escaped: bool,
+    },
+    Array,
+    Object,
 }
 
 /// A member of the envelope's head, or none.
@@ -241,7 +299,7 @@ enum Member {
 /// An object with more members than this checks names in a hash set.
 const LINEAR_KEYS: usize = 16;
 
-struct Scanner<'b> {
+struct Scanner<'b, 't> {
     bytes: &'b [u8],
     at: usize,
     frames: Vec<Frame>,
@@ -252,9 +310,28 @@ struct Scanner<'b> {
     keys: Vec<(usize, usize)>,
     head: Head,
     layout: Layout,
+    /// Where tokens are recorded, when they are.
+    tape: Option<&'t mut Vec<Token>>,
 }
 
-impl Scanner<'_> {
+impl Scanner<'_, '_> {
+    /// Records a token that ends at the scanner's place.
+    // Offsets and indexes fit in u32: a tape is only recorded for a text
+    // shorter than 4 GiB, which has fewer tokens than bytes.
+    #[allow(clippy::cast_possible_truncation)]
+    fn record(&mut self, kind: TokenKind, start: usize) {
+        let end = self.at;
+        if let Some(tape) = self.tape.as_deref_mut() {
+            let after = tape.len() + 1;
+            tape.push(Token {
+                kind,
+                start: start as u32,
+                end: end as u32,
+                after: after as u32,
+            });
+        }
+    }
+
     fn fail<T>(&self, problem: TextProblem) -> Result<T, TextError> {
         Err(TextError {
             offset: self.at,
@@ -307,19 +384,27 @@ impl Scanner<'_> {
                     }
                 }
                 b'"' => {
-                    self.string()?;
+                    let escaped = self.string()?;
+                    self.record(TokenKind::String { escaped }, start);
                     self.note(member, start);
                 }
                 b'-' | b'0'..=b'9' => {
-                    self.number()?;
+                    let kind = if self.number()? {
+                        TokenKind::Integer
+                    } else {
+                        TokenKind::Fraction
+                    };
+                    self.record(kind, start);
                     self.note(member, start);
                 }
                 b't' | b'f' | b'n' => {
-                    self.literal(match byte {
-                        b't' => b"true",
-                        b'f' => b"false",
-                        _ => b"null",
-                    })?;
+                    let (word, kind): (&'static [u8], _) = match byte {
+                        b't' => (b"true", TokenKind::True),
+                        b'f' => (b"false", TokenKind::False),
+                        _ => (b"null", TokenKind::Null),
+                    };
+                    self.literal(word)?;
+                    self.record(kind, start);
                     self.note(member, start);
                 }
                 _ => return self.syntax("a value"),
@@ -356,6 +441,7 @@ impl Scanner<'_> {
     }
 
     /// Opens an array or object at `start`, the value of `member`.
+    #[allow(clippy::cast_possible_truncation)] // As in `record`.
     fn open(&mut self, object: bool, member: Member, start: usize) -> Result<(), TextError> {
         let limit = MAX_DEPTH + usize::from(self.layout == Layout::Contained);
         if self.frames.len() >= limit {
@@ -368,11 +454,28 @@ impl Scanner<'_> {
                 _ => {}
             }
         }
+        let token = match self.tape.as_deref_mut() {
+            Some(tape) => {
+                tape.push(Token {
+                    kind: if object {
+                        TokenKind::Object
+                    } else {
+                        TokenKind::Array
+                    },
+                    start: start as u32,
+                    end: start as u32,
+                    after: 0,
+                });
+                tape.len() - 1
+            }
+            None => 0,
+        };
         self.frames.push(Frame {
             object,
             escaped: false,
             first_key: self.keys.len(),
             member,
+            token,
         });
         if let Some(slot) = self.slot(member) {
             *slot = Some(Span { start, end: start });
@@ -382,6 +485,7 @@ impl Scanner<'_> {
     }
 
     /// Closes the innermost array or object at its closing bracket.
+    #[allow(clippy::cast_possible_truncation)] // As in `record`.
     fn close(&mut self) {
         self.at += 1;
         let Some(frame) = self.frames.pop() else {
@@ -395,6 +499,13 @@ impl Scanner<'_> {
             }
         }
         let end = self.at;
+        if let Some(tape) = self.tape.as_deref_mut() {
+            let after = tape.len();
+            if let Some(token) = tape.get_mut(frame.token) {
+                token.end = end as u32;
+                token.after = after as u32;
+            }
+        }
         if let Some(Some(span)) = self.slot(frame.member) {
             span.end = end;
         }
@@ -441,6 +552,7 @@ impl Scanner<'_> {
     fn key(&mut self) -> Result<Member, TextError> {
         let start = self.at;
         let escaped = self.string()?;
+        self.record(TokenKind::String { escaped }, start);
         let raw = (start + 1, self.at - 1);
         self.duplicate(raw, escaped, start)?;
         let depth = self.frames.len();
@@ -616,7 +728,8 @@ impl Scanner<'_> {
     }
 
     /// A number; an integer literal must be safe, any number finite.
-    fn number(&mut self) -> Result<(), TextError> {
+    /// `true` when it is written as an integer (no fraction, no exponent).
+    fn number(&mut self) -> Result<bool, TextError> {
         let start = self.at;
         if self.byte() == Some(b'-') {
             self.at += 1;
@@ -674,7 +787,7 @@ impl Scanner<'_> {
                 return self.fail(TextProblem::NumberOutOfRange);
             }
         }
-        Ok(())
+        Ok(literal_integer)
     }
 
     fn digits(&mut self) {

@@ -134,6 +134,13 @@ pub trait Tagged: Sized {
     /// variant has that name.
     fn decode_known(name: &str, content: &str) -> Option<Result<Self, serde_json::Error>>;
 
+    /// [`Tagged::decode_known`] from a decoder's [`Content`], which can be
+    /// read from the tokens the policy scan recorded. Bindings generated
+    /// before it existed read the content's text.
+    fn decode_content(name: &str, content: Content<'_>) -> Option<Result<Self, serde_json::Error>> {
+        Self::decode_known(name, content.text())
+    }
+
     fn from_unknown(unknown: Unknown) -> Self;
 
     /// The wire name of the method or event.
@@ -290,10 +297,52 @@ pub fn method_not_found(id: u64, method: &str, served: &[&str]) -> crate::Envelo
 /// checked against the JSON text policy, which on the way notes where the
 /// head stands (`v`, `kind`, `id`, the body's name and content); then the
 /// body's content is decoded into the type its name picks.
+#[inline]
 pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
+    with_tape(|tape| decode_in(bytes, Some(tape)))
+}
+
+/// [`decode`] with the content read from its text by serde_json rather
+/// than from the scan's tokens: the reference the tests hold the token
+/// reader to.
+#[doc(hidden)] // A test's reference, not an API.
+pub fn decode_from_text<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
+    decode_in(bytes, None)
+}
+
+/// Runs `decode` with this thread's token tape: a reader decodes message
+/// after message, and the tape is kept from one to the next rather than
+/// allocated for each (one grown by a large text is not kept).
+#[inline(always)] // Its result is an envelope: one move fewer of a few hundred bytes.
+fn with_tape<T>(decode: impl FnOnce(&mut Vec<crate::text::Token>) -> T) -> T {
+    /// The most tokens a kept tape holds.
+    const KEPT: usize = 4096;
+    thread_local! {
+        static TAPE: std::cell::Cell<Vec<crate::text::Token>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut tape = TAPE.with(std::cell::Cell::take);
+    let result = decode(&mut tape);
+    if tape.capacity() <= KEPT {
+        tape.clear();
+        TAPE.with(|kept| kept.set(tape));
+    }
+    result
+}
+
+/// The decoder, reading the content from the tokens recorded on `tape`, or
+/// from the text when there is none.
+fn decode_in<E: EnvelopeParts>(
+    bytes: &[u8],
+    mut tape: Option<&mut Vec<crate::text::Token>>,
+) -> Result<E, DecodeError> {
     let fail = |kind, id, problem| DecodeError { kind, id, problem };
-    let (text, head) = crate::text::scan(bytes, crate::text::Layout::Envelope)
-        .map_err(|err| fail(None, None, Problem::NotJson(err)))?;
+    let layout = crate::text::Layout::Envelope;
+    let (text, head) = match tape.as_deref_mut() {
+        Some(tape) => crate::text::scan_recording(bytes, layout, tape),
+        None => crate::text::scan(bytes, layout),
+    }
+    .map_err(|err| fail(None, None, Problem::NotJson(err)))?;
+    let tape: &[crate::text::Token] = tape.map_or(&[], |tape| tape.as_slice());
     if !head.object {
         return Err(fail(
             None,
@@ -337,6 +386,7 @@ pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
     let content_error = |problem: Problem| fail(Some(kind), id, problem);
     let parts = BodyParts {
         text,
+        tokens: tape,
         object: head.body_object,
         method: head.method,
         name: head.name,
@@ -365,12 +415,14 @@ pub fn decode<E: EnvelopeParts>(bytes: &[u8]) -> Result<E, DecodeError> {
                     "`id` is neither null nor an integer from 0 to 2^53 - 1".into(),
                 ));
             }
-            let body = serde_json::from_str(body.of(text)).map_err(|source| {
-                content_error(Problem::BadContent {
-                    what: "the body of an error envelope (/body)".into(),
-                    source,
-                })
-            })?;
+            let body = Content::in_scan(text, body, tape)
+                .read()
+                .map_err(|source| {
+                    content_error(Problem::BadContent {
+                        what: "the body of an error envelope (/body)".into(),
+                        source,
+                    })
+                })?;
             Ok(E::error(id, body))
         }
         EnvelopeKind::Event => Ok(E::event(tagged::<E::Event>(&parts).map_err(content_error)?)),
@@ -394,9 +446,66 @@ fn string(text: &str) -> Option<Cow<'_, str>> {
     }
 }
 
+/// A body's content (or an error envelope's body) as the decoder found it:
+/// its text, and the tokens the policy scan recorded for it when it did.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
+#[derive(Clone, Copy)]
+pub struct Content<'t> {
+    text: &'t str,
+    scanned: Option<Scanned<'t>>,
+}
+
+/// A value's place among the tokens the policy scan recorded of a text.
+#[derive(Clone, Copy)]
+struct Scanned<'t> {
+    /// The whole scanned text (tokens say where they stand in it).
+    whole: &'t str,
+    tokens: &'t [crate::text::Token],
+    /// The index of the value's token.
+    first: usize,
+}
+
+impl<'t> Content<'t> {
+    /// Content known only by its text.
+    pub fn of_text(text: &'t str) -> Self {
+        Content {
+            text,
+            scanned: None,
+        }
+    }
+
+    /// The value at `span` of `whole`, a text the policy scan recorded as `tokens`.
+    fn in_scan(whole: &'t str, span: crate::text::Span, tokens: &'t [crate::text::Token]) -> Self {
+        Content {
+            text: span.of(whole),
+            scanned: crate::tape::token_at(tokens, span.start).map(|first| Scanned {
+                whole,
+                tokens,
+                first,
+            }),
+        }
+    }
+
+    /// The content's JSON text.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// The content as a `T`: from the recorded tokens when there are any,
+    /// else from the text; either way as serde_json reads the text.
+    pub fn read<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        match self.scanned {
+            Some(at) => crate::tape::from_tokens(at.whole, at.tokens, at.first),
+            None => serde_json::from_str(self.text),
+        }
+    }
+}
+
 /// Where a tagged body's name and content stand in the text.
 struct BodyParts<'t> {
     text: &'t str,
+    /// The text's tokens, as the policy scan recorded them.
+    tokens: &'t [crate::text::Token],
     object: bool,
     method: Option<crate::text::Span>,
     name: Option<crate::text::Span>,
@@ -407,15 +516,19 @@ struct BodyParts<'t> {
 /// Decodes a tagged body from its text (checked against the text policy).
 #[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn decode_body<T: Tagged>(text: &str) -> Result<T, Problem> {
-    let (text, head) =
-        crate::text::scan(text.as_bytes(), crate::text::Layout::Body).map_err(Problem::NotJson)?;
-    tagged::<T>(&BodyParts {
-        text,
-        object: head.object,
-        method: head.method,
-        name: head.name,
-        params: head.params,
-        result: head.result,
+    with_tape(|tape| {
+        let (text, head) =
+            crate::text::scan_recording(text.as_bytes(), crate::text::Layout::Body, tape)
+                .map_err(Problem::NotJson)?;
+        tagged::<T>(&BodyParts {
+            text,
+            tokens: tape,
+            object: head.object,
+            method: head.method,
+            name: head.name,
+            params: head.params,
+            result: head.result,
+        })
     })
 }
 
@@ -440,7 +553,7 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
             part.tag()
         )));
     };
-    let Some(content) = content.map(|span| span.of(parts.text)) else {
+    let Some(content) = content.map(|span| Content::in_scan(parts.text, span, parts.tokens)) else {
         return Err(Problem::NotEnvelope(format!(
             "the body of {name} has no `{}`",
             part.content()
@@ -450,11 +563,11 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
         what: format!("the {0} of {name} (/body/{0})", part.content()),
         source,
     };
-    match T::decode_known(&name, content) {
+    match T::decode_content(&name, content) {
         Some(Ok(body)) => Ok(body),
         Some(Err(source)) => Err(bad(source)),
         None => {
-            let content = serde_json::from_str(content).map_err(bad)?;
+            let content = serde_json::from_str(content.text()).map_err(bad)?;
             Ok(T::from_unknown(Unknown {
                 name: name.into_owned(),
                 content,

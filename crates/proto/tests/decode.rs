@@ -242,3 +242,49 @@ fn every_serde_json_entry_point_reads_an_envelope() {
         assert_eq!(serde_json::to_value(&read).expect("writes"), value);
     }
 }
+
+/// A body read alone (`Deserialize` for `CallBody`, `ReplyBody`,
+/// `EventBody`) is the body its envelope reads to: the same decoder, the
+/// content read from the same kind of tokens, with escapes, nesting, numbers
+/// of every kind and unknown members on the way.
+#[test]
+fn a_body_alone_reads_as_inside_its_envelope() {
+    let envelopes = [
+        json!({"v": 1, "kind": "call", "id": 3, "body": {"method": "download.add", "params": {"spec": {
+            "url": "https://example.org/a\u{e9}\"b\\c", "fileName": "caf\u{e9}.iso", "segments": 4,
+            "headers": {"X-A": "1", "X-\u{1F600}": "\\u0041"}}, "later": [1.5, -0, [[{}]], {"a": null}]}}}),
+        json!({"v": 1, "kind": "reply", "id": 4, "body": {"method": "download.add", "result": {"taskId": "t_01", "x": -2.5e-3}}}),
+        json!({"v": 1, "kind": "event", "body": {"name": "event.task.progress", "params": {"taskId": "t_01",
+            "downloadedBytes": 9_007_199_254_740_991_u64, "speedBytesPerSec": 0,
+            "segments": [{"index": 0, "downloadedBytes": 1, "state": "downloading"}]}}}),
+        json!({"v": 1, "kind": "event", "body": {"name": "event.from.later", "params": {"deep": [[[1e-300]]]}}}),
+    ];
+    for wire in envelopes {
+        let body = wire["body"].to_string();
+        match wire::decode::<Envelope>(wire.to_string().as_bytes()).expect("decodes") {
+            Envelope::Call { body: read, .. } => {
+                assert_eq!(
+                    serde_json::from_str::<CallBody>(&body).expect("alone"),
+                    read
+                );
+            }
+            Envelope::Reply { body: read, .. } => {
+                assert_eq!(
+                    serde_json::from_str::<ReplyBody>(&body).expect("alone"),
+                    read
+                );
+            }
+            Envelope::Event { body: read, .. } => {
+                assert_eq!(
+                    serde_json::from_str::<EventBody>(&body).expect("alone"),
+                    read
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            wire::decode::<Envelope>(wire.to_string().as_bytes()).ok(),
+            wire::decode_from_text::<Envelope>(wire.to_string().as_bytes()).ok()
+        );
+    }
+}

@@ -476,8 +476,11 @@ fn body(
         impl crate::wire::Tagged for #me {
             const PART: crate::wire::BodyPart = crate::wire::BodyPart::#part;
             fn decode_known(name: &str, content: &str) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
+                Self::decode_content(name, crate::wire::Content::of_text(content))
+            }
+            fn decode_content(name: &str, content: crate::wire::Content<'_>) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
                 ::std::option::Option::Some(match name {
-                    #(#names => crate::wire::content(content).map(#me::#variants),)*
+                    #(#names => content.read().map(#me::#variants),)*
                     _ => return ::std::option::Option::None,
                 })
             }

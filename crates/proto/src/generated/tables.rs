@@ -699,20 +699,24 @@ impl crate::wire::Tagged for CallBody {
         name: &str,
         content: &str,
     ) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
+        Self::decode_content(name, crate::wire::Content::of_text(content))
+    }
+    fn decode_content(
+        name: &str,
+        content: crate::wire::Content<'_>,
+    ) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
         ::std::option::Option::Some(match name {
-            "session.hello" => crate::wire::content(content).map(CallBody::SessionHello),
-            "download.add" => crate::wire::content(content).map(CallBody::DownloadAdd),
-            "download.pause" => crate::wire::content(content).map(CallBody::DownloadPause),
-            "download.resume" => crate::wire::content(content).map(CallBody::DownloadResume),
-            "download.cancel" => crate::wire::content(content).map(CallBody::DownloadCancel),
-            "download.remove" => crate::wire::content(content).map(CallBody::DownloadRemove),
-            "download.update" => crate::wire::content(content).map(CallBody::DownloadUpdate),
-            "download.list" => crate::wire::content(content).map(CallBody::DownloadList),
-            "download.get" => crate::wire::content(content).map(CallBody::DownloadGet),
-            "download.provideAuth" => {
-                crate::wire::content(content).map(CallBody::DownloadProvideAuth)
-            }
-            "tool.invoke" => crate::wire::content(content).map(CallBody::ToolInvoke),
+            "session.hello" => content.read().map(CallBody::SessionHello),
+            "download.add" => content.read().map(CallBody::DownloadAdd),
+            "download.pause" => content.read().map(CallBody::DownloadPause),
+            "download.resume" => content.read().map(CallBody::DownloadResume),
+            "download.cancel" => content.read().map(CallBody::DownloadCancel),
+            "download.remove" => content.read().map(CallBody::DownloadRemove),
+            "download.update" => content.read().map(CallBody::DownloadUpdate),
+            "download.list" => content.read().map(CallBody::DownloadList),
+            "download.get" => content.read().map(CallBody::DownloadGet),
+            "download.provideAuth" => content.read().map(CallBody::DownloadProvideAuth),
+            "tool.invoke" => content.read().map(CallBody::ToolInvoke),
             _ => return ::std::option::Option::None,
         })
     }
@@ -872,20 +876,24 @@ impl crate::wire::Tagged for ReplyBody {
         name: &str,
         content: &str,
     ) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
+        Self::decode_content(name, crate::wire::Content::of_text(content))
+    }
+    fn decode_content(
+        name: &str,
+        content: crate::wire::Content<'_>,
+    ) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
         ::std::option::Option::Some(match name {
-            "session.hello" => crate::wire::content(content).map(ReplyBody::SessionHello),
-            "download.add" => crate::wire::content(content).map(ReplyBody::DownloadAdd),
-            "download.pause" => crate::wire::content(content).map(ReplyBody::DownloadPause),
-            "download.resume" => crate::wire::content(content).map(ReplyBody::DownloadResume),
-            "download.cancel" => crate::wire::content(content).map(ReplyBody::DownloadCancel),
-            "download.remove" => crate::wire::content(content).map(ReplyBody::DownloadRemove),
-            "download.update" => crate::wire::content(content).map(ReplyBody::DownloadUpdate),
-            "download.list" => crate::wire::content(content).map(ReplyBody::DownloadList),
-            "download.get" => crate::wire::content(content).map(ReplyBody::DownloadGet),
-            "download.provideAuth" => {
-                crate::wire::content(content).map(ReplyBody::DownloadProvideAuth)
-            }
-            "tool.invoke" => crate::wire::content(content).map(ReplyBody::ToolInvoke),
+            "session.hello" => content.read().map(ReplyBody::SessionHello),
+            "download.add" => content.read().map(ReplyBody::DownloadAdd),
+            "download.pause" => content.read().map(ReplyBody::DownloadPause),
+            "download.resume" => content.read().map(ReplyBody::DownloadResume),
+            "download.cancel" => content.read().map(ReplyBody::DownloadCancel),
+            "download.remove" => content.read().map(ReplyBody::DownloadRemove),
+            "download.update" => content.read().map(ReplyBody::DownloadUpdate),
+            "download.list" => content.read().map(ReplyBody::DownloadList),
+            "download.get" => content.read().map(ReplyBody::DownloadGet),
+            "download.provideAuth" => content.read().map(ReplyBody::DownloadProvideAuth),
+            "tool.invoke" => content.read().map(ReplyBody::ToolInvoke),
             _ => return ::std::option::Option::None,
         })
     }
@@ -1041,14 +1049,18 @@ impl crate::wire::Tagged for EventBody {
         name: &str,
         content: &str,
     ) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
+        Self::decode_content(name, crate::wire::Content::of_text(content))
+    }
+    fn decode_content(
+        name: &str,
+        content: crate::wire::Content<'_>,
+    ) -> ::std::option::Option<::std::result::Result<Self, ::serde_json::Error>> {
         ::std::option::Option::Some(match name {
-            "event.task.added" => crate::wire::content(content).map(EventBody::EventTaskAdded),
-            "event.task.state" => crate::wire::content(content).map(EventBody::EventTaskState),
-            "event.task.progress" => {
-                crate::wire::content(content).map(EventBody::EventTaskProgress)
-            }
-            "event.task.removed" => crate::wire::content(content).map(EventBody::EventTaskRemoved),
-            "event.notify" => crate::wire::content(content).map(EventBody::EventNotify),
+            "event.task.added" => content.read().map(EventBody::EventTaskAdded),
+            "event.task.state" => content.read().map(EventBody::EventTaskState),
+            "event.task.progress" => content.read().map(EventBody::EventTaskProgress),
+            "event.task.removed" => content.read().map(EventBody::EventTaskRemoved),
+            "event.notify" => content.read().map(EventBody::EventNotify),
             _ => return ::std::option::Option::None,
         })
     }

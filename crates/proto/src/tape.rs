@@ -1,0 +1,299 @@
+//! Typed values read from the tokens the policy scan recorded, not from the
+//! text again.
+//!
+//! A decode first scans the text (`text::scan_recording`): the policy is
+//! held and every token is noted with where it stands. The body's content is
+//! then deserialized from those tokens. serde_json cannot be handed tokens,
+//! and reading the content's text through it lexed every string and number
+//! a second time; this deserializer gives every `Deserialize` impl the same
+//! calls serde_json would (numbers as serde_json types them, strings
+//! borrowed where they hold no escape), so a type reads the same from either.
+//! A differential test holds the two to the same answers on generated input.
+
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
+    Visitor,
+};
+use serde::forward_to_deserialize_any;
+use serde_json::Error;
+
+use crate::text::{Token, TokenKind};
+
+/// Deserializes the value whose token is `tokens[first]`, from a text the
+/// scan that recorded `tokens` has checked.
+pub(crate) fn from_tokens<T: DeserializeOwned>(
+    text: &str,
+    tokens: &[Token],
+    first: usize,
+) -> Result<T, Error> {
+    let mut reader = Tokens {
+        text,
+        tokens,
+        at: first,
+    };
+    T::deserialize(&mut reader)
+}
+
+/// The index of the token that starts at byte `start`, when one does.
+pub(crate) fn token_at(tokens: &[Token], start: usize) -> Option<usize> {
+    let start = u32::try_from(start).ok()?;
+    tokens
+        .binary_search_by_key(&start, |token| token.start)
+        .ok()
+}
+
+struct Tokens<'t> {
+    text: &'t str,
+    tokens: &'t [Token],
+    /// The next token to read.
+    at: usize,
+}
+
+impl<'t> Tokens<'t> {
+    fn next(&mut self) -> Result<Token, Error> {
+        let token = self
+            .tokens
+            .get(self.at)
+            .copied()
+            .ok_or_else(|| de::Error::custom("a value ends before it is complete"))?;
+        self.at += 1;
+        Ok(token)
+    }
+
+    fn peek(&self) -> Option<Token> {
+        self.tokens.get(self.at).copied()
+    }
+
+    fn slice(&self, start: u32, end: u32) -> Result<&'t str, Error> {
+        let (start, end) = (start as usize, end as usize);
+        self.text
+            .get(start..end)
+            .ok_or_else(|| de::Error::custom("a token outside its text"))
+    }
+
+    /// A number as serde_json types it: a non-negative integer as `u64`, a
+    /// negative one as `i64`, `-0` and anything with a fraction or an
+    /// exponent as `f64` (parsed by serde_json itself, so the double is the
+    /// one it would give).
+    fn number<V: Visitor<'t>>(&self, token: Token, visitor: V) -> Result<V::Value, Error> {
+        let text = self.slice(token.start, token.end)?;
+        if token.kind == TokenKind::Integer {
+            // The policy keeps an integer literal within ±(2^53 − 1).
+            let (negative, digits) = match text.strip_prefix('-') {
+                Some(digits) => (true, digits),
+                None => (false, text),
+            };
+            if let Ok(magnitude) = digits.parse::<u64>() {
+                return match (negative, i64::try_from(magnitude)) {
+                    (false, _) => visitor.visit_u64(magnitude),
+                    (true, Ok(0)) => visitor.visit_f64(-0.0),
+                    (true, Ok(small)) => visitor.visit_i64(-small),
+                    (true, Err(_)) => visitor.visit_f64(serde_json::from_str(text)?),
+                };
+            }
+        }
+        visitor.visit_f64(serde_json::from_str(text)?)
+    }
+
+    /// A string: borrowed from the text when it holds no escape.
+    fn string<V: Visitor<'t>>(&self, token: Token, visitor: V) -> Result<V::Value, Error> {
+        match token.kind {
+            TokenKind::String { escaped: false } => {
+                visitor.visit_borrowed_str(self.slice(token.start + 1, token.end - 1)?)
+            }
+            _ => visitor.visit_string(serde_json::from_str(self.slice(token.start, token.end)?)?),
+        }
+    }
+
+    /// Goes on after the container `token` once its contents were read,
+    /// refusing contents its reader left unread (as serde_json does).
+    fn close(&mut self, token: Token) -> Result<(), Error> {
+        if self.at != token.after as usize {
+            return Err(de::Error::custom("trailing characters"));
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserializer<'de> for &mut Tokens<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let token = self.next()?;
+        match token.kind {
+            TokenKind::Null => visitor.visit_unit(),
+            TokenKind::True => visitor.visit_bool(true),
+            TokenKind::False => visitor.visit_bool(false),
+            TokenKind::Integer | TokenKind::Fraction => self.number(token, visitor),
+            TokenKind::String { .. } => self.string(token, visitor),
+            TokenKind::Array => {
+                let value = visitor.visit_seq(Items {
+                    tokens: &mut *self,
+                    end: token.after as usize,
+                })?;
+                self.close(token)?;
+                Ok(value)
+            }
+            TokenKind::Object => {
+                let value = visitor.visit_map(Members {
+                    tokens: &mut *self,
+                    end: token.after as usize,
+                })?;
+                self.close(token)?;
+                Ok(value)
+            }
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek() {
+            Some(Token {
+                kind: TokenKind::Null,
+                ..
+            }) => {
+                self.at += 1;
+                visitor.visit_none()
+            }
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        // serde_json's raw-value protocol hands over text, which tokens do
+        // not keep in one piece with the rest; no content type asks for it.
+        if name == "$serde_json::private::RawValue" {
+            return Err(de::Error::custom("a raw value cannot be read from tokens"));
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let token = self.next()?;
+        match token.kind {
+            TokenKind::String { escaped: false } => {
+                let name = self.slice(token.start + 1, token.end - 1)?;
+                visitor.visit_enum(de::value::BorrowedStrDeserializer::new(name))
+            }
+            TokenKind::String { escaped: true } => {
+                let name: String = serde_json::from_str(self.slice(token.start, token.end)?)?;
+                visitor.visit_enum(name.into_deserializer())
+            }
+            // One member: the variant's name, then its content; serde_json
+            // says "expected value" for an empty object and for a second member.
+            TokenKind::Object if self.at < token.after as usize => {
+                let value = visitor.visit_enum(Variant { tokens: &mut *self })?;
+                if self.at != token.after as usize {
+                    return Err(de::Error::custom("expected value"));
+                }
+                Ok(value)
+            }
+            // serde_json's words for it.
+            _ => Err(de::Error::custom("expected value")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let token = self.next()?;
+        self.at = token.after as usize;
+        visitor.visit_unit()
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// An array's items, up to the token after it.
+struct Items<'a, 't> {
+    tokens: &'a mut Tokens<'t>,
+    end: usize,
+}
+
+impl<'de> SeqAccess<'de> for Items<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        if self.tokens.at >= self.end {
+            return Ok(None);
+        }
+        seed.deserialize(&mut *self.tokens).map(Some)
+    }
+}
+
+/// An object's members (a name token, then its value's), up to the token
+/// after it.
+struct Members<'a, 't> {
+    tokens: &'a mut Tokens<'t>,
+    end: usize,
+}
+
+impl<'de> MapAccess<'de> for Members<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        if self.tokens.at >= self.end {
+            return Ok(None);
+        }
+        seed.deserialize(&mut *self.tokens).map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(&mut *self.tokens)
+    }
+}
+
+/// An enum written as an object of one member: the variant's name, then its
+/// content.
+struct Variant<'a, 't> {
+    tokens: &'a mut Tokens<'t>,
+}
+
+impl<'de, 'a> de::EnumAccess<'de> for Variant<'a, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Error> {
+        let name = seed.deserialize(&mut *self.tokens)?;
+        Ok((name, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        de::Deserialize::deserialize(self.tokens)
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(self.tokens)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.tokens.deserialize_any(visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.tokens.deserialize_any(visitor)
+    }
+}
