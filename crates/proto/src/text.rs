@@ -249,6 +249,11 @@ struct Frame {
     token: usize,
 }
 
+/// The most tokens a tape records (1 MiB of them). A tape takes 16 bytes a
+/// token, up to eight times its text (`[1,1,…]`); past this a text is
+/// decoded from its text, as a message of a few hundred tokens never is.
+const MAX_TOKENS: usize = 1 << 16;
+
 /// One token of a scanned text: a value, or an object's member name (which
 /// comes right before its value). Tokens stand in the order of the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -322,6 +327,10 @@ impl Scanner<'_, '_> {
     fn record(&mut self, kind: TokenKind, start: usize) {
         let end = self.at;
         if let Some(tape) = self.tape.as_deref_mut() {
+            if tape.len() >= MAX_TOKENS {
+                self.stop_recording();
+                return;
+            }
             let after = tape.len() + 1;
             tape.push(Token {
                 kind,
@@ -440,6 +449,14 @@ impl Scanner<'_, '_> {
         }
     }
 
+    /// Drops the tape: a text with more than [`MAX_TOKENS`] is read from
+    /// its text, and no partial tape is left for a decoder to trust.
+    fn stop_recording(&mut self) {
+        if let Some(tape) = self.tape.take() {
+            tape.clear();
+        }
+    }
+
     /// Opens an array or object at `start`, the value of `member`.
     #[allow(clippy::cast_possible_truncation)] // As in `record`.
     fn open(&mut self, object: bool, member: Member, start: usize) -> Result<(), TextError> {
@@ -453,6 +470,13 @@ impl Scanner<'_, '_> {
                 (1, Member::Body) => self.head.body_object = true,
                 _ => {}
             }
+        }
+        if self
+            .tape
+            .as_deref()
+            .is_some_and(|tape| tape.len() >= MAX_TOKENS)
+        {
+            self.stop_recording();
         }
         let token = match self.tape.as_deref_mut() {
             Some(tape) => {
@@ -939,6 +963,37 @@ mod tests {
             problem(text.as_bytes()),
             Some(TextProblem::DuplicateKey("\"k7\"".into()))
         );
+    }
+
+    #[test]
+    fn a_tape_records_every_token_up_to_its_limit_and_none_past_it() {
+        let mut tape = Vec::new();
+        let small = br#"{"a":[1,-2.5,"x\n",true,null],"b":{}}"#;
+        scan_recording(small, Layout::Contained, &mut tape).unwrap();
+        let kinds: Vec<TokenKind> = tape.iter().map(|t| t.kind).collect();
+        use TokenKind::*;
+        assert_eq!(
+            kinds,
+            [
+                Object,
+                String { escaped: false },
+                Array,
+                Integer,
+                Fraction,
+                String { escaped: true },
+                True,
+                Null,
+                String { escaped: false },
+                Object
+            ]
+        );
+        // The array's token ends at its bracket and skips to the next name.
+        assert_eq!((tape[2].start, tape[2].end, tape[2].after), (5, 29, 8));
+        assert_eq!(tape[0].after as usize, tape.len());
+        let items = vec!["1"; MAX_TOKENS].join(",");
+        let large = format!("[{items}]");
+        scan_recording(large.as_bytes(), Layout::Contained, &mut tape).unwrap();
+        assert!(tape.is_empty(), "{} tokens kept", tape.len());
     }
 
     #[test]

@@ -288,3 +288,25 @@ fn a_body_alone_reads_as_inside_its_envelope() {
         );
     }
 }
+
+/// A message of more tokens than a tape records (a tape costs up to eight
+/// times its text) is read from its text instead, to the same envelope.
+#[test]
+fn a_message_past_the_tape_is_read_from_its_text() {
+    let many: Vec<u64> = (0..100_000).map(|i| i % 10).collect();
+    for wire in [
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {
+            "spec": {"url": "https://example.org/a"}, "later": many}}}),
+        json!({"v": 1, "kind": "reply", "id": 2, "body": {"method": "download.add", "result": {
+            "taskId": "t_01", "later": [many]}}}),
+    ] {
+        let text = wire.to_string();
+        let read = wire::decode::<Envelope>(text.as_bytes()).expect("decodes");
+        assert_eq!(
+            Some(&read),
+            wire::decode_from_text::<Envelope>(text.as_bytes())
+                .ok()
+                .as_ref()
+        );
+    }
+}
