@@ -179,10 +179,16 @@ export function readJson(text) {
   } catch (error) {
     refuse(printable(error instanceof Error ? error.message : String(error)));
   }
-  // Member names and numbers as written: a loop over the text, strings
-  // skipped with indexOf (no regular expression: a long string would
+  // A half surrogate pair written raw (a JS string can hold one) is refused
+  // here; one written as a `\u` escape only by the walk below, which looks
+  // at strings only when the text has an escape of that kind at all.
+  if (!text.isWellFormed()) refuse("a string holds half of a surrogate pair");
+  const escapes = text.includes("\\u");
+  // Member names, brackets and numbers as written: a loop over the text,
+  // strings skipped with indexOf (no regular expression: a long string would
   // exhaust its backtracking stack).
   let names = 0;
+  let depth = 0;
   let fractional = false;
   for (let i = 0; i < text.length; ) {
     const c = text.charCodeAt(i);
@@ -195,33 +201,39 @@ export function readJson(text) {
       const [end, fraction] = skipNumber(text, i);
       if (fraction) {
         fractional = true;
+        if (!Number.isFinite(Number(text.slice(i, end)))) refuse("a number is beyond what a double holds");
       } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
         refuse(`the integer ${text.slice(i, end)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
       }
       i = end;
     } else {
+      if (c === 123 || c === 91) {
+        if (++depth > MAX_DEPTH) refuse(`arrays and objects nest more than ${MAX_DEPTH} deep`);
+      } else if (c === 125 || c === 93) {
+        depth--;
+      }
       i++;
     }
   }
-  // JSON.parse keeps the last of a repeated member: fewer names parsed than written is a repeat.
+  // JSON.parse keeps the last of a repeated member: fewer names parsed than
+  // written is a repeat. Only containers are walked (and strings, when an
+  // escape could have made half a surrogate pair).
   let parsed = 0;
-  const stack = [[value, 0]];
+  const stack = [value];
   while (stack.length > 0) {
-    const [node, depth] = stack.pop();
+    const node = stack.pop();
     if (typeof node === "string") {
       if (!node.isWellFormed()) refuse("a string holds half of a surrogate pair");
-    } else if (typeof node === "number") {
-      if (!Number.isFinite(node)) refuse("a number is beyond what a double holds");
+    } else if (Array.isArray(node)) {
+      for (const item of node) {
+        if ((typeof item === "object" && item !== null) || (escapes && typeof item === "string")) stack.push(item);
+      }
     } else if (typeof node === "object" && node !== null) {
-      if (depth >= MAX_DEPTH) refuse(`arrays and objects nest more than ${MAX_DEPTH} deep`);
-      if (Array.isArray(node)) {
-        for (const item of node) stack.push([item, depth + 1]);
-      } else {
-        for (const name of Object.keys(node)) {
-          parsed++;
-          if (!name.isWellFormed()) refuse("a member name holds half of a surrogate pair");
-          stack.push([node[name], depth + 1]);
-        }
+      for (const name of Object.keys(node)) {
+        parsed++;
+        if (escapes && !name.isWellFormed()) refuse("a member name holds half of a surrogate pair");
+        const item = node[name];
+        if ((typeof item === "object" && item !== null) || (escapes && typeof item === "string")) stack.push(item);
       }
     }
   }
