@@ -508,6 +508,12 @@ impl<'r> Sampler<'r> {
         if let Some(text) = self.patterned(parts, min, max) {
             return text;
         }
+        // Lengths no string of the pattern meets (conditions taken together
+        // may ask for two lengths at once): a string of the pattern still,
+        // which a caller can resize, rather than one that matches nothing.
+        if let Some(text) = self.patterned(parts, min.min(max.unwrap_or(min)), None) {
+            return text;
+        }
         // A schema may ask for more than is worth building: past the cap the
         // string is cut short, and the validator will refuse it.
         let min = min.min(MAX_BUILT);
@@ -1009,6 +1015,27 @@ mod tests {
                 validator.is_valid(&value)
             })
             .count()
+    }
+
+    /// Conditions taken together can ask one string for two lengths (a
+    /// checksum's value under two algorithms' rules); the string still
+    /// follows the pattern, so a caller that settles the length keeps it.
+    #[test]
+    fn a_string_whose_lengths_conflict_still_follows_its_pattern() {
+        let schema = json!({"type": "string", "pattern": "^[0-9a-f]+$",
+            "allOf": [{"minLength": 40, "maxLength": 40}, {"minLength": 32, "maxLength": 32}]});
+        let registry = registry(schema);
+        let mut sampler = Sampler::new(&registry, 5);
+        for _ in 0..200 {
+            let value = sampler
+                .draw("https://sample.invalid/s.json")
+                .expect("draws");
+            let text = value.as_str().expect("a string");
+            assert!(
+                !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
