@@ -127,7 +127,7 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
             TokenKind::Integer | TokenKind::Fraction => self.number(token, visitor),
             TokenKind::String { .. } => self.string(token, visitor),
             TokenKind::Array => {
-                let value = visitor.visit_seq(Items {
+                let value = visitor.visit_seq(Within {
                     tokens: &mut *self,
                     end: token.after as usize,
                 })?;
@@ -135,7 +135,7 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
                 Ok(value)
             }
             TokenKind::Object => {
-                let value = visitor.visit_map(Members {
+                let value = visitor.visit_map(Within {
                     tokens: &mut *self,
                     end: token.after as usize,
                 })?;
@@ -213,19 +213,16 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
     }
 }
 
-/// An array's items, up to the token after it.
-struct Items<'a, 't> {
+/// The contents of an array or object, up to the token after it: items,
+/// or members (a name token, then its value's).
+struct Within<'a, 't> {
     tokens: &'a mut Tokens<'t>,
     end: usize,
 }
 
-impl<'de> SeqAccess<'de> for Items<'_, 'de> {
-    type Error = Error;
-
-    fn next_element_seed<S: DeserializeSeed<'de>>(
-        &mut self,
-        seed: S,
-    ) -> Result<Option<S::Value>, Error> {
+impl<'de> Within<'_, 'de> {
+    /// The next item or member name, or none at the end.
+    fn next<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
         if self.tokens.at >= self.end {
             return Ok(None);
         }
@@ -233,24 +230,25 @@ impl<'de> SeqAccess<'de> for Items<'_, 'de> {
     }
 }
 
-/// An object's members (a name token, then its value's), up to the token
-/// after it.
-struct Members<'a, 't> {
-    tokens: &'a mut Tokens<'t>,
-    end: usize,
+impl<'de> SeqAccess<'de> for Within<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        self.next(seed)
+    }
 }
 
-impl<'de> MapAccess<'de> for Members<'_, 'de> {
+impl<'de> MapAccess<'de> for Within<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<S: DeserializeSeed<'de>>(
         &mut self,
         seed: S,
     ) -> Result<Option<S::Value>, Error> {
-        if self.tokens.at >= self.end {
-            return Ok(None);
-        }
-        seed.deserialize(&mut *self.tokens).map(Some)
+        self.next(seed)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
