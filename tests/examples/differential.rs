@@ -3,7 +3,8 @@
 //!     cargo run --release -p contract-tests --example differential -- --seconds 1200 [--seed S]
 //!
 //! Rounds of 2,000 generated inputs (a new seed each round) go to the Rust,
-//! C++ and TypeScript readers and `vdm-conform`; every disagreement is
+//! C++ and TypeScript readers and `vdm-conform` (and the Rust decoder reads
+//! each from the scan's tokens and from its text); every disagreement is
 //! printed with its input, and the run ends with the count of inputs, the
 //! rate and the disagreements found (exit 1 when there were any).
 

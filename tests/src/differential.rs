@@ -88,7 +88,8 @@ const BYTES: &[u8] = &[
     b'\r', b' ', 0x7f,
 ];
 
-/// Where the four readers disagree on `inputs`, each with the input as text.
+/// Where the four readers disagree on `inputs`, or the Rust decoder reads
+/// the scan's tokens otherwise than the text, each with the input as text.
 pub fn disagreements(
     inputs: &[Vec<u8>],
     cpp: &mut crate::readers::Server,
@@ -104,7 +105,12 @@ pub fn disagreements(
         };
         let rust = crate::readers::rust(input);
         let conform = crate::readers::conform(checker, input);
-        if let Some(why) = crate::readers::disagreement(&rust, c, t, &conform) {
+        let from_text = crate::readers::rust_from_text(input);
+        let why = crate::readers::disagreement(&rust, c, t, &conform).or_else(|| {
+            (from_text != rust)
+                .then(|| format!("Rust read the tokens as {rust:?} and the text as {from_text:?}"))
+        });
+        if let Some(why) = why {
             let shown: String = String::from_utf8_lossy(input).chars().take(600).collect();
             out.push(format!(
                 "{why}\n    input ({} bytes): {shown:?}",

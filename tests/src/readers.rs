@@ -58,7 +58,17 @@ impl Read {
 
 /// What the Rust bindings do with one frame's body.
 pub fn rust(body: &[u8]) -> Read {
-    match proto::wire::decode::<proto::Envelope>(body) {
+    rust_read(proto::wire::decode::<proto::Envelope>(body))
+}
+
+/// [`rust`] with the content read from its text by serde_json, not from the
+/// scan's tokens: the two must read every input alike.
+pub fn rust_from_text(body: &[u8]) -> Read {
+    rust_read(proto::wire::decode_from_text::<proto::Envelope>(body))
+}
+
+fn rust_read(decoded: Result<proto::Envelope, proto::DecodeError>) -> Read {
+    match decoded {
         Ok(envelope) => serde_json::to_value(&envelope)
             .map_or_else(|err| Read::Crash(err.to_string()), Read::Ok),
         Err(err) => match err.problem {
