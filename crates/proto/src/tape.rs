@@ -2,8 +2,9 @@
 //! text again.
 //!
 //! A decode first scans the text (`text::scan_recording`): the policy is
-//! held and every token is noted with where it stands. The body's content is
-//! then deserialized from those tokens. serde_json cannot be handed tokens,
+//! held and every token is noted with where it stands (up to a limit; a
+//! larger message is read from its text). The body's content is then
+//! deserialized from those tokens. serde_json cannot be handed tokens,
 //! and reading the content's text through it lexed every string and number
 //! a second time; this deserializer gives every `Deserialize` impl the same
 //! calls serde_json would (numbers as serde_json types them, strings
@@ -98,9 +99,8 @@ impl<'t> Tokens<'t> {
     /// A string: borrowed from the text when it holds no escape.
     fn string<V: Visitor<'t>>(&self, token: Token, visitor: V) -> Result<V::Value, Error> {
         match token.kind {
-            TokenKind::String { escaped: false } => {
-                visitor.visit_borrowed_str(self.slice(token.start + 1, token.end - 1)?)
-            }
+            TokenKind::String { escaped: false } => visitor
+                .visit_borrowed_str(self.slice(token.start + 1, token.end.saturating_sub(1))?),
             _ => visitor.visit_string(serde_json::from_str(self.slice(token.start, token.end)?)?),
         }
     }
@@ -163,10 +163,13 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        // serde_json's raw-value protocol hands over text, which tokens do
-        // not keep in one piece with the rest; no content type asks for it.
-        if name == "$serde_json::private::RawValue" {
-            return Err(de::Error::custom("a raw value cannot be read from tokens"));
+        // serde_json's raw-value protocol (`Box<RawValue>`): a map of one
+        // member, its name the protocol's token, its value the text.
+        if name == RAW_VALUE {
+            let token = self.next()?;
+            self.at = token.after as usize;
+            let raw = self.slice(token.start, token.end)?;
+            return visitor.visit_map(Raw { text: Some(raw) });
         }
         visitor.visit_newtype_struct(self)
     }
@@ -180,7 +183,7 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
         let token = self.next()?;
         match token.kind {
             TokenKind::String { escaped: false } => {
-                let name = self.slice(token.start + 1, token.end - 1)?;
+                let name = self.slice(token.start + 1, token.end.saturating_sub(1))?;
                 visitor.visit_enum(de::value::BorrowedStrDeserializer::new(name))
             }
             TokenKind::String { escaped: true } => {
@@ -210,6 +213,38 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// serde_json's name for "the raw text of the next value", as a newtype and
+/// as the one member name of the map that carries it.
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
+/// A value's raw text, handed over as serde_json's raw-value protocol does.
+struct Raw<'t> {
+    text: Option<&'t str>,
+}
+
+impl<'de> MapAccess<'de> for Raw<'de> {
+    type Error = Error;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        if self.text.is_none() {
+            return Ok(None);
+        }
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_VALUE))
+            .map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        let text = self
+            .text
+            .take()
+            .ok_or_else(|| de::Error::custom("a raw value read twice"))?;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(text))
     }
 }
 
@@ -293,5 +328,63 @@ impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         self.tokens.deserialize_any(visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Test code: a failed assumption here stops the run, as it should.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::text::{scan_recording, Layout};
+    use serde_json::value::RawValue;
+
+    /// Reads `text` from its tokens and, as serde_json, from the text.
+    fn both<T: DeserializeOwned>(text: &str) -> (Result<T, Error>, Result<T, Error>) {
+        let mut tape = Vec::new();
+        scan_recording(text.as_bytes(), Layout::Contained, &mut tape).expect("policy");
+        (from_tokens(text, &tape, 0), serde_json::from_str(text))
+    }
+
+    #[test]
+    fn a_raw_value_is_its_text() {
+        #[derive(serde::Deserialize)]
+        struct Holder {
+            first: Box<RawValue>,
+            second: Option<Box<RawValue>>,
+        }
+        let text = r#"{"first": [1, {"a": "\u00e9"}] , "second": -2.5e3}"#;
+        let (tokens, json) = both::<Holder>(text);
+        let (tokens, json) = (tokens.expect("tokens"), json.expect("text"));
+        assert_eq!(tokens.first.get(), json.first.get());
+        assert_eq!(tokens.first.get(), r#"[1, {"a": "\u00e9"}]"#);
+        assert_eq!(
+            tokens.second.map(|raw| raw.get().to_string()),
+            json.second.map(|raw| raw.get().to_string())
+        );
+    }
+
+    #[test]
+    fn numbers_are_typed_as_serde_json_types_them() {
+        for text in [
+            "0",
+            "-0",
+            "-7",
+            "9007199254740991",
+            "-9007199254740991",
+            "1.5",
+            "1e2",
+            "-0.0",
+        ] {
+            let (tokens, json) = both::<serde_json::Value>(text);
+            let (tokens, json) = (tokens.expect("tokens"), json.expect("text"));
+            assert_eq!(tokens, json, "{text}");
+            assert_eq!(
+                (tokens.is_u64(), tokens.is_i64(), tokens.is_f64()),
+                (json.is_u64(), json.is_i64(), json.is_f64()),
+                "{text}"
+            );
+        }
     }
 }
