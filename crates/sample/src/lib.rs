@@ -17,14 +17,16 @@
 //! schema asks for, and strings and arrays have caps of their own.
 
 mod mutate;
+mod node;
 mod pattern;
 mod rng;
 pub mod schemas;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use jsonschema::{Draft, Registry};
-use referencing::Resolver;
+use node::{Additional, NodeId, Nodes, Rest, Words, GUESSES};
 use serde_json::{json, Map, Number, Value};
 
 pub use mutate::{one_step_mutations, one_step_mutations_wide};
@@ -73,30 +75,19 @@ pub struct Sampler<'r> {
     /// How many draws this sampler has made: the first ones walk enum values
     /// and union branches in turn, so each is drawn at least once.
     draws: usize,
+    /// Each schema object met, read once.
+    nodes: Nodes<'r>,
+    /// The node each URI given to [`Sampler::draw`] names.
+    roots: HashMap<String, NodeId>,
+    /// What each conjunction of object schemas says of the members, worked
+    /// out once (most objects are drawn from the same few conjunctions).
+    shapes: HashMap<Vec<NodeId>, Arc<ObjectShape<'r>>>,
     /// Each pattern met, parsed once (`None`: not a regex this walk reads).
-    patterns: std::collections::HashMap<String, Option<regex_syntax::hir::Hir>>,
+    patterns: HashMap<String, Option<regex_syntax::hir::Hir>>,
     /// Each pattern a format sample was held to, compiled once (`None`: one
     /// the `regex` crate does not take, which no sample is held to).
-    matchers: std::collections::HashMap<String, Option<regex::Regex>>,
-    /// Each `$ref` met, resolved once, by the address of the schema that
-    /// holds it and the base URI it resolves against (`None`: it does not
-    /// resolve); one document registered under two URIs resolves apart.
-    /// The dynamic scope the resolver also carries is only read by
-    /// `$dynamicRef`, which the sampler does not follow.
-    refs: std::collections::HashMap<RefKey, Option<Part<'r>>>,
+    matchers: HashMap<String, Option<regex::Regex>>,
 }
-
-/// One schema object that applies to the value being drawn, with the
-/// resolver its references resolve against.
-#[derive(Clone)]
-struct Part<'r> {
-    schema: &'r Value,
-    resolver: Resolver<'r>,
-    draft: Draft,
-}
-
-/// A `$ref`'s place: the address of the schema holding it, and its base URI.
-type RefKey = (usize, std::sync::Arc<referencing::Uri<String>>);
 
 /// A numeric bound and whether it is excluded.
 type Limit = (f64, bool);
@@ -118,6 +109,10 @@ const MAX_BUILT: usize = 4096;
 /// references and chosen branches).
 const MAX_PARTS: usize = 256;
 
+/// The most object shapes kept: conjunctions are few for a contract's
+/// schemas, but a search over odd ones could meet ever new ones.
+const MAX_SHAPES: usize = 4096;
+
 impl<'r> Sampler<'r> {
     /// A sampler over `registry`'s schemas, started from `seed`.
     pub fn new(registry: &'r Registry<'r>, seed: u64) -> Self {
@@ -126,9 +121,11 @@ impl<'r> Sampler<'r> {
             rng: Rng::new(seed),
             limits: Limits::default(),
             draws: 0,
-            patterns: std::collections::HashMap::new(),
-            matchers: std::collections::HashMap::new(),
-            refs: std::collections::HashMap::new(),
+            nodes: Nodes::new(),
+            roots: HashMap::new(),
+            shapes: HashMap::new(),
+            patterns: HashMap::new(),
+            matchers: HashMap::new(),
         }
     }
 
@@ -136,6 +133,14 @@ impl<'r> Sampler<'r> {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Starts the draws again from `seed`, as a new sampler would, keeping
+    /// what it has read of the schemas: the same values as
+    /// `Sampler::new(registry, seed)`, without reading the schemas again.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
+        self.draws = 0;
     }
 
     /// The random source, for callers that shape values further.
@@ -146,6 +151,20 @@ impl<'r> Sampler<'r> {
     /// One value for the schema at `uri`: an absolute URI of a registered
     /// resource, with an optional fragment (`…/TaskId.json`, `…#/$defs/params`).
     pub fn draw(&mut self, uri: &str) -> Result<Value, Error> {
+        let root = match self.roots.get(uri) {
+            Some(root) => *root,
+            None => {
+                let root = self.root(uri)?;
+                self.roots.insert(uri.to_string(), root);
+                root
+            }
+        };
+        self.draws += 1;
+        Ok(self.value(vec![root], 0))
+    }
+
+    /// The node `uri` names.
+    fn root(&mut self, uri: &str) -> Result<NodeId, Error> {
         let unresolved = |reason: String| Error::Unresolved {
             uri: uri.to_string(),
             reason,
@@ -157,22 +176,21 @@ impl<'r> Sampler<'r> {
             .lookup(&format!("#{fragment}"))
             .map_err(|err| unresolved(err.to_string()))?;
         let (schema, resolver, draft) = resolved.into_inner();
-        let part = Part {
-            schema,
-            resolver,
-            draft,
-        };
-        self.draws += 1;
-        Ok(self.value(vec![part], 0))
+        Ok(self.nodes.intern(schema, resolver, draft))
+    }
+
+    /// The keywords of node `id`.
+    fn words(&self, id: NodeId) -> &Words<'r> {
+        self.nodes.get(id).map_or(&NO_WORDS, |node| &node.words)
     }
 
     /// A value for the conjunction of `parts`.
-    fn value(&mut self, parts: Vec<Part<'r>>, depth: usize) -> Value {
+    fn value(&mut self, parts: Vec<NodeId>, depth: usize) -> Value {
         if depth > HARD_DEPTH {
             return Value::Null;
         }
         let mut flat = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = Vec::new();
         for part in parts {
             self.flatten(part, &mut flat, &mut seen);
         }
@@ -182,70 +200,55 @@ impl<'r> Sampler<'r> {
     /// Adds `part` and every schema that applies to the same value with it:
     /// its reference's target, its `allOf`, one branch of each union, one
     /// side of each condition.
-    fn flatten(
-        &mut self,
-        part: Part<'r>,
-        out: &mut Vec<Part<'r>>,
-        seen: &mut std::collections::HashSet<usize>,
-    ) {
+    fn flatten(&mut self, part: NodeId, out: &mut Vec<NodeId>, seen: &mut Vec<usize>) {
+        let Some(node) = self.nodes.get(part) else {
+            return;
+        };
         // A conjunction holds each schema once: a part met again (a cycle of
         // references, a definition used twice) adds nothing.
-        if !seen.insert(std::ptr::from_ref(part.schema) as usize) || out.len() >= MAX_PARTS {
+        let address = std::ptr::from_ref(node.schema) as usize;
+        if seen.contains(&address) {
             return;
         }
-        let Some(map) = part.schema.as_object() else {
-            if part.schema == &Value::Bool(false) {
+        seen.push(address);
+        if out.len() >= MAX_PARTS {
+            return;
+        }
+        if !node.schema.is_object() {
+            if node.schema == &Value::Bool(false) {
                 out.push(part);
             }
             return;
-        };
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            let held_by = (
-                std::ptr::from_ref(part.schema) as usize,
-                part.resolver.base_uri(),
-            );
-            let target = match self.refs.get(&held_by) {
-                Some(target) => target.clone(),
-                None => {
-                    let target = part.resolver.lookup(reference).ok().map(|target| {
-                        let (schema, resolver, draft) = target.into_inner();
-                        Part {
-                            schema,
-                            resolver,
-                            draft,
-                        }
-                    });
-                    self.refs.insert(held_by, target.clone());
-                    target
-                }
-            };
-            if let Some(target) = target {
+        }
+        let (refers, draft) = (node.words.refers, node.draft);
+        let links = self.nodes.links(part);
+        if refers {
+            if let Some(target) = links.reference {
                 self.flatten(target, out, seen);
             }
-            if part.draft <= Draft::Draft7 {
+            if draft <= Draft::Draft7 {
                 return; // Drafts 4 to 7 ignore a reference's siblings.
             }
         }
-        out.push(part.clone());
-        for part_of in children(&part, "allOf") {
-            self.flatten(part_of, out, seen);
+        out.push(part);
+        for part_of in &links.all_of {
+            self.flatten(*part_of, out, seen);
         }
-        for union in ["anyOf", "oneOf"] {
-            let branches = children(&part, union);
+        for branches in [&links.any_of, &links.one_of] {
             if !branches.is_empty() {
                 let index = self.turn(branches.len());
-                if let Some(branch) = branches.into_iter().nth(index) {
-                    self.flatten(branch, out, seen);
+                if let Some(branch) = branches.get(index) {
+                    self.flatten(*branch, out, seen);
                 }
             }
         }
-        if let Some(condition) = child(&part, "if") {
+        if let Some(condition) = links.condition {
             if self.rng.chance(50) {
                 self.flatten(condition, out, seen);
-                if let Some(then) = child(&part, "then") {
+                if let Some(then) = links.then {
                     self.flatten(then, out, seen);
                 }
-            } else if let Some(otherwise) = child(&part, "else") {
+            } else if let Some(otherwise) = links.otherwise {
                 self.flatten(otherwise, out, seen);
             }
         }
@@ -260,14 +263,11 @@ impl<'r> Sampler<'r> {
         }
     }
 
-    fn of_parts(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
-        if let Some(value) = parts.iter().find_map(|p| p.schema.get("const")) {
+    fn of_parts(&mut self, parts: &[NodeId], depth: usize) -> Value {
+        if let Some(value) = parts.iter().find_map(|p| self.words(*p).constant) {
             return value.clone();
         }
-        if let Some(values) = parts
-            .iter()
-            .find_map(|p| p.schema.get("enum").and_then(Value::as_array))
-        {
+        if let Some(values) = parts.iter().find_map(|p| self.words(*p).enumeration) {
             let index = self.turn(values.len());
             if let Some(value) = values.get(index) {
                 return value.clone();
@@ -287,59 +287,29 @@ impl<'r> Sampler<'r> {
 
     /// The JSON type to draw: one every part allows, guessed from the
     /// keywords where no part names one.
-    fn choose_type(&mut self, parts: &[Part<'r>]) -> &'static str {
+    fn choose_type(&mut self, parts: &[NodeId]) -> &'static str {
         let mut allowed: Vec<&'static str> = TYPES.to_vec();
         let mut named = false;
+        let mut suggests = 0;
         for part in parts {
-            let Some(types) = part.schema.get("type") else {
+            let words = self.words(*part);
+            suggests |= words.suggests;
+            if !words.type_named {
                 continue;
-            };
+            }
             named = true;
-            let listed: Vec<&str> = match types {
-                Value::String(one) => vec![one.as_str()],
-                Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
-                _ => continue,
+            let Some(listed) = &words.types else {
+                continue;
             };
             allowed
                 .retain(|t| listed.contains(t) || (*t == "integer" && listed.contains(&"number")));
         }
         if !named {
-            let has = |keys: &[&str]| {
-                parts
-                    .iter()
-                    .any(|p| keys.iter().any(|k| p.schema.get(*k).is_some()))
-            };
-            let guess: &[&'static str] = if has(&[
-                "properties",
-                "required",
-                "additionalProperties",
-                "patternProperties",
-                "minProperties",
-                "propertyNames",
-            ]) {
-                &["object"]
-            } else if has(&[
-                "items",
-                "prefixItems",
-                "minItems",
-                "maxItems",
-                "contains",
-                "uniqueItems",
-            ]) {
-                &["array"]
-            } else if has(&["minLength", "maxLength", "pattern", "format"]) {
-                &["string"]
-            } else if has(&[
-                "minimum",
-                "maximum",
-                "exclusiveMinimum",
-                "exclusiveMaximum",
-                "multipleOf",
-            ]) {
-                &["number", "integer"]
-            } else {
-                &TYPES
-            };
+            let guess: &[&'static str] = GUESSES
+                .iter()
+                .enumerate()
+                .find(|(bit, _)| suggests & (1 << bit) != 0)
+                .map_or(&TYPES, |(_, (_, types))| types);
             // A guess is a lean, not a rule: now and then any type.
             if !self.rng.chance(15) {
                 allowed = guess.to_vec();
@@ -358,7 +328,7 @@ impl<'r> Sampler<'r> {
 
     /// The numeric bounds all parts set: `(lowest, highest)` allowed, each
     /// with whether it is excluded.
-    fn bounds(parts: &[Part<'r>]) -> (Option<Limit>, Option<Limit>) {
+    fn bounds(&self, parts: &[NodeId]) -> (Option<Limit>, Option<Limit>) {
         let mut lo: Option<Limit> = None;
         let mut hi: Option<Limit> = None;
         let raise = |slot: &mut Option<Limit>, x: f64, open: bool| {
@@ -372,33 +342,32 @@ impl<'r> Sampler<'r> {
             }
         };
         for part in parts {
-            let get = |k: &str| part.schema.get(k);
-            let flag = |k: &str| get(k) == Some(&Value::Bool(true));
-            if let Some(x) = get("minimum").and_then(Value::as_f64) {
-                raise(&mut lo, x, flag("exclusiveMinimum"));
+            let words = self.words(*part);
+            if let Some(x) = words.minimum {
+                raise(&mut lo, x, words.minimum_excluded);
             }
-            if let Some(x) = get("maximum").and_then(Value::as_f64) {
-                lower(&mut hi, x, flag("exclusiveMaximum"));
+            if let Some(x) = words.maximum {
+                lower(&mut hi, x, words.maximum_excluded);
             }
-            if let Some(x) = get("exclusiveMinimum").and_then(Value::as_f64) {
+            if let Some(x) = words.exclusive_minimum {
                 raise(&mut lo, x, true);
             }
-            if let Some(x) = get("exclusiveMaximum").and_then(Value::as_f64) {
+            if let Some(x) = words.exclusive_maximum {
                 lower(&mut hi, x, true);
             }
         }
         (lo, hi)
     }
 
-    fn multiple_of(parts: &[Part<'r>]) -> Option<f64> {
+    fn multiple_of(&self, parts: &[NodeId]) -> Option<f64> {
         parts
             .iter()
-            .find_map(|p| p.schema.get("multipleOf").and_then(Value::as_f64))
+            .find_map(|p| self.words(*p).multiple_of)
             .filter(|m| *m > 0.0 && m.is_finite())
     }
 
-    fn integer(&mut self, parts: &[Part<'r>]) -> Value {
-        let (lo, hi) = Self::bounds(parts);
+    fn integer(&mut self, parts: &[NodeId]) -> Value {
+        let (lo, hi) = self.bounds(parts);
         // Inclusive integer bounds, kept within what an i128 and an f64 both hold.
         const FAR: f64 = 1.0e30;
         let lo = lo.map(|(x, open)| {
@@ -417,7 +386,8 @@ impl<'r> Sampler<'r> {
                 x.floor() as i128
             }
         });
-        let step = Self::multiple_of(parts)
+        let step = self
+            .multiple_of(parts)
             .filter(|m| m.fract() == 0.0 && *m < 1.0e18)
             .map(|m| m as i128)
             .unwrap_or(1)
@@ -464,14 +434,14 @@ impl<'r> Sampler<'r> {
         integer_value(x)
     }
 
-    fn number(&mut self, parts: &[Part<'r>]) -> Value {
+    fn number(&mut self, parts: &[NodeId]) -> Value {
         if self.rng.chance(50) {
             return self.integer(parts);
         }
-        let (lo, hi) = Self::bounds(parts);
+        let (lo, hi) = self.bounds(parts);
         let from = lo.map_or(-1000.0, |(x, _)| x);
         let to = hi.map_or(from + 1000.0, |(x, _)| x);
-        let x = match Self::multiple_of(parts) {
+        let x = match self.multiple_of(parts) {
             Some(m) => {
                 let count = ((to - from) / m).floor().clamp(0.0, 1.0e9);
                 let k = (from / m).ceil() + (self.rng.unit() * (count + 1.0)).floor();
@@ -486,11 +456,11 @@ impl<'r> Sampler<'r> {
         Number::from_f64(x).map_or(Value::Null, Value::Number)
     }
 
-    fn string(&mut self, parts: &[Part<'r>]) -> String {
-        let count = |key: &str| -> Vec<usize> {
+    fn string(&mut self, parts: &[NodeId]) -> String {
+        let count = |key: fn(&Words<'r>) -> Option<f64>| -> Vec<usize> {
             parts
                 .iter()
-                .filter_map(|p| p.schema.get(key).and_then(Value::as_f64))
+                .filter_map(|p| key(self.words(*p)))
                 .map(|x| {
                     if x.is_finite() && x > 0.0 {
                         x.min(1.0e9) as usize
@@ -500,8 +470,8 @@ impl<'r> Sampler<'r> {
                 })
                 .collect()
         };
-        let min = count("minLength").into_iter().max().unwrap_or(0);
-        let max = count("maxLength").into_iter().min();
+        let min = count(|w| w.min_length).into_iter().max().unwrap_or(0);
+        let max = count(|w| w.max_length).into_iter().min();
         if let Some(sample) = self.formatted(parts, min, max) {
             return sample;
         }
@@ -534,17 +504,16 @@ impl<'r> Sampler<'r> {
 
     /// A sample of the `format` the parts name, when it also matches their
     /// patterns and lengths.
-    fn formatted(&mut self, parts: &[Part<'r>], min: usize, max: Option<usize>) -> Option<String> {
-        let format = parts
-            .iter()
-            .find_map(|p| p.schema.get("format").and_then(Value::as_str))?;
+    fn formatted(&mut self, parts: &[NodeId], min: usize, max: Option<usize>) -> Option<String> {
+        let format = parts.iter().find_map(|p| self.words(*p).format)?;
         let sample = format_sample(format, &mut self.rng)?;
         // A format sample must match the patterns beside it too (a
         // `urn:` is a URI, but not one an `^https?://` takes).
+        let nodes = &self.nodes;
         let matchers = &mut self.matchers;
         let matches = parts
             .iter()
-            .filter_map(|p| p.schema.get("pattern").and_then(Value::as_str))
+            .filter_map(|p| nodes.get(*p).and_then(|node| node.words.pattern))
             .all(|pattern| {
                 matchers
                     .entry(pattern.to_string())
@@ -557,10 +526,8 @@ impl<'r> Sampler<'r> {
 
     /// A string the first pattern matches, within the lengths: first as the
     /// pattern likes, then aiming at a length the bounds allow.
-    fn patterned(&mut self, parts: &[Part<'r>], min: usize, max: Option<usize>) -> Option<String> {
-        let pattern = parts
-            .iter()
-            .find_map(|p| p.schema.get("pattern").and_then(Value::as_str))?;
+    fn patterned(&mut self, parts: &[NodeId], min: usize, max: Option<usize>) -> Option<String> {
+        let pattern = parts.iter().find_map(|p| self.words(*p).pattern)?;
         for attempt in 0..6 {
             let want = (attempt >= 2).then(|| {
                 let upper = max
@@ -598,11 +565,11 @@ impl<'r> Sampler<'r> {
         }
     }
 
-    fn array(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
-        let count = |key: &str| -> Vec<usize> {
+    fn array(&mut self, parts: &[NodeId], depth: usize) -> Value {
+        let count = |key: fn(&Words<'r>) -> Option<f64>| -> Vec<usize> {
             parts
                 .iter()
-                .filter_map(|p| p.schema.get(key).and_then(Value::as_f64))
+                .filter_map(|p| key(self.words(*p)))
                 .map(|x| {
                     if x.is_finite() && x > 0.0 {
                         x.min(1.0e6) as usize
@@ -612,13 +579,13 @@ impl<'r> Sampler<'r> {
                 })
                 .collect()
         };
-        let min = count("minItems")
+        let min = count(|w| w.min_items)
             .into_iter()
             .max()
             .unwrap_or(0)
             .min(MAX_BUILT);
-        let max = count("maxItems").into_iter().min();
-        let positions = Positions::of(parts);
+        let max = count(|w| w.max_items).into_iter().min();
+        let positions = self.positions(parts);
         let deep = depth >= self.limits.depth;
         let mut upper = max
             .unwrap_or(usize::MAX)
@@ -642,7 +609,10 @@ impl<'r> Sampler<'r> {
                 .unwrap_or_else(|| positions.rest.clone());
             items.push(self.value(schemas, depth + 1));
         }
-        let contains: Vec<Part<'r>> = parts.iter().filter_map(|p| child(p, "contains")).collect();
+        let contains: Vec<NodeId> = parts
+            .iter()
+            .filter_map(|p| self.nodes.links(*p).contains)
+            .collect();
         if !contains.is_empty() && self.rng.chance(80) {
             let value = self.value(contains, depth + 1);
             let at = self.rng.below(items.len());
@@ -651,10 +621,7 @@ impl<'r> Sampler<'r> {
                 None => items.push(value),
             }
         }
-        if parts
-            .iter()
-            .any(|p| p.schema.get("uniqueItems") == Some(&Value::Bool(true)))
-        {
+        if parts.iter().any(|p| self.words(*p).unique_items) {
             let mut unique: Vec<Value> = Vec::with_capacity(items.len());
             for item in items {
                 if !unique.contains(&item) {
@@ -666,31 +633,27 @@ impl<'r> Sampler<'r> {
         Value::Array(items)
     }
 
-    fn object(&mut self, parts: &[Part<'r>], depth: usize) -> Value {
-        let shape = ObjectShape::of(parts);
+    fn object(&mut self, parts: &[NodeId], depth: usize) -> Value {
+        let shape = self.shape(parts);
         let deep = depth >= self.limits.depth;
         let everything = self.rng.chance(20);
         let nothing = deep || self.rng.chance(20);
-        let mut names: Vec<&'r str> = Vec::new();
-        for name in shape.required.iter().copied() {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        for name in shape.declared.keys().copied() {
+        // Each name drawn, with its place among the declared ones.
+        let mut names: Vec<(&'r str, Option<usize>)> = shape.required.clone();
+        for (index, (name, _, required)) in shape.declared.iter().enumerate() {
             let take = everything || (!nothing && self.rng.chance(50));
-            if take && !names.contains(&name) {
-                names.push(name);
+            if take && !required {
+                names.push((name, Some(index)));
             }
         }
         // What a present field requires comes too.
         let mut index = 0;
-        while let Some(name) = names.get(index).copied() {
+        while let Some((name, _)) = names.get(index).copied() {
             for (trigger, needs) in &shape.dependent {
                 if *trigger == name {
                     for need in needs {
-                        if !names.contains(need) {
-                            names.push(need);
+                        if !names.iter().any(|(name, _)| name == need) {
+                            names.push((need, shape.declared_at(need)));
                         }
                     }
                 }
@@ -698,9 +661,12 @@ impl<'r> Sampler<'r> {
             index += 1;
         }
         let mut map = Map::new();
-        for name in names {
+        for (name, declared) in names {
             // A name only a pattern matches has no declared schemas of its own.
-            let mut schemas = shape.declared.get(name).cloned().unwrap_or_default();
+            let mut schemas = declared
+                .and_then(|index| shape.declared.get(index))
+                .map(|(_, schemas, _)| schemas.clone())
+                .unwrap_or_default();
             if schemas.is_empty() {
                 schemas.extend(shape.additional.iter().cloned());
             }
@@ -748,77 +714,44 @@ impl<'r> Sampler<'r> {
             map.insert(name, value);
         }
     }
-}
 
-/// What the parts of an array schema say about its positions.
-struct Positions<'r> {
-    /// The schemas for each leading position.
-    tuples: Vec<Vec<Part<'r>>>,
-    /// The schemas for the positions after them.
-    rest: Vec<Part<'r>>,
-    /// Where a part allows no more items.
-    closed_after: Option<usize>,
-}
-
-impl<'r> Positions<'r> {
-    fn of(parts: &[Part<'r>]) -> Self {
+    /// What the parts of an array schema say about its positions.
+    fn positions(&mut self, parts: &[NodeId]) -> Positions {
         let mut positions = Positions {
             tuples: Vec::new(),
             rest: Vec::new(),
             closed_after: None,
         };
         for part in parts {
-            let (tuple_key, rest_key) = if part.draft <= Draft::Draft201909 {
-                ("items", "additionalItems")
-            } else {
-                ("prefixItems", "items")
-            };
-            let tuple = match part.schema.get(tuple_key) {
-                Some(Value::Array(_)) => children(part, tuple_key),
-                _ => Vec::new(),
-            };
-            let rest_key = if part.schema.get(tuple_key).is_some_and(Value::is_array) {
-                Some(rest_key).filter(|k| part.schema.get(*k).is_some())
-            } else {
-                Some("items").filter(|k| part.schema.get(*k).is_some_and(|items| !items.is_array()))
-            };
-            if let Some(key) = rest_key {
-                if part.schema.get(key) == Some(&Value::Bool(false)) {
-                    positions.closed_after = Some(
-                        positions
-                            .closed_after
-                            .map_or(tuple.len(), |c| c.min(tuple.len())),
-                    );
-                } else if let Some(schema) = child(part, key) {
-                    positions.rest.push(schema);
+            let links = self.nodes.links(*part);
+            match links.rest {
+                Some(Rest::Closed) => {
+                    let tuple = links.tuple.len();
+                    positions.closed_after =
+                        Some(positions.closed_after.map_or(tuple, |c| c.min(tuple)));
                 }
+                Some(Rest::Schema(schema)) => positions.rest.push(schema),
+                Some(Rest::Open) | None => {}
             }
-            for (index, schema) in tuple.into_iter().enumerate() {
+            for (index, schema) in links.tuple.iter().enumerate() {
                 match positions.tuples.get_mut(index) {
-                    Some(slot) => slot.push(schema),
-                    None => positions.tuples.push(vec![schema]),
+                    Some(slot) => slot.push(*schema),
+                    None => positions.tuples.push(vec![*schema]),
                 }
             }
         }
         positions
     }
-}
 
-/// What the parts of an object schema say about its fields.
-struct ObjectShape<'r> {
-    declared: BTreeMap<&'r str, Vec<Part<'r>>>,
-    patterns: Vec<(&'r str, Part<'r>)>,
-    additional: Vec<Part<'r>>,
-    closed: bool,
-    required: Vec<&'r str>,
-    dependent: Vec<(&'r str, Vec<&'r str>)>,
-    min_properties: u64,
-}
-
-impl<'r> ObjectShape<'r> {
-    fn of(parts: &[Part<'r>]) -> Self {
+    /// What the parts of an object schema say about its members, worked out
+    /// once per conjunction.
+    fn shape(&mut self, parts: &[NodeId]) -> Arc<ObjectShape<'r>> {
+        if let Some(shape) = self.shapes.get(parts) {
+            return shape.clone();
+        }
+        let mut declared: BTreeMap<&'r str, Vec<NodeId>> = BTreeMap::new();
         let mut shape = ObjectShape {
-            declared: BTreeMap::new(),
+            declared: Vec::new(),
             patterns: Vec::new(),
             additional: Vec::new(),
             closed: false,
@@ -826,92 +759,81 @@ impl<'r> ObjectShape<'r> {
             dependent: Vec::new(),
             min_properties: 0,
         };
+        let mut required: Vec<&'r str> = Vec::new();
         for part in parts {
-            let Some(map) = part.schema.as_object() else {
-                continue;
-            };
-            if let Some(Value::Object(props)) = map.get("properties") {
-                for (name, schema) in props {
-                    shape
-                        .declared
-                        .entry(name.as_str())
-                        .or_default()
-                        .push(descend(part, schema));
+            let links = self.nodes.links(*part);
+            for (name, schema) in &links.properties {
+                declared.entry(*name).or_default().push(*schema);
+            }
+            shape.patterns.extend(links.patterns.iter().copied());
+            match links.additional {
+                Some(Additional::Closed) => shape.closed = true,
+                Some(Additional::Schema(schema)) => shape.additional.push(schema),
+                Some(Additional::Open) | None => {}
+            }
+            let words = self.words(*part);
+            for name in &words.required {
+                if !required.contains(name) {
+                    required.push(name);
                 }
             }
-            if let Some(Value::Object(props)) = map.get("patternProperties") {
-                shape.patterns.extend(
-                    props
-                        .iter()
-                        .map(|(pattern, schema)| (pattern.as_str(), descend(part, schema))),
-                );
-            }
-            match map.get("additionalProperties") {
-                Some(Value::Bool(false)) => shape.closed = true,
-                Some(schema) => shape.additional.push(descend(part, schema)),
-                None => {}
-            }
-            shape.required.extend(
-                map.get("required")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str),
-            );
-            for key in ["dependentRequired", "dependencies"] {
-                for (trigger, names) in map
-                    .get(key)
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Value::Array(names) = names {
-                        shape.dependent.push((
-                            trigger.as_str(),
-                            names.iter().filter_map(Value::as_str).collect(),
-                        ));
-                    }
-                }
-            }
-            if let Some(min) = map.get("minProperties").and_then(Value::as_u64) {
+            shape.dependent.extend(words.dependent.iter().cloned());
+            if let Some(min) = words.min_properties {
                 shape.min_properties = shape.min_properties.max(min);
             }
         }
+        shape.declared = declared
+            .into_iter()
+            .map(|(name, schemas)| (name, schemas, required.contains(&name)))
+            .collect();
+        shape.required = required
+            .into_iter()
+            .map(|name| (name, shape.declared_at(name)))
+            .collect();
+        let shape = Arc::new(shape);
+        if self.shapes.len() >= MAX_SHAPES {
+            self.shapes.clear();
+        }
+        self.shapes.insert(parts.to_vec(), shape.clone());
         shape
     }
 }
 
-/// `schema` as a part under `parent`: the same resolver, entering the
-/// child's own resource when it names one.
-fn descend<'r>(parent: &Part<'r>, schema: &'r Value) -> Part<'r> {
-    let draft = parent.draft.detect(schema);
-    let resolver = parent
-        .resolver
-        .in_subresource(draft.create_resource_ref(schema))
-        .unwrap_or_else(|_| parent.resolver.clone());
-    Part {
-        schema,
-        resolver,
-        draft,
+/// What the parts of an array schema say about its positions.
+struct Positions {
+    /// The schemas for each leading position.
+    tuples: Vec<Vec<NodeId>>,
+    /// The schemas for the positions after them.
+    rest: Vec<NodeId>,
+    /// Where a part allows no more items.
+    closed_after: Option<usize>,
+}
+
+/// What the parts of an object schema say about its fields.
+struct ObjectShape<'r> {
+    /// Each name `properties` declares, in order, with its schemas and
+    /// whether it is required.
+    declared: Vec<(&'r str, Vec<NodeId>, bool)>,
+    patterns: Vec<(&'r str, NodeId)>,
+    additional: Vec<NodeId>,
+    closed: bool,
+    /// The required names, each once, with their places in `declared`.
+    required: Vec<(&'r str, Option<usize>)>,
+    dependent: Vec<(&'r str, Vec<&'r str>)>,
+    min_properties: u64,
+}
+
+impl ObjectShape<'_> {
+    /// Where `name` is among the declared names.
+    fn declared_at(&self, name: &str) -> Option<usize> {
+        self.declared
+            .binary_search_by(|(declared, _, _)| (*declared).cmp(name))
+            .ok()
     }
 }
 
-/// The subschema under `key`, when it is one.
-fn child<'r>(part: &Part<'r>, key: &str) -> Option<Part<'r>> {
-    let schema = part.schema.get(key)?;
-    (schema.is_object() || schema.is_boolean()).then(|| descend(part, schema))
-}
-
-/// The subschemas listed under `key`.
-fn children<'r>(part: &Part<'r>, key: &str) -> Vec<Part<'r>> {
-    part.schema
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|schema| descend(part, schema))
-        .collect()
-}
+/// The keywords of a node that is not there (which no id names).
+static NO_WORDS: Words<'static> = Words::NONE;
 
 /// An integer as JSON writes it: exact where an `i64` or `u64` holds it.
 fn integer_value(x: i128) -> Value {
@@ -1104,5 +1026,29 @@ mod tests {
         };
         assert_eq!(draw(9), draw(9));
         assert_ne!(draw(9), draw(10));
+    }
+
+    /// A sampler started again from a seed draws what a new one would,
+    /// though it has read the schemas already (and met every branch).
+    #[test]
+    fn a_reseeded_sampler_draws_what_a_new_one_draws() {
+        let schema = json!({"oneOf": [
+            {"type": "object", "properties": {"x": {"enum": [1, 2, 3]}, "y": {"$ref": "#/$defs/y"}}, "required": ["x"]},
+            {"type": "array", "items": {"$ref": "#/$defs/y"}, "maxItems": 4}
+        ], "$defs": {"y": {"anyOf": [{"type": "string", "pattern": "^[a-c]{2,5}$"}, {"type": "integer", "minimum": -3}]}}});
+        let registry = registry(schema);
+        let uri = "https://sample.invalid/s.json";
+        let draws = |sampler: &mut Sampler<'_>| {
+            (0..50)
+                .map(|_| sampler.draw(uri).expect("draws"))
+                .collect::<Vec<_>>()
+        };
+        let mut used = Sampler::new(&registry, 3);
+        let before = draws(&mut used);
+        used.reseed(4);
+        let again = draws(&mut used);
+        assert_eq!(again, draws(&mut Sampler::new(&registry, 4)));
+        used.reseed(3);
+        assert_eq!(draws(&mut used), before);
     }
 }

@@ -112,14 +112,19 @@ pub fn generate(
     let mut done = Generated::default();
     // A batch of pieces at a time, so memory does not grow with `count`.
     let batch = threads * 8;
+    // One sampler a thread, kept from batch to batch and started anew for
+    // each piece: what it has read of the schemas is read once.
+    let mut samplers: Vec<Option<Valid<'_>>> = (0..threads).map(|_| None).collect();
     for first in (0..pieces).step_by(batch.max(1)) {
         let last = (first + batch).min(pieces);
         let next = std::sync::atomic::AtomicUsize::new(first);
         type Piece = (usize, Result<(Vec<String>, Generated), GenerateError>);
         let drawn: Vec<Vec<Piece>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
+            let next = &next;
+            let handles: Vec<_> = samplers
+                .iter_mut()
+                .map(|valid| {
+                    scope.spawn(move || {
                         let mut mine = Vec::new();
                         loop {
                             let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -127,10 +132,10 @@ pub fn generate(
                                 return mine;
                             }
                             let wanted = PIECE.min(count - index * PIECE);
-                            mine.push((
-                                index,
-                                piece(checker, target, piece_seed(seed, index), wanted),
-                            ));
+                            let drawn =
+                                Valid::restarted(valid, checker, target, piece_seed(seed, index))
+                                    .and_then(|valid| piece(valid, wanted));
+                            mine.push((index, drawn));
                         }
                     })
                 })
@@ -165,19 +170,13 @@ pub fn generate(
     Ok(done)
 }
 
-/// `wanted` valid values from one sampler.
-fn piece(
-    checker: &Checker,
-    target: &str,
-    seed: u64,
-    wanted: usize,
-) -> Result<(Vec<String>, Generated), GenerateError> {
-    let mut valid = Valid::new(checker, target, seed)?;
+/// `wanted` valid values from a sampler started anew.
+fn piece(valid: &mut Valid<'_>, wanted: usize) -> Result<(Vec<String>, Generated), GenerateError> {
     let mut lines = Vec::with_capacity(wanted);
     while lines.len() < wanted {
         lines.push(valid.next()?.1);
     }
-    Ok((lines, valid.done))
+    Ok((lines, std::mem::take(&mut valid.done)))
 }
 
 /// The seed of piece `index`: SplitMix64's finaliser over the two, so
@@ -392,6 +391,26 @@ impl<'c> Valid<'c> {
             done: Generated::default(),
             failed_in_a_row: 0,
         })
+    }
+
+    /// `slot`'s values started anew from `seed`, as `Valid::new` would
+    /// start them, keeping what its sampler has read of the schemas.
+    fn restarted<'s>(
+        slot: &'s mut Option<Valid<'c>>,
+        checker: &'c Checker,
+        target: &str,
+        seed: u64,
+    ) -> Result<&'s mut Valid<'c>, GenerateError> {
+        let valid = match slot.take() {
+            Some(mut valid) => {
+                valid.sampler.reseed(seed);
+                valid.done = Generated::default();
+                valid.failed_in_a_row = 0;
+                valid
+            }
+            None => Valid::new(checker, target, seed)?,
+        };
+        Ok(slot.insert(valid))
     }
 
     /// The next valid value, and its text.

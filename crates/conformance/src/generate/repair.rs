@@ -168,11 +168,17 @@ impl Condition {
     /// schema's `minimum`, a string brought within its lengths, a forbidden
     /// `const` removed.
     fn apply(&self, fields: &mut Map<String, Value>) {
-        let is_instance = self.required.iter().all(|name| fields.contains_key(name))
-            && fields.keys().all(|name| self.properties.contains_key(name));
-        let Some(tested) = fields.get(&self.tested).filter(|_| is_instance) else {
+        // The tested member first: most objects lack it, and are passed by
+        // one lookup.
+        let Some(tested) = fields.get(&self.tested) else {
             return;
         };
+        let is_instance = fields.len() >= self.required.len()
+            && self.required.iter().all(|name| fields.contains_key(name))
+            && fields.keys().all(|name| self.properties.contains_key(name));
+        if !is_instance {
+            return;
+        }
         let branch = if self.values.contains(tested) {
             &self.then
         } else {
