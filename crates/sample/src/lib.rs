@@ -14,7 +14,8 @@
 //! and shortest strings, empty and full objects, every enum value and union
 //! branch in turn; the rest is uniform within what the schema allows. Work is
 //! bounded: nesting past [`Limits::depth`] draws the smallest value the
-//! schema asks for, and strings and arrays have caps of their own.
+//! schema asks for, strings and arrays have caps of their own, and a draw
+//! builds at most [`Limits::values`] values.
 
 mod mutate;
 mod node;
@@ -55,6 +56,11 @@ pub struct Limits {
     pub string: usize,
     /// The most items drawn beyond what `minItems` asks for.
     pub extra_items: usize,
+    /// The most values (of any type, nested or not) one draw builds; past
+    /// them every value is `null`. Nesting is capped too, but a schema whose
+    /// object requires two members of its own type doubles at every level
+    /// it is required to go.
+    pub values: usize,
 }
 
 impl Default for Limits {
@@ -63,6 +69,7 @@ impl Default for Limits {
             depth: 12,
             string: 64,
             extra_items: 3,
+            values: 10_000,
         }
     }
 }
@@ -75,6 +82,8 @@ pub struct Sampler<'r> {
     /// How many draws this sampler has made: the first ones walk enum values
     /// and union branches in turn, so each is drawn at least once.
     draws: usize,
+    /// How many values the draw under way has built.
+    built: usize,
     /// Each schema object met, read once.
     nodes: Nodes<'r>,
     /// The node each URI given to [`Sampler::draw`] names.
@@ -121,6 +130,7 @@ impl<'r> Sampler<'r> {
             rng: Rng::new(seed),
             limits: Limits::default(),
             draws: 0,
+            built: 0,
             nodes: Nodes::new(),
             roots: HashMap::new(),
             shapes: HashMap::new(),
@@ -160,6 +170,7 @@ impl<'r> Sampler<'r> {
             }
         };
         self.draws += 1;
+        self.built = 0;
         Ok(self.value(vec![root], 0))
     }
 
@@ -186,9 +197,10 @@ impl<'r> Sampler<'r> {
 
     /// A value for the conjunction of `parts`.
     fn value(&mut self, parts: Vec<NodeId>, depth: usize) -> Value {
-        if depth > HARD_DEPTH {
+        if depth > HARD_DEPTH || self.built >= self.limits.values {
             return Value::Null;
         }
+        self.built += 1;
         let mut flat = Vec::new();
         let mut seen = Vec::new();
         for part in parts {
@@ -1008,6 +1020,34 @@ mod tests {
             .draw("https://sample.invalid/s.json")
             .expect("draws");
         assert!(value.is_object());
+    }
+
+    /// Each level of this schema requires two more: drawing what it
+    /// requires down to the nesting cap would build 2^64 values.
+    #[test]
+    fn a_schema_that_requires_itself_twice_ends() {
+        let registry = registry(json!({"type": "object", "required": ["a", "b"],
+            "properties": {"a": {"$ref": "#"}, "b": {"$ref": "#"}}}));
+        let limits = Limits::default();
+        let mut sampler = Sampler::new(&registry, 1);
+        for _ in 0..3 {
+            let value = sampler
+                .draw("https://sample.invalid/s.json")
+                .expect("draws");
+            // Objects built; past the cap the members still asked for are `null`.
+            let mut objects = 0;
+            let mut stack = vec![&value];
+            while let Some(value) = stack.pop() {
+                if let Value::Object(members) = value {
+                    objects += 1;
+                    stack.extend(members.values());
+                }
+            }
+            assert!(
+                objects > 1000 && objects <= limits.values,
+                "{objects} objects built"
+            );
+        }
     }
 
     #[test]
