@@ -16,6 +16,8 @@ import {
   encodeFrame,
   parseDownloadAddParams,
   parseEnvelope,
+  parseEnvelopeText,
+  readJson,
 } from "../index.js";
 
 const auth = (password) => ({
@@ -42,6 +44,31 @@ test("an error about a secret names its place, not its value", () => {
     () => parseEnvelope(auth(long)),
     (error) => error instanceof ContractError && error.pointer === "/body/params/password" && !error.message.includes("ppp"),
   );
+});
+
+// readJson counts member names at their colons and checks the numbers
+// that follow them; what that count cannot settle goes to the loop over the
+// whole text. Each case here is one the quick count could get wrong.
+test("text policy: what the quick count cannot see is still judged", () => {
+  const refused = (text, why) => assert.throws(() => readJson(text), (error) => error instanceof ContractError && error.message.includes(why), text);
+  // Colons and numbers inside strings are no members and no numbers.
+  assert.deepEqual(readJson('{"a":"\\":1","b":"x:9007199254740993"}'), { a: '":1', b: "x:9007199254740993" });
+  assert.deepEqual(readJson('{"a" : "\\" : 1.5e999"}'), { a: '" : 1.5e999' });
+  // A repeat hidden behind a colon in a string is still a repeat.
+  refused('{"a":"\\":","a":1}', "names a member twice");
+  refused('{"a" :1, "b":{"c":2,"c":3}}', "names a member twice");
+  // Numbers that are items, or the whole text, not member values.
+  refused("[9007199254740993]", "beyond");
+  refused('{"a":[1,[2,1e400]]}', "beyond what a double holds");
+  refused("1e400", "beyond what a double holds");
+  refused('{"a": 12345678901234567890}', "beyond");
+  assert.deepEqual(readJson('{"a":[9007199254740991,-9007199254740991,0.5]}'), { a: [9007199254740991, -9007199254740991, 0.5] });
+  // Brackets in strings are counted by the quick count, not nested.
+  assert.equal(readJson(JSON.stringify({ a: "[".repeat(200) })).a.length, 200);
+  refused("[".repeat(128) + "]".repeat(128), "nest more than 127");
+  // An integer written with a fraction, where the contract wants one.
+  assert.throws(() => parseEnvelopeText('{"v":1,"kind":"call","id":7.0,"body":{"method":"download.list","params":{}}}'), /written with a fraction/);
+  assert.throws(() => parseEnvelopeText('{"v":1e0,"kind":"call","id":7,"body":{"method":"download.list","params":{}}}'), /fraction or an exponent/);
 });
 
 test("errors name the JSON pointer", () => {

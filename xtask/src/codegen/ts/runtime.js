@@ -153,30 +153,45 @@ function withText(value, read) {
 }
 
 /**
- * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
- * value and whitespace, nested at most 127 deep, no member named twice, no
- * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
- * double's range. (UTF-8 and the byte-order mark are the frame decoder's,
- * which reads bytes.) Throws ContractError (pointer "") naming the rule.
+ * The member names of JSON text (valid: JSON.parse read it), counted at
+ * their colons, with each member's number checked where its value starts;
+ * -1 when that cannot settle the text: a number written with a fraction, an
+ * exponent, as `-0` or with 16 digits or more, or more brackets than the
+ * nesting allows. A colon inside a string may be counted too, so a count
+ * that equals the names JSON.parse kept proves no name repeats, and any
+ * other is settled by the full loop. Numbers that are items, not member
+ * values, are the caller's to send to the full loop.
  */
-export function readJson(text) {
-  const refuse = (why) => {
-    throw new ContractError("", `not JSON as the wire takes it: ${why}`);
-  };
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    refuse(printable(error instanceof Error ? error.message : String(error)));
+function quickNames(text) {
+  let open = 0;
+  for (let i = text.indexOf("{"); i !== -1 && open <= MAX_DEPTH; i = text.indexOf("{", i + 1)) open++;
+  for (let i = text.indexOf("["); i !== -1 && open <= MAX_DEPTH; i = text.indexOf("[", i + 1)) open++;
+  if (open > MAX_DEPTH) return -1;
+  let names = 0;
+  for (let i = text.indexOf(":"); i !== -1; i = text.indexOf(":", i + 1)) {
+    let j = i - 1;
+    while (j > 0 && isSpace(text.charCodeAt(j))) j--;
+    if (text.charCodeAt(j) !== 34) continue;
+    names++;
+    let k = i + 1;
+    while (k < text.length && isSpace(text.charCodeAt(k))) k++;
+    const c = text.charCodeAt(k);
+    if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, k);
+      if (fraction || end - k >= 16) return -1;
+    }
   }
-  // A half surrogate pair written raw (a JS string can hold one) is refused
-  // here; one written as a `\u` escape only by the walk below, which looks
-  // at strings only when the text has an escape of that kind at all.
-  if (!text.isWellFormed()) refuse("a string holds half of a surrogate pair");
-  const escapes = text.includes("\\u");
-  // Member names, brackets and numbers as written: a loop over the text,
-  // strings skipped with indexOf (no regular expression: a long string would
-  // exhaust its backtracking stack).
+  return names;
+}
+
+/**
+ * The member names of JSON text (valid), counted in one loop over it, and
+ * whether a number is written with a fraction or an exponent; refuses
+ * nesting past the limit and numbers past what the wire holds. Strings are
+ * skipped with indexOf (no regular expression: a long string would exhaust
+ * its backtracking stack).
+ */
+function namesAsWritten(text, refuse) {
   let names = 0;
   let depth = 0;
   let fractional = false;
@@ -205,28 +220,67 @@ export function readJson(text) {
       i++;
     }
   }
+  return [names, fractional];
+}
+
+/**
+ * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
+ * value and whitespace, nested at most 127 deep, no member named twice, no
+ * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
+ * double's range. (UTF-8 and the byte-order mark are the frame decoder's,
+ * which reads bytes.) Throws ContractError (pointer "") naming the rule.
+ */
+export function readJson(text) {
+  const refuse = (why) => {
+    throw new ContractError("", `not JSON as the wire takes it: ${why}`);
+  };
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    refuse(printable(error instanceof Error ? error.message : String(error)));
+  }
+  // A half surrogate pair written raw (a JS string can hold one) is refused
+  // here; one written as a `\u` escape only by the walk below, which looks
+  // at strings only when the text has an escape of that kind at all.
+  if (!text.isWellFormed()) refuse("a string holds half of a surrogate pair");
+  const escapes = text.includes("\\u");
+  // Member names, brackets and numbers as written: first the quick count
+  // (`quickNames`), which the full loop over the text (`namesAsWritten`)
+  // confirms whenever the quick one cannot.
+  let names = quickNames(text);
+  let fractional = false;
+  const quick = names >= 0;
+  if (!quick) [names, fractional] = namesAsWritten(text, refuse);
   // JSON.parse keeps the last of a repeated member: fewer names parsed than
   // written is a repeat. Only containers are walked (and strings, when an
-  // escape could have made half a surrogate pair).
+  // escape could have made half a surrogate pair); a number as an item (or
+  // the whole text) is one the quick count did not see.
   let parsed = 0;
+  let loose = typeof value === "number";
+  let halfPair = null;
   const stack = [value];
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node === "string") {
-      if (!node.isWellFormed()) refuse("a string holds half of a surrogate pair");
+      if (halfPair === null && !node.isWellFormed()) halfPair = "a string holds half of a surrogate pair";
     } else if (Array.isArray(node)) {
       for (const item of node) {
-        if ((typeof item === "object" && item !== null) || (escapes && typeof item === "string")) stack.push(item);
+        if (typeof item === "object" && item !== null) stack.push(item);
+        else if (typeof item === "number") loose = true;
+        else if (escapes && typeof item === "string") stack.push(item);
       }
     } else if (typeof node === "object" && node !== null) {
       for (const name of Object.keys(node)) {
         parsed++;
-        if (escapes && !name.isWellFormed()) refuse("a member name holds half of a surrogate pair");
+        if (escapes && halfPair === null && !name.isWellFormed()) halfPair = "a member name holds half of a surrogate pair";
         const item = node[name];
         if ((typeof item === "object" && item !== null) || (escapes && typeof item === "string")) stack.push(item);
       }
     }
   }
+  if (quick && (parsed !== names || loose)) [names, fractional] = namesAsWritten(text, refuse);
+  if (halfPair !== null) refuse(halfPair);
   if (parsed !== names) refuse("an object names a member twice");
   if (fractional && typeof value === "object" && value !== null) fractions.set(value, fractionalPointers(text));
   return value;
