@@ -72,6 +72,26 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    // The same through `from_str`, where the text is already known UTF-8:
+    // serde_json checks none, and the serde path's scan still checks it.
+    let texts: Vec<&str> = bodies
+        .iter()
+        .map(|body| std::str::from_utf8(body).expect("UTF-8"))
+        .collect();
+    read.bench_function("serde_json::from_str::<Value>", |b| {
+        b.iter(|| {
+            for text in &texts {
+                black_box(serde_json::from_str::<serde_json::Value>(text).expect("parses"));
+            }
+        })
+    });
+    read.bench_function("serde_json::from_str::<Envelope>", |b| {
+        b.iter(|| {
+            for text in &texts {
+                black_box(serde_json::from_str::<Envelope>(text).expect("decodes"));
+            }
+        })
+    });
     // The parts of a decode, for where the time goes: the JSON text policy
     // alone, and serde_json's own syntax-only pass (what the serde path
     // spends finding the end of the envelope before decoding it).
