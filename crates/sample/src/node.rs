@@ -2,7 +2,7 @@
 //! looks at, and the subschemas it may enter, as nodes of their own. A draw
 //! then follows node numbers and reads fields, where reading the schema
 //! again would look every keyword up by name and resolve every subschema
-//! anew (the most of a draw's time before nodes).
+//! anew (about a third of a draw's time before nodes, by a profile).
 
 use std::collections::HashMap;
 use std::sync::Arc;
