@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use jsonschema::{Draft, Registry};
-use node::{Additional, NodeId, Nodes, Rest, Words, GUESSES};
+use node::{Beyond, NodeId, Nodes, Words, GUESSES};
 use serde_json::{json, Map, Number, Value};
 
 pub use mutate::{one_step_mutations, one_step_mutations_wide};
@@ -737,13 +737,13 @@ impl<'r> Sampler<'r> {
         for part in parts {
             let links = self.nodes.links(*part);
             match links.rest {
-                Some(Rest::Closed) => {
+                Some(Beyond::Closed) => {
                     let tuple = links.tuple.len();
                     positions.closed_after =
                         Some(positions.closed_after.map_or(tuple, |c| c.min(tuple)));
                 }
-                Some(Rest::Schema(schema)) => positions.rest.push(schema),
-                Some(Rest::Open) | None => {}
+                Some(Beyond::Schema(schema)) => positions.rest.push(schema),
+                None => {}
             }
             for (index, schema) in links.tuple.iter().enumerate() {
                 match positions.tuples.get_mut(index) {
@@ -779,9 +779,9 @@ impl<'r> Sampler<'r> {
             }
             shape.patterns.extend(links.patterns.iter().copied());
             match links.additional {
-                Some(Additional::Closed) => shape.closed = true,
-                Some(Additional::Schema(schema)) => shape.additional.push(schema),
-                Some(Additional::Open) | None => {}
+                Some(Beyond::Closed) => shape.closed = true,
+                Some(Beyond::Schema(schema)) => shape.additional.push(schema),
+                None => {}
             }
             let words = self.words(*part);
             for name in &words.required {

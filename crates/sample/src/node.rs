@@ -195,22 +195,13 @@ impl<'r> Words<'r> {
     }
 }
 
-/// What follows positions past an array's leading ones.
+/// What a schema says of what its other keywords do not name: items past
+/// the leading positions, members past the declared properties.
 #[derive(Clone, Copy)]
-pub(crate) enum Rest {
-    /// Nothing said.
-    Open,
-    /// `false`: no more items.
+pub(crate) enum Beyond {
+    /// `false`: none.
     Closed,
-    /// Items of this schema.
-    Schema(NodeId),
-}
-
-/// What an object says of members its `properties` do not name.
-#[derive(Clone, Copy)]
-pub(crate) enum Additional {
-    Open,
-    Closed,
+    /// Each of this schema.
     Schema(NodeId),
 }
 
@@ -228,11 +219,13 @@ pub(crate) struct Links<'r> {
     /// The schemas of the leading positions (`prefixItems`, or `items` as an
     /// array before draft 2020-12).
     pub(crate) tuple: Vec<NodeId>,
-    pub(crate) rest: Option<Rest>,
+    /// What follows the leading positions, when the schema says.
+    pub(crate) rest: Option<Beyond>,
     pub(crate) contains: Option<NodeId>,
     pub(crate) properties: Vec<(&'r str, NodeId)>,
     pub(crate) patterns: Vec<(&'r str, NodeId)>,
-    pub(crate) additional: Option<Additional>,
+    /// `additionalProperties`, when written.
+    pub(crate) additional: Option<Beyond>,
 }
 
 /// Every node met, and where to find each again.
@@ -324,16 +317,13 @@ impl<'r> Nodes<'r> {
         };
         let rest = match rest_key.and_then(|key| map.get(key)) {
             None => None,
-            Some(Value::Bool(false)) => Some(Rest::Closed),
-            Some(schema) => Some(self.child(id, schema).map_or(Rest::Open, Rest::Schema)),
+            Some(Value::Bool(false)) => Some(Beyond::Closed),
+            Some(schema) => self.child(id, schema).map(Beyond::Schema),
         };
         let additional = match map.get("additionalProperties") {
             None => None,
-            Some(Value::Bool(false)) => Some(Additional::Closed),
-            Some(schema) => Some(
-                self.descend(id, schema)
-                    .map_or(Additional::Open, Additional::Schema),
-            ),
+            Some(Value::Bool(false)) => Some(Beyond::Closed),
+            Some(schema) => self.descend(id, schema).map(Beyond::Schema),
         };
         Links {
             reference,
