@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use proto::wire::printable;
 use serde::Serialize;
 
 /// One violation, located in a file.
@@ -66,7 +67,9 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
     for v in violations {
         match format {
             Format::Human => {
-                let mut place = v.file.clone();
+                // Names, pointers and messages can quote the input: each is
+                // printed with its control characters escaped.
+                let mut place = printable(&v.file).into_owned();
                 if let Some(line) = v.line {
                     let _ = write!(place, ":{line}");
                 }
@@ -76,9 +79,9 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                     let _ = write!(place, " [message {index}]");
                 }
                 let pointer = if v.finding.pointer.is_empty() {
-                    "(root)"
+                    "(root)".into()
                 } else {
-                    &v.finding.pointer
+                    printable(&v.finding.pointer)
                 };
                 let warning = match level {
                     Level::Error => "",
@@ -88,7 +91,8 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let _ = writeln!(
                     out,
                     "{place} {pointer}: [{}] {warning}{}",
-                    v.finding.rule, v.finding.message
+                    v.finding.rule,
+                    printable(&v.finding.message)
                 );
             }
             Format::Json => {
@@ -131,9 +135,11 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
     out
 }
 
-/// GitHub workflow commands escape `%`, CR and LF in data, and `:`/`,` too in properties.
+/// GitHub workflow commands escape `%`, CR and LF in data, and `:`/`,` too
+/// in properties; other control characters are escaped as everywhere else.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    printable(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }

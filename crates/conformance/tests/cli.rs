@@ -138,6 +138,32 @@ fn github_format_gives_annotations_with_lines() {
     );
 }
 
+/// A member name of the input is quoted by the validator's message and
+/// makes the pointer: one with a line break, an escape sequence and a NUL
+/// cannot add a line of its own, in any format that prints it.
+#[test]
+fn what_the_input_names_cannot_forge_a_line() {
+    // JSON escapes, so the text holds no raw control character (the text
+    // policy would refuse it before any name is read).
+    let forged = r"x\nbad.jsonl:1 [message 0] /: [schema] all good\u001b[2J\u0000";
+    let message = format!(
+        r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"download.add","params":{{"spec":{{"url":"https://example.org/a","headers":{{"{forged}":7}}}},"{forged}":1}}}}}}"#
+    );
+    let file = Temp::new("forged.jsonl", format!("{message}\n").as_bytes());
+    for format in ["human", "github"] {
+        let output = run(&["--format", format, "check", file.path()], None);
+        assert_eq!(output.status.code(), Some(1), "{format}");
+        let text = stdout(&output);
+        let lines: Vec<&str> = text.lines().collect();
+        // The unexpected member, and the header value that is not a string.
+        assert_eq!(lines.len(), 2, "{format}: {text}");
+        for line in &lines {
+            assert!(!line.chars().any(char::is_control), "{format}: {line:?}");
+            assert!(line.contains(r"x\nbad.jsonl"), "{format}: {line}");
+        }
+    }
+}
+
 #[test]
 fn standard_input_is_read_for_a_dash() {
     let output = run(&["check", "-"], Some(BAD_RANGES));

@@ -261,19 +261,28 @@ pub fn sentence(err: &dyn std::error::Error) -> String {
         text.push_str(&next.to_string());
         cause = next.source();
     }
-    if text.chars().any(char::is_control) {
-        text = text
-            .chars()
-            .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
-                if c.is_control() {
-                    Box::new(c.escape_unicode())
-                } else {
-                    Box::new(std::iter::once(c))
-                }
-            })
-            .collect();
+    match printable(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(escaped) => escaped,
     }
-    text
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): text that
+/// came from the input, printed in a message or a log line, cannot start a
+/// line of its own or move a terminal's cursor.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            escaped.extend(c.escape_debug());
+        } else {
+            escaped.push(c);
+        }
+    }
+    Cow::Owned(escaped)
 }
 
 /// The answer to a call of a method this server does not serve (whether or

@@ -337,17 +337,7 @@ fn report_driven(
         );
         for why in &tally.broken {
             // What the peer wrote cannot start a line of its own here.
-            let why: String = why
-                .chars()
-                .map(|c| {
-                    if c.is_control() {
-                        c.escape_debug().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect();
-            println!("  {}: {why}", rule.id());
+            println!("  {}: {}", rule.id(), proto::wire::printable(why));
         }
     }
     Ok(driven.held())
@@ -379,7 +369,8 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(message) => {
-            eprintln!("vdm-conform: {message}");
+            // A message can quote an input file.
+            eprintln!("vdm-conform: {}", proto::wire::printable(&message));
             ExitCode::from(2)
         }
     }
