@@ -7,9 +7,10 @@
 //! JSON), then a last call to see the peer still answers, and last a length
 //! past the frame limit, which ends the session. Each answer is judged by
 //! the answer table of `docs/wire.md` (`drive.*` rules) and by every message
-//! rule; every wait is bounded. One exchange at a time: the next frame the
-//! peer writes is the answer to the last thing sent, so an answered event
-//! shows as the wrong answer to the call after it.
+//! rule; every wait is bounded, in time and in the frames it passes over.
+//! One exchange at a time: the next frame the peer writes that is not an
+//! event of its own is the answer to the last thing sent, so an answered
+//! event shows as the wrong answer to the call after it.
 //!
 //! As the peer's server ([`Role::Server`]) the driver answers every call the
 //! client makes with a generated valid reply (the hello offering every
@@ -227,7 +228,9 @@ pub fn drive(
 /// The peer's frames, read on a thread of their own so every wait can be
 /// bounded; the thread ends with the stream.
 fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
-    let (tx, rx) = mpsc::channel();
+    // Bounded: a peer that writes faster than it is judged waits on its
+    // pipe, rather than filling this process's memory.
+    let (tx, rx) = mpsc::sync_channel(HEARD_AHEAD);
     std::thread::spawn(move || {
         let mut reader = proto::FrameReader::new(from_peer);
         loop {
@@ -244,6 +247,17 @@ fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
     });
     rx
 }
+
+/// The most frames read from the peer and not yet judged.
+const HEARD_AHEAD: usize = 256;
+
+/// The most frames one wait passes over while it waits for a particular
+/// one (a probe's answer, the end of the stream): a peer that floods the
+/// driver with events ends the wait as the timeout would.
+const MAX_PASSED: usize = 10_000;
+
+/// The most frames the server side hears from a client in one session.
+const MAX_HEARD: usize = 100_000;
 
 /// The client's sequence: every method, the newer peer's messages, a last
 /// call, and the oversize length that ends the session.
@@ -332,7 +346,14 @@ fn as_server(
     // Frames the client sent after the newer messages that were not calls.
     let mut answered_newer = Vec::new();
     let mut newer_sent = false;
+    let mut heard = 0usize;
     let ended = loop {
+        if heard >= MAX_HEARD {
+            break Silence::Timeout(format!(
+                "the client sent {MAX_HEARD} frames, as many as one session hears"
+            ));
+        }
+        heard += 1;
         let msg = match driver.hear() {
             Ok(msg) => msg,
             Err(silence) => break silence,
@@ -517,8 +538,14 @@ impl Driver<'_> {
     }
 
     /// The next message from the peer, judged by the message rules; `Err`
-    /// with why when none came.
+    /// with why when none came within the timeout.
     fn hear(&mut self) -> Result<Value, Silence> {
+        self.hear_by(Instant::now() + self.timeout)
+    }
+
+    /// [`Driver::hear`], waiting until `deadline` at most: a wait that
+    /// passes over frames ends when its time is up, however many come.
+    fn hear_by(&mut self, deadline: Instant) -> Result<Value, Silence> {
         if self.closed {
             return Err(Silence::Closed(
                 self.gone
@@ -526,7 +553,8 @@ impl Driver<'_> {
                     .unwrap_or_else(|| "the peer had closed its stream".into()),
             ));
         }
-        let heard = match self.rx.recv_timeout(self.timeout) {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let heard = match self.rx.recv_timeout(wait) {
             Ok(heard) => heard,
             Err(_) => {
                 return Err(Silence::Timeout(format!(
@@ -575,6 +603,26 @@ impl Driver<'_> {
         Ok(msg)
     }
 
+    /// The next frame from the peer that is not one of its own events
+    /// (which may come at any time, and are judged by the message rules as
+    /// they pass), waiting until `deadline` at most.
+    fn answer_by(&mut self, deadline: Instant) -> Result<Value, Silence> {
+        for _ in 0..MAX_PASSED {
+            let msg = self.hear_by(deadline)?;
+            if msg.get("kind").and_then(Value::as_str) != Some("event") {
+                return Ok(msg);
+            }
+        }
+        Err(Silence::Timeout(format!(
+            "the peer sent {MAX_PASSED} events and nothing else"
+        )))
+    }
+
+    /// [`Driver::answer_by`] within the timeout from now.
+    fn answer(&mut self) -> Result<Value, Silence> {
+        self.answer_by(Instant::now() + self.timeout)
+    }
+
     /// Sends `call` and judges its answer by `drive.answer`.
     fn call(&mut self, to_peer: &mut impl Write, call: Value) -> Result<Option<Value>, DriveError> {
         let id = self.next_id;
@@ -586,7 +634,7 @@ impl Driver<'_> {
             .unwrap_or_default()
             .to_string();
         self.send(to_peer, &call)?;
-        match self.hear() {
+        match self.answer() {
             Ok(answer) => {
                 let kind = answer.get("kind").and_then(Value::as_str);
                 let answered = answer.get("id").and_then(Value::as_u64) == Some(id);
@@ -646,7 +694,7 @@ impl Driver<'_> {
     }
 
     fn error_broken(&mut self, id: Option<u64>, code: i64) -> Option<String> {
-        match self.hear() {
+        match self.answer() {
             Ok(answer) => {
                 let got_code = answer.pointer("/body/code").and_then(Value::as_i64);
                 let got_id = answer.get("id").cloned().unwrap_or(Value::Null);
@@ -682,14 +730,18 @@ impl Driver<'_> {
             *slot = json!(id);
         }
         self.send(to_peer, &probe)?;
-        let broken = match self.hear() {
+        let broken = match self.answer() {
             Ok(answer) if answer.get("id").and_then(Value::as_u64) == Some(id) => None,
             Ok(answer) => {
                 // Catch up with the probe's own answer, so one extra frame
-                // is not blamed on every exchange after it.
-                while let Ok(next) = self.hear() {
-                    if next.get("id").and_then(Value::as_u64) == Some(id) {
-                        break;
+                // is not blamed on every exchange after it; within the
+                // timeout, whatever else the peer sends meanwhile.
+                let deadline = Instant::now() + self.timeout;
+                for _ in 0..MAX_PASSED {
+                    match self.answer_by(deadline) {
+                        Ok(next) if next.get("id").and_then(Value::as_u64) == Some(id) => break,
+                        Ok(_) => {}
+                        Err(_) => break,
                     }
                 }
                 Some(format!(
@@ -717,9 +769,18 @@ impl Driver<'_> {
         if written.is_err() {
             return;
         }
+        let deadline = Instant::now() + self.timeout;
+        let mut errors = 0usize;
         let broken = loop {
-            match self.hear() {
-                Ok(msg) if msg.get("kind").and_then(Value::as_str) == Some("error") => continue,
+            match self.answer_by(deadline) {
+                Ok(msg) if msg.get("kind").and_then(Value::as_str) == Some("error") => {
+                    errors += 1;
+                    if errors >= MAX_PASSED {
+                        break Some(format!(
+                            "after a length of {len} the peer sent {errors} errors and kept its stream open"
+                        ));
+                    }
+                }
                 Ok(msg) => {
                     break Some(format!(
                         "after a length of {len} the peer sent {}",

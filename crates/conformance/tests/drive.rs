@@ -26,6 +26,16 @@ enum Fault {
     WrongMethodsResult,
     /// Takes any length and waits for its body.
     WaitsForOversizeBody,
+    /// Sends an event of its own before each answer, as a daemon sends
+    /// progress: no fault at all.
+    SendsEvents,
+    /// Reads nothing and writes events for as long as it can.
+    FloodsEvents,
+}
+
+/// An event a peer sends of its own accord.
+fn own_event() -> Value {
+    json!({"v": 1, "kind": "event", "body": {"name": "event.task.removed", "params": {"taskId": "t_01"}}})
 }
 
 fn write_frame(out: &mut impl Write, msg: &Value) -> bool {
@@ -37,6 +47,11 @@ fn write_frame(out: &mut impl Write, msg: &Value) -> bool {
 /// A peer that serves `download.pause` (a reply with an empty result) and
 /// answers as docs/wire.md says, but for its fault.
 fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
+    if fault == Fault::FloodsEvents {
+        // Until the driver stops reading.
+        while write_frame(&mut output, &own_event()) {}
+        return;
+    }
     let mut reader = proto::FrameReader::new(input);
     loop {
         let body = match reader.read_raw() {
@@ -86,6 +101,9 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
                 }
             },
         };
+        if fault == Fault::SendsEvents && !write_frame(&mut output, &own_event()) {
+            return;
+        }
         let mut answer = answer;
         if fault == Fault::DropsIds && answer["id"].is_u64() {
             answer["id"] = json!(answer["id"].as_u64().unwrap() + 1000);
@@ -105,13 +123,11 @@ fn drive_peer(fault: Fault) -> Driven {
         methods: Some(vec!["download.pause".into(), "download.list".into()]),
         // A peer that drops ids is waited for until the time runs out;
         // the others answer at once.
-        timeout: Duration::from_secs(
-            if matches!(fault, Fault::DropsIds | Fault::WaitsForOversizeBody) {
-                2
-            } else {
-                30
-            },
-        ),
+        timeout: Duration::from_secs(match fault {
+            Fault::DropsIds | Fault::WaitsForOversizeBody => 2,
+            Fault::FloodsEvents => 1,
+            _ => 30,
+        }),
         seed: 1,
         role: Role::Client,
     };
@@ -136,6 +152,39 @@ fn a_peer_that_keeps_every_rule_passes() {
     assert_eq!(driven.rules[&Rule::DriveAnswer].held, 2);
     assert_eq!(driven.rules[&Rule::DriveEventUnanswered].held, 2);
     assert_eq!(driven.rules[&Rule::DriveOversize].held, 1);
+}
+
+#[test]
+fn events_between_a_call_and_its_answer_are_passed_over() {
+    let driven = drive_peer(Fault::SendsEvents);
+    assert!(driven.held(), "{:#?}", driven.rules);
+    assert_eq!(driven.rules[&Rule::DriveAnswer].held, 2);
+    assert_eq!(driven.rules[&Rule::DriveEventUnanswered].held, 2);
+}
+
+/// Every wait ends, however many events come instead of an answer.
+#[test]
+fn a_peer_that_floods_events_ends_every_wait() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(drive_peer(Fault::FloodsEvents));
+    });
+    // Each of the eight waits ends after 10,000 events or a second.
+    let driven = finished
+        .recv_timeout(Duration::from_secs(300))
+        .expect("drive ends against a peer that floods events");
+    let answer = &driven.rules[&Rule::DriveAnswer];
+    assert_eq!(
+        (answer.exercised, answer.held),
+        (2, 0),
+        "{:#?}",
+        driven.rules
+    );
+    assert!(
+        broken(&driven).contains(&"drive.oversize"),
+        "{:#?}",
+        driven.rules
+    );
 }
 
 #[test]
