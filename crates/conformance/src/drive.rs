@@ -143,7 +143,10 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
             let reading = stream
                 .try_clone()
                 .map_err(|err| DriveError::Start(format!("{shown}: {err}")))?;
-            let driven = drive(checker, reading, &stream, options);
+            let writing = stream
+                .try_clone()
+                .map_err(|err| DriveError::Start(format!("{shown}: {err}")))?;
+            let driven = drive(checker, reading, writing, options);
             // Already closed by the peer, if it fails: nothing more to say.
             let _ = stream.shutdown(std::net::Shutdown::Both);
             driven
@@ -202,9 +205,10 @@ fn wait_for(child: &mut std::process::Child, timeout: Duration) -> Result<(), St
 pub fn drive(
     checker: &Checker,
     from_peer: impl Read + Send + 'static,
-    mut to_peer: impl Write,
+    to_peer: impl Write + Send + 'static,
     options: &Options,
 ) -> Result<Driven, DriveError> {
+    let mut to_peer = Bounded::new(to_peer, options.timeout);
     let mut driver = Driver {
         checker,
         rx: listen(from_peer),
@@ -248,8 +252,66 @@ fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
     rx
 }
 
+/// Writes to the peer on a thread of their own, so a peer that stops
+/// reading (its pipe full) costs the driver the timeout, not the session:
+/// a write not done within it fails as a closed stream does.
+struct Bounded {
+    /// Taken when a write timed out: the thread may be stuck in it.
+    bytes: Option<mpsc::SyncSender<Vec<u8>>>,
+    done: mpsc::Receiver<std::io::Result<()>>,
+    timeout: Duration,
+}
+
+impl Bounded {
+    fn new(mut to_peer: impl Write + Send + 'static, timeout: Duration) -> Self {
+        let (bytes, to_write) = mpsc::sync_channel::<Vec<u8>>(1);
+        let (written, done) = mpsc::channel();
+        std::thread::spawn(move || {
+            for chunk in to_write {
+                let result = to_peer.write_all(&chunk).and_then(|()| to_peer.flush());
+                let failed = result.is_err();
+                if written.send(result).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        Bounded {
+            bytes: Some(bytes),
+            done,
+            timeout,
+        }
+    }
+}
+
+impl Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let gone = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let bytes = self.bytes.as_ref().ok_or_else(gone)?;
+        bytes.send(buf.to_vec()).map_err(|_| gone())?;
+        match self.done.recv_timeout(self.timeout) {
+            Ok(result) => result.map(|()| buf.len()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                self.bytes = None;
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "it read nothing of what was written for {:.1} s",
+                        self.timeout.as_secs_f64()
+                    ),
+                ))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(gone()),
+        }
+    }
+
+    // Every write is flushed by the thread that does it.
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The most frames read from the peer and not yet judged.
-const HEARD_AHEAD: usize = 256;
+const HEARD_AHEAD: usize = 16;
 
 /// The most frames one wait passes over while it waits for a particular
 /// one (a probe's answer, the end of the stream): a peer that floods the
@@ -525,10 +587,11 @@ impl Driver<'_> {
     /// was to be answered is judged as unanswered.
     fn send_raw(&mut self, to_peer: &mut impl Write, body: &[u8]) -> Result<(), DriveError> {
         let len = u32::try_from(body.len()).unwrap_or(u32::MAX);
-        let written = to_peer
-            .write_all(&len.to_be_bytes())
-            .and_then(|()| to_peer.write_all(body))
-            .and_then(|()| to_peer.flush());
+        // One write a frame: each is a round trip to the writing thread.
+        let mut frame = Vec::with_capacity(body.len() + 4);
+        frame.extend_from_slice(&len.to_be_bytes());
+        frame.extend_from_slice(body);
+        let written = to_peer.write_all(&frame).and_then(|()| to_peer.flush());
         if let Err(err) = written {
             self.closed = true;
             self.gone

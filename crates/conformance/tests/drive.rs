@@ -240,6 +240,8 @@ enum ClientFault {
     SendsGarbage,
     /// Fails (as a process would exit 1) on the first unknown event.
     DiesOnUnknownEvent,
+    /// Calls and calls, and reads nothing.
+    NeverReads,
 }
 
 /// A client that says hello, calls `download.list` three times and closes,
@@ -250,6 +252,17 @@ fn client(mut input: impl Read, mut output: impl Write, fault: ClientFault) -> R
         let len = u32::try_from(body.len()).unwrap().to_be_bytes();
         let _ = output.write_all(&len).and_then(|()| output.write_all(body));
         return Ok(());
+    }
+    if fault == ClientFault::NeverReads {
+        let mut id = 1u64;
+        // Until the driver stops reading; the answers fill its pipe.
+        while write_frame(
+            &mut output,
+            &json!({"v": 1, "kind": "call", "id": id, "body": {"method": "download.list", "params": {}}}),
+        ) {
+            id += 1;
+        }
+        return Err("the driver stopped reading".into());
     }
     if fault == ClientFault::SendsNothing {
         // Reads until the driver gives up on it.
@@ -298,6 +311,24 @@ fn client(mut input: impl Read, mut output: impl Write, fault: ClientFault) -> R
         }
     }
     Ok(())
+}
+
+/// A write the client does not read ends the session when the timeout
+/// runs out, as silence would: the driver is not stuck on a full pipe.
+#[test]
+fn a_client_that_never_reads_ends_the_session() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(serve_client(ClientFault::NeverReads));
+    });
+    let driven = finished
+        .recv_timeout(Duration::from_secs(300))
+        .expect("drive ends against a client that never reads");
+    assert!(
+        driven.rules[&Rule::DriveClientCalls].exercised > 0,
+        "{:#?}",
+        driven.rules
+    );
 }
 
 fn serve_client(fault: ClientFault) -> Driven {
