@@ -29,6 +29,12 @@ use crate::run::execute;
 /// The one method an executor serves.
 const SERVED: &[&str] = &["tool.invoke"];
 
+/// The most calls waiting for a worker, and the most answers waiting to be
+/// written. A peer that sends faster than tools run, or reads nothing of
+/// what it is sent, fills these and then waits on its own pipe: what this
+/// process holds stays bounded whatever the peer does.
+const QUEUED: usize = 32;
+
 /// How a session ended.
 #[derive(Debug)]
 pub enum End {
@@ -53,8 +59,8 @@ where
     R: Read,
     W: Write + Send,
 {
-    let (reply_tx, reply_rx) = mpsc::channel::<Envelope>();
-    let (job_tx, job_rx) = mpsc::channel::<(u64, ToolInvokeParams)>();
+    let (reply_tx, reply_rx) = mpsc::sync_channel::<Envelope>(QUEUED);
+    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, ToolInvokeParams)>(QUEUED);
     let job_rx = Arc::new(Mutex::new(job_rx));
     thread::scope(|scope| {
         let writer = scope.spawn(move || {
@@ -98,8 +104,8 @@ where
 /// no longer be sent (`Ok`: the writer reports its own error).
 fn read_calls<R: Read>(
     input: R,
-    jobs: &mpsc::Sender<(u64, ToolInvokeParams)>,
-    replies: &mpsc::Sender<Envelope>,
+    jobs: &mpsc::SyncSender<(u64, ToolInvokeParams)>,
+    replies: &mpsc::SyncSender<Envelope>,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<(), FrameError> {
     let mut reader = FrameReader::new(input);

@@ -218,9 +218,25 @@ fn replies_and_errors_sent_to_the_executor_are_ignored_with_a_log_line() {
             .to_string()
             .as_bytes(),
     ));
+    // A newer peer's event, named to forge a log line of its own.
+    input.extend(frame(
+        json!({"v": 1, "kind": "event", "body": {"name": "event.x\nvdm-exec: forged", "params": {}}})
+            .to_string()
+            .as_bytes(),
+    ));
     let (replies, code, stderr) = serve(&input, "not-calls");
     assert_eq!(code, Some(0), "{stderr}");
     assert!(replies.is_empty(), "{replies:?}");
+    assert!(
+        stderr.contains("ignoring the event event.x\\nvdm-exec: forged (a name"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr
+            .lines()
+            .any(|line| line.starts_with("vdm-exec: forged")),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("ignoring an envelope of kind reply"),
         "{stderr}"
@@ -252,6 +268,46 @@ fn an_oversize_frame_ends_the_session_after_answering_what_came_before() {
     );
     assert_eq!(replies.len(), 1, "{replies:?}");
     assert!(matches!(&replies[0], Envelope::Reply { id, .. } if **id == 1));
+}
+
+/// A peer that calls and never reads what it is answered: serve stops
+/// reading too once its queues are full, rather than holding every answer.
+#[test]
+fn a_peer_that_never_reads_is_not_read_without_bound() {
+    // Far more than the queues and both pipes hold (a call is about 80
+    // bytes; a pipe holds 64 KiB, the queues 32 each).
+    const CALLS: u64 = 20_000;
+    let tools = tools_file("never-reads.json");
+    let mut child = Command::new(EXEC)
+        .args(["serve", "--tools"])
+        .arg(&tools)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("vdm-exec starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (done, written) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for id in 1..=CALLS {
+            if stdin
+                .write_all(&call(id, "vdm.unknown", json!({})))
+                .is_err()
+            {
+                return;
+            }
+        }
+        let _ = done.send(());
+    });
+    // Unbounded, all of it is taken in a few milliseconds.
+    let taken = written.recv_timeout(Duration::from_secs(5));
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_file(tools);
+    assert!(
+        taken.is_err(),
+        "serve read {CALLS} calls while nothing was read of its answers"
+    );
 }
 
 #[test]

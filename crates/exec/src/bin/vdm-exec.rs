@@ -73,7 +73,8 @@ fn main() -> ExitCode {
 fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
     let tools = Arc::new(exec::load(tools).map_err(|err| err.to_string())?);
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let log = |line: &str| eprintln!("vdm-exec: {line}");
+    // A line can quote the input (an event's name): one line stays one.
+    let log = |line: &str| eprintln!("vdm-exec: {}", proto::wire::printable(line));
     match serve::serve(
         tools,
         std::io::stdin().lock(),
