@@ -479,8 +479,8 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
     assert!(dirs.len() >= 2, "{dirs:?}");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-releases");
     std::fs::create_dir_all(&out).unwrap();
-    // A roundtrip every release's header compiles (the examples follow the
-    // newest bindings' API).
+    // A roundtrip every release's header compiles, reading each line as
+    // the wire takes JSON text (every release's readers hold the policy).
     const CPP_ROUNDTRIP: &str = r#"
         #include <iostream>
         #include <string>
@@ -490,7 +490,7 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
           std::string line;
           while (std::getline(std::cin, line)) {
             try {
-              auto again = vdm::contract::reserialize(argv[2], nlohmann::json::parse(line));
+              auto again = vdm::contract::reserialize(argv[2], vdm::contract::parse_json(line));
               if (!again) return 2;
               std::cout << again->dump() << "\n";
             } catch (const std::exception& error) {
@@ -518,12 +518,12 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
         .collect();
     // The TypeScript roundtrip, importing the frozen module instead.
     const NODE_ROUNDTRIP: &str = r#"
-        const { reserialize } = await import(process.argv[1]);
+        const { reserialize, readJson } = await import(process.argv[1]);
         const type = process.argv[2];
         let text = "";
         for await (const chunk of process.stdin) text += chunk;
         for (const line of text.split("\n").filter(Boolean)) {
-          try { console.log(JSON.stringify(reserialize(type, JSON.parse(line)))); }
+          try { console.log(JSON.stringify(reserialize(type, readJson(line)))); }
           catch (error) { console.log(`error: ${error.message}`); }
         }"#;
     for (dir, program, child) in builds {
@@ -549,10 +549,40 @@ fn every_releases_frozen_cpp_and_ts_bindings_read_its_own_valid_fixtures() {
                 .arg(type_name);
             command
         };
+        // What a hostile peer sends: 100,000 nested arrays (which crashed
+        // readers that copy a value recursively), a repeated member, an
+        // integer a double rounds. Every release refuses them as text.
+        let valid_call = valid
+            .iter()
+            .find(|fixture| fixture.type_name == "Envelope")
+            .map(|fixture| fixture.value.to_string())
+            .unwrap();
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let hostile = [
+            valid_call.replacen('{', &format!("{{\"deep\":{deep},"), 1),
+            valid_call.replacen('{', "{\"v\":1,", 1),
+            valid_call.replacen('{', "{\"big\":9007199254740993,", 1),
+        ];
         for (lang, roundtrip) in [
             ("C++", &cpp as &dyn Fn(&str) -> Command),
             ("TypeScript", &node),
         ] {
+            let input: String = hostile.iter().map(|line| format!("{line}\n")).collect();
+            let output = run(roundtrip("Envelope"), input.as_bytes());
+            let lines: Vec<&str> = output.lines().collect();
+            assert_eq!(
+                lines.len(),
+                hostile.len(),
+                "{} {lang}: {output}",
+                dir.display()
+            );
+            for line in lines {
+                assert!(
+                    line.starts_with("error: ") && line.contains("not JSON as the wire takes it"),
+                    "{} {lang}: {line}",
+                    dir.display()
+                );
+            }
             for (fixture, outcome) in valid.iter().zip(outcomes_with(roundtrip, lang, &valid)) {
                 assert_eq!(
                     outcome.as_ref().ok(),

@@ -98,14 +98,21 @@ fn write_packages(release: &Path, version: &str, all: bool) -> anyhow::Result<Ve
 /// `cargo xtask release --backfill-bindings`: gives each release frozen
 /// before a language's bindings were frozen with it that language's folder,
 /// from its own schemas, and its CMake target and npm manifest. What exists
-/// is left alone.
+/// is left alone; a folder removed first is generated again (how a reader
+/// fix reaches a release's C++ and TypeScript bindings).
 pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     let dir = root.join("contracts/released");
     for (version, release) in crate::contracts::releases(root)? {
+        // Which folders exist is settled before the packages are written:
+        // an npm manifest makes a `ts/` folder of its own.
+        let had: Vec<&str> = LANGUAGES
+            .into_iter()
+            .filter(|folder| release.join(folder).exists())
+            .collect();
+        let has = |folder: &str| had.contains(&folder);
         for file in write_packages(&release, &version, false)? {
             println!("gave {version} its {file}");
         }
-        let has = |folder: &str| release.join(folder).exists();
         if LANGUAGES.iter().all(|folder| has(folder)) {
             continue;
         }
@@ -120,7 +127,15 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
             if let Some(parent) = target.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            std::fs::rename(staging.join(folder), &target)?;
+            if target.exists() {
+                // Only what `write_packages` put there: the files join it.
+                for entry in std::fs::read_dir(staging.join(folder))? {
+                    let entry = entry?;
+                    std::fs::rename(entry.path(), target.join(entry.file_name()))?;
+                }
+            } else {
+                std::fs::rename(staging.join(folder), &target)?;
+            }
             println!("froze the {folder} bindings of {version} into contracts/released/{version}/{folder}");
         }
         std::fs::remove_dir_all(&staging)?;

@@ -65,6 +65,11 @@ export declare class FrameError extends Error {
 }
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
+/**
+ * JSON text read as the wire takes it (docs/wire.md, "JSON text"); throws
+ * ContractError naming the rule it breaks.
+ */
+export declare function readJson(text: string): unknown;
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 
 /** Decodes one frame's body: UTF-8 JSON, then the envelope. */
@@ -1084,6 +1089,8 @@ export declare function parseReplyBody(value: unknown): ReplyBody;
 /** Reads a EventBody; throws ContractError naming the JSON pointer. */
 export declare function parseEventBody(value: unknown): EventBody;
 
+// The hand-written envelope of index.d.ts, copied in after the generated bodies.
+
 /** A call of a method; answered by a reply or an error with the same id. */
 export interface CallEnvelope {
   v: 1;
@@ -1119,11 +1126,15 @@ export interface EventEnvelope {
 export type Envelope = CallEnvelope | ReplyEnvelope | ErrorEnvelope | EventEnvelope;
 
 /**
- * Reads an envelope from a parsed JSON value. `v` decides first (VersionError
- * for another version), then `kind`, then the body. Throws ContractError
- * naming the JSON pointer; fields the contract does not know are ignored.
+ * Reads an envelope from a JSON value. `v` decides first (VersionError for
+ * another version), then `kind`, then the body. Throws ContractError naming
+ * the JSON pointer; fields the contract does not know are ignored. A value
+ * from readJson is held to the text rules too (`1.0` is no integer).
  */
 export declare function parseEnvelope(value: unknown): Envelope;
+
+/** Reads an envelope from JSON text: readJson, then parseEnvelope. */
+export declare function parseEnvelopeText(text: string): Envelope;
 
 /**
  * Reads `value` as the type called `typeName` and writes it back as a JSON

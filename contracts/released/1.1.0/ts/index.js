@@ -15,7 +15,8 @@ export const MAX_FRAME = 1048576;
 /** A value that is not what the contract says, at `pointer` inside what was read. */
 export class ContractError extends Error {
   constructor(pointer, why) {
-    super(`at ${pointer === "" ? "/" : pointer}: ${why}`);
+    // The pointer is exact; the message shows it with control characters escaped.
+    super(`at ${pointer === "" ? "/" : printable(pointer)}: ${why}`);
     this.name = "ContractError";
     this.pointer = pointer;
   }
@@ -89,14 +90,251 @@ export class UnknownEvent {
   }
 }
 
-// Pointers are built only when something fails: readers pass the parent's
-// pointer and the key.
+// Readers pass the parent's pointer and a key that is already a pointer
+// token (field names are escaped when generated, array indices need none,
+// map keys are escaped as read), so a pointer is joined only for an object
+// that has children, or when something fails.
 function escapeToken(key) {
-  return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 function fail(at, key, why) {
-  throw new ContractError(key === undefined ? at : `${at}/${escapeToken(key)}`, why);
+  throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
+}
+
+/** Text from the input with its control characters escaped: a message stays one line. */
+function printable(text) {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const MAX_DEPTH = 127;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Where the string opening at `i` ends (just past its closing quote); the text is JSON. */
+function skipString(text, i) {
+  let j = i + 1;
+  for (;;) {
+    j = text.indexOf('"', j);
+    if (j === -1) return text.length;
+    // A quote after an odd run of backslashes is escaped.
+    let slashes = 0;
+    for (let k = j - 1; k > i && text.charCodeAt(k) === 92; k--) slashes++;
+    if (slashes % 2 === 0) return j + 1;
+    j++;
+  }
+}
+
+/**
+ * Where the number starting at `i` ends, and whether it is written as no
+ * integer is: with a fraction, an exponent, or as `-0` (which serde reads as
+ * a double).
+ */
+function skipNumber(text, i) {
+  let j = i;
+  let fraction = false;
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 46 || c === 101 || c === 69) fraction = true;
+    else if (!((c >= 48 && c <= 57) || c === 45 || c === 43)) break;
+  }
+  if (!fraction && j === i + 2 && text.charCodeAt(i) === 45 && text.charCodeAt(i + 1) === 48) fraction = true;
+  return [j, fraction];
+}
+
+function isSpace(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+// For a value read by readJson: the pointers of the numbers written with a
+// fraction or an exponent (only when there are any), so a reader can refuse
+// `1.0` where the contract wants an integer.
+const fractions = new WeakMap();
+let fractionsNow = null;
+
+/** Runs `read` with what readJson learnt of `value`'s text in force. */
+function withText(value, read) {
+  const outer = fractionsNow;
+  fractionsNow = (typeof value === "object" && value !== null && fractions.get(value)) || null;
+  try {
+    return read();
+  } finally {
+    fractionsNow = outer;
+  }
+}
+
+/**
+ * The member names of JSON text (valid: JSON.parse read it), counted at
+ * their colons, with each member's number checked where its value starts;
+ * -1 when that cannot settle the text: a number written with a fraction, an
+ * exponent, as `-0` or with 16 digits or more, or more brackets than the
+ * nesting allows. A colon inside a string may be counted too, so a count
+ * that equals the names JSON.parse kept proves no name repeats, and any
+ * other is settled by the full loop. Numbers that are items, not member
+ * values, are the caller's to send to the full loop.
+ */
+function quickNames(text) {
+  let open = 0;
+  for (let i = text.indexOf("{"); i !== -1 && open <= MAX_DEPTH; i = text.indexOf("{", i + 1)) open++;
+  for (let i = text.indexOf("["); i !== -1 && open <= MAX_DEPTH; i = text.indexOf("[", i + 1)) open++;
+  if (open > MAX_DEPTH) return -1;
+  let names = 0;
+  for (let i = text.indexOf(":"); i !== -1; i = text.indexOf(":", i + 1)) {
+    let j = i - 1;
+    while (j > 0 && isSpace(text.charCodeAt(j))) j--;
+    if (text.charCodeAt(j) !== 34) continue;
+    names++;
+    let k = i + 1;
+    while (k < text.length && isSpace(text.charCodeAt(k))) k++;
+    const c = text.charCodeAt(k);
+    if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, k);
+      if (fraction || end - k >= 16) return -1;
+    }
+  }
+  return names;
+}
+
+/**
+ * The member names of JSON text (valid), counted in one loop over it, and
+ * whether a number is written with a fraction or an exponent; refuses
+ * nesting past the limit and numbers past what the wire holds. Strings are
+ * skipped with indexOf (no regular expression: a long string would exhaust
+ * its backtracking stack).
+ */
+function namesAsWritten(text, refuse) {
+  let names = 0;
+  let depth = 0;
+  let fractional = false;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = skipString(text, i);
+      let j = i;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) === 58) names++;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, i);
+      if (fraction) {
+        fractional = true;
+        if (!Number.isFinite(Number(text.slice(i, end)))) refuse("a number is beyond what a double holds");
+      } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
+        refuse(`the integer ${text.slice(i, end)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
+      }
+      i = end;
+    } else {
+      if (c === 123 || c === 91) {
+        if (++depth > MAX_DEPTH) refuse(`arrays and objects nest more than ${MAX_DEPTH} deep`);
+      } else if (c === 125 || c === 93) {
+        depth--;
+      }
+      i++;
+    }
+  }
+  return [names, fractional];
+}
+
+/**
+ * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
+ * value and whitespace, nested at most 127 deep, no member named twice, no
+ * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
+ * double's range. (UTF-8 and the byte-order mark are the frame decoder's,
+ * which reads bytes.) Throws ContractError (pointer "") naming the rule.
+ */
+export function readJson(text) {
+  const refuse = (why) => {
+    throw new ContractError("", `not JSON as the wire takes it: ${why}`);
+  };
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    refuse(printable(error instanceof Error ? error.message : String(error)));
+  }
+  // A half surrogate pair written raw (a JS string can hold one) is refused
+  // here; one written as a `\u` escape only by the walk below, which looks
+  // at strings only when the text has an escape of that kind at all.
+  if (!text.isWellFormed()) refuse("a string holds half of a surrogate pair");
+  const escapes = text.includes("\\u");
+  // Member names, brackets and numbers as written: first the quick count
+  // (`quickNames`), which the full loop over the text (`namesAsWritten`)
+  // confirms whenever the quick one cannot.
+  let names = quickNames(text);
+  let fractional = false;
+  const quick = names >= 0;
+  if (!quick) [names, fractional] = namesAsWritten(text, refuse);
+  // JSON.parse keeps the last of a repeated member: fewer names parsed than
+  // written is a repeat. Only containers are walked (and strings, when an
+  // escape could have made half a surrogate pair); a number as an item (or
+  // the whole text) is one the quick count did not see.
+  let parsed = 0;
+  let loose = typeof value === "number";
+  let halfPair = null;
+  const stack = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === "string") {
+      if (halfPair === null && !node.isWellFormed()) halfPair = "a string holds half of a surrogate pair";
+    } else if (Array.isArray(node)) {
+      for (const item of node) {
+        if (typeof item === "object" && item !== null) stack.push(item);
+        else if (typeof item === "number") loose = true;
+        else if (escapes && typeof item === "string") stack.push(item);
+      }
+    } else if (typeof node === "object" && node !== null) {
+      for (const name of Object.keys(node)) {
+        parsed++;
+        if (escapes && halfPair === null && !name.isWellFormed()) halfPair = "a member name holds half of a surrogate pair";
+        const item = node[name];
+        if ((typeof item === "object" && item !== null) || (escapes && typeof item === "string")) stack.push(item);
+      }
+    }
+  }
+  if (quick && (parsed !== names || loose)) [names, fractional] = namesAsWritten(text, refuse);
+  if (halfPair !== null) refuse(halfPair);
+  if (parsed !== names) refuse("an object names a member twice");
+  if (fractional && typeof value === "object" && value !== null) fractions.set(value, fractionalPointers(text));
+  return value;
+}
+
+/** The pointers of the numbers written with a fraction or an exponent (text already checked). */
+function fractionalPointers(text) {
+  const found = new Set();
+  const path = []; // per open container: [isObject, the member name or item index now]
+  let name = null;
+  const here = () => path.map(([, token]) => `/${token}`).join("");
+  const enter = () => {
+    const top = path[path.length - 1];
+    if (top !== undefined && top[0] && name !== null) top[1] = name;
+  };
+  for (let i = 0; i < text.length; ) {
+    const c = text[i];
+    if (c === '"') {
+      const end = skipString(text, i);
+      let j = end;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+      if (text[j] === ":") name = escapeToken(JSON.parse(text.slice(i, end)));
+      i = end;
+    } else if (c === "{" || c === "[") {
+      enter();
+      path.push([c === "{", c === "[" ? 0 : ""]);
+      i++;
+    } else if (c === "}" || c === "]") {
+      path.pop();
+      i++;
+    } else if (c === ",") {
+      const top = path[path.length - 1];
+      if (top !== undefined && !top[0]) top[1]++;
+      i++;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      enter();
+      const [end, fraction] = skipNumber(text, i);
+      if (fraction) found.add(here());
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return found;
 }
 
 function typeName(v) {
@@ -131,6 +369,9 @@ function readBool(v, at, key) {
 
 function readInt(v, min, max, at, key) {
   if (typeof v !== "number" || !Number.isInteger(v)) fail(at, key, `expected an integer, found ${typeName(v)}`);
+  if (fractionsNow !== null && fractionsNow.has(here(at, key))) {
+    fail(at, key, "an integer written with a fraction or an exponent; the wire writes integers as integers");
+  }
   if (v < min) fail(at, key, `${v} is below the minimum ${min}`);
   if (v > max) fail(at, key, `${v} is above the maximum ${max}`);
   return v;
@@ -165,7 +406,7 @@ function checkUnique(items, at, key) {
 }
 
 function here(at, key) {
-  return key === undefined ? at : `${at}/${escapeToken(key)}`;
+  return key === undefined ? at : `${at}/${key}`;
 }
 
 /** The body of a call, reply or event: its tag, checked, and the content. */
@@ -193,7 +434,9 @@ export class FrameError extends Error {
 }
 
 const HEADER = 4;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// `ignoreBOM` keeps a byte-order mark in the text, where readJson refuses it
+// (the default would drop it silently).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
@@ -208,15 +451,15 @@ export function encodeFrame(envelope) {
   return frame;
 }
 
-/** Decodes one frame's body: UTF-8 JSON, then the envelope. */
+/** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
-  let value;
+  let text;
   try {
-    value = JSON.parse(utf8.decode(bytes));
-  } catch (error) {
-    throw new ContractError("", `not UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`);
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ContractError("", "not JSON as the wire takes it: the body is not UTF-8");
   }
-  return parseEnvelope(value);
+  return parseEnvelope(readJson(text));
 }
 
 /**
@@ -1083,6 +1326,8 @@ function r_CallBody(v, at, key) {
       missing(c, p, "params");
       return { method: "tool.invoke", params: r_ToolInvokeParams(c, p, "params") };
     default:
+      // An unknown name keeps its content, which must be there as for a known one.
+      missing(c, p, "params");
       return new UnknownCall(tag, c);
   }
 }
@@ -1131,6 +1376,8 @@ function r_ReplyBody(v, at, key) {
       missing(c, p, "result");
       return { method: "tool.invoke", result: r_ToolCapture(c, p, "result") };
     default:
+      // An unknown name keeps its content, which must be there as for a known one.
+      missing(c, p, "result");
       return new UnknownReply(tag, c);
   }
 }
@@ -1161,6 +1408,8 @@ function r_EventBody(v, at, key) {
       missing(c, p, "params");
       return { name: "event.notify", params: r_NotifyEvent(c, p, "params") };
     default:
+      // An unknown name keeps its content, which must be there as for a known one.
+      missing(c, p, "params");
       return new UnknownEvent(tag, c);
   }
 }
@@ -1169,6 +1418,9 @@ function r_EventBody(v, at, key) {
 export function parseEventBody(value) {
   return r_EventBody(value, "", undefined);
 }
+
+// The hand-written envelope reader of index.js, copied in after the generated
+// readers it calls.
 
 function readArray(v, max, unique, item, at, key) {
   expectArray(v, max, at, key);
@@ -1185,7 +1437,7 @@ function readMap(v, max, item, at, key) {
   const entries = Object.entries(v);
   if (entries.length > max) fail(at, key, `${entries.length} entries, more than the ${max} allowed`);
   // fromEntries defines own properties: a key such as "__proto__" stays data.
-  return Object.fromEntries(entries.map(([name, value]) => [name, item(value, p, name)]));
+  return Object.fromEntries(entries.map(([name, value]) => [name, item(value, p, escapeToken(name))]));
 }
 
 const MAX_ID = 9007199254740991;
@@ -1198,6 +1450,7 @@ function r_Envelope(v, at, key) {
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
+  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
   const kind = v.kind;
   const id = v.id;
@@ -1230,12 +1483,20 @@ function r_Envelope(v, at, key) {
 }
 
 /**
- * Reads an envelope from a parsed JSON value. `v` decides first (VersionError
- * for another version), then `kind`, then the body. Throws ContractError
- * naming the JSON pointer; fields the contract does not know are ignored.
+ * Reads an envelope from a JSON value. `v` decides first (VersionError for
+ * another version), then `kind`, then the body. Throws ContractError naming
+ * the JSON pointer; fields the contract does not know are ignored. A value
+ * from readJson is held to the text rules too (`1.0` is no integer); one
+ * from JSON.parse cannot be, since its text is gone: read text with
+ * readJson, parseEnvelopeText or decodeFrameBody.
  */
 export function parseEnvelope(value) {
-  return r_Envelope(value, "", undefined);
+  return withText(value, () => r_Envelope(value, "", undefined));
+}
+
+/** Reads an envelope from JSON text: readJson, then parseEnvelope. */
+export function parseEnvelopeText(text) {
+  return parseEnvelope(readJson(text));
 }
 
 const READERS = new Map([
@@ -1297,5 +1558,5 @@ const READERS = new Map([
 export function reserialize(typeName, value) {
   const reader = READERS.get(typeName);
   if (reader === undefined) return undefined;
-  return JSON.parse(JSON.stringify(reader(value, "", undefined)));
+  return JSON.parse(JSON.stringify(withText(value, () => reader(value, "", undefined))));
 }

@@ -2,6 +2,7 @@
 // The vdm contract 1.1.0 for C++17, on nlohmann::json 3.11.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -31,12 +32,36 @@ inline constexpr std::uint64_t PROTOCOL_VERSION = 1;
 template <class Enum>
 std::optional<Enum> parse(std::string_view text);
 
+namespace detail {
+
+/// Text from the input, with its control characters escaped: a message built
+/// from it stays one line and says only what it says.
+inline std::string printable(std::string_view text) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\u00";
+      out.push_back(hex[byte >> 4]);
+      out.push_back(hex[byte & 0xf]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
 /// A JSON value that is not what the contract says. `pointer()` is the JSON
-/// pointer of the offending value inside what was decoded ("" for the whole).
+/// pointer of the offending value inside what was decoded ("" for the
+/// whole), exactly; `what()` prints it with control characters escaped.
 class ContractError : public std::runtime_error {
  public:
   ContractError(std::string pointer, const std::string& why)
-      : std::runtime_error("at " + (pointer.empty() ? std::string("/") : pointer) + ": " + why),
+      : std::runtime_error("at " + (pointer.empty() ? std::string("/") : detail::printable(pointer)) + ": " + why),
         pointer_(std::move(pointer)) {}
   const std::string& pointer() const noexcept { return pointer_; }
 
@@ -81,35 +106,53 @@ using json = nlohmann::json;
 
 /// The JSON pointer of the value being read; `Step` appends one token and
 /// takes it off again, so a reader builds no string unless it fails.
+/// Where a reader stands, as the tokens down to it: member names (views of
+/// the generated code's literals or of the document's own keys, both alive
+/// while the document is read) and indexes. The JSON pointer is spelled only
+/// when a failure names it, so a read that passes builds no text.
 struct Path {
-  std::string text;
+  struct Token {
+    std::string_view name;
+    std::size_t index;
+    bool is_index;
+  };
+  std::vector<Token> tokens;
+
+  std::string text() const {
+    std::string out;
+    for (const Token& token : tokens) {
+      out.push_back('/');
+      if (token.is_index) {
+        out += std::to_string(token.index);
+        continue;
+      }
+      for (char c : token.name) {
+        if (c == '~') {
+          out += "~0";
+        } else if (c == '/') {
+          out += "~1";
+        } else {
+          out.push_back(c);
+        }
+      }
+    }
+    return out;
+  }
 };
 
 class Step {
  public:
-  Step(Path& path, std::string_view token) : path_(path), size_(path.text.size()) {
-    path_.text.push_back('/');
-    for (char c : token) {
-      if (c == '~') {
-        path_.text += "~0";
-      } else if (c == '/') {
-        path_.text += "~1";
-      } else {
-        path_.text.push_back(c);
-      }
-    }
-  }
-  Step(Path& path, std::size_t index) : Step(path, std::string_view(std::to_string(index))) {}
+  Step(Path& path, std::string_view token) : path_(path) { path_.tokens.push_back({token, 0, false}); }
+  Step(Path& path, std::size_t index) : path_(path) { path_.tokens.push_back({{}, index, true}); }
   Step(const Step&) = delete;
   Step& operator=(const Step&) = delete;
-  ~Step() { path_.text.resize(size_); }
+  ~Step() { path_.tokens.pop_back(); }
 
  private:
   Path& path_;
-  std::size_t size_;
 };
 
-[[noreturn]] inline void fail(const Path& at, const std::string& why) { throw ContractError(at.text, why); }
+[[noreturn]] inline void fail(const Path& at, const std::string& why) { throw ContractError(at.text(), why); }
 
 inline const char* type_name(const json& v) {
   switch (v.type()) {
@@ -141,13 +184,13 @@ inline void expect_array(const json& v, std::size_t max_items, const Path& at) {
 }
 
 /// A field that must be present: its value, or a ContractError at its place.
-inline const json& required(const json& object, const char* name, const Path& at) {
+inline const json& required(const json& object, std::string_view name, const Path& at) {
   auto it = object.find(name);
   if (it == object.end()) fail(at, "required, and missing");
   return *it;
 }
 
-inline const json* optional(const json& object, const char* name) {
+inline const json* optional(const json& object, std::string_view name) {
   auto it = object.find(name);
   return it == object.end() ? nullptr : &*it;
 }
@@ -199,8 +242,8 @@ inline void check_length(const std::string& text, std::size_t min, std::size_t m
   }
 }
 
-inline void check_pattern(const std::string& text, const std::regex& pattern, const char* source, const Path& at) {
-  if (!std::regex_search(text, pattern)) fail(at, std::string("does not match the pattern ") + source);
+inline void check_pattern(bool matched, const char* source, const Path& at) {
+  if (!matched) fail(at, std::string("does not match the pattern ") + source);
 }
 
 inline const std::string& read_string(const json& v, const Path& at) {
@@ -218,33 +261,213 @@ void check_unique(const std::vector<T>& items, const Path& at) {
 
 inline std::string quoted(const std::string& text) { return json(text).dump(); }
 
+inline constexpr std::size_t MAX_DEPTH = 127;
+inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
+
+/// Builds a value from nlohmann's SAX events and refuses, as it reads, what
+/// the JSON text policy refuses (docs/wire.md, "JSON text"): nesting past
+/// MAX_DEPTH, a member named twice, an integer literal beyond
+/// +-MAX_SAFE_INTEGER, a number beyond a double's range. nlohmann's own
+/// lexer refuses invalid UTF-8 and half surrogate pairs; the caller refuses
+/// a byte-order mark. One pass, no recursion: the stack is a vector.
+class PolicyBuilder {
+ public:
+  explicit PolicyBuilder(json& root) : root_(root) {}
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool value) { return add(json(value)); }
+  bool number_integer(json::number_integer_t value) {
+    if (value < -static_cast<json::number_integer_t>(MAX_SAFE_INTEGER)) return unsafe_integer();
+    // nlohmann reads non-negative literals as unsigned, so a signed 0 was
+    // written `-0`: kept as the double -0.0, as serde reads it, which no
+    // integer's place takes.
+    if (value == 0) return add(json(-0.0));
+    return add(json(value));
+  }
+  bool number_unsigned(json::number_unsigned_t value) {
+    if (value > MAX_SAFE_INTEGER) return unsafe_integer();
+    return add(json(value));
+  }
+  bool number_float(json::number_float_t value, const std::string& text) {
+    // A literal without fraction or exponent that nlohmann read as a double
+    // did not fit 64 bits: an unsafe integer, decided on its text.
+    if (text.find_first_of(".eE") == std::string::npos) return unsafe_integer();
+    if (!std::isfinite(value)) return refuse("a number beyond what a double holds");
+    return add(json(value));
+  }
+  bool string(std::string& value) { return add(json(std::move(value))); }
+  bool binary(json::binary_t&) { return refuse("binary data"); }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool key(std::string& name) {
+    // One lookup: the member's slot is made here, and a repeat is a slot
+    // that was there already.
+    auto& members = stack_.back()->get_ref<json::object_t&>();
+    auto [at, made] = members.emplace(std::move(name), nullptr);
+    if (!made) return refuse("the member " + detail::quoted(at->first) + " appears twice in one object");
+    slot_ = &at->second;
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) {
+    if (why_.empty()) why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
+    return false;
+  }
+
+  /// Why the text was refused, once the parse has failed.
+  const std::string& why() const { return why_; }
+
+ private:
+  bool unsafe_integer() {
+    return refuse("an integer beyond +-" + std::to_string(MAX_SAFE_INTEGER) + ", which not every reader holds exactly");
+  }
+  bool refuse(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+  json* place(json&& value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    // In an object, key() made the slot just before.
+    *slot_ = std::move(value);
+    return slot_;
+  }
+  bool add(json&& value) {
+    place(std::move(value));
+    return true;
+  }
+  bool open(json&& container) {
+    if (stack_.size() >= MAX_DEPTH) {
+      return refuse("arrays and objects nest more than " + std::to_string(MAX_DEPTH) + " deep");
+    }
+    stack_.push_back(place(std::move(container)));
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> stack_;
+  json* slot_ = nullptr;
+  std::string why_;
+};
+
 }  // namespace detail
+
+/// JSON text, read as the wire takes it (docs/wire.md, "JSON text"): the
+/// whole of `text` (a NUL is a byte like any other, and refused), UTF-8
+/// without a byte-order mark, nested at most 127 deep, no member named
+/// twice, no half surrogate pair, integer literals within +-(2^53 - 1).
+/// Throws ContractError (pointer "") naming the rule it breaks.
+inline nlohmann::json parse_json(std::string_view text) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
+    throw ContractError("", "not JSON as the wire takes it: the text starts with a byte-order mark");
+  }
+  // nlohmann's lexer takes a NUL for the end of the input; valid JSON holds
+  // no raw NUL anywhere (inside a string it must be escaped).
+  if (text.find('\0') != std::string_view::npos) {
+    throw ContractError("", "not JSON as the wire takes it: a NUL byte at " + std::to_string(text.find('\0')));
+  }
+  nlohmann::json value;
+  detail::PolicyBuilder builder(value);
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
+    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(builder.why()));
+  }
+  return value;
+}
 
 namespace detail {
 
-inline const std::regex& pattern_0() {
-  static const std::regex compiled("^[0-9a-fA-F]+$", std::regex::ECMAScript);
-  return compiled;
+// "^[0-9a-fA-F]+$" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_0(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
+  static constexpr unsigned char next[3][7] = {{1, 2, 1, 2, 1, 2, 1}, {1, 1, 1, 1, 1, 1, 1}, {1, 2, 1, 2, 1, 2, 1}};
+  static constexpr bool matched[3] = {false, false, false};
+  static constexpr bool matched_at_end[3] = {false, false, true};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_1() {
-  static const std::regex compiled("^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", std::regex::ECMAScript);
-  return compiled;
+// "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_1(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 8, 8, 8, 8, 8, 8, 8, 9, 10, 10, 11, 12, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 14, 15, 16, 17, 17, 17, 17, 17, 17, 17, 18, 19, 19, 20, 21, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22};
+  static constexpr unsigned char next[13][23] = {{1, 1, 1, 1, 1, 2, 1, 3, 1, 1, 1, 1, 1, 1, 2, 1, 3, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 5, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1}, {1, 1, 1, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1}, {1, 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 8, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1}, {1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+  static constexpr bool matched[13] = {false, false, false, false, false, false, false, false, false, false, false, false, true};
+  static constexpr bool matched_at_end[13] = {false, false, false, false, false, false, false, false, false, false, false, true, false};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_2() {
-  static const std::regex compiled("^[A-Za-z0-9_-]+$", std::regex::ECMAScript);
-  return compiled;
+// "^[A-Za-z0-9_-]+$" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_2(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 7, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10};
+  static constexpr unsigned char next[3][11] = {{1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1}};
+  static constexpr bool matched[3] = {false, false, false};
+  static constexpr bool matched_at_end[3] = {false, false, true};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_3() {
-  static const std::regex compiled("^[0-9]+\\.[0-9]+\\.[0-9]+$", std::regex::ECMAScript);
-  return compiled;
+// "^[0-9]+\\.[0-9]+\\.[0-9]+$" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_3(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+  static constexpr unsigned char next[7][5] = {{1, 1, 1, 2, 1}, {1, 1, 1, 1, 1}, {1, 3, 1, 2, 1}, {1, 1, 1, 4, 1}, {1, 5, 1, 4, 1}, {1, 1, 1, 6, 1}, {1, 1, 1, 6, 1}};
+  static constexpr bool matched[7] = {false, false, false, false, false, false, false};
+  static constexpr bool matched_at_end[7] = {false, false, false, false, false, false, true};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
-inline const std::regex& pattern_4() {
-  static const std::regex compiled("^/", std::regex::ECMAScript);
-  return compiled;
+// "^/" as a DFA (regex-automata, when the bindings were generated):
+// one table lookup per byte.
+inline bool pattern_4(std::string_view text) {
+  static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  static constexpr unsigned char next[4][3] = {{1, 2, 1}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}};
+  static constexpr bool matched[4] = {false, false, false, true};
+  static constexpr bool matched_at_end[4] = {false, false, true, false};
+  unsigned state = 0;
+  for (unsigned char byte : text) {
+    state = next[state][classes[byte]];
+    if (matched[state]) return true;
+    if (state == 1) return false;
+  }
+  return matched_at_end[state];
 }
 
 }  // namespace detail
@@ -323,7 +546,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     {
       const std::string& text = read_string(value, at);
       check_length(text, 32, 128, at);
-      check_pattern(text, pattern_0(), "^[0-9a-fA-F]+$", at);
+      check_pattern(pattern_0(text), "^[0-9a-fA-F]+$", at);
       out.value = text;
     }
   }
@@ -488,7 +711,7 @@ inline void read_DownloadSpec(const json& v, DownloadSpec& out, Path& at) {
     {
       const std::string& text = read_string(value, at);
       check_length(text, 0, 8192, at);
-      check_pattern(text, pattern_1(), "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", at);
+      check_pattern(pattern_1(text), "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", at);
       out.url = text;
     }
   }
@@ -551,7 +774,7 @@ inline void read_TaskId(const json& v, TaskId& out, Path& at) {
   {
     const std::string& text = read_string(v, at);
     check_length(text, 1, 64, at);
-    check_pattern(text, pattern_2(), "^[A-Za-z0-9_-]+$", at);
+    check_pattern(pattern_2(text), "^[A-Za-z0-9_-]+$", at);
     out = text;
   }
 }
@@ -2070,7 +2293,7 @@ inline void read_SessionHelloParams(const json& v, SessionHelloParams& out, Path
     {
       const std::string& text = read_string(value, at);
       check_length(text, 0, 32, at);
-      check_pattern(text, pattern_3(), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
+      check_pattern(pattern_3(text), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
       out.contract_version = text;
     }
   }
@@ -2109,7 +2332,7 @@ inline void read_SessionHelloResult(const json& v, SessionHelloResult& out, Path
     {
       const std::string& text = read_string(value, at);
       check_length(text, 0, 32, at);
-      check_pattern(text, pattern_3(), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
+      check_pattern(pattern_3(text), "^[0-9]+\\.[0-9]+\\.[0-9]+$", at);
       out.contract_version = text;
     }
   }
@@ -2453,7 +2676,7 @@ inline void read_ToolInvokeParams(const json& v, ToolInvokeParams& out, Path& at
       {
         const std::string& text = read_string((*value), at);
         check_length(text, 0, 4096, at);
-        check_pattern(text, pattern_4(), "^/", at);
+        check_pattern(pattern_4(text), "^/", at);
         slot = text;
       }
     } else {
@@ -2797,8 +3020,9 @@ inline void read_CallBody(const json& v, CallBody& out, Path& at) {
     read_ToolInvokeParams(required(v, "params", at), body.params, at);
     return;
   }
-  const json* content = optional(v, "params");
-  out = UnknownCall{*tag, content ? *content : json()};
+  // An unknown name keeps its content, which must be there as for a known one.
+  Step step(at, "params");
+  out = UnknownCall{*tag, required(v, "params", at)};
 }
 }  // namespace detail
 
@@ -2892,8 +3116,9 @@ inline void read_ReplyBody(const json& v, ReplyBody& out, Path& at) {
     read_ToolCapture(required(v, "result", at), body.result, at);
     return;
   }
-  const json* content = optional(v, "result");
-  out = UnknownReply{*tag, content ? *content : json()};
+  // An unknown name keeps its content, which must be there as for a known one.
+  Step step(at, "result");
+  out = UnknownReply{*tag, required(v, "result", at)};
 }
 }  // namespace detail
 
@@ -2951,8 +3176,9 @@ inline void read_EventBody(const json& v, EventBody& out, Path& at) {
     read_NotifyEvent(required(v, "params", at), body.params, at);
     return;
   }
-  const json* content = optional(v, "params");
-  out = UnknownEvent{*tag, content ? *content : json()};
+  // An unknown name keeps its content, which must be there as for a known one.
+  Step step(at, "params");
+  out = UnknownEvent{*tag, required(v, "params", at)};
 }
 }  // namespace detail
 
@@ -2971,6 +3197,10 @@ inline void from_json(const nlohmann::json& j, EventBody& out) {
   detail::Path at;
   detail::read_EventBody(j, out, at);
 }
+
+// The hand-written envelope of contract.hpp, copied in after the generated
+// bodies it names: the same for every contract version, since `v`, `kind`,
+// `id` and `body` are what every version shares.
 
 /// A call of a method; answered by a reply or an error with the same id.
 struct CallEnvelope {
@@ -3090,12 +3320,11 @@ inline void from_json(const nlohmann::json& j, Envelope& out) {
   detail::read_Envelope(j, out, at);
 }
 
-/// Decodes one envelope from JSON text. Throws ContractError (pointer "" for
-/// text that is not JSON), or VersionError for a `v` other than
-/// PROTOCOL_VERSION.
+/// Decodes one envelope from JSON text (all of `text`, read by parse_json).
+/// Throws ContractError (pointer "" for text that is not JSON as the wire
+/// takes it), or VersionError for a `v` other than PROTOCOL_VERSION.
 inline Envelope parse_envelope(std::string_view text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-  if (value.is_discarded()) throw ContractError("", "not JSON");
+  nlohmann::json value = parse_json(text);
   Envelope envelope;
   from_json(value, envelope);
   return envelope;
