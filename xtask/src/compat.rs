@@ -406,11 +406,24 @@ fn label(side: &Side) -> String {
 fn single(path: &Path) -> anyhow::Result<SchemaSet> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(SchemaSet::from_texts_with(
+    // The file stands in the set as `types/Schema.json`; a load error names
+    // the file itself.
+    SchemaSet::from_texts_with(
         path.parent().unwrap_or(path),
         [("types/Schema.json", text.as_str())],
         DeepDocuments::Keep,
-    )?)
+    )
+    .map_err(|err| match err {
+        contract::Error::Json { why, .. } => {
+            anyhow::anyhow!("{}: not JSON: {why}", path.display())
+        }
+        contract::Error::TooDeep { depth, pointer, .. } => anyhow::anyhow!(
+            "{}: nests {depth} levels deep at {pointer}, past the {} a schema may",
+            path.display(),
+            contract::MAX_JSON_DEPTH
+        ),
+        other => anyhow::Error::new(other),
+    })
 }
 
 /// A schema set as a tolerant reader reads it: no object is closed.

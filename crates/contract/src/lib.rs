@@ -46,23 +46,23 @@ pub fn string_list(value: Option<&serde_json::Value>) -> Vec<&str> {
 /// Why a schema set could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    // The cause is said in the message and not chained as a source as
+    // well, which printed it twice in an error's chain.
     /// A file could not be read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {why}")]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        #[source]
-        source: std::io::Error,
+        why: std::io::Error,
     },
     /// A file is not JSON.
-    #[error("{path}: not JSON: {source}")]
+    #[error("{path}: not JSON: {why}")]
     Json {
         /// The file.
         path: PathBuf,
         /// Where and why.
-        #[source]
-        source: serde_json::Error,
+        why: serde_json::Error,
     },
     /// A file is not where the set's layout puts its kind.
     #[error("{path}: {message}")]

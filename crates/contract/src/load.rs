@@ -140,9 +140,9 @@ impl SchemaSet {
         collect(dir, dir, &mut files)?;
         let mut texts = Vec::with_capacity(files.len());
         for (rel, path) in files {
-            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            let text = std::fs::read_to_string(&path).map_err(|why| Error::Io {
                 path: path.clone(),
-                source,
+                why,
             })?;
             texts.push((rel, text));
         }
@@ -173,9 +173,9 @@ impl SchemaSet {
         let mut docs = Vec::new();
         for (rel, text) in texts {
             let path = origin.join(rel);
-            let read = crate::read_json(text).map_err(|source| Error::Json {
+            let read = crate::read_json(text).map_err(|why| Error::Json {
                 path: path.clone(),
-                source,
+                why,
             })?;
             let (value, too_deep) = match (read, deep) {
                 (Ok(value), _) => (value, None),
@@ -261,14 +261,14 @@ impl SchemaSet {
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
+    let entries = std::fs::read_dir(dir).map_err(|why| Error::Io {
         path: dir.to_path_buf(),
-        source,
+        why,
     })?;
     for entry in entries {
-        let entry = entry.map_err(|source| Error::Io {
+        let entry = entry.map_err(|why| Error::Io {
             path: dir.to_path_buf(),
-            source,
+            why,
         })?;
         let path = entry.path();
         if path.is_dir() {
