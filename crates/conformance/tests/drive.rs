@@ -136,6 +136,18 @@ fn drive_peer(fault: Fault) -> Driven {
     driven
 }
 
+/// Runs `session` and returns what it gave, failing when it has not ended
+/// in five minutes (a wait without a bound runs for ever).
+fn ends(session: impl FnOnce() -> Driven + Send + 'static) -> Driven {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(session());
+    });
+    finished
+        .recv_timeout(Duration::from_secs(300))
+        .expect("the session ends")
+}
+
 fn broken(driven: &Driven) -> Vec<&'static str> {
     driven
         .rules
@@ -165,14 +177,8 @@ fn events_between_a_call_and_its_answer_are_passed_over() {
 /// Every wait ends, however many events come instead of an answer.
 #[test]
 fn a_peer_that_floods_events_ends_every_wait() {
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(drive_peer(Fault::FloodsEvents));
-    });
     // Each of the eight waits ends after 10,000 events or a second.
-    let driven = finished
-        .recv_timeout(Duration::from_secs(300))
-        .expect("drive ends against a peer that floods events");
+    let driven = ends(|| drive_peer(Fault::FloodsEvents));
     let answer = &driven.rules[&Rule::DriveAnswer];
     assert_eq!(
         (answer.exercised, answer.held),
@@ -317,13 +323,7 @@ fn client(mut input: impl Read, mut output: impl Write, fault: ClientFault) -> R
 /// runs out, as silence would: the driver is not stuck on a full pipe.
 #[test]
 fn a_client_that_never_reads_ends_the_session() {
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(serve_client(ClientFault::NeverReads));
-    });
-    let driven = finished
-        .recv_timeout(Duration::from_secs(300))
-        .expect("drive ends against a client that never reads");
+    let driven = ends(|| serve_client(ClientFault::NeverReads));
     assert!(
         driven.rules[&Rule::DriveClientCalls].exercised > 0,
         "{:#?}",
