@@ -13,6 +13,10 @@
 //! ignored with a log line, as is an empty frame. Only a frame longer than
 //! `MAX_FRAME`, or input that ends inside a frame, ends the session early:
 //! the stream cannot be resynchronised.
+//!
+//! A client reads answers while it sends: calls and answers queue
+//! [`QUEUED`] deep each, and past that serve reads no further until the
+//! client has read, as over any stream with back-pressure.
 
 use std::io::{Read, Write};
 use std::sync::{mpsc, Arc, Mutex};
