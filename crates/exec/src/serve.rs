@@ -15,7 +15,7 @@
 //! the stream cannot be resynchronised.
 //!
 //! A client reads answers while it sends: calls and answers queue
-//! [`QUEUED`] deep each, and past that serve reads no further until the
+//! 32 deep each, and past that serve reads no further until the
 //! client has read, as over any stream with back-pressure.
 
 use std::io::{Read, Write};
