@@ -517,4 +517,25 @@ mod tests {
             "`cargo xtask compat` fails on the working tree; run it for the report"
         );
     }
+
+    /// A schema file given alone that is not JSON is named as given, with
+    /// its cause said once.
+    #[test]
+    fn one_file_that_is_not_json_is_named_as_given() {
+        let dir = std::env::temp_dir().join(format!("compat-single-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("{err}"));
+        let file = dir.join("mine.json");
+        std::fs::write(&file, r#"{"type": "number", "maximum": 1e400}"#)
+            .unwrap_or_else(|err| panic!("{err}"));
+        let said = match super::single(&file) {
+            Ok(_) => panic!("a file with 1e400 was read as JSON"),
+            Err(err) => format!("{err:#}"),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            said.starts_with(&format!("{}: not JSON: ", file.display())),
+            "{said}"
+        );
+        assert_eq!(said.matches("out of range").count(), 1, "{said}");
+    }
 }
