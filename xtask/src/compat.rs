@@ -404,16 +404,24 @@ fn label(side: &Side) -> String {
 }
 
 fn single(path: &Path) -> anyhow::Result<SchemaSet> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     // The file stands in the set as `types/Schema.json`; a load error names
     // the file itself.
-    SchemaSet::from_texts_with(
+    SchemaSet::from_bytes_with(
         path.parent().unwrap_or(path),
-        [("types/Schema.json", text.as_str())],
+        [("types/Schema.json", bytes.as_slice())],
         DeepDocuments::Keep,
     )
     .map_err(|err| match err {
+        contract::Error::NotUtf8 {
+            line,
+            column,
+            offset,
+            ..
+        } => anyhow::anyhow!(
+            "{}:{line}:{column}: not UTF-8 text (byte offset {offset})",
+            path.display()
+        ),
         contract::Error::Json { why, .. } => {
             anyhow::anyhow!("{}: not JSON: {why}", path.display())
         }
@@ -531,11 +539,21 @@ mod tests {
             Ok(_) => panic!("a file with 1e400 was read as JSON"),
             Err(err) => format!("{err:#}"),
         };
-        let _ = std::fs::remove_dir_all(&dir);
         assert!(
             said.starts_with(&format!("{}: not JSON: ", file.display())),
             "{said}"
         );
         assert_eq!(said.matches("out of range").count(), 1, "{said}");
+        std::fs::write(&file, b"{\"description\": \"caf\xe9\"}")
+            .unwrap_or_else(|err| panic!("{err}"));
+        let said = match super::single(&file) {
+            Ok(_) => panic!("a file that is not UTF-8 was read"),
+            Err(err) => format!("{err:#}"),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            said,
+            format!("{}:1:21: not UTF-8 text (byte offset 20)", file.display())
+        );
     }
 }

@@ -10,6 +10,8 @@ mod conformance;
 mod contracts;
 mod lint;
 mod release;
+#[cfg(test)]
+mod scratch;
 mod test;
 
 use std::path::{Path, PathBuf};

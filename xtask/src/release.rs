@@ -160,9 +160,9 @@ fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use anyhow::Context;
+
+    use crate::scratch::{said, Scratch};
 
     /// What a step of the README's "Changing the contract" does, read from
     /// its text.
@@ -211,45 +211,12 @@ mod tests {
         Ok(steps)
     }
 
-    fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
-        const SKIP: [&str; 5] = ["target", ".git", "node_modules", "corpus", "artifacts"];
-        std::fs::create_dir_all(to)?;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            if SKIP.iter().any(|skip| name == *skip) {
-                continue;
-            }
-            let target = to.join(&name);
-            if entry.file_type()?.is_dir() {
-                copy_tree(&entry.path(), &target)?;
-            } else {
-                std::fs::copy(entry.path(), &target)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Runs `cargo xtask ARGS` in `tree`, as a developer would there: the
-    /// xtask is built from that tree, so the gate reads with the bindings
-    /// codegen just wrote. The target folder is shared, so only the
-    /// workspace's own crates build again.
-    fn xtask(tree: &Path, args: &[&str]) -> anyhow::Result<bool> {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let output = std::process::Command::new(cargo)
-            .arg("xtask")
-            .args(args)
-            .current_dir(tree)
-            .env("CARGO_TARGET_DIR", crate::root().join("target"))
-            .output()
-            .with_context(|| format!("running cargo xtask {args:?}"))?;
+    /// Runs `cargo xtask ARGS` in the copy; whether it passed, with what it
+    /// printed when it did not.
+    fn xtask(scratch: &Scratch, args: &[&str]) -> anyhow::Result<bool> {
+        let output = scratch.xtask(args)?;
         if !output.status.success() {
-            eprintln!(
-                "cargo xtask {}:\n{}{}",
-                args.join(" "),
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            );
+            eprintln!("cargo xtask {}:\n{}", args.join(" "), said(&output));
         }
         Ok(output.status.success())
     }
@@ -262,11 +229,9 @@ mod tests {
         let root = crate::root();
         let steps = readme_steps(&std::fs::read_to_string(root.join("README.md"))?)?;
         assert_eq!(steps.len(), 8, "{steps:?}");
-        // A fixed place, so the crates built from it are rebuilt, not added.
-        let scratch = root.join("target/release-walk");
-        let _ = std::fs::remove_dir_all(&scratch);
-        copy_tree(&root, &scratch)?;
-        let (latest, _) = crate::contracts::latest(&scratch)?.context("a release")?;
+        let copy = Scratch::new("release-walk")?;
+        let scratch = &copy.dir;
+        let (latest, _) = crate::contracts::latest(scratch)?.context("a release")?;
         let next = match latest.split('.').collect::<Vec<_>>().as_slice() {
             [major, minor, _] => format!("{major}.{}.0", minor.parse::<u64>()? + 1),
             _ => anyhow::bail!("{latest} is not MAJOR.MINOR.PATCH"),
@@ -285,11 +250,11 @@ mod tests {
                     std::fs::write(&summary, serde_json::to_string_pretty(&doc)? + "\n")?;
                 }
                 // VERSION still names the release: compat asks for the bump.
-                Step::Compat => assert!(!xtask(&scratch, &["compat"])?, "compat asks for a bump"),
+                Step::Compat => assert!(!xtask(&copy, &["compat"])?, "compat asks for a bump"),
                 Step::Bump => {
                     std::fs::write(scratch.join("contracts/VERSION"), format!("{next}\n"))?
                 }
-                Step::Codegen => assert!(xtask(&scratch, &["codegen"])?, "codegen"),
+                Step::Codegen => assert!(xtask(&copy, &["codegen"])?, "codegen"),
                 Step::Fixtures => {
                     let path = scratch.join("conformance/valid/event_task_added.json");
                     let mut fixture: serde_json::Value =
@@ -300,17 +265,17 @@ mod tests {
                         serde_json::to_string_pretty(&fixture)?,
                     )?;
                 }
-                Step::Gate => assert!(xtask(&scratch, &["gate"])?, "the gate before the release"),
+                Step::Gate => assert!(xtask(&copy, &["gate"])?, "the gate before the release"),
                 Step::Changelog => {
                     let path = scratch.join("contracts/CHANGELOG.md");
                     let mut text = std::fs::read_to_string(&path)?;
                     text.push_str(&format!("\n## {next}\n\n- TaskSummary gains `priority`.\n"));
                     std::fs::write(&path, text)?;
                 }
-                Step::Release => assert!(xtask(&scratch, &["release"])?, "the release"),
+                Step::Release => assert!(xtask(&copy, &["release"])?, "the release"),
             }
         }
-        assert!(xtask(&scratch, &["gate"])?, "the gate after the release");
+        assert!(xtask(&copy, &["gate"])?, "the gate after the release");
         let release = scratch.join("contracts/released").join(&next);
         for folder in super::LANGUAGES {
             assert!(release.join(folder).is_dir(), "{folder} frozen");
@@ -318,7 +283,6 @@ mod tests {
         for file in ["cpp/CMakeLists.txt", "ts/package.json"] {
             assert!(release.join(file).is_file(), "{file} written");
         }
-        std::fs::remove_dir_all(&scratch)?;
         Ok(())
     }
 }

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     let pairs = conformance::generated::schemas::SCHEMAS
         .iter()
         .filter_map(|(_, text)| {
-            let value: serde_json::Value = serde_json::from_str(text).ok()?;
+            let value: serde_json::Value = serde_json::from_slice(text).ok()?;
             Some((value.get("$id")?.as_str()?.to_string(), value))
         });
     let registry = match jsonschema::Registry::new()

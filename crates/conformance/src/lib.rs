@@ -8,9 +8,12 @@
 //! cannot say (byte ranges, coverage, sums: see [`rules`]).
 
 pub mod drive;
+#[cfg(feature = "embedded")]
+mod embedded;
 pub mod fixtures;
 mod frames;
 pub mod generate;
+#[cfg(feature = "embedded")]
 pub mod generated;
 mod input;
 pub mod mirror;
@@ -21,7 +24,6 @@ pub mod rules;
 pub mod trace;
 
 use std::collections::HashMap;
-use std::path::Path as FsPath;
 use std::sync::OnceLock;
 
 use contract::SchemaSet;
@@ -29,6 +31,8 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
+#[cfg(feature = "embedded")]
+pub use embedded::{contract_versions, NEWEST_CONTRACT};
 pub use rules::{Finding, Rule};
 
 use crate::plan::{Plan, Visit};
@@ -77,54 +81,7 @@ pub struct Checker {
     coverage: OnceLock<Plan>,
 }
 
-/// The contract versions compiled into this binary, oldest first: every
-/// frozen release, then the working tree's version if it is not one of them.
-pub fn contract_versions() -> Vec<&'static str> {
-    let mut versions: Vec<&str> = generated::schemas::RELEASES
-        .iter()
-        .map(|(version, _)| *version)
-        .collect();
-    if !versions.contains(&generated::schemas::VERSION) {
-        versions.push(generated::schemas::VERSION);
-    }
-    versions
-}
-
-/// The newest contract compiled in: the working tree's.
-pub const NEWEST_CONTRACT: &str = generated::schemas::VERSION;
-
 impl Checker {
-    /// The checker for one contract version compiled into this binary (the
-    /// newest is the working tree's schemas; older ones are frozen releases).
-    pub fn embedded_contract(version: &str) -> Result<Self, Error> {
-        if version == generated::schemas::VERSION {
-            return Self::embedded();
-        }
-        let Some((_, files)) = generated::schemas::RELEASES
-            .iter()
-            .find(|(name, _)| *name == version)
-        else {
-            return Err(Error::UnknownContract(
-                version.to_string(),
-                contract_versions().join(", "),
-            ));
-        };
-        let set = SchemaSet::from_texts(
-            FsPath::new(&format!("contracts/released/{version}/schema")),
-            files.iter().copied(),
-        )?;
-        Self::new(set)
-    }
-
-    /// The checker for the schemas compiled into this binary.
-    pub fn embedded() -> Result<Self, Error> {
-        let set = SchemaSet::from_texts(
-            FsPath::new("contracts/schema"),
-            generated::schemas::SCHEMAS.iter().copied(),
-        )?;
-        Self::new(set)
-    }
-
     /// A checker of `set`: every named type's schema compiled once.
     pub fn new(set: SchemaSet) -> Result<Self, Error> {
         let registry = set.registry()?;

@@ -56,6 +56,18 @@ pub enum Error {
         /// Why.
         why: std::io::Error,
     },
+    /// A file's text is not UTF-8, so not JSON (RFC 8259, section 8.1).
+    #[error("{path}:{line}:{column}: not UTF-8 text (byte offset {offset})")]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first byte that is not UTF-8, from 1.
+        line: usize,
+        /// Its column on that line, from 1, in characters.
+        column: usize,
+        /// Its offset in the file, from 0.
+        offset: usize,
+    },
     /// A file is not JSON.
     #[error("{path}: not JSON: {why}")]
     Json {

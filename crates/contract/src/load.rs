@@ -140,19 +140,41 @@ impl SchemaSet {
         collect(dir, dir, &mut files)?;
         let mut texts = Vec::with_capacity(files.len());
         for (rel, path) in files {
-            let text = std::fs::read_to_string(&path).map_err(|why| Error::Io {
+            let bytes = std::fs::read(&path).map_err(|why| Error::Io {
                 path: path.clone(),
                 why,
             })?;
-            texts.push((rel, text));
+            texts.push((rel, bytes));
         }
-        Self::from_texts_with(
+        Self::from_bytes_with(
             dir,
             texts
                 .iter()
-                .map(|(rel, text)| (rel.as_str(), text.as_str())),
+                .map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())),
             deep,
         )
+    }
+
+    /// [`SchemaSet::from_texts`] of files as read, bytes that may not be
+    /// UTF-8: such a file is an error naming where its first bad byte is.
+    pub fn from_bytes<'a>(
+        origin: &Path,
+        files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    ) -> Result<Self, Error> {
+        Self::from_bytes_with(origin, files, DeepDocuments::Refuse)
+    }
+
+    /// [`SchemaSet::from_bytes`], choosing what becomes of over-deep documents.
+    pub fn from_bytes_with<'a>(
+        origin: &Path,
+        files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        deep: DeepDocuments,
+    ) -> Result<Self, Error> {
+        let texts = files
+            .into_iter()
+            .map(|(rel, bytes)| Ok((rel, utf8(&origin.join(rel), bytes)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Self::from_texts_with(origin, texts, deep)
     }
 
     /// Builds a set from `(relative path, JSON text)` pairs, such as schemas
@@ -258,6 +280,22 @@ impl SchemaSet {
     pub fn display_path(&self, doc: &SchemaDoc) -> PathBuf {
         self.origin.join(&doc.rel)
     }
+}
+
+/// `bytes` as text, or where in `path` the first byte that is not UTF-8 is.
+fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
+    std::str::from_utf8(bytes).map_err(|err| {
+        let offset = err.valid_up_to();
+        // Everything before `offset` is UTF-8, so this cannot fail.
+        let before = std::str::from_utf8(bytes.get(..offset).unwrap_or_default()).unwrap_or("");
+        let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+        Error::NotUtf8 {
+            path: path.to_path_buf(),
+            line: before.matches('\n').count() + 1,
+            column: before.get(line_start..).unwrap_or("").chars().count() + 1,
+            offset,
+        }
+    })
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {

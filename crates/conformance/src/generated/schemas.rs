@@ -4,356 +4,416 @@
 /// The working tree's contract version (`contracts/VERSION`).
 pub const VERSION: &str = "1.1.0";
 /// Every schema file, by its path under `contracts/schema/`.
-pub const SCHEMAS: &[(&str, &str)] = &[
+pub const SCHEMAS: &[(&str, &[u8])] = &[
     (
         "config/ToolSet.json",
-        include_str!("../../../../contracts/schema/config/ToolSet.json"),
+        include_bytes!("../../../../contracts/schema/config/ToolSet.json").as_slice(),
     ),
     (
         "envelope/CallBody.json",
-        include_str!("../../../../contracts/schema/envelope/CallBody.json"),
+        include_bytes!("../../../../contracts/schema/envelope/CallBody.json").as_slice(),
     ),
     (
         "envelope/Envelope.json",
-        include_str!("../../../../contracts/schema/envelope/Envelope.json"),
+        include_bytes!("../../../../contracts/schema/envelope/Envelope.json").as_slice(),
     ),
     (
         "envelope/EventBody.json",
-        include_str!("../../../../contracts/schema/envelope/EventBody.json"),
+        include_bytes!("../../../../contracts/schema/envelope/EventBody.json").as_slice(),
     ),
     (
         "envelope/ProtocolVersion.json",
-        include_str!("../../../../contracts/schema/envelope/ProtocolVersion.json"),
+        include_bytes!("../../../../contracts/schema/envelope/ProtocolVersion.json").as_slice(),
     ),
     (
         "envelope/ReplyBody.json",
-        include_str!("../../../../contracts/schema/envelope/ReplyBody.json"),
+        include_bytes!("../../../../contracts/schema/envelope/ReplyBody.json").as_slice(),
     ),
     (
         "envelope/RequestId.json",
-        include_str!("../../../../contracts/schema/envelope/RequestId.json"),
+        include_bytes!("../../../../contracts/schema/envelope/RequestId.json").as_slice(),
     ),
     (
         "events/event.notify.json",
-        include_str!("../../../../contracts/schema/events/event.notify.json"),
+        include_bytes!("../../../../contracts/schema/events/event.notify.json").as_slice(),
     ),
     (
         "events/event.task.added.json",
-        include_str!("../../../../contracts/schema/events/event.task.added.json"),
+        include_bytes!("../../../../contracts/schema/events/event.task.added.json").as_slice(),
     ),
     (
         "events/event.task.progress.json",
-        include_str!("../../../../contracts/schema/events/event.task.progress.json"),
+        include_bytes!("../../../../contracts/schema/events/event.task.progress.json").as_slice(),
     ),
     (
         "events/event.task.removed.json",
-        include_str!("../../../../contracts/schema/events/event.task.removed.json"),
+        include_bytes!("../../../../contracts/schema/events/event.task.removed.json").as_slice(),
     ),
     (
         "events/event.task.state.json",
-        include_str!("../../../../contracts/schema/events/event.task.state.json"),
+        include_bytes!("../../../../contracts/schema/events/event.task.state.json").as_slice(),
     ),
     (
         "methods/download.add.json",
-        include_str!("../../../../contracts/schema/methods/download.add.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.add.json").as_slice(),
     ),
     (
         "methods/download.cancel.json",
-        include_str!("../../../../contracts/schema/methods/download.cancel.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.cancel.json").as_slice(),
     ),
     (
         "methods/download.get.json",
-        include_str!("../../../../contracts/schema/methods/download.get.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.get.json").as_slice(),
     ),
     (
         "methods/download.list.json",
-        include_str!("../../../../contracts/schema/methods/download.list.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.list.json").as_slice(),
     ),
     (
         "methods/download.pause.json",
-        include_str!("../../../../contracts/schema/methods/download.pause.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.pause.json").as_slice(),
     ),
     (
         "methods/download.provideAuth.json",
-        include_str!("../../../../contracts/schema/methods/download.provideAuth.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.provideAuth.json").as_slice(),
     ),
     (
         "methods/download.remove.json",
-        include_str!("../../../../contracts/schema/methods/download.remove.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.remove.json").as_slice(),
     ),
     (
         "methods/download.resume.json",
-        include_str!("../../../../contracts/schema/methods/download.resume.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.resume.json").as_slice(),
     ),
     (
         "methods/download.update.json",
-        include_str!("../../../../contracts/schema/methods/download.update.json"),
+        include_bytes!("../../../../contracts/schema/methods/download.update.json").as_slice(),
     ),
     (
         "methods/session.hello.json",
-        include_str!("../../../../contracts/schema/methods/session.hello.json"),
+        include_bytes!("../../../../contracts/schema/methods/session.hello.json").as_slice(),
     ),
     (
         "methods/tool.invoke.json",
-        include_str!("../../../../contracts/schema/methods/tool.invoke.json"),
+        include_bytes!("../../../../contracts/schema/methods/tool.invoke.json").as_slice(),
     ),
     (
         "types/Checksum.json",
-        include_str!("../../../../contracts/schema/types/Checksum.json"),
+        include_bytes!("../../../../contracts/schema/types/Checksum.json").as_slice(),
     ),
     (
         "types/ChecksumAlgorithm.json",
-        include_str!("../../../../contracts/schema/types/ChecksumAlgorithm.json"),
+        include_bytes!("../../../../contracts/schema/types/ChecksumAlgorithm.json").as_slice(),
     ),
     (
         "types/DownloadSpec.json",
-        include_str!("../../../../contracts/schema/types/DownloadSpec.json"),
+        include_bytes!("../../../../contracts/schema/types/DownloadSpec.json").as_slice(),
     ),
     (
         "types/NotifyLevel.json",
-        include_str!("../../../../contracts/schema/types/NotifyLevel.json"),
+        include_bytes!("../../../../contracts/schema/types/NotifyLevel.json").as_slice(),
     ),
     (
         "types/RpcError.json",
-        include_str!("../../../../contracts/schema/types/RpcError.json"),
+        include_bytes!("../../../../contracts/schema/types/RpcError.json").as_slice(),
     ),
     (
         "types/RpcErrorCode.json",
-        include_str!("../../../../contracts/schema/types/RpcErrorCode.json"),
+        include_bytes!("../../../../contracts/schema/types/RpcErrorCode.json").as_slice(),
     ),
     (
         "types/Segment.json",
-        include_str!("../../../../contracts/schema/types/Segment.json"),
+        include_bytes!("../../../../contracts/schema/types/Segment.json").as_slice(),
     ),
     (
         "types/SegmentState.json",
-        include_str!("../../../../contracts/schema/types/SegmentState.json"),
+        include_bytes!("../../../../contracts/schema/types/SegmentState.json").as_slice(),
     ),
     (
         "types/TaskDetail.json",
-        include_str!("../../../../contracts/schema/types/TaskDetail.json"),
+        include_bytes!("../../../../contracts/schema/types/TaskDetail.json").as_slice(),
     ),
     (
         "types/TaskError.json",
-        include_str!("../../../../contracts/schema/types/TaskError.json"),
+        include_bytes!("../../../../contracts/schema/types/TaskError.json").as_slice(),
     ),
     (
         "types/TaskErrorCode.json",
-        include_str!("../../../../contracts/schema/types/TaskErrorCode.json"),
+        include_bytes!("../../../../contracts/schema/types/TaskErrorCode.json").as_slice(),
     ),
     (
         "types/TaskId.json",
-        include_str!("../../../../contracts/schema/types/TaskId.json"),
+        include_bytes!("../../../../contracts/schema/types/TaskId.json").as_slice(),
     ),
     (
         "types/TaskState.json",
-        include_str!("../../../../contracts/schema/types/TaskState.json"),
+        include_bytes!("../../../../contracts/schema/types/TaskState.json").as_slice(),
     ),
     (
         "types/TaskSummary.json",
-        include_str!("../../../../contracts/schema/types/TaskSummary.json"),
+        include_bytes!("../../../../contracts/schema/types/TaskSummary.json").as_slice(),
     ),
     (
         "types/ToolCapture.json",
-        include_str!("../../../../contracts/schema/types/ToolCapture.json"),
+        include_bytes!("../../../../contracts/schema/types/ToolCapture.json").as_slice(),
     ),
     (
         "types/Transport.json",
-        include_str!("../../../../contracts/schema/types/Transport.json"),
+        include_bytes!("../../../../contracts/schema/types/Transport.json").as_slice(),
     ),
 ];
 /// Every frozen release's schema files, oldest first.
-pub const RELEASES: &[(&str, &[(&str, &str)])] = &[
+pub const RELEASES: &[(&str, &[(&str, &[u8])])] = &[
     (
         "1.0.0",
         &[
             (
                 "config/ToolSet.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/config/ToolSet.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/config/ToolSet.json")
+                    .as_slice(),
             ),
             (
                 "envelope/CallBody.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/envelope/CallBody.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/envelope/CallBody.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/Envelope.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/envelope/Envelope.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/envelope/Envelope.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/EventBody.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/envelope/EventBody.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/envelope/EventBody.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/ProtocolVersion.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/envelope/ProtocolVersion.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "envelope/ReplyBody.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/envelope/ReplyBody.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/envelope/ReplyBody.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/RequestId.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/envelope/RequestId.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/envelope/RequestId.json"
+                )
+                .as_slice(),
             ),
             (
                 "events/event.notify.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/events/event.notify.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.added.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/events/event.task.added.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.progress.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/events/event.task.progress.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.removed.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/events/event.task.removed.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.state.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/events/event.task.state.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.add.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.add.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.cancel.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.cancel.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.get.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.get.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.list.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.list.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.pause.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.pause.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.remove.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.remove.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.resume.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.resume.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.update.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/download.update.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/session.hello.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/session.hello.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/tool.invoke.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/methods/tool.invoke.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "types/Checksum.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/Checksum.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/Checksum.json")
+                    .as_slice(),
             ),
             (
                 "types/ChecksumAlgorithm.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/types/ChecksumAlgorithm.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "types/DownloadSpec.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/DownloadSpec.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/types/DownloadSpec.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/NotifyLevel.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/NotifyLevel.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/types/NotifyLevel.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/RpcError.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/RpcError.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/RpcError.json")
+                    .as_slice(),
             ),
             (
                 "types/RpcErrorCode.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/RpcErrorCode.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/types/RpcErrorCode.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/Segment.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/Segment.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/Segment.json")
+                    .as_slice(),
             ),
             (
                 "types/SegmentState.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/SegmentState.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/types/SegmentState.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/TaskDetail.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/TaskDetail.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/TaskDetail.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskError.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/TaskError.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/TaskError.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskErrorCode.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.0.0/schema/types/TaskErrorCode.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "types/TaskId.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/TaskId.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/TaskId.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskState.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/TaskState.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/TaskState.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskSummary.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/TaskSummary.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/types/TaskSummary.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/ToolCapture.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/ToolCapture.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.0.0/schema/types/ToolCapture.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/Transport.json",
-                include_str!("../../../../contracts/released/1.0.0/schema/types/Transport.json"),
+                include_bytes!("../../../../contracts/released/1.0.0/schema/types/Transport.json")
+                    .as_slice(),
             ),
         ],
     ),
@@ -362,197 +422,258 @@ pub const RELEASES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "config/ToolSet.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/config/ToolSet.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/config/ToolSet.json")
+                    .as_slice(),
             ),
             (
                 "envelope/CallBody.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/envelope/CallBody.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/envelope/CallBody.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/Envelope.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/envelope/Envelope.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/envelope/Envelope.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/EventBody.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/envelope/EventBody.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/envelope/EventBody.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/ProtocolVersion.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/envelope/ProtocolVersion.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "envelope/ReplyBody.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/envelope/ReplyBody.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/envelope/ReplyBody.json"
+                )
+                .as_slice(),
             ),
             (
                 "envelope/RequestId.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/envelope/RequestId.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/envelope/RequestId.json"
+                )
+                .as_slice(),
             ),
             (
                 "events/event.notify.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/events/event.notify.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.added.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/events/event.task.added.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.progress.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/events/event.task.progress.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.removed.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/events/event.task.removed.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "events/event.task.state.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/events/event.task.state.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.add.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.add.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.cancel.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.cancel.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.get.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.get.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.list.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.list.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.pause.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.pause.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.provideAuth.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.provideAuth.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.remove.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.remove.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.resume.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.resume.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/download.update.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/download.update.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/session.hello.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/session.hello.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "methods/tool.invoke.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/methods/tool.invoke.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "types/Checksum.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/Checksum.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/Checksum.json")
+                    .as_slice(),
             ),
             (
                 "types/ChecksumAlgorithm.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/types/ChecksumAlgorithm.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "types/DownloadSpec.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/DownloadSpec.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/types/DownloadSpec.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/NotifyLevel.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/NotifyLevel.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/types/NotifyLevel.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/RpcError.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/RpcError.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/RpcError.json")
+                    .as_slice(),
             ),
             (
                 "types/RpcErrorCode.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/RpcErrorCode.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/types/RpcErrorCode.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/Segment.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/Segment.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/Segment.json")
+                    .as_slice(),
             ),
             (
                 "types/SegmentState.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/SegmentState.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/types/SegmentState.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/TaskDetail.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/TaskDetail.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/TaskDetail.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskError.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/TaskError.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/TaskError.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskErrorCode.json",
-                include_str!(
+                include_bytes!(
                     "../../../../contracts/released/1.1.0/schema/types/TaskErrorCode.json"
-                ),
+                )
+                .as_slice(),
             ),
             (
                 "types/TaskId.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/TaskId.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/TaskId.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskState.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/TaskState.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/TaskState.json")
+                    .as_slice(),
             ),
             (
                 "types/TaskSummary.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/TaskSummary.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/types/TaskSummary.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/ToolCapture.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/ToolCapture.json"),
+                include_bytes!(
+                    "../../../../contracts/released/1.1.0/schema/types/ToolCapture.json"
+                )
+                .as_slice(),
             ),
             (
                 "types/Transport.json",
-                include_str!("../../../../contracts/released/1.1.0/schema/types/Transport.json"),
+                include_bytes!("../../../../contracts/released/1.1.0/schema/types/Transport.json")
+                    .as_slice(),
             ),
         ],
     ),
