@@ -1,7 +1,7 @@
 //! Reading messages from a file: one JSON value, a JSON array of them, or
 //! JSON Lines; and checking many at once on every core.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde_json::Value;
 
@@ -159,27 +159,73 @@ pub fn in_pieces<T: Sync, R: Send>(
     ordered.into_iter().collect()
 }
 
+/// The longest line read, line end left out: 64 times the most a message
+/// may be on the wire (`proto::MAX_FRAME`), so any capture of real traffic
+/// fits, while a line with no end in sight is not held whole.
+pub const MAX_LINE: usize = 64 << 20;
+
+/// A batch stops once it holds this much text, however few lines: memory
+/// holds one batch, and a batch of long lines is as long as one line.
+const MAX_BATCH_TEXT: usize = MAX_LINE;
+
+/// The largest file read whole (one JSON value, or an array of messages):
+/// the value it becomes takes several times its text.
+pub const MAX_DOCUMENT: usize = 256 << 20;
+
+/// A line of a stream, as [`Lines`] read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// Its bytes, line end left out.
+    Text(&'a [u8]),
+    /// Longer than the limit: passed over, not kept.
+    TooLong,
+}
+
+impl Line<'_> {
+    /// The finding for a line past the limit.
+    pub fn too_long() -> Finding {
+        Finding {
+            pointer: String::new(),
+            rule: crate::Rule::Json,
+            message: format!(
+                "the line is longer than {} MiB, the most a line is read; not read",
+                MAX_LINE >> 20
+            ),
+        }
+    }
+}
+
 /// A stream's lines, read a batch at a time into one buffer kept from batch
 /// to batch: one allocation for a whole capture, not one per line. Lines are
 /// bytes, not text: a line that is not UTF-8 is a finding at that line, not
-/// the end of the stream.
+/// the end of the stream. A line longer than the limit is passed over
+/// without being kept ([`Line::TooLong`]), so memory stays bounded whatever
+/// the stream holds.
 pub struct Lines<R> {
     reader: R,
     text: Vec<u8>,
     /// Where each line of the batch starts and ends in `text`, its line end
-    /// left out.
-    spans: Vec<(usize, usize)>,
+    /// left out; `None` for a line past the limit.
+    spans: Vec<Option<(usize, usize)>>,
     /// Lines read before this batch.
     before: usize,
+    /// The longest line kept, line end left out.
+    max_line: usize,
 }
 
 impl<R: BufRead> Lines<R> {
     pub fn new(reader: R) -> Self {
+        Self::with_limit(reader, MAX_LINE)
+    }
+
+    /// Lines of at most `max_line` bytes, line end left out.
+    pub fn with_limit(reader: R, max_line: usize) -> Self {
         Lines {
             reader,
             text: Vec::new(),
             spans: Vec::new(),
             before: 0,
+            max_line,
         }
     }
 
@@ -189,35 +235,78 @@ impl<R: BufRead> Lines<R> {
         self.before += self.spans.len();
         self.text.clear();
         self.spans.clear();
-        while self.spans.len() < count {
+        while self.spans.len() < count && self.text.len() < MAX_BATCH_TEXT.max(self.max_line) {
             let start = self.text.len();
-            if self.reader.read_until(b'\n', &mut self.text)? == 0 {
+            // Room for the line, `\r\n` and one byte more, which tells a
+            // line past the limit.
+            let room = self.max_line.saturating_add(3) as u64;
+            let read = (&mut self.reader)
+                .take(room)
+                .read_until(b'\n', &mut self.text)?;
+            if read == 0 {
                 break;
             }
             // `start` is where this read began: within the text.
             let line = self.text.get(start..).unwrap_or_default();
+            let ended = line.ends_with(b"\n");
             let line = line.strip_suffix(b"\n").unwrap_or(line);
             let end = start + line.strip_suffix(b"\r").unwrap_or(line).len();
-            self.spans.push((start, end));
+            if end - start > self.max_line {
+                self.text.truncate(start);
+                if !ended {
+                    self.pass_over_line()?;
+                }
+                self.spans.push(None);
+            } else {
+                self.spans.push(Some((start, end)));
+            }
         }
         Ok(!self.spans.is_empty())
+    }
+
+    /// Reads on to the end of the line, keeping nothing.
+    fn pass_over_line(&mut self) -> std::io::Result<()> {
+        loop {
+            let buffer = self.reader.fill_buf()?;
+            if buffer.is_empty() {
+                return Ok(());
+            }
+            let (used, ended) = match buffer.iter().position(|&byte| byte == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (buffer.len(), false),
+            };
+            self.reader.consume(used);
+            if ended {
+                return Ok(());
+            }
+        }
     }
 
     /// The batch's lines with their 1-based numbers in the stream. Each span
     /// was cut from `text` as it was read, so it is in range; `get` only
     /// keeps indexing out of the reader.
-    pub fn batch(&self) -> impl Iterator<Item = (usize, &[u8])> {
+    pub fn batch(&self) -> impl Iterator<Item = (usize, Line<'_>)> {
         self.spans
             .iter()
             .zip(self.before + 1..)
-            // The spans were cut from this text: the default is never taken.
-            .map(|(&(start, end), number)| (number, self.text.get(start..end).unwrap_or_default()))
+            .map(|(span, number)| {
+                let line = match *span {
+                    // The spans were cut from this text: the default is never taken.
+                    Some((start, end)) => Line::Text(self.text.get(start..end).unwrap_or_default()),
+                    None => Line::TooLong,
+                };
+                (number, line)
+            })
     }
 
     /// The reader, the lines before this batch, and the batch's text as it
     /// was read (line ends kept): for a file to be read whole after all.
-    pub fn into_parts(self) -> (R, usize, Vec<u8>) {
-        (self.reader, self.before, self.text)
+    /// `None` when a line of the batch was past the limit, and so not kept.
+    pub fn into_parts(self) -> Option<(R, usize, Vec<u8>)> {
+        if self.spans.iter().any(Option::is_none) {
+            return None;
+        }
+        Some((self.reader, self.before, self.text))
     }
 }
 
@@ -235,7 +324,24 @@ fn check_one(
 
 #[cfg(test)]
 mod tests {
-    use super::{in_pieces, Lines};
+    use super::{in_pieces, Line, Lines};
+
+    /// Each batch's lines as `number:text`, `number:TOO LONG` past the limit.
+    fn batches(lines: &mut Lines<&[u8]>, count: usize) -> Vec<Vec<String>> {
+        let mut seen = Vec::new();
+        while lines.read_batch(count).map_err(|e| e.to_string()) == Ok(true) {
+            seen.push(
+                lines
+                    .batch()
+                    .map(|(number, line)| match line {
+                        Line::Text(text) => format!("{number}:{}", String::from_utf8_lossy(text)),
+                        Line::TooLong => format!("{number}:TOO LONG"),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        seen
+    }
 
     #[test]
     fn work_in_pieces_comes_back_in_the_items_order() {
@@ -248,21 +354,29 @@ mod tests {
 
     #[test]
     fn lines_keep_their_numbers_across_batches_without_their_line_ends() {
-        let text = "one\r\ntwo\n\nfour\nfive";
-        let mut lines = Lines::new(text.as_bytes());
-        let mut seen = Vec::new();
-        while lines.read_batch(2).map_err(|e| e.to_string()) == Ok(true) {
-            seen.push(
-                lines
-                    .batch()
-                    .map(|(number, line)| format!("{number}:{}", String::from_utf8_lossy(line)))
-                    .collect::<Vec<_>>(),
-            );
-        }
+        let mut lines = Lines::new("one\r\ntwo\n\nfour\nfive".as_bytes());
         assert_eq!(
-            seen,
+            batches(&mut lines, 2),
             [vec!["1:one", "2:two"], vec!["3:", "4:four"], vec!["5:five"]]
         );
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_passed_over_and_the_next_read() {
+        // Limit 4: "abcd" and "wxyz\r" stay; "abcde" and a long last line
+        // with no end do not, and nothing of them is kept.
+        let text = "abcd\nabcde\nwxyz\r\nok\n0123456789abcdef0123456789";
+        let mut lines = Lines::with_limit(text.as_bytes(), 4);
+        assert_eq!(
+            batches(&mut lines, 3),
+            [
+                vec!["1:abcd", "2:TOO LONG", "3:wxyz"],
+                vec!["4:ok", "5:TOO LONG"]
+            ]
+        );
+        let mut lines = Lines::with_limit(text.as_bytes(), 4);
+        assert_eq!(lines.read_batch(2).ok(), Some(true));
+        assert!(lines.into_parts().is_none(), "a line that was not kept");
     }
 
     #[test]
@@ -270,7 +384,7 @@ mod tests {
         let mut lines = Lines::new("a\nb\n[1,\n2]\n".as_bytes());
         assert_eq!(lines.read_batch(2).ok(), Some(true));
         assert_eq!(lines.read_batch(1).ok(), Some(true));
-        let (_, before, text) = lines.into_parts();
+        let (_, before, text) = lines.into_parts().expect("every line kept");
         assert_eq!((before, text.as_slice()), (2, &b"[1,\n"[..]));
     }
 }

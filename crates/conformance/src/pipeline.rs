@@ -38,10 +38,14 @@ pub fn check_file(
         if !read(&mut lines)? {
             return Ok(0);
         }
-        if let Some((_, head)) = lines
-            .batch()
-            .find(|(_, line)| !line.trim_ascii().is_empty())
-        {
+        if let Some((_, head)) = lines.batch().find(|(_, line)| match line {
+            input::Line::Text(text) => !text.trim_ascii().is_empty(),
+            input::Line::TooLong => true,
+        }) {
+            // A line past the limit is a finding of its own: JSON Lines.
+            let input::Line::Text(head) = head else {
+                break false;
+            };
             let head = head.trim_ascii();
             // A line that is not UTF-8 is no start of one document: JSON
             // Lines, where that line is a finding of its own.
@@ -68,12 +72,25 @@ pub fn check_file(
     if whole {
         // The blank lines before this batch stay as line ends, so lines keep
         // their numbers.
-        let (mut reader, before, batch) = lines.into_parts();
+        let too_big = || {
+            format!(
+                "{file}: one JSON document larger than {} MiB is not read whole; \
+                 write its messages one per line (JSON Lines)",
+                input::MAX_DOCUMENT >> 20
+            )
+        };
+        let (reader, before, batch) = lines.into_parts().ok_or_else(too_big)?;
         let mut text = vec![b'\n'; before];
         text.extend_from_slice(&batch);
+        // One byte past the limit tells a document that is larger.
+        let room = (input::MAX_DOCUMENT + 1).saturating_sub(text.len()) as u64;
         reader
+            .take(room)
             .read_to_end(&mut text)
             .map_err(|e| format!("{file}: {e}"))?;
+        if text.len() > input::MAX_DOCUMENT {
+            return Err(too_big());
+        }
         let messages = input::split(&text);
         let count = messages.len();
         out.emit(checked(messages)?);
@@ -83,12 +100,18 @@ pub fn check_file(
     loop {
         let messages: Vec<input::Message<'_>> = lines
             .batch()
-            .filter(|(_, line)| !line.trim_ascii().is_empty())
+            .filter(|(_, line)| match line {
+                input::Line::Text(text) => !text.trim_ascii().is_empty(),
+                input::Line::TooLong => true,
+            })
             .zip(count..)
-            .map(|((number, text), index)| input::Message {
+            .map(|((number, line), index)| input::Message {
                 index,
                 line: Some(number),
-                text: input::Source::Text(text),
+                text: match line {
+                    input::Line::Text(text) => input::Source::Text(text),
+                    input::Line::TooLong => input::Source::Refused(input::Line::too_long()),
+                },
             })
             .collect();
         count += messages.len();
@@ -179,7 +202,7 @@ pub fn check_trace(
                     break;
                 }
             }
-            let batch: Vec<(usize, &[u8])> = lines.batch().collect();
+            let batch: Vec<(usize, input::Line<'_>)> = lines.batch().collect();
             let first = batch.first().map_or(1, |(number, _)| *number);
             if read.send((first, read_records(checker, &batch))).is_err() {
                 break;
@@ -201,21 +224,26 @@ type ReadRecord = Result<Option<crate::trace::Record>, (Rule, String)>;
 /// Reads a batch of trace lines on every core, keeping their order, in
 /// pieces. Each message is parsed and dropped on the thread that reads it;
 /// only its `Record` crosses over.
-fn read_records(checker: &Checker, lines: &[(usize, &[u8])]) -> Vec<Vec<ReadRecord>> {
-    input::in_pieces(lines, |(_, line)| crate::trace::read_record(checker, line)).unwrap_or_else(
-        || {
-            // One finding per line, so the lines after the batch keep their numbers.
-            vec![lines
-                .iter()
-                .map(|_| {
-                    Err((
-                        Rule::Schema,
-                        "the thread reading this line failed".to_string(),
-                    ))
-                })
-                .collect()]
-        },
-    )
+fn read_records(checker: &Checker, lines: &[(usize, input::Line<'_>)]) -> Vec<Vec<ReadRecord>> {
+    input::in_pieces(lines, |(_, line)| match line {
+        input::Line::Text(text) => crate::trace::read_record(checker, text),
+        input::Line::TooLong => {
+            let finding = input::Line::too_long();
+            Err((finding.rule, finding.message))
+        }
+    })
+    .unwrap_or_else(|| {
+        // One finding per line, so the lines after the batch keep their numbers.
+        vec![lines
+            .iter()
+            .map(|_| {
+                Err((
+                    Rule::Schema,
+                    "the thread reading this line failed".to_string(),
+                ))
+            })
+            .collect()]
+    })
 }
 
 /// A trace finding as a violation: a line of `files[0]`, or a frame of the

@@ -1164,3 +1164,47 @@ fn drive_as_server_names_a_client_that_fails() {
     );
     assert!(printed.contains("exit status: 3"), "{printed}");
 }
+
+/// A line longer than 64 MiB is a finding at its line, passed over without
+/// being held; the lines after it are read and checked, by `check` and by
+/// `trace`. A file read whole must fit too.
+#[test]
+fn a_line_past_64_mib_is_a_finding_and_the_next_lines_are_read() {
+    let long = format!(
+        r#"{{"v":1,"kind":"event","body":{{"name":"event.notify","params":{{"text":"{}"}}}}}}"#,
+        "x".repeat(65 << 20)
+    );
+    let file = Temp::new(
+        "long-line.jsonl",
+        format!("{GOOD}\n{long}\n{BAD_PARAMS}\n").as_bytes(),
+    );
+    let output = run(&["--format", "json", "check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(
+        lines_and_rules(&output),
+        [(2, "json".to_string()), (3, "schema".to_string())]
+    );
+    assert!(
+        stdout(&output).contains("longer than 64 MiB"),
+        "{}",
+        stdout(&output)
+    );
+
+    let record = |msg: &str| format!(r#"{{"from":"client","msg":{msg}}}"#);
+    let trace = Temp::new(
+        "long-line-trace.jsonl",
+        format!("{}\n{}\n{}\n", record(GOOD), record(&long), record(GOOD)).as_bytes(),
+    );
+    let output = run(&["--format", "json", "trace", trace.path()], None);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let rules = lines_and_rules(&output);
+    assert!(rules.contains(&(2, "json".to_string())), "{rules:?}");
+    // The call on line 3 repeats line 1's id: read, so judged.
+    assert!(rules.iter().any(|(line, _)| *line == 3), "{rules:?}");
+
+    let document = Temp::new("long-document.json", format!("[\n{long}\n]\n").as_bytes());
+    let output = run(&["check", document.path()], None);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("is not read whole"), "{said}");
+}
