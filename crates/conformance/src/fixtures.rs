@@ -39,8 +39,15 @@ pub struct GateReport {
     pub failures: Vec<String>,
 }
 
-/// Every fixture under `root/folder`, by path.
+/// Every fixture under `root/folder`, by path; the first that cannot be
+/// read is the error.
 pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
+    read_fixtures(root, folder)?.into_iter().collect()
+}
+
+/// Every fixture under `root/folder`, by path, each read on its own: a file
+/// that is not a fixture is its own error, and the others are still read.
+fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>>, Error> {
     let dir = root.join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map_err(|e| input(&dir, e.to_string()))?
@@ -48,35 +55,40 @@ pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
     paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(|e| input(&path, e.to_string()))?;
-        let raw: Value =
-            serde_json::from_str(&text).map_err(|e| input(&path, format!("not JSON: {e}")))?;
-        let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
-        // A file read from a folder has a name: the default is never taken.
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        out.push(Fixture {
-            path: format!("{folder}/{name}"),
-            description: field("description")
-                .ok_or_else(|| input(&path, "missing \"description\"".into()))?,
-            type_name: field("type").ok_or_else(|| input(&path, "missing \"type\"".into()))?,
-            value: raw
-                .get("value")
-                .cloned()
-                .ok_or_else(|| input(&path, "missing \"value\"".into()))?,
-            rule: field("rule"),
-            also_breaks: contract::string_list(raw.get("alsoBreaks"))
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
-            pointer: field("pointer"),
-        });
-    }
-    Ok(out)
+    Ok(paths
+        .iter()
+        .map(|path| read_fixture(path, folder))
+        .collect())
+}
+
+fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
+    let bytes = std::fs::read(path).map_err(|e| input(path, e.to_string()))?;
+    // A byte that is not UTF-8 is named with its line and column.
+    let text = contract::utf8(path, &bytes)?;
+    let raw: Value =
+        serde_json::from_str(text).map_err(|e| input(path, format!("not JSON: {e}")))?;
+    let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+    // A file read from a folder has a name: the default is never taken.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Fixture {
+        path: format!("{folder}/{name}"),
+        description: field("description")
+            .ok_or_else(|| input(path, "missing \"description\"".into()))?,
+        type_name: field("type").ok_or_else(|| input(path, "missing \"type\"".into()))?,
+        value: raw
+            .get("value")
+            .cloned()
+            .ok_or_else(|| input(path, "missing \"value\"".into()))?,
+        rule: field("rule"),
+        also_breaks: contract::string_list(raw.get("alsoBreaks"))
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+        pointer: field("pointer"),
+    })
 }
 
 /// `conformance/known-divergences`: fixture path, then the reason the
@@ -108,8 +120,20 @@ pub fn load_divergences(path: &Path) -> Result<BTreeMap<String, String>, Error> 
 /// checker built from `contracts/schema`.
 pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     let mut report = GateReport::default();
-    let valid = load_fixtures(root, "valid")?;
-    let invalid = load_fixtures(root, "invalid")?;
+    // A fixture that cannot be read is a failure of its own; every other
+    // fixture is still checked.
+    let mut readable = |folder: &str| -> Result<Vec<Fixture>, Error> {
+        let mut fixtures = Vec::new();
+        for read in read_fixtures(root, folder)? {
+            match read {
+                Ok(fixture) => fixtures.push(fixture),
+                Err(err) => report.failures.push(err.to_string()),
+            }
+        }
+        Ok(fixtures)
+    };
+    let valid = readable("valid")?;
+    let invalid = readable("invalid")?;
     let divergences = load_divergences(&root.join("known-divergences"))?;
 
     for fixture in &valid {
@@ -446,11 +470,15 @@ fn trace_rules(
     table: &crate::trace::Transitions,
     path: &Path,
 ) -> Result<Vec<String>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| input(path, e.to_string()))?;
+    // Bytes, not text: a line that is not UTF-8 is the `json` finding an
+    // invalid trace may be about, at its line.
+    let bytes = std::fs::read(path).map_err(|e| input(path, e.to_string()))?;
     let mut tracer = crate::trace::Tracer::new(checker, Some(table.clone()));
     let mut rules: Vec<String> = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let found = tracer.feed_line(index + 1, line.as_bytes());
+    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    for (index, line) in body.split(|&byte| byte == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let found = tracer.feed_line(index + 1, line);
         rules.extend(
             found
                 .iter()
@@ -492,8 +520,23 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
     let run = |path: &Path| trace_rules(checker, &table, path);
     let list = |folder: &str| jsonl_files(&dir.join(folder));
     let (valid, invalid) = (list("valid")?, list("invalid")?);
+    // A trace that cannot be read is a failure of its own.
+    let mut read = |path: &Path| {
+        run(path)
+            .map_err(|err| report.failures.push(err.to_string()))
+            .ok()
+    };
+    let mut read_valid = Vec::new();
     for path in &valid {
-        let found = run(path)?;
+        let Some(found) = read(path) else { continue };
+        read_valid.push((path, found));
+    }
+    let mut read_invalid = Vec::new();
+    for path in &invalid {
+        let Some(found) = read(path) else { continue };
+        read_invalid.push((path, found));
+    }
+    for (path, found) in read_valid {
         if !found.is_empty() {
             report.failures.push(format!(
                 "{}: a valid trace breaks {}",
@@ -503,7 +546,7 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         }
     }
     let mut covered = Vec::new();
-    for path in &invalid {
+    for (path, found) in read_invalid {
         // `<rule>.jsonl`, or `<rule>--<case>.jsonl` for more than one way
         // to break it.
         let stem = path
@@ -514,7 +557,6 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
             .split_once("--")
             .map_or(stem, |(rule, _)| rule)
             .to_string();
-        let found = run(path)?;
         let exactly =
             !found.is_empty() && found.iter().all(|f| f.starts_with(&format!("{rule} at")));
         if !exactly {
@@ -553,13 +595,23 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
         .collect();
     paths.sort();
     for path in paths {
-        let bytes = std::fs::read(&path).map_err(|e| input(&path, e.to_string()))?;
         let sidecar = path.with_extension("expect.json");
-        let expected: Value = std::fs::read_to_string(&sidecar)
-            .map_err(|e| input(&sidecar, e.to_string()))
-            .and_then(|text| {
-                serde_json::from_str(&text).map_err(|e| input(&sidecar, e.to_string()))
-            })?;
+        // A fixture or sidecar that cannot be read is a failure of its own.
+        let read = std::fs::read(&path)
+            .map_err(|e| input(&path, e.to_string()))
+            .and_then(|bytes| {
+                let text = std::fs::read(&sidecar).map_err(|e| input(&sidecar, e.to_string()))?;
+                let expected: Value = serde_json::from_slice(&text)
+                    .map_err(|e| input(&sidecar, format!("not JSON: {e}")))?;
+                Ok((bytes, expected))
+            });
+        let (bytes, expected) = match read {
+            Ok(read) => read,
+            Err(err) => {
+                report.failures.push(err.to_string());
+                continue;
+            }
+        };
         let expected: Vec<&str> = expected
             .get("outcomes")
             .and_then(Value::as_array)

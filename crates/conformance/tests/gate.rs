@@ -234,3 +234,49 @@ fn a_field_no_valid_fixture_carries_fails_the_gate() {
     );
     assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
 }
+
+/// A fixture that cannot be read is a failure naming the file (and, for a
+/// byte that is not UTF-8, its line and column); every other fixture is
+/// still checked, so one bad file does not hide what else is wrong.
+#[test]
+fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
+    let scratch = Scratch::new("unreadable");
+    std::fs::write(
+        scratch.0.join("valid/latin1.json"),
+        b"{\"description\": \"caf\xe9\", \"type\": \"Segment\", \"value\": {}}",
+    )
+    .unwrap();
+    std::fs::write(scratch.0.join("invalid/cut.json"), b"{\"description\": ").unwrap();
+    scratch.write(
+        "invalid/not_invalid.json",
+        &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
+                "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    // A trace line that is not UTF-8 is what an invalid trace may be about.
+    std::fs::write(
+        scratch.0.join("traces/invalid/json--latin1.jsonl"),
+        b"{\"from\":\"client\",\"msg\":{\"v\":1,\"kind\":\"call\",\"id\":1,\"body\":{\"method\":\"download.pause\",\"params\":{\"taskId\":\"caf\xe9\"}}}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        scratch.0.join("frames/orphan.bin"),
+        [0, 0, 0, 2, b'{', b'}'],
+    )
+    .unwrap();
+    let report = scratch.run();
+    assert!(
+        !report.failures.iter().any(|f| f.contains("latin1.jsonl")),
+        "{}",
+        report.failures.join("\n")
+    );
+    check_fails(&report, "frames/orphan.expect.json: ");
+    check_fails(
+        &report,
+        "valid/latin1.json:1:21: not UTF-8 text (byte offset 20)",
+    );
+    check_fails(&report, "invalid/cut.json: not JSON: EOF while parsing");
+    check_fails(
+        &report,
+        "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",
+    );
+}

@@ -15,7 +15,7 @@ mod since;
 
 pub use json::{dismantle, read as read_json, TooDeep, MAX_JSON_DEPTH};
 pub use lint::{lint, LintRule, Violation};
-pub use load::{DeepDocuments, DocKind, SchemaDoc, SchemaSet};
+pub use load::{utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet};
 pub use pointer::{escape as escape_pointer_token, Pointer};
 pub use resolve::{files_reached, resolve_ref, Reached, Resolved};
 pub use since::{since, Released};

@@ -282,8 +282,9 @@ impl SchemaSet {
     }
 }
 
-/// `bytes` as text, or where in `path` the first byte that is not UTF-8 is.
-fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
+/// `bytes` as text, or where in `path` the first byte that is not UTF-8 is
+/// ([`Error::NotUtf8`]: line, column and offset).
+pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
     std::str::from_utf8(bytes).map_err(|err| {
         let offset = err.valid_up_to();
         // Everything before `offset` is UTF-8, so this cannot fail.
