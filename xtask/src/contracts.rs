@@ -15,6 +15,22 @@ pub fn version(root: &Path) -> anyhow::Result<String> {
             "contracts/VERSION is empty: it holds the contract version, for example 1.2.0"
         );
     }
+    // Checked before anything is generated from it: the version is written
+    // into every binding (a C++ constant, a package's version).
+    let parts: Vec<&str> = version.split('.').collect();
+    // Digits only, without leading zeros (semver's own rule); `u64`'s
+    // parser alone would take `+1`.
+    let number = |part: &&str| {
+        !part.is_empty()
+            && part.bytes().all(|byte| byte.is_ascii_digit())
+            && (*part == "0" || !part.starts_with('0'))
+            && part.parse::<u64>().is_ok()
+    };
+    if parts.len() != 3 || !parts.iter().all(number) {
+        anyhow::bail!(
+            "contracts/VERSION holds {version:?}, not a version: MAJOR.MINOR.PATCH, for example 1.2.0"
+        );
+    }
     Ok(version.to_string())
 }
 
@@ -42,4 +58,34 @@ pub fn releases(root: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
 /// The newest release: `(version, folder)`.
 pub fn latest(root: &Path) -> anyhow::Result<Option<(String, PathBuf)>> {
     Ok(releases(root)?.pop())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A VERSION that is not `MAJOR.MINOR.PATCH` is refused, saying what it
+    /// holds, before codegen writes it into a binding.
+    #[test]
+    fn a_version_that_is_not_semver_is_refused() -> anyhow::Result<()> {
+        let dir = std::env::temp_dir().join(format!("vdm-version-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("contracts"))?;
+        let refused = ["one point one", "1.2", "1.2.0-rc1", "+1.2.0", "1.02.0"];
+        std::fs::write(dir.join("contracts/VERSION"), "1.2.0\n")?;
+        let kept = super::version(&dir).map_err(|err| err.to_string());
+        let mut said = Vec::new();
+        for text in refused {
+            std::fs::write(dir.join("contracts/VERSION"), format!("{text}\n"))?;
+            said.push(super::version(&dir).map_err(|err| err.to_string()));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(kept, Ok("1.2.0".to_string()));
+        for (said, text) in said.iter().zip(refused) {
+            assert_eq!(
+                said,
+                &Err(format!(
+                    "contracts/VERSION holds {text:?}, not a version: MAJOR.MINOR.PATCH, for example 1.2.0"
+                ))
+            );
+        }
+        Ok(())
+    }
 }
