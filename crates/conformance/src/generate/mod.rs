@@ -428,7 +428,12 @@ impl<'c> Valid<'c> {
             // would (most draws break a rule of the value, and are dropped
             // sooner).
             let mut findings = self.checker.check(&self.target, &value)?;
-            let text = Value::to_string(&value);
+            // serde_json's own writer: `Display` writes the same text
+            // through `fmt`, which measured about 1.4 times as slow.
+            let text = serde_json::to_string(&value).map_err(|err| GenerateError::Draw {
+                target: self.target.clone(),
+                message: err.to_string(),
+            })?;
             if findings.is_empty() && !reads_back_as_is(&value) {
                 // The text reads back as the value checked (a float may not:
                 // serde_json reads some a unit off) or is checked itself.
