@@ -182,6 +182,12 @@ pub enum Line<'a> {
 }
 
 impl Line<'_> {
+    /// Whether the line holds only whitespace (one past the limit is not
+    /// taken for blank: it is a finding).
+    pub fn is_blank(&self) -> bool {
+        matches!(self, Line::Text(text) if text.trim_ascii().is_empty())
+    }
+
     /// The finding for a line past the limit.
     pub fn too_long() -> Finding {
         Finding {

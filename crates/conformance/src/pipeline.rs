@@ -38,10 +38,7 @@ pub fn check_file(
         if !read(&mut lines)? {
             return Ok(0);
         }
-        if let Some((_, head)) = lines.batch().find(|(_, line)| match line {
-            input::Line::Text(text) => !text.trim_ascii().is_empty(),
-            input::Line::TooLong => true,
-        }) {
+        if let Some((_, head)) = lines.batch().find(|(_, line)| !line.is_blank()) {
             // A line past the limit is a finding of its own: JSON Lines.
             let input::Line::Text(head) = head else {
                 break false;
@@ -72,14 +69,15 @@ pub fn check_file(
     if whole {
         // The blank lines before this batch stay as line ends, so lines keep
         // their numbers.
-        let too_big = || {
-            format!(
-                "{file}: one JSON document larger than {} MiB is not read whole; \
-                 write its messages one per line (JSON Lines)",
-                input::MAX_DOCUMENT >> 20
-            )
+        let too_big = |what: String| {
+            format!("{file}: {what}, so it is not read whole; write its messages one per line (JSON Lines)")
         };
-        let (reader, before, batch) = lines.into_parts().ok_or_else(too_big)?;
+        let (reader, before, batch) = lines.into_parts().ok_or_else(|| {
+            too_big(format!(
+                "a line of this JSON document is longer than {} MiB",
+                input::MAX_LINE >> 20
+            ))
+        })?;
         let mut text = vec![b'\n'; before];
         text.extend_from_slice(&batch);
         // One byte past the limit tells a document that is larger.
@@ -89,7 +87,10 @@ pub fn check_file(
             .read_to_end(&mut text)
             .map_err(|e| format!("{file}: {e}"))?;
         if text.len() > input::MAX_DOCUMENT {
-            return Err(too_big());
+            return Err(too_big(format!(
+                "this JSON document is larger than {} MiB",
+                input::MAX_DOCUMENT >> 20
+            )));
         }
         let messages = input::split(&text);
         let count = messages.len();
@@ -100,10 +101,7 @@ pub fn check_file(
     loop {
         let messages: Vec<input::Message<'_>> = lines
             .batch()
-            .filter(|(_, line)| match line {
-                input::Line::Text(text) => !text.trim_ascii().is_empty(),
-                input::Line::TooLong => true,
-            })
+            .filter(|(_, line)| !line.is_blank())
             .zip(count..)
             .map(|((number, line), index)| input::Message {
                 index,
