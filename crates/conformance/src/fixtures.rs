@@ -92,13 +92,21 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
 }
 
 /// `conformance/known-divergences`: fixture path, then the reason the
-/// generated types accept it although the validator does not.
-pub fn load_divergences(path: &Path) -> Result<BTreeMap<String, String>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Input {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+/// generated types accept it although the validator does not. A line
+/// without a reason, or a file that cannot be read, is a failure in
+/// `failures`; the lines that can be read are still used.
+pub fn load_divergences(path: &Path, failures: &mut Vec<String>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
+    let text = match std::fs::read(path)
+        .map_err(|e| input(path, e.to_string()))
+        .and_then(|bytes| Ok(contract::utf8(path, &bytes)?.to_string()))
+    {
+        Ok(text) => text,
+        Err(err) => {
+            failures.push(err.to_string());
+            return out;
+        }
+    };
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -106,14 +114,16 @@ pub fn load_divergences(path: &Path) -> Result<BTreeMap<String, String>, Error> 
         }
         let (fixture, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         if reason.trim().is_empty() {
-            return Err(Error::Input {
-                path: format!("{}:{}", path.display(), number + 1),
-                message: format!("{fixture} is listed without a reason"),
-            });
+            failures.push(format!(
+                "{}:{}: {fixture} is listed without a reason",
+                path.display(),
+                number + 1
+            ));
+            continue;
         }
         out.insert(fixture.to_string(), reason.trim().to_string());
     }
-    Ok(out)
+    out
 }
 
 /// Runs the whole gate over `root` (the `conformance/` folder), with the
@@ -134,7 +144,7 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     };
     let valid = readable("valid")?;
     let invalid = readable("invalid")?;
-    let divergences = load_divergences(&root.join("known-divergences"))?;
+    let divergences = load_divergences(&root.join("known-divergences"), &mut report.failures);
 
     for fixture in &valid {
         valid_fixture(checker, fixture, &mut report)?;
@@ -516,7 +526,16 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         .and_then(|text| {
             crate::trace::Transitions::parse_for(checker, &text)
                 .map_err(|why| input(&table_path, why))
-        })?;
+        });
+    // Every trace is judged against the table: without it there is nothing
+    // to run them by, and that is the failure.
+    let table = match table {
+        Ok(table) => table,
+        Err(err) => {
+            report.failures.push(err.to_string());
+            return Ok(());
+        }
+    };
     let run = |path: &Path| trace_rules(checker, &table, path);
     let list = |folder: &str| jsonl_files(&dir.join(folder));
     let (valid, invalid) = (list("valid")?, list("invalid")?);

@@ -174,16 +174,36 @@ fn a_stale_divergence_entry_fails_the_gate() {
 }
 
 #[test]
-fn a_divergence_without_a_reason_is_refused() {
+fn a_divergence_without_a_reason_is_refused_and_the_others_are_used() {
     let scratch = Scratch::new("no-reason");
     let path = scratch.0.join("known-divergences");
-    std::fs::write(&path, "invalid/gap.json\n").expect("write");
-    let err =
-        gate(&scratch.0, &checker()).expect_err("an entry without a reason is an input error");
-    assert!(
-        err.to_string()
-            .contains("invalid/gap.json is listed without a reason"),
-        "{err}"
+    let listed = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, format!("invalid/gap.json\n{listed}")).expect("write");
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "known-divergences:1: invalid/gap.json is listed without a reason",
+    );
+    // The entries with reasons still hold: nothing else fails.
+    assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+}
+
+/// A transitions table that cannot be read fails the gate, saying so; the
+/// message fixtures are still checked.
+#[test]
+fn a_transitions_table_that_cannot_be_read_fails_the_gate() {
+    let scratch = Scratch::new("no-table");
+    std::fs::write(scratch.0.join("traces/transitions.json"), "{\"states\": ").expect("write");
+    scratch.write(
+        "invalid/not_invalid.json",
+        &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
+                "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    let report = scratch.run();
+    check_fails(&report, "traces/transitions.json: ");
+    check_fails(
+        &report,
+        "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",
     );
 }
 
