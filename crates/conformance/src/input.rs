@@ -385,6 +385,39 @@ mod tests {
         assert!(lines.into_parts().is_none(), "a line that was not kept");
     }
 
+    /// Over generated texts, limits and batch sizes, the lines read are the
+    /// text split at `\n` (one `\r` before it dropped, nothing after a final
+    /// `\n`), each past the limit told as such, numbered from 1.
+    #[test]
+    fn lines_read_are_the_text_split_whatever_the_limit() {
+        let mut rng = sample::Rng::new(7);
+        for _ in 0..3000 {
+            let text: Vec<u8> = (0..rng.below(40))
+                .map(|_| *rng.pick(b"ab\r\n\n").unwrap_or(&b'a'))
+                .collect();
+            let (limit, count) = (rng.below(8), 1 + rng.below(4));
+            let body = text.strip_suffix(b"\n").unwrap_or(&text);
+            let expected: Vec<String> = if text.is_empty() {
+                Vec::new()
+            } else {
+                body.split(|&byte| byte == b'\n')
+                    .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+                    .enumerate()
+                    .map(|(index, line)| match line.len() > limit {
+                        true => format!("{}:TOO LONG", index + 1),
+                        false => format!("{}:{}", index + 1, String::from_utf8_lossy(line)),
+                    })
+                    .collect()
+            };
+            let mut lines = Lines::with_limit(text.as_slice(), limit);
+            let read: Vec<String> = batches(&mut lines, count).into_iter().flatten().collect();
+            assert_eq!(
+                read, expected,
+                "{text:?}, limit {limit}, batches of {count}"
+            );
+        }
+    }
+
     #[test]
     fn a_batch_read_whole_keeps_its_text_and_the_count_before_it() {
         let mut lines = Lines::new("a\nb\n[1,\n2]\n".as_bytes());
