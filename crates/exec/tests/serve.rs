@@ -341,6 +341,52 @@ fn run_refuses_an_empty_stdin_instead_of_reading_it_as_null() {
     let _ = std::fs::remove_file(tools);
 }
 
+/// `run` reads its input as `serve` reads a call's: the wire's JSON text
+/// policy holds, and nothing larger than a frame is read. Each refused
+/// input is one the tool never sees.
+#[test]
+fn run_reads_its_input_by_the_wire_policy_and_no_larger_than_a_frame() {
+    let tools = tools_file("run-policy");
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let large = format!("\"{}\"", "x".repeat(proto::MAX_FRAME));
+    let cases: [(&str, &[u8], &str); 5] = [
+        ("a repeated member", b"{\"a\": 1, \"a\": 2}", "not JSON"),
+        (
+            "an integer past 2^53",
+            b"{\"n\": 9007199254740993}",
+            "not JSON",
+        ),
+        ("a NUL after the value", b"{\"a\": 1}\x00{}", "not JSON"),
+        ("100,000 nested arrays", deep.as_bytes(), "not JSON"),
+        (
+            "a string larger than a frame",
+            large.as_bytes(),
+            "larger than a frame",
+        ),
+    ];
+    for (what, input, said) in cases {
+        let mut child = Command::new(EXEC)
+            .args(["run", "--tools"])
+            .arg(&tools)
+            .arg("exit")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let mut stdin = child.stdin.take().expect("stdin");
+        // A refusal may come before all of it is written.
+        let _ = stdin.write_all(input);
+        drop(stdin);
+        let output = child.wait_with_output().expect("ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{what}: {stderr}");
+        assert!(stderr.contains(said), "{what}: {stderr}");
+        assert!(output.stdout.is_empty(), "{what}: the tool did not run");
+    }
+    let _ = std::fs::remove_file(tools);
+}
+
 #[test]
 fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
     let tools = tools_file("run");

@@ -99,16 +99,29 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
 /// more to say (stdout closed).
 fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, String> {
     let tools = exec::load(tools).map_err(|err| err.to_string())?;
-    let mut text = String::new();
+    // At most what a frame carries, one byte more telling a larger input:
+    // over `serve` a tool's input could not be larger.
+    let mut bytes = Vec::new();
     std::io::stdin()
-        .read_to_string(&mut text)
+        .take(proto::MAX_FRAME as u64 + 1)
+        .read_to_end(&mut bytes)
         .map_err(|err| format!("cannot read the input from stdin: {err}"))?;
+    if bytes.len() > proto::MAX_FRAME {
+        return Err(format!(
+            "the input on stdin is larger than a frame may carry ({} bytes)",
+            proto::MAX_FRAME
+        ));
+    }
     // An empty stdin is refused, not read as null: it is more often
     // a pipe that lost its producer than a tool that wants nothing.
-    if text.trim().is_empty() {
+    if bytes.trim_ascii().is_empty() {
         return Err("stdin holds no input; give the tool's input as JSON (`null` for none)".into());
     }
-    let input = serde_json::from_str(&text)
+    // The wire's JSON text policy, as `serve` reads a call: a repeated
+    // member, an integer a double rounds or a NUL is refused here too.
+    let text = proto::text::check(&bytes)
+        .map_err(|err| format!("the input on stdin is not JSON: {err}"))?;
+    let input = serde_json::from_str(text)
         .map_err(|err| format!("the input on stdin is not JSON: {err}"))?;
     let capture = run::execute(&tools, &proto::ToolInvokeParams { tool, input, cwd });
     let content = render::render_capture(&capture);
