@@ -24,19 +24,46 @@ pub struct TooDeep {
     pub pointer: String,
 }
 
-/// `text` as JSON, or the place where it nests too deep.
+/// `text` as JSON, or the place where it nests too deep. An object that
+/// names a member twice is an error, as on the wire (`docs/wire.md`, "JSON
+/// text"): serde_json keeps the last value, while a reader of the file —
+/// a reviewer, or a library that keeps the first — takes the first.
 pub fn read(text: &str) -> Result<Result<Value, TooDeep>, serde_json::Error> {
-    let (depth, pointer) = nesting(text, MAX_JSON_DEPTH);
-    match pointer {
-        None => serde_json::from_str(text).map(Ok),
+    let scan = nesting(text, MAX_JSON_DEPTH);
+    let read = match scan.past {
+        None => serde_json::from_str(text).map(Ok)?,
         Some(pointer) => {
             let mut json = serde_json::Deserializer::from_str(text);
             json.disable_recursion_limit();
             serde::de::IgnoredAny::deserialize(serde_stacker::Deserializer::new(&mut json))?;
             json.end()?;
-            Ok(Err(TooDeep { depth, pointer }))
+            Err(TooDeep {
+                depth: scan.deepest,
+                pointer,
+            })
         }
+    };
+    // Only once the text is known to be JSON: on text that is not, the
+    // scan's answer means nothing.
+    if let Some(pointer) = scan.repeated {
+        if let Ok(value) = read {
+            dismantle(value);
+        }
+        return Err(serde::de::Error::custom(format!(
+            "the member at {pointer} is named twice in its object"
+        )));
     }
+    Ok(read)
+}
+
+/// What [`nesting`] found.
+struct Scan {
+    /// How deep the text nests.
+    deepest: usize,
+    /// The pointer where it first passes the limit.
+    past: Option<String>,
+    /// The pointer of the first member named a second time in its object.
+    repeated: Option<String>,
 }
 
 /// One open array or object of the scan, with where it stands.
@@ -47,16 +74,19 @@ enum Frame {
     Object {
         key: Option<String>,
         expect_key: bool,
+        /// The names met so far (hashed: an object may hold many).
+        names: std::collections::HashSet<String>,
     },
 }
 
-/// How deep `text` nests, and the pointer where it first passes `limit`.
-/// The text is assumed to be JSON; on text that is not, the answer is
-/// meaningless but bounded, and the parse after it says what is wrong.
-fn nesting(text: &str, limit: usize) -> (usize, Option<String>) {
+/// How deep `text` nests, the pointer where it first passes `limit`, and
+/// the first member named twice in one object. The text is assumed to be
+/// JSON; on text that is not, the answer is meaningless but bounded, and
+/// the parse after it says what is wrong.
+fn nesting(text: &str, limit: usize) -> Scan {
     let bytes = text.as_bytes();
     let mut frames: Vec<Frame> = Vec::new();
-    let (mut deepest, mut past) = (0, None);
+    let (mut deepest, mut past, mut repeated) = (0, None, None);
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
         match byte {
@@ -70,13 +100,23 @@ fn nesting(text: &str, limit: usize) -> (usize, Option<String>) {
                         _ => at += 1,
                     }
                 }
-                if let Some(Frame::Object { key, expect_key }) = frames.last_mut() {
+                if let Some(Frame::Object {
+                    key,
+                    expect_key,
+                    names,
+                }) = frames.last_mut()
+                {
                     if *expect_key {
                         let raw = text.get(start..=at).unwrap_or("\"\"");
-                        // The text parsed as JSON before: the key reads back;
-                        // "" would only blur the pointer of the message.
-                        *key = Some(serde_json::from_str(raw).unwrap_or_default());
+                        // On JSON the key reads back; on text that is not,
+                        // "" only blurs an answer the parse will overrule.
+                        let name: String = serde_json::from_str(raw).unwrap_or_default();
+                        let again = !names.insert(name.clone());
+                        *key = Some(name);
                         *expect_key = false;
+                        if again && repeated.is_none() {
+                            repeated = Some(pointer(&frames));
+                        }
                     }
                 }
             }
@@ -87,6 +127,7 @@ fn nesting(text: &str, limit: usize) -> (usize, Option<String>) {
                     Frame::Object {
                         key: None,
                         expect_key: true,
+                        names: std::collections::HashSet::new(),
                     }
                 });
                 deepest = deepest.max(frames.len());
@@ -107,7 +148,11 @@ fn nesting(text: &str, limit: usize) -> (usize, Option<String>) {
         }
         at += 1;
     }
-    (deepest, past)
+    Scan {
+        deepest,
+        past,
+        repeated,
+    }
 }
 
 /// The pointer to the value the innermost of `frames` is at.

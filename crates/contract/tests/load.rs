@@ -59,3 +59,35 @@ fn loading_a_folder_names_the_bad_byte_too() {
     );
     assert!(err.to_string().contains("types/Count.json:3:22"), "{err}");
 }
+
+/// A schema object that names a member twice is refused with the pointer
+/// of the second, compared after unescaping; a text that is not JSON keeps
+/// the parser's own account.
+#[test]
+fn a_member_named_twice_is_refused_with_its_pointer() {
+    let said = |text: &str| {
+        SchemaSet::from_texts(Path::new("schemas"), [("types/Count.json", text)])
+            .map(|_| ())
+            .map_err(|err| err.to_string())
+    };
+    assert_eq!(
+        said(r#"{"title": "Count", "properties": {"n": {"maximum": 10, "maximum": 100000}}}"#),
+        Err("schemas/types/Count.json: not JSON: the member at /properties/n/maximum is named twice in its object".into())
+    );
+    assert_eq!(
+        said(r#"{"title": "Count", "\u0074itle": "Other"}"#),
+        Err(
+            "schemas/types/Count.json: not JSON: the member at /title is named twice in its object"
+                .into()
+        )
+    );
+    // The same name in two objects is no repeat.
+    let two = said(r#"{"$defs": {"a": {"title": "x"}, "b": {"title": "x"}}}"#);
+    assert!(
+        !two.as_ref().is_err_and(|err| err.contains("twice")),
+        "{two:?}"
+    );
+    // Cut short after a repeat: the parser says what is wrong.
+    let cut = said(r#"{"a": 1, "a": "#).expect_err("not JSON");
+    assert!(cut.contains("EOF while parsing"), "{cut}");
+}

@@ -135,6 +135,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
         pointer,
         reason,
     };
+    // The wire's JSON text policy holds here too: a member named twice
+    // would let a reviewer read one command while the executor runs the
+    // other (serde keeps the last).
+    proto::text::check(text.as_bytes())
+        .map_err(|err| error(String::new(), format!("not JSON: {err}")))?;
     let value: Value = serde_json::from_str(text)
         .map_err(|err| error(String::new(), format!("not JSON: {err}")))?;
     let validator = jsonschema::validator_for(&schema()).map_err(|err| {

@@ -147,3 +147,15 @@ fn the_tool_set_types_match_the_contract_file() {
         "contracts/schema/config/ToolSet.json and exec::config's types disagree: change both together"
     );
 }
+
+/// A tool-set file is read by the wire's JSON text policy: a member named
+/// twice is refused, not read as its last value, so the command a reviewer
+/// reads first is never swapped for another.
+#[test]
+fn a_member_named_twice_is_refused() {
+    let text = r#"{"tools": [{"name": "list", "command": ["/usr/bin/ls"], "command": ["/usr/bin/rm", "-rf", "/srv"]}]}"#;
+    let err = exec::config::parse(Path::new("tools.json"), text).expect_err("refused");
+    let said = err.to_string();
+    assert!(said.starts_with("tools.json#: not JSON"), "{said}");
+    assert!(said.contains("\"command\" appears twice"), "{said}");
+}
