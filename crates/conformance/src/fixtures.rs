@@ -65,8 +65,17 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
     let bytes = std::fs::read(path).map_err(|e| input(path, e.to_string()))?;
     // A byte that is not UTF-8 is named with its line and column.
     let text = contract::utf8(path, &bytes)?;
-    let raw: Value =
-        serde_json::from_str(text).map_err(|e| input(path, format!("not JSON: {e}")))?;
+    // Read as the schemas are: a member named twice is refused, where
+    // serde_json would keep only its last value.
+    let raw = match contract::read_json(text).map_err(|e| input(path, format!("not JSON: {e}")))? {
+        Ok(raw) => raw,
+        Err(deep) => {
+            return Err(input(
+                path,
+                format!("nests {} levels deep at {}", deep.depth, deep.pointer),
+            ))
+        }
+    };
     let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
     // A file read from a folder has a name: the default is never taken.
     let name = path

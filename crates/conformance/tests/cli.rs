@@ -940,6 +940,23 @@ fn a_transition_table_with_a_state_that_is_no_task_state_is_refused() {
         "{stderr}"
     );
     assert_eq!(stdout(&output), "");
+    // A state given two rows is refused, not read as its last one.
+    let table = Temp::new(
+        "transitions.json",
+        br#"{"queued": ["probing"], "queued": ["paused"]}"#,
+    );
+    let output = run(
+        &[
+            "trace",
+            "--transitions",
+            table.path(),
+            "conformance/traces/valid/session.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/queued is named twice"), "{stderr}");
 }
 
 #[test]

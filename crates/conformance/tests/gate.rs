@@ -267,6 +267,12 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
     )
     .unwrap();
     std::fs::write(scratch.0.join("invalid/cut.json"), b"{\"description\": ").unwrap();
+    // Two rules: which one the fixture names is not for serde to pick.
+    std::fs::write(
+        scratch.0.join("invalid/two_rules.json"),
+        br#"{"description": "x", "rule": "schema", "rule": "detail.sum", "type": "Segment", "value": {}}"#,
+    )
+    .unwrap();
     scratch.write(
         "invalid/not_invalid.json",
         &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
@@ -295,6 +301,10 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
         "valid/latin1.json:1:21: not UTF-8 text (byte offset 20)",
     );
     check_fails(&report, "invalid/cut.json: not JSON: EOF while parsing");
+    check_fails(
+        &report,
+        "invalid/two_rules.json: not JSON: the member at /rule is named twice",
+    );
     check_fails(
         &report,
         "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",

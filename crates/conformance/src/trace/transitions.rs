@@ -13,7 +13,17 @@ impl Transitions {
     /// misspelt state is refused here rather than flooding the report.
     /// A refusal names the JSON pointer of what is wrong.
     pub fn parse(text: &str, states: &[&str]) -> Result<Self, String> {
-        let value: Value = serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?;
+        // Read as the schemas are: a state named twice is refused, where
+        // serde_json would keep only its last row.
+        let value = match contract::read_json(text).map_err(|err| format!("not JSON: {err}"))? {
+            Ok(value) => value,
+            Err(deep) => {
+                return Err(format!(
+                    "{}: nests too deep ({} levels)",
+                    deep.pointer, deep.depth
+                ))
+            }
+        };
         let map = value
             .as_object()
             .ok_or("a transition table is an object from a state to the states it may move to")?;
