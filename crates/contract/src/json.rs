@@ -1,4 +1,5 @@
-//! JSON text read at any depth without overflowing the stack.
+//! JSON text read at any depth without overflowing the stack, and with no
+//! object naming a member twice.
 //!
 //! serde_json stops at 128 levels by default and would call a deeper but
 //! valid document "not JSON". Here the nesting is measured first, by a scan
@@ -7,7 +8,8 @@
 //! and a deeper one is only checked to be JSON (serde_json with no depth
 //! limit, its stack grown on the heap by `serde_stacker`, made for this,
 //! into `IgnoredAny`) and kept as the fact that it is too deep, because
-//! everything that reads a `Value` afterwards recurses.
+//! everything that reads a `Value` afterwards recurses. The same scan notes
+//! the first member named twice in one object.
 
 use serde::Deserialize;
 use serde_json::Value;
