@@ -61,21 +61,23 @@ fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>
         .collect())
 }
 
-fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
+/// A JSON file of the conformance folder, read as the schemas are: a byte
+/// that is not UTF-8 is named with its line and column, and a member named
+/// twice is refused, where serde_json would keep only its last value.
+fn read_document(path: &Path) -> Result<Value, Error> {
     let bytes = std::fs::read(path).map_err(|e| input(path, e.to_string()))?;
-    // A byte that is not UTF-8 is named with its line and column.
     let text = contract::utf8(path, &bytes)?;
-    // Read as the schemas are: a member named twice is refused, where
-    // serde_json would keep only its last value.
-    let raw = match contract::read_json(text).map_err(|e| input(path, format!("not JSON: {e}")))? {
-        Ok(raw) => raw,
-        Err(deep) => {
-            return Err(input(
-                path,
-                format!("nests {} levels deep at {}", deep.depth, deep.pointer),
-            ))
-        }
-    };
+    match contract::read_json(text).map_err(|e| input(path, format!("not JSON: {e}")))? {
+        Ok(value) => Ok(value),
+        Err(deep) => Err(input(
+            path,
+            format!("nests {} levels deep at {}", deep.depth, deep.pointer),
+        )),
+    }
+}
+
+fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
+    let raw = read_document(path)?;
     let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
     // A file read from a folder has a name: the default is never taken.
     let name = path
@@ -627,12 +629,7 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
         // A fixture or sidecar that cannot be read is a failure of its own.
         let read = std::fs::read(&path)
             .map_err(|e| input(&path, e.to_string()))
-            .and_then(|bytes| {
-                let text = std::fs::read(&sidecar).map_err(|e| input(&sidecar, e.to_string()))?;
-                let expected: Value = serde_json::from_slice(&text)
-                    .map_err(|e| input(&sidecar, format!("not JSON: {e}")))?;
-                Ok((bytes, expected))
-            });
+            .and_then(|bytes| Ok((bytes, read_document(&sidecar)?)));
         let (bytes, expected) = match read {
             Ok(read) => read,
             Err(err) => {
