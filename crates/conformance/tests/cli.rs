@@ -917,46 +917,34 @@ fn a_reply_id_written_7_0_answers_no_call() {
 }
 
 /// A transition table is read against the contract's `TaskState`: a state
-/// that is not one is a usage error naming where it is, not a flood.
+/// that is not one is a usage error naming where it is, not a flood; and a
+/// state given two rows is refused, not read as its last one.
 #[test]
 fn a_transition_table_with_a_state_that_is_no_task_state_is_refused() {
-    let table = Temp::new(
-        "transitions.json",
+    let refused = |table: &[u8], said: &str| {
+        let table = Temp::new("transitions.json", table);
+        let output = run(
+            &[
+                "trace",
+                "--transitions",
+                table.path(),
+                "conformance/traces/valid/session.jsonl",
+            ],
+            None,
+        );
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(said), "{stderr}");
+        assert_eq!(stdout(&output), "");
+    };
+    refused(
         br#"{"queued": ["probing"], "probing": ["downloding"]}"#,
+        "/probing/0: \"downloding\" is not a TaskState",
     );
-    let output = run(
-        &[
-            "trace",
-            "--transitions",
-            table.path(),
-            "conformance/traces/valid/session.jsonl",
-        ],
-        None,
-    );
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("/probing/0: \"downloding\" is not a TaskState"),
-        "{stderr}"
-    );
-    assert_eq!(stdout(&output), "");
-    // A state given two rows is refused, not read as its last one.
-    let table = Temp::new(
-        "transitions.json",
+    refused(
         br#"{"queued": ["probing"], "queued": ["paused"]}"#,
+        "/queued is named twice",
     );
-    let output = run(
-        &[
-            "trace",
-            "--transitions",
-            table.path(),
-            "conformance/traces/valid/session.jsonl",
-        ],
-        None,
-    );
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("/queued is named twice"), "{stderr}");
 }
 
 #[test]

@@ -365,20 +365,7 @@ fn run_reads_its_input_by_the_wire_policy_and_no_larger_than_a_frame() {
         ),
     ];
     for (what, input, said) in cases {
-        let mut child = Command::new(EXEC)
-            .args(["run", "--tools"])
-            .arg(&tools)
-            .arg("exit")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("runs");
-        let mut stdin = child.stdin.take().expect("stdin");
-        // A refusal may come before all of it is written.
-        let _ = stdin.write_all(input);
-        drop(stdin);
-        let output = child.wait_with_output().expect("ends");
+        let output = run_exit(&tools, input);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{what}: {stderr}");
         assert!(stderr.contains(said), "{what}: {stderr}");
@@ -387,24 +374,28 @@ fn run_reads_its_input_by_the_wire_policy_and_no_larger_than_a_frame() {
     let _ = std::fs::remove_file(tools);
 }
 
-#[test]
-fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
-    let tools = tools_file("run");
+/// `vdm-exec run` of the tool `exit` with `input` on stdin, to its end.
+fn run_exit(tools: &std::path::Path, input: &[u8]) -> std::process::Output {
     let mut child = Command::new(EXEC)
         .args(["run", "--tools"])
-        .arg(&tools)
+        .arg(tools)
         .arg("exit")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"{\"a\": 1}")
-        .expect("input");
-    let output = child.wait_with_output().expect("finishes");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // A refusal may come before all of it is written.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().expect("ends")
+}
+
+#[test]
+fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
+    let tools = tools_file("run");
+    let output = run_exit(&tools, b"{\"a\": 1}");
     assert_eq!(output.status.code(), Some(3));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
