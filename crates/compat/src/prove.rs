@@ -104,17 +104,39 @@ type Key = (DocId, String);
 struct Reach {
     obstacles: Result<(), Stuck>,
     vocabulary: Result<(), Stuck>,
+    /// Whether no reference cycle it reaches comes back to the same value
+    /// without reading into it: on such a cycle the validator's answer
+    /// depends on the path it came along, so not even equality proves
+    /// anything.
+    founded: Result<(), Stuck>,
 }
 
 impl Reach {
-    /// An obstacle: nothing but equality can prove anything here.
+    /// An obstacle: nothing but equality can prove anything here. The walk
+    /// stopped before it could look for cycles, so equality cannot either.
     fn stopped(stuck: Stuck) -> Self {
         Reach {
             obstacles: Err(stuck.clone()),
-            vocabulary: Err(stuck),
+            vocabulary: Err(stuck.clone()),
+            founded: Err(stuck),
         }
     }
 }
+
+/// The keywords whose subschemas apply to the value itself, not to a part
+/// of it: a cycle of references through these alone never ends.
+const SAME_VALUE: [&str; 10] = [
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "$ref",
+];
 
 /// The prover over one [`Space`], with what it has learnt cached.
 pub struct Prover<'s> {
@@ -189,6 +211,9 @@ impl<'s> Prover<'s> {
             }
             let why = "a schema that refers to itself without reading into the value".into();
             return self.stuck(&w, &r, self.stuck_at(&r, "$ref", why));
+        }
+        if let Err(stuck) = self.reach(&w).founded.and_then(|()| self.reach(&r).founded) {
+            return self.stuck(&w, &r, stuck);
         }
         if self.equal(&w, &r).is_ok() {
             return Ok(());
@@ -399,6 +424,9 @@ impl<'s> Prover<'s> {
         let mut queue = vec![place.clone()];
         let mut seen: HashSet<(DocId, String)> = HashSet::new();
         let mut walked = 0usize;
+        // Each schema object reached, and the ones that apply to the same
+        // value from it (`SAME_VALUE`), references resolved.
+        let mut same_value: HashMap<(DocId, String), Vec<(DocId, String)>> = HashMap::new();
         while let Some(start) = queue.pop() {
             if !seen.insert((start.doc, start.pointer.clone())) {
                 continue;
@@ -447,25 +475,90 @@ impl<'s> Prover<'s> {
                     value: position.value,
                 };
                 let draft = vocab::draft_of(map, draft);
-                for key in map.keys() {
+                let mut next = Vec::new();
+                for (key, value) in map {
                     if let Handling::CannotDecide(why) = vocab::handling(draft, key) {
                         if unmodelled.is_ok() {
                             unmodelled = Err(self.stuck_at(&here, key, why.into()));
                         }
                     }
+                    if SAME_VALUE.contains(&key.as_str()) {
+                        for (suffix, _) in vocab::children(draft, key, value) {
+                            next.push((start.doc, format!("{}{suffix}", here.pointer)));
+                        }
+                    }
                 }
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
                     match self.space.resolve(&here, reference) {
-                        Ok(target) => queue.push(target),
+                        Ok(target) => {
+                            next.push((target.doc, target.pointer.clone()));
+                            queue.push(target);
+                        }
                         Err(why) => return Reach::stopped(self.stuck_at(&here, "$ref", why)),
                     }
                 }
+                same_value.insert((start.doc, here.pointer), next);
             }
         }
         Reach {
             obstacles: Ok(()),
             vocabulary: unmodelled,
+            founded: self.founded(&same_value),
         }
+    }
+
+    /// `Err` naming a schema on a cycle of `same_value`, if there is one: a
+    /// depth-first search that meets a schema still on its path.
+    fn founded(
+        &self,
+        same_value: &HashMap<(DocId, String), Vec<(DocId, String)>>,
+    ) -> Result<(), Stuck> {
+        // 1: on the search's path; 2: done, no cycle through it.
+        let mut state: HashMap<&(DocId, String), u8> = HashMap::new();
+        for start in same_value.keys() {
+            if state.contains_key(start) {
+                continue;
+            }
+            state.insert(start, 1);
+            let mut path = vec![(start, 0usize)];
+            while let Some((node, next)) = path.last_mut() {
+                let edges = same_value.get(*node).map_or(&[][..], Vec::as_slice);
+                let Some(child) = edges.get(*next) else {
+                    state.insert(*node, 2);
+                    path.pop();
+                    continue;
+                };
+                *next += 1;
+                match state.get(child) {
+                    Some(1) => {
+                        let (doc, pointer) = child;
+                        return Err(Stuck {
+                            keyword: "$ref".into(),
+                            file: self
+                                .space
+                                .doc(*doc)
+                                .map(|d| d.rel.clone())
+                                .unwrap_or_default(),
+                            pointer: pointer.clone(),
+                            why: "a reference cycle comes back to this schema without reading \
+                                  into the value: its validation never ends, and validators \
+                                  answer differently (this one by the path it came along)"
+                                .into(),
+                        });
+                    }
+                    Some(_) => {}
+                    None => {
+                        // Only schema objects have edges; a child that is
+                        // not one (a boolean) ends there.
+                        if let Some((key, _)) = same_value.get_key_value(child) {
+                            state.insert(key, 1);
+                            path.push((key, 0));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The canonical form's answer to "does `reader` accept all `writer` does".
