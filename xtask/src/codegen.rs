@@ -17,7 +17,7 @@
 mod broken;
 mod bundle;
 mod cpp;
-mod model;
+pub mod model;
 mod package;
 mod reference;
 #[cfg(test)]

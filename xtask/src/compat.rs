@@ -220,9 +220,9 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
         && comparison.defects.is_empty()
         && match declared {
             Some(_) => shortfall.is_none(),
-            None => {
-                comparison.writer == Verdict::Compatible && comparison.reader == Verdict::Compatible
-            }
+            None => [comparison.writer, comparison.reader, comparison.api]
+                .iter()
+                .all(|verdict| verdict.holds()),
         };
     let judged = Judged {
         comparison,
@@ -271,7 +271,13 @@ fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparis
                 SchemaSet::load_with(o, DeepDocuments::Keep)?,
                 SchemaSet::load_with(n, DeepDocuments::Keep)?,
             );
-            let comparison = compat::compare_sets(&old_set, &new_set, options)?;
+            let bindings = [&old_set, &new_set].map(crate::codegen::model::surface);
+            let comparison = compat::compare_contracts(
+                &old_set,
+                &new_set,
+                options,
+                [&bindings[0], &bindings[1]],
+            )?;
             let replay = replay(
                 &old_set,
                 &new_set,
@@ -523,6 +529,168 @@ mod tests {
         assert!(
             outcome.ok,
             "`cargo xtask compat` fails on the working tree; run it for the report"
+        );
+    }
+
+    /// The working tree's schemas, each file's text passed through `edit`,
+    /// which may also move the file (it returns the new path and text).
+    fn edited(edit: impl Fn(&str, String) -> (String, String)) -> contract::SchemaSet {
+        let dir = crate::root().join("contracts/schema");
+        let set = contract::SchemaSet::load(&dir).unwrap_or_else(|err| panic!("{err}"));
+        let texts: Vec<(String, String)> = set
+            .docs
+            .iter()
+            .map(|doc| {
+                let text = std::fs::read_to_string(dir.join(&doc.rel))
+                    .unwrap_or_else(|err| panic!("{err}"));
+                edit(&doc.rel, text)
+            })
+            .collect();
+        contract::SchemaSet::from_texts(
+            &dir,
+            texts
+                .iter()
+                .map(|(rel, text)| (rel.as_str(), text.as_str())),
+        )
+        .unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    /// An edit of one file's text.
+    fn in_file(
+        file: &'static str,
+        change: impl Fn(String) -> String,
+    ) -> impl Fn(&str, String) -> (String, String) {
+        move |rel, text| {
+            let text = if rel == file { change(text) } else { text };
+            (rel.to_string(), text)
+        }
+    }
+
+    /// Changes the wire does not see and code built on the bindings does: a
+    /// type renamed (every reference with it), an integer enum value's name
+    /// renamed or two names swapped, a field made a credential. Each is W and
+    /// R compatible and an API break needing a major bump; a description
+    /// changed is not.
+    #[test]
+    fn a_change_only_code_sees_breaks_the_api() {
+        let old = edited(|rel, text| (rel.to_string(), text));
+        type Edit = Box<dyn Fn(&str, String) -> (String, String)>;
+        let cases: [(&str, Edit, Option<&str>); 5] = [
+            (
+                "a description",
+                Box::new(in_file("types/Segment.json", |text| {
+                    text.replacen("\"description\": \"", "\"description\": \"Now: ", 1)
+                })),
+                None,
+            ),
+            (
+                "a variant renamed",
+                Box::new(in_file("types/RpcErrorCode.json", |text| {
+                    text.replace("\"task_not_found\"", "\"no_such_task\"")
+                })),
+                Some("value RpcErrorCode::task_not_found is gone"),
+            ),
+            (
+                "two variants swapped",
+                Box::new(in_file("types/RpcErrorCode.json", |text| {
+                    text.replace("\"task_not_found\"", "\"@\"")
+                        .replace("\"invalid_transition\"", "\"task_not_found\"")
+                        .replace("\"@\"", "\"invalid_transition\"")
+                })),
+                Some("value RpcErrorCode::task_not_found: = -32001 → = -32002"),
+            ),
+            (
+                "a type renamed",
+                Box::new(|rel: &str, text: String| {
+                    let text = text.replace("TaskId.json", "TaskIdent.json");
+                    if rel == "types/TaskId.json" {
+                        let text =
+                            text.replace("\"title\": \"TaskId\"", "\"title\": \"TaskIdent\"");
+                        ("types/TaskIdent.json".to_string(), text)
+                    } else {
+                        (rel.to_string(), text)
+                    }
+                }),
+                Some("type TaskId is gone"),
+            ),
+            (
+                "a field made a secret",
+                Box::new(in_file("methods/download.provideAuth.json", |text| {
+                    text.replacen("\"username\": {", "\"username\": {\"x-secret\": true,", 1)
+                })),
+                Some("a string → a string, a secret"),
+            ),
+        ];
+        for (case, edit, said) in cases {
+            let new = edited(edit);
+            let bindings = [&old, &new].map(crate::codegen::model::surface);
+            let comparison = compat::compare_contracts(
+                &old,
+                &new,
+                compat::Options {
+                    search: 0,
+                    ..compat::Options::default()
+                },
+                [&bindings[0], &bindings[1]],
+            )
+            .unwrap_or_else(|err| panic!("{case}: {err}"));
+            assert!(
+                comparison.writer.holds() && comparison.reader.holds(),
+                "{case}"
+            );
+            let api: Vec<_> = comparison
+                .changes
+                .iter()
+                .filter(|c| c.rule == "api.changed")
+                .collect();
+            match said {
+                None => {
+                    assert!(api.is_empty(), "{case}: {api:?}");
+                    assert!(comparison.api.holds(), "{case}");
+                }
+                Some(said) => {
+                    assert!(!comparison.api.holds(), "{case}");
+                    assert_eq!(comparison.bump, compat::Bump::Major, "{case}");
+                    assert!(
+                        api.iter().any(|c| c.detail.contains(said)),
+                        "{case}: {api:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A new side the generator refuses leaves the API undecided (breaking),
+    /// naming the generator's reason.
+    #[test]
+    fn a_side_the_generator_refuses_leaves_the_api_undecided() {
+        let old = edited(|rel, text| (rel.to_string(), text));
+        let new = edited(in_file("types/Segment.json", |text| {
+            text.replacen("\"type\": \"integer\",", "\"type\": \"number\",", 1)
+        }));
+        let bindings = [&old, &new].map(crate::codegen::model::surface);
+        let comparison = compat::compare_contracts(
+            &old,
+            &new,
+            compat::Options {
+                search: 0,
+                ..compat::Options::default()
+            },
+            [&bindings[0], &bindings[1]],
+        )
+        .unwrap_or_else(|err| panic!("{err}"));
+        let undecided = comparison
+            .changes
+            .iter()
+            .find(|c| c.rule == "api.changed")
+            .unwrap_or_else(|| panic!("no api change: {:?}", comparison.changes));
+        assert!(!comparison.api.holds());
+        assert!(
+            undecided
+                .undecided
+                .as_deref()
+                .is_some_and(|why| why.contains("types/Segment.json#")),
+            "{undecided:?}"
         );
     }
 

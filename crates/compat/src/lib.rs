@@ -13,6 +13,7 @@
 //! one change's verdict does not hide another's. Where a direction breaks,
 //! the report carries a value one side accepts and the other refuses.
 
+pub mod api;
 mod diff;
 mod numbers;
 mod prove;
@@ -553,6 +554,28 @@ pub fn compare_sets(
     new: &SchemaSet,
     options: Options,
 ) -> Result<Comparison, Error> {
+    compare(old, new, options, None)
+}
+
+/// Compares two whole contracts as [`compare_sets`] does, and the surface of
+/// the bindings generated from each ([`api`]): a type renamed, an enum
+/// value's name or a field's type changed breaks the API even where the wire
+/// holds.
+pub fn compare_contracts(
+    old: &SchemaSet,
+    new: &SchemaSet,
+    options: Options,
+    bindings: [&api::Modelled; 2],
+) -> Result<Comparison, Error> {
+    compare(old, new, options, Some(bindings))
+}
+
+fn compare(
+    old: &SchemaSet,
+    new: &SchemaSet,
+    options: Options,
+    bindings: Option<[&api::Modelled; 2]>,
+) -> Result<Comparison, Error> {
     let space = Space::new(old, new, options)?;
     let prover = prove::Prover::new(&space);
     let mut run = Run {
@@ -602,9 +625,21 @@ pub fn compare_sets(
         defects,
         ..
     } = run;
-    let mut comparison = Comparison::reconcile(changes, &wholes, defects)
-        .read_with(options)
-        .sorted();
+    let mut comparison = Comparison::reconcile(changes, &wholes, defects);
+    if let Some([old_api, new_api]) = bindings {
+        let surface = api::changes(old_api, new_api);
+        if !surface.is_empty() {
+            let Comparison {
+                mut changes,
+                defects,
+                ..
+            } = comparison;
+            changes.extend(surface);
+            comparison = Comparison::from_changes(changes);
+            comparison.defects = defects;
+        }
+    }
+    let mut comparison = comparison.read_with(options).sorted();
     comparison.reaches = comparison
         .changes
         .iter()

@@ -37,15 +37,10 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
             change.old_pointer.as_deref().map(|p| format!("old {p}")),
             change.new_pointer.as_deref().map(|p| format!("new {p}")),
         ];
-        let _ = writeln!(
-            out,
-            "      {}",
-            pointers
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join("  ")
-        );
+        let pointers = pointers.into_iter().flatten().collect::<Vec<_>>();
+        if !pointers.is_empty() {
+            let _ = writeln!(out, "      {}", pointers.join("  "));
+        }
         if let Some(why) = &change.why {
             let _ = writeln!(out, "      why: {why}");
         }

@@ -45,6 +45,10 @@ pub enum Rule {
     EventRemoved,
     /// A name that was an event is now a method.
     EventBecameMethod,
+    /// What the generated bindings name changed where the wire may not
+    /// have: a type renamed, a field's type or an enum value's name changed
+    /// (`api.rs`).
+    ApiChanged,
 }
 
 /// Keywords grouped by what they constrain.
@@ -142,6 +146,7 @@ impl Rule {
                 | Rule::EventRemoved
                 | Rule::MethodBecameEvent
                 | Rule::EventBecameMethod
+                | Rule::ApiChanged
         )
     }
 
@@ -199,6 +204,7 @@ impl Rule {
             Rule::EventAdded => "event.added",
             Rule::EventRemoved => "event.removed",
             Rule::EventBecameMethod => "event.became_method",
+            Rule::ApiChanged => "api.changed",
         })
     }
 }

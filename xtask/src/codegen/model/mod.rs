@@ -18,9 +18,11 @@ use serde_json::{Map, Value};
 
 mod build;
 mod rules;
+mod surface;
 
 use build::{bare_ref, Builder};
 use rules::rule;
+pub use surface::surface;
 
 /// The envelope's parts: the generators write them from `Model::calls` and
 /// `Model::events`, not as types.

@@ -1,0 +1,220 @@
+//! What code built on the generated bindings names, compared between two
+//! versions. The keyword-by-keyword diff sees the wire; it cannot see that a
+//! type was renamed (every `$ref` moved with it), that an integer enum's
+//! names were swapped, or that a field became a credential: the wire is the
+//! same, and code built on the old bindings no longer compiles or means
+//! something else. So the API verdict also compares the bindings' surface,
+//! as the generator that writes them models it (the caller builds the
+//! [`Surface`] from that model): every item of the old surface must be in
+//! the new one, unchanged. Additions are open (`docs/bindings.md`).
+
+use std::collections::BTreeMap;
+
+use crate::{Change, Rule, Verdict};
+
+/// The named things of one version's bindings, by a key that says what each
+/// is (`type Segment`, `field Segment.index`, `method download.add`).
+#[derive(Clone, Debug, Default)]
+pub struct Surface {
+    items: BTreeMap<String, Item>,
+}
+
+/// One named thing of the bindings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The method, event or type it belongs to (the report's group).
+    pub group: String,
+    /// `file#pointer` of the schema it is generated from.
+    pub place: String,
+    /// What it is, in words: two items with the same key and shape are the
+    /// same to code that uses them.
+    pub shape: String,
+}
+
+impl Surface {
+    /// Adds an item; a key given twice keeps both shapes (joined), so two
+    /// places generating one name cannot hide each other.
+    pub fn insert(&mut self, key: String, item: Item) {
+        match self.items.get_mut(&key) {
+            Some(known) => {
+                known.shape.push_str(" | ");
+                known.shape.push_str(&item.shape);
+            }
+            None => {
+                self.items.insert(key, item);
+            }
+        }
+    }
+
+    /// How many items it holds.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// The bindings' surface of one side, or why it cannot be had (the generator
+/// refuses the schemas).
+pub type Modelled = Result<Surface, String>;
+
+/// Most items a change's detail lists before it counts the rest.
+const LISTED: usize = 8;
+
+/// The API changes between two sides: one change per group whose old items
+/// are not all in the new surface as they were. Where only one side can be
+/// modelled the API cannot be decided (breaking); where neither can, no
+/// bindings are generated from either and there is nothing to compare.
+pub(crate) fn changes(old: &Modelled, new: &Modelled) -> Vec<Change> {
+    let (old, new) = match (old, new) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(_), Err(_)) => return Vec::new(),
+        (Err(why), Ok(_)) => return vec![undecided("old", why)],
+        (Ok(_), Err(why)) => return vec![undecided("new", why)],
+    };
+    // Per group: the first place touched on each side, and what changed.
+    let mut groups: BTreeMap<&str, (&Item, Option<&Item>, Vec<String>)> = BTreeMap::new();
+    for (key, was) in &old.items {
+        let now = new.items.get(key);
+        let said = match now {
+            None => format!("{key} is gone"),
+            Some(now) if now.shape != was.shape => {
+                format!("{key}: {} → {}", was.shape, now.shape)
+            }
+            Some(_) => continue,
+        };
+        let entry = groups
+            .entry(was.group.as_str())
+            .or_insert((was, now, Vec::new()));
+        if entry.1.is_none() {
+            entry.1 = now;
+        }
+        entry.2.push(said);
+    }
+    groups
+        .into_iter()
+        .map(|(group, (was, now, said))| {
+            let more = said.len().saturating_sub(LISTED);
+            let mut detail = said
+                .iter()
+                .take(LISTED)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
+            if more > 0 {
+                detail.push_str(&format!("; and {more} more"));
+            }
+            Change {
+                group: group.to_string(),
+                rule: Rule::ApiChanged,
+                old_pointer: Some(was.place.clone()),
+                new_pointer: now.map(|item| item.place.clone()),
+                writer: Verdict::Compatible,
+                reader: Verdict::Compatible,
+                api: Verdict::Breaking,
+                detail: format!("the generated bindings change: {detail}"),
+                why: Some(
+                    "code built on the old bindings no longer compiles, or compiles and means something else"
+                        .into(),
+                ),
+                example: None,
+                undecided: None,
+                shape: false,
+            }
+        })
+        .collect()
+}
+
+fn undecided(side: &str, why: &str) -> Change {
+    Change {
+        group: "(bindings)".into(),
+        rule: Rule::ApiChanged,
+        old_pointer: None,
+        new_pointer: None,
+        writer: Verdict::Compatible,
+        reader: Verdict::Compatible,
+        api: Verdict::Breaking,
+        detail: format!("the {side} side's bindings cannot be modelled: {why}"),
+        why: Some("what code built on the bindings names cannot be compared".into()),
+        example: None,
+        undecided: Some(format!("the generated bindings ({side} side: {why})")),
+        shape: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn surface(items: &[(&str, &str, &str)]) -> Surface {
+        let mut surface = Surface::default();
+        for (key, group, shape) in items {
+            surface.insert(
+                (*key).into(),
+                Item {
+                    group: (*group).into(),
+                    place: format!("types/{group}.json#"),
+                    shape: (*shape).into(),
+                },
+            );
+        }
+        surface
+    }
+
+    #[test]
+    fn an_item_gone_or_reshaped_breaks_and_an_addition_does_not() {
+        let old = surface(&[("type A", "A", "object"), ("field A.x", "A", "integer")]);
+        let same = changes(&Ok(old.clone()), &Ok(old.clone()));
+        assert!(same.is_empty());
+        let added = surface(&[
+            ("type A", "A", "object"),
+            ("field A.x", "A", "integer"),
+            ("field A.y", "A", "string"),
+            ("type B", "B", "object"),
+        ]);
+        assert!(changes(&Ok(old.clone()), &Ok(added)).is_empty());
+        let reshaped = surface(&[("type A", "A", "object"), ("field A.x", "A", "number")]);
+        let found = changes(&Ok(old.clone()), &Ok(reshaped));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].api, Verdict::Breaking);
+        assert!(
+            found[0].detail.contains("field A.x: integer → number"),
+            "{}",
+            found[0].detail
+        );
+        let renamed = surface(&[("type C", "A", "object"), ("field C.x", "A", "integer")]);
+        let found = changes(&Ok(old), &Ok(renamed));
+        assert_eq!(found.len(), 1);
+        assert!(found[0].detail.contains("type A is gone"));
+        assert!(found[0].detail.contains("field A.x is gone"));
+    }
+
+    #[test]
+    fn a_side_that_cannot_be_modelled_is_undecided_unless_both_are() {
+        let one = surface(&[("type A", "A", "object")]);
+        let found = changes(&Ok(one.clone()), &Err("no envelope".into()));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].api, Verdict::Breaking);
+        assert!(found[0].undecided.is_some());
+        assert_eq!(changes(&Err("x".into()), &Ok(one)).len(), 1);
+        assert!(changes(&Err("x".into()), &Err("y".into())).is_empty());
+    }
+
+    #[test]
+    fn a_name_generated_twice_keeps_both_shapes() {
+        let mut twice = surface(&[("type A", "A", "object")]);
+        twice.insert(
+            "type A".into(),
+            Item {
+                group: "A".into(),
+                place: "types/A.json#".into(),
+                shape: "string".into(),
+            },
+        );
+        let found = changes(&Ok(surface(&[("type A", "A", "object")])), &Ok(twice));
+        assert_eq!(found.len(), 1);
+    }
+}
