@@ -446,7 +446,13 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
     let Some((group, err)) = broken else {
         // Methods and events appearing or going are judged by the
         // contract's rules, not by a shape both sides have.
-        for change in changes.iter_mut().filter(|c| !c.rule.is_method_or_event()) {
+        // Only a change a whole covers: one no whole judged keeps its own
+        // verdict (the safe answer).
+        let covered = |c: &Change| wholes.iter().any(|w| w.group == c.group);
+        for change in changes
+            .iter_mut()
+            .filter(|c| !c.rule.is_method_or_event() && covered(c))
+        {
             if !verdict_of(change, direction).holds() {
                 *verdict_of(change, direction) = Verdict::Compatible;
                 change.why = None;
@@ -547,6 +553,81 @@ const BODIES: [&str; 3] = [
     "envelope/EventBody.json",
 ];
 
+/// Where the envelope with its bodies left open is registered (beside the
+/// documents, for the comparison only).
+const HEADERS: &str = "envelope/Envelope.headers.json";
+
+/// `set` with the envelope once more, every `body` accepting anything: what
+/// the envelope says beside its bodies, compared whole (the bodies are
+/// compared per method and event).
+fn with_headers(set: &SchemaSet) -> SchemaSet {
+    let mut set = set.clone();
+    let Some(envelope) = set.get(DocKind::Envelope, "Envelope") else {
+        return set;
+    };
+    let mut headers = envelope.clone();
+    if let Some(id) = headers.value.get_mut("$id") {
+        if let Some(text) = id.as_str() {
+            *id = Value::String(text.replace("Envelope.json", "Envelope.headers.json"));
+        }
+    }
+    if let Some(branches) = headers.value.get_mut("oneOf").and_then(Value::as_array_mut) {
+        for branch in branches {
+            if let Some(body) = branch.pointer_mut("/properties/body") {
+                *body = Value::Bool(true);
+            }
+        }
+    }
+    headers.rel = HEADERS.to_string();
+    headers.name = "Envelope.headers".to_string();
+    set.docs.push(headers);
+    set
+}
+
+/// A body file (`CallBody`, …) of another shape than the one compat
+/// compares per method (`contract::envelope`): cannot decide, both ways.
+fn body_departures(old: &SchemaSet, new: &SchemaSet) -> Vec<Change> {
+    let mut out = Vec::new();
+    for body in &contract::envelope::BODIES {
+        for (side, set) in [("old", old), ("new", new)] {
+            let (place, why) = match set.get(DocKind::Envelope, body.name) {
+                Some(doc) => match body.departures(doc).into_iter().next() {
+                    Some((pointer, why)) => (format!("{}#{pointer}", doc.rel), why),
+                    None => continue,
+                },
+                None if set.of_kind(body.names).next().is_some() => (
+                    format!("envelope/{}.json#", body.name),
+                    format!("missing, while there are {}", body.names.folder()),
+                ),
+                None => continue,
+            };
+            let (old_pointer, new_pointer) = if side == "old" {
+                (Some(place.clone()), None)
+            } else {
+                (None, Some(place.clone()))
+            };
+            out.push(Change {
+                group: body.name.to_string(),
+                rule: Rule::ShapeChanged,
+                old_pointer,
+                new_pointer,
+                writer: Verdict::Breaking,
+                reader: Verdict::Breaking,
+                api: Verdict::Compatible,
+                detail: format!(
+                    "the {side} {} is not the one shape compat compares method by method",
+                    body.name
+                ),
+                why: Some(format!("cannot decide: envelope body at {place} ({why})")),
+                example: None,
+                undecided: Some("envelope body".into()),
+                shape: true,
+            });
+        }
+    }
+    out
+}
+
 /// Compares two whole schema sets: every method's params and result, every
 /// event, and the types they reach.
 pub fn compare_sets(
@@ -576,7 +657,7 @@ fn compare(
     options: Options,
     bindings: Option<[&api::Modelled; 2]>,
 ) -> Result<Comparison, Error> {
-    let space = Space::new(old, new, options)?;
+    let space = Space::new(&with_headers(old), &with_headers(new), options)?;
     let prover = prove::Prover::new(&space);
     let mut run = Run {
         prover: &prover,
@@ -619,6 +700,20 @@ fn compare(
             run.part(old_doc, new_doc, "");
         }
     }
+    // The envelope outside its bodies, whole: `v`, `kind` and `id` can
+    // break together what no change breaks alone.
+    if old.get(DocKind::Envelope, "Envelope").is_some()
+        && new.get(DocKind::Envelope, "Envelope").is_some()
+    {
+        let part = Part {
+            group: "Envelope",
+            rel: HEADERS,
+            pointer: "",
+        };
+        run.wholes
+            .push(Whole::of(&prover, &part, options.search, &mut run.defects));
+    }
+    run.changes.extend(body_departures(old, new));
     let Run {
         changes,
         wholes,
@@ -686,7 +781,9 @@ impl Run<'_, '_> {
         };
         self.differ
             .diff(&o, &n, &old_doc.name, "", &mut self.changes);
-        if old_doc.kind != DocKind::Envelope {
+        // The envelope and its bodies are judged in parts: each method's and
+        // event's own, and the envelope with its bodies left open.
+        if old_doc.rel != "envelope/Envelope.json" && !BODIES.contains(&old_doc.rel.as_str()) {
             let part = Part {
                 group: &old_doc.name,
                 rel: &old_doc.rel,

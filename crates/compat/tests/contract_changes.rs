@@ -330,3 +330,73 @@ fn removing_an_optional_field_breaks_the_api_and_needs_a_major_bump() {
     assert_eq!(added.api, Verdict::Compatible, "{added:#?}");
     assert_eq!(added.bump, Bump::Minor);
 }
+
+/// The envelope outside its bodies is compared whole: a new protocol
+/// version changes `v` by a bound and an enum together, neither of which
+/// breaks old readers alone; together every envelope a new peer writes is
+/// refused by an old one, and every old one by a new one.
+#[test]
+fn a_new_protocol_version_breaks_both_ways() {
+    let new = edited("envelope/ProtocolVersion.json", |v| {
+        *at(v, "/minimum") = json!(2);
+        *at(v, "/maximum") = json!(2);
+        *at(v, "/enum") = json!([2]);
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert_eq!(
+        comparison.writer,
+        Verdict::Breaking,
+        "{:#?}",
+        comparison.changes
+    );
+    assert_eq!(
+        comparison.reader,
+        Verdict::Breaking,
+        "{:#?}",
+        comparison.changes
+    );
+    assert_eq!(comparison.bump, Bump::Major);
+}
+
+/// A call's `id` made optional, in the envelope itself: old daemons refuse
+/// a new client's call without one.
+#[test]
+fn an_envelope_member_made_optional_breaks_old_readers() {
+    let new = edited("envelope/Envelope.json", |v| {
+        *at(v, "/oneOf/0/required") = json!(["v", "kind", "body"]);
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert_eq!(
+        comparison.writer,
+        Verdict::Breaking,
+        "{:#?}",
+        comparison.changes
+    );
+}
+
+/// Compat compares each method's parts in place of the bodies, which holds
+/// for bodies of the one shape alone: a body of another (here a call's
+/// params made optional, which old daemons refuse) cannot be decided, and
+/// says where.
+#[test]
+fn a_body_of_another_shape_cannot_be_decided() {
+    let new = edited("envelope/CallBody.json", |v| {
+        *at(v, "/oneOf/1/required") = json!(["method"]);
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert_eq!(comparison.writer, Verdict::Breaking);
+    assert_eq!(comparison.reader, Verdict::Breaking);
+    let change = comparison
+        .changes
+        .iter()
+        .find(|c| c.group == "CallBody")
+        .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+    assert_eq!(change.undecided.as_deref(), Some("envelope body"));
+    assert!(
+        change
+            .why
+            .as_deref()
+            .is_some_and(|why| why.contains("envelope/CallBody.json#/oneOf/1/required")),
+        "{change:?}"
+    );
+}

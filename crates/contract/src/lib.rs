@@ -6,6 +6,7 @@
 //! compatibility checker — starts here, so there is one notion of "the schema
 //! set" and one place where a malformed schema becomes a named error.
 
+pub mod envelope;
 mod json;
 mod lint;
 mod load;

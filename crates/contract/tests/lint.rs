@@ -323,6 +323,64 @@ fn a_method_missing_from_the_envelope_is_refused() {
     );
 }
 
+/// A body's branch has one shape: compat compares each method's parts in
+/// place of the bodies, so anything else in a branch (a part made optional,
+/// a branch opened, an extra constraint, the part inlined) would change the
+/// wire where compat does not look.
+#[test]
+fn a_body_branch_of_any_other_shape_is_refused() {
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit, &str); 6] = [
+        (
+            "envelope/CallBody.json",
+            |v| *at(v, "/oneOf/1/required") = json!(["method"]),
+            "/oneOf/1/required",
+        ),
+        (
+            "envelope/ReplyBody.json",
+            |v| *at(v, "/oneOf/0/additionalProperties") = json!(true),
+            "/oneOf/0/additionalProperties",
+        ),
+        (
+            "envelope/EventBody.json",
+            |v| *at(v, "/oneOf/0/properties/params/$ref") = json!("../types/TaskId.json"),
+            "/oneOf/0/properties/params",
+        ),
+        (
+            "envelope/CallBody.json",
+            |v| {
+                at(v, "/oneOf/2")
+                    .as_object_mut()
+                    .expect("a branch")
+                    .insert("maxProperties".into(), json!(2));
+            },
+            "/oneOf/2/maxProperties",
+        ),
+        (
+            "envelope/CallBody.json",
+            |v| {
+                at(v, "/oneOf/0/properties/method")
+                    .as_object_mut()
+                    .expect("a tag")
+                    .insert("maxLength".into(), json!(100));
+            },
+            "/oneOf/0/properties/method",
+        ),
+        (
+            "envelope/EventBody.json",
+            |v| {
+                v.as_object_mut()
+                    .expect("an object")
+                    .insert("not".into(), json!({"required": ["x"]}));
+            },
+            "/not",
+        ),
+    ];
+    for (file, edit, pointer) in edits {
+        check(file, edit, LintRule::EnvelopeCoverage, pointer);
+    }
+}
+
 #[test]
 fn an_error_name_that_is_not_an_rpc_error_code_is_refused() {
     check(
