@@ -557,31 +557,66 @@ const BODIES: [&str; 3] = [
 /// documents, for the comparison only).
 const HEADERS: &str = "envelope/Envelope.headers.json";
 
-/// `set` with the envelope once more, every `body` accepting anything: what
-/// the envelope says beside its bodies, compared whole (the bodies are
-/// compared per method and event).
-fn with_headers(set: &SchemaSet) -> SchemaSet {
-    let mut set = set.clone();
-    let Some(envelope) = set.get(DocKind::Envelope, "Envelope") else {
-        return set;
+/// Both sets with the envelope once more, where a branch's `body` refers to
+/// a body file (`CallBody.json`, …) alike in both versions that `body`
+/// accepting anything: what the envelope says beside its bodies, compared
+/// whole (those bodies are compared per method and event). A `body` of any
+/// other shape, or changed, is compared as it is.
+fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
+    let envelope = |set: &SchemaSet| set.get(DocKind::Envelope, "Envelope").cloned();
+    let (Some(old_envelope), Some(new_envelope)) = (envelope(old), envelope(new)) else {
+        return (old.clone(), new.clone());
     };
-    let mut headers = envelope.clone();
-    if let Some(id) = headers.value.get_mut("$id") {
-        if let Some(text) = id.as_str() {
-            *id = Value::String(text.replace("Envelope.json", "Envelope.headers.json"));
-        }
-    }
-    if let Some(branches) = headers.value.get_mut("oneOf").and_then(Value::as_array_mut) {
-        for branch in branches {
-            if let Some(body) = branch.pointer_mut("/properties/body") {
-                *body = Value::Bool(true);
+    // The body file a branch refers to, when that is all its `body` says.
+    let body_file = |branch: &Value| -> Option<String> {
+        let body = branch.pointer("/properties/body")?.as_object()?;
+        let only_ref = body
+            .keys()
+            .all(|k| matches!(k.as_str(), "$ref" | "description" | "$comment"));
+        let target = body.get("$ref")?.as_str()?;
+        (only_ref
+            && BODIES
+                .iter()
+                .any(|file| file.ends_with(&format!("/{target}"))))
+        .then(|| target.to_string())
+    };
+    let branches = |doc: &contract::SchemaDoc| {
+        doc.value
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (old_branches, new_branches) = (branches(&old_envelope), branches(&new_envelope));
+    let open: Vec<bool> = (0..old_branches.len().max(new_branches.len()))
+        .map(|i| {
+            let (o, n) = (old_branches.get(i), new_branches.get(i));
+            let tag = |b: Option<&Value>| b.and_then(|b| b.pointer("/properties/kind")).cloned();
+            let file = |b: Option<&Value>| b.and_then(body_file);
+            tag(o).is_some() && tag(o) == tag(n) && file(o).is_some() && file(o) == file(n)
+        })
+        .collect();
+    let headed = |set: &SchemaSet, envelope: &contract::SchemaDoc| {
+        let mut set = set.clone();
+        let mut headers = envelope.clone();
+        if let Some(id) = headers.value.get_mut("$id") {
+            if let Some(text) = id.as_str() {
+                *id = Value::String(text.replace("Envelope.json", "Envelope.headers.json"));
             }
         }
-    }
-    headers.rel = HEADERS.to_string();
-    headers.name = "Envelope.headers".to_string();
-    set.docs.push(headers);
-    set
+        if let Some(list) = headers.value.get_mut("oneOf").and_then(Value::as_array_mut) {
+            for (branch, open) in list.iter_mut().zip(&open) {
+                if let (true, Some(body)) = (*open, branch.pointer_mut("/properties/body")) {
+                    *body = Value::Bool(true);
+                }
+            }
+        }
+        headers.rel = HEADERS.to_string();
+        headers.name = "Envelope.headers".to_string();
+        set.docs.push(headers);
+        set
+    };
+    (headed(old, &old_envelope), headed(new, &new_envelope))
 }
 
 /// A body file (`CallBody`, …) of another shape than the one compat
@@ -657,7 +692,8 @@ fn compare(
     options: Options,
     bindings: Option<[&api::Modelled; 2]>,
 ) -> Result<Comparison, Error> {
-    let space = Space::new(&with_headers(old), &with_headers(new), options)?;
+    let (old_headed, new_headed) = with_headers(old, new);
+    let space = Space::new(&old_headed, &new_headed, options)?;
     let prover = prove::Prover::new(&space);
     let mut run = Run {
         prover: &prover,

@@ -400,3 +400,26 @@ fn a_body_of_another_shape_cannot_be_decided() {
         "{change:?}"
     );
 }
+
+/// The envelope's bodies are left open for its whole-schema check only
+/// where both versions refer to the same body file: a call's body made to
+/// refer to the replies is compared as it is, and breaks.
+#[test]
+fn an_envelope_body_that_refers_elsewhere_breaks() {
+    let new = edited("envelope/Envelope.json", |v| {
+        *at(v, "/oneOf/0/properties/body/$ref") = json!("ReplyBody.json");
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert_eq!(
+        comparison.writer,
+        Verdict::Breaking,
+        "{:#?}",
+        comparison.changes
+    );
+    assert_eq!(
+        comparison.reader,
+        Verdict::Breaking,
+        "{:#?}",
+        comparison.changes
+    );
+}
