@@ -566,6 +566,21 @@ mod tests {
         }
     }
 
+    /// `compare_contracts` with each side's bindings modelled, no search.
+    fn with_bindings(old: &contract::SchemaSet, new: &contract::SchemaSet) -> compat::Comparison {
+        let bindings = [old, new].map(crate::codegen::model::surface);
+        compat::compare_contracts(
+            old,
+            new,
+            compat::Options {
+                search: 0,
+                ..compat::Options::default()
+            },
+            [&bindings[0], &bindings[1]],
+        )
+        .unwrap_or_else(|err| panic!("{err}"))
+    }
+
     /// Changes the wire does not see and code built on the bindings does: a
     /// type renamed (every reference with it), an integer enum value's name
     /// renamed or two names swapped, a field made a credential. Each is W and
@@ -622,18 +637,7 @@ mod tests {
             ),
         ];
         for (case, edit, said) in cases {
-            let new = edited(edit);
-            let bindings = [&old, &new].map(crate::codegen::model::surface);
-            let comparison = compat::compare_contracts(
-                &old,
-                &new,
-                compat::Options {
-                    search: 0,
-                    ..compat::Options::default()
-                },
-                [&bindings[0], &bindings[1]],
-            )
-            .unwrap_or_else(|err| panic!("{case}: {err}"));
+            let comparison = with_bindings(&old, &edited(edit));
             assert!(
                 comparison.writer.holds() && comparison.reader.holds(),
                 "{case}"
@@ -668,17 +672,7 @@ mod tests {
         let new = edited(in_file("types/Segment.json", |text| {
             text.replacen("\"type\": \"integer\",", "\"type\": \"number\",", 1)
         }));
-        let bindings = [&old, &new].map(crate::codegen::model::surface);
-        let comparison = compat::compare_contracts(
-            &old,
-            &new,
-            compat::Options {
-                search: 0,
-                ..compat::Options::default()
-            },
-            [&bindings[0], &bindings[1]],
-        )
-        .unwrap_or_else(|err| panic!("{err}"));
+        let comparison = with_bindings(&old, &new);
         let undecided = comparison
             .changes
             .iter()

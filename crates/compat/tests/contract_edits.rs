@@ -2,10 +2,10 @@
 //! one generated change (`sample::schemas::changed`) to one file of the
 //! real contract — a type, a method, an event or an envelope file — and
 //! wherever `compare_sets` says a direction holds, values drawn from the
-//! writer's side pass the reader's (tolerant readers: the reader's objects
-//! opened, as compat reads them). Drawn from the whole envelope and from the
+//! writer's side pass the reader's (for tolerant readers with the reader's
+//! objects opened, as compat reads them). Drawn from the whole envelope and from the
 //! edited file's own parts. A value that fails is a "compatible" that ships
-//! a break.
+//! a break. Every fourth edit is judged for strict readers (nothing opened).
 //!
 //! `COMPAT_EDITS=N` runs N edits instead of the bounded count, and
 //! `COMPAT_EDITS_SEED=S` starts from another seed:
@@ -122,11 +122,18 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
         let doc = &mut new.docs[index];
         doc.value = sample::schemas::changed(&doc.value, &mut rng);
         let edited = new.docs[index].clone();
+        // Tolerant readers (the contract's) for most edits, strict ones for
+        // every fourth.
+        let readers = if seed % 4 == 3 {
+            Readers::Strict
+        } else {
+            Readers::Tolerant
+        };
         let Ok(comparison) = compare_sets(
             &old,
             &new,
             Options {
-                readers: Readers::Tolerant,
+                readers,
                 search: 0,
                 ..Default::default()
             },
@@ -142,7 +149,8 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
                 continue;
             }
             held += 1;
-            let (Some(writes), Some(reads)) = (registry(writer, false), registry(reader, true))
+            let open = readers == Readers::Tolerant;
+            let (Some(writes), Some(reads)) = (registry(writer, false), registry(reader, open))
             else {
                 continue;
             };
