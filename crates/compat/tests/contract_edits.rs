@@ -1,11 +1,13 @@
 //! The checker over the whole contract, on edits nobody wrote a case for:
 //! one generated change (`sample::schemas::changed`) to one file of the
-//! real contract — a type, a method, an event or an envelope file — and
+//! real contract — a type, a method, an event or an envelope file — or
+//! (every third) one to each of two files, and
 //! wherever `compare_sets` says a direction holds, values drawn from the
 //! writer's side pass the reader's (for tolerant readers with the reader's
 //! objects opened, as compat reads them). Drawn from the whole envelope and from the
 //! edited file's own parts. A value that fails is a "compatible" that ships
-//! a break. Every fourth edit is judged for strict readers (nothing opened).
+//! a break. Every fourth edit is judged for strict readers (nothing opened),
+//! every fifth with `format` read as an annotation.
 //!
 //! `COMPAT_EDITS=N` runs N edits instead of the bounded count, and
 //! `COMPAT_EDITS_SEED=S` starts from another seed:
@@ -21,7 +23,7 @@
 
 use std::path::Path;
 
-use compat::{compare_sets, open_objects, Options, Readers};
+use compat::{compare_sets, open_objects, Formats, Options, Readers};
 use contract::{DocKind, SchemaSet};
 use jsonschema::{Draft, Registry};
 use sample::{Rng, Sampler};
@@ -81,16 +83,15 @@ fn places(edited: &contract::SchemaDoc) -> Vec<String> {
 /// A value drawn at `place` that `writer` accepts and `reader` refuses (the
 /// sampler's draws are not all valid: the writer's validator says which are).
 fn refused(
-    writer: &Registry<'_>,
-    reader: &Registry<'_>,
+    [writer, reader]: [&Registry<'_>; 2],
     place: &str,
-    seed: u64,
+    (seed, formats): (u64, Formats),
     accepted: &mut usize,
 ) -> Option<Value> {
     let validator = |registry: &Registry<'_>| {
         jsonschema::options()
             .with_registry(registry)
-            .should_validate_formats(true)
+            .should_validate_formats(formats == Formats::Assertion)
             .build(&json!({ "$ref": place }))
             .ok()
     };
@@ -117,25 +118,35 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
     let mut broken = Vec::new();
     for seed in first..first + edits {
         let mut rng = Rng::new(seed);
-        let index = *rng.pick(&files).expect("files");
+        // One edit, or (every third seed) two, in files drawn apart.
         let mut new = old.clone();
-        let doc = &mut new.docs[index];
-        doc.value = sample::schemas::changed(&doc.value, &mut rng);
-        let edited = new.docs[index].clone();
+        let mut edited = Vec::new();
+        for _ in 0..if seed % 3 == 2 { 2 } else { 1 } {
+            let index = *rng.pick(&files).expect("files");
+            let doc = &mut new.docs[index];
+            doc.value = sample::schemas::changed(&doc.value, &mut rng);
+            edited.push(index);
+        }
+        let edited: Vec<_> = edited.into_iter().map(|i| new.docs[i].clone()).collect();
         // Tolerant readers (the contract's) for most edits, strict ones for
-        // every fourth.
+        // every fourth; `format` asserted (the default) but for every fifth.
         let readers = if seed % 4 == 3 {
             Readers::Strict
         } else {
             Readers::Tolerant
+        };
+        let formats = if seed % 5 == 4 {
+            Formats::Annotation
+        } else {
+            Formats::Assertion
         };
         let Ok(comparison) = compare_sets(
             &old,
             &new,
             Options {
                 readers,
+                formats,
                 search: 0,
-                ..Default::default()
             },
         ) else {
             continue; // a document its meta-schema refuses: not compared
@@ -154,11 +165,14 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             else {
                 continue;
             };
-            for place in places(&edited) {
-                if let Some(value) = refused(&writes, &reads, &place, seed, &mut accepted) {
+            let files: Vec<_> = edited.iter().map(|doc| doc.rel.as_str()).collect();
+            let places: std::collections::BTreeSet<String> =
+                edited.iter().flat_map(places).collect();
+            for place in places {
+                let pair = [&writes, &reads];
+                if let Some(value) = refused(pair, &place, (seed, formats), &mut accepted) {
                     broken.push(format!(
-                        "seed {seed}: {} edited, {direction} said to hold, but {place} draws {value} which the reader refuses",
-                        edited.rel
+                        "seed {seed}: {files:?} edited, {direction} said to hold, but {place} draws {value} which the reader refuses"
                     ));
                 }
             }
