@@ -545,13 +545,12 @@ pub enum Formats {
     Annotation,
 }
 
-/// The envelope's bodies: each method and event is compared on its own, and
-/// adding one is judged by the contract's rules.
-const BODIES: [&str; 3] = [
-    "envelope/CallBody.json",
-    "envelope/ReplyBody.json",
-    "envelope/EventBody.json",
-];
+/// The envelope's body files (`envelope/CallBody.json`, …): each method and
+/// event is compared on its own, and adding one is judged by the contract's
+/// rules.
+fn body_files() -> [String; 3] {
+    contract::envelope::BODIES.map(|body| format!("envelope/{}.json", body.name))
+}
 
 /// Where the envelope with its bodies left open is registered (beside the
 /// documents, for the comparison only).
@@ -575,7 +574,7 @@ fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
             .all(|k| matches!(k.as_str(), "$ref" | "description" | "$comment"));
         let target = body.get("$ref")?.as_str()?;
         (only_ref
-            && BODIES
+            && body_files()
                 .iter()
                 .any(|file| file.ends_with(&format!("/{target}"))))
         .then(|| target.to_string())
@@ -703,7 +702,7 @@ fn compare(
         wholes: Vec::new(),
         defects: Vec::new(),
     };
-    run.differ.skip = BODIES.map(String::from).into();
+    run.differ.skip = body_files().into();
     for (kind, noun) in [(DocKind::Method, "method"), (DocKind::Event, "event")] {
         for old_doc in old.of_kind(kind) {
             match new.get(kind, &old_doc.name) {
@@ -819,7 +818,7 @@ impl Run<'_, '_> {
             .diff(&o, &n, &old_doc.name, "", &mut self.changes);
         // The envelope and its bodies are judged in parts: each method's and
         // event's own, and the envelope with its bodies left open.
-        if old_doc.rel != "envelope/Envelope.json" && !BODIES.contains(&old_doc.rel.as_str()) {
+        if old_doc.rel != "envelope/Envelope.json" && !body_files().contains(&old_doc.rel) {
             let part = Part {
                 group: &old_doc.name,
                 rel: &old_doc.rel,
