@@ -659,6 +659,10 @@ mod tests {
                         api.iter().any(|c| c.detail.contains(said)),
                         "{case}: {api:?}"
                     );
+                    // A VERSION declaring less is told which change needs more.
+                    let short = compat::bump_shortfall(&comparison, compat::Bump::Minor)
+                        .unwrap_or_else(|| panic!("{case}: a minor bump covers it"));
+                    assert!(short.contains("api.changed"), "{case}: {short}");
                 }
             }
         }

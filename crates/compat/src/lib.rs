@@ -1015,7 +1015,7 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
             .changes
             .iter()
             .find(|c| match comparison.bump {
-                Bump::Major => !(c.writer.holds() && c.reader.holds()),
+                Bump::Major => !(c.writer.holds() && c.reader.holds() && c.api.holds()),
                 Bump::Minor => c.shape,
                 _ => true,
             })
