@@ -726,10 +726,12 @@ fn compare(
             }
         }
     }
-    // Types no method reaches (RpcError is reached through the envelope).
+    // Types no method reaches (RpcError is reached through the envelope),
+    // and the executor's tool-set file (written by people, read by it).
     for old_doc in old
         .of_kind(DocKind::Type)
         .chain(old.of_kind(DocKind::Envelope))
+        .chain(old.of_kind(DocKind::Config))
     {
         if let Some(new_doc) = new.get(old_doc.kind, &old_doc.name) {
             run.part(old_doc, new_doc, "");

@@ -563,7 +563,9 @@ fn prepare(
         }
         draft = Draft::Draft202012;
     }
-    if role == Role::Read && options.readers == Readers::Tolerant {
+    // The executor reads its tool-set file strictly (unknown fields are an
+    // error), whatever the wire's readers do.
+    if role == Role::Read && options.readers == Readers::Tolerant && doc.kind != DocKind::Config {
         open_objects(&mut value, draft);
     }
     rename(&mut value, draft, set, base, &doc.rel);

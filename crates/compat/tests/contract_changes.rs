@@ -415,3 +415,33 @@ fn an_envelope_body_that_refers_elsewhere_breaks() {
     let comparison = compare(&new, Readers::Tolerant);
     breaks_both_ways(&comparison);
 }
+
+/// The executor's tool-set file is compared too, read as the executor reads
+/// it (strictly, whatever the wire's readers do): a field it no longer
+/// knows, or one it now requires, refuses files written for the old one.
+#[test]
+fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
+    let removed = edited("config/ToolSet.json", |v| {
+        at(v, "/$defs/Tool/properties")
+            .as_object_mut()
+            .expect("properties")
+            .remove("subjectCwd")
+            .expect("subjectCwd");
+    });
+    let required = edited("config/ToolSet.json", |v| {
+        at(v, "/$defs/Tool/required")
+            .as_array_mut()
+            .expect("required")
+            .push(json!("cwd"));
+    });
+    for new in [removed, required] {
+        let comparison = compare(&new, Readers::Tolerant);
+        assert_eq!(
+            comparison.reader,
+            Verdict::Breaking,
+            "{:#?}",
+            comparison.changes
+        );
+        assert!(comparison.changes.iter().all(|c| c.group == "ToolSet"));
+    }
+}
