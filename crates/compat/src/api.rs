@@ -129,11 +129,23 @@ pub(crate) fn changes(old: &Modelled, new: &Modelled) -> Vec<Change> {
 }
 
 fn undecided(side: &str, why: &str) -> Change {
+    // The generator names the place it refuses first (`file#pointer: why`):
+    // the report locates the change there.
+    let place = why
+        .split_once(": ")
+        .map(|(place, _)| place)
+        .filter(|place| place.contains(".json#") && !place.contains(' '))
+        .map(str::to_string);
+    let (old_pointer, new_pointer) = if side == "old" {
+        (place, None)
+    } else {
+        (None, place)
+    };
     Change {
         group: "(bindings)".into(),
         rule: Rule::ApiChanged,
-        old_pointer: None,
-        new_pointer: None,
+        old_pointer,
+        new_pointer,
         writer: Verdict::Compatible,
         reader: Verdict::Compatible,
         api: Verdict::Breaking,
@@ -199,6 +211,9 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].api, Verdict::Breaking);
         assert!(found[0].undecided.is_some());
+        assert_eq!(found[0].new_pointer, None);
+        let placed = changes(&Ok(one.clone()), &Err("types/A.json#/type: number".into()));
+        assert_eq!(placed[0].new_pointer.as_deref(), Some("types/A.json#/type"));
         assert_eq!(changes(&Err("x".into()), &Ok(one)).len(), 1);
         assert!(changes(&Err("x".into()), &Err("y".into())).is_empty());
     }
