@@ -776,10 +776,23 @@ fn compare(
         .changes
         .iter()
         .filter_map(|change| {
-            let (set, doc) = [new, old]
-                .into_iter()
-                .find_map(|set| Some((set, set.get(DocKind::Type, &change.group)?)))?;
-            Some((change.group.clone(), reaching(set, &doc.rel)))
+            let (set, doc) = [new, old].into_iter().find_map(|set| {
+                [DocKind::Type, DocKind::Config]
+                    .into_iter()
+                    .find_map(|kind| Some((set, set.get(kind, &change.group)?)))
+            })?;
+            let reaches = match doc.kind {
+                // Written by whoever runs the executor, read by it alone
+                // (and strictly: see `space`).
+                DocKind::Config => vec![Reach {
+                    name: doc.rel.clone(),
+                    part: "file".into(),
+                    writer: "operator".into(),
+                    reader: "vdm-exec".into(),
+                }],
+                _ => reaching(set, &doc.rel),
+            };
+            Some((change.group.clone(), reaches))
         })
         .collect();
     Ok(comparison)

@@ -443,5 +443,9 @@ fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
             comparison.changes
         );
         assert!(comparison.changes.iter().all(|c| c.group == "ToolSet"));
+        assert_eq!(
+            compat::report::reaches(&comparison, "ToolSet").as_deref(),
+            Some("config/ToolSet.json file (operator → vdm-exec)")
+        );
     }
 }
