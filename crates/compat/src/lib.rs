@@ -23,7 +23,7 @@ mod space;
 mod upgrade;
 mod vocab;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use contract::{DocKind, SchemaSet};
@@ -557,10 +557,12 @@ fn body_files() -> [String; 3] {
 const HEADERS: &str = "envelope/Envelope.headers.json";
 
 /// Both sets with the envelope once more, where a branch's `body` refers to
-/// a body file (`CallBody.json`, …) alike in both versions that `body`
-/// accepting anything: what the envelope says beside its bodies, compared
-/// whole (those bodies are compared per method and event). A `body` of any
-/// other shape, or changed, is compared as it is.
+/// a body file (`CallBody.json`, …) that the branch of the same `kind`
+/// refers to in the other version too, that `body` accepting anything: what
+/// the envelope says beside its bodies, compared whole (those bodies are
+/// compared per method and event). A `body` of any other shape, or changed,
+/// or in an envelope whose branches do not each require a `kind` of their
+/// own, is compared as it is.
 fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
     let envelope = |set: &SchemaSet| set.get(DocKind::Envelope, "Envelope").cloned();
     let (Some(old_envelope), Some(new_envelope)) = (envelope(old), envelope(new)) else {
@@ -586,15 +588,38 @@ fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
             .cloned()
             .unwrap_or_default()
     };
-    let (old_branches, new_branches) = (branches(&old_envelope), branches(&new_envelope));
-    let open: Vec<bool> = (0..old_branches.len().max(new_branches.len()))
-        .map(|i| {
-            let (o, n) = (old_branches.get(i), new_branches.get(i));
-            let tag = |b: Option<&Value>| b.and_then(|b| b.pointer("/properties/kind")).cloned();
-            let file = |b: Option<&Value>| b.and_then(body_file);
-            tag(o).is_some() && tag(o) == tag(n) && file(o).is_some() && file(o) == file(n)
-        })
-        .collect();
+    // A branch's kind: a string `const` it requires.
+    let kind = |branch: &Value| -> Option<String> {
+        let required = branch.get("required")?.as_array()?;
+        required.iter().any(|name| name == "kind").then_some(())?;
+        let kind = branch.pointer("/properties/kind/const")?.as_str()?;
+        Some(kind.to_string())
+    };
+    // Each branch's kind and body file, when every branch requires a kind of
+    // its own: then which branch a message matches does not depend on its
+    // body, and a body can be left open for the check of the rest. Matched
+    // by kind, not by place, so reordered branches keep their bodies open.
+    let keyed = |doc: &contract::SchemaDoc| -> Vec<(String, Option<String>)> {
+        let list = branches(doc);
+        let keys: Option<Vec<(String, Option<String>)>> = list
+            .iter()
+            .map(|branch| Some((kind(branch)?, body_file(branch))))
+            .collect();
+        let keys = keys.unwrap_or_default();
+        let distinct: BTreeSet<&String> = keys.iter().map(|(kind, _)| kind).collect();
+        if distinct.len() == keys.len() {
+            keys
+        } else {
+            Vec::new()
+        }
+    };
+    let (old_keyed, new_keyed) = (keyed(&old_envelope), keyed(&new_envelope));
+    let open = |branch: &Value| {
+        let Some(key) = kind(branch).map(|kind| (kind, body_file(branch))) else {
+            return false;
+        };
+        key.1.is_some() && old_keyed.contains(&key) && new_keyed.contains(&key)
+    };
     let headed = |set: &SchemaSet, envelope: &contract::SchemaDoc| {
         let mut set = set.clone();
         let mut headers = envelope.clone();
@@ -604,9 +629,11 @@ fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
             }
         }
         if let Some(list) = headers.value.get_mut("oneOf").and_then(Value::as_array_mut) {
-            for (branch, open) in list.iter_mut().zip(&open) {
-                if let (true, Some(body)) = (*open, branch.pointer_mut("/properties/body")) {
-                    *body = Value::Bool(true);
+            for branch in list.iter_mut() {
+                if open(branch) {
+                    if let Some(body) = branch.pointer_mut("/properties/body") {
+                        *body = Value::Bool(true);
+                    }
                 }
             }
         }

@@ -416,6 +416,32 @@ fn an_envelope_body_that_refers_elsewhere_breaks() {
     breaks_both_ways(&comparison);
 }
 
+/// The envelope's branches are matched by `kind`, not by place: reordered,
+/// they change nothing. A second branch of a kind already told makes each
+/// message of that kind match two branches of a `oneOf`, which new readers
+/// refuse.
+#[test]
+fn envelope_branches_are_matched_by_kind() {
+    let reordered = edited("envelope/Envelope.json", |v| {
+        at(v, "/oneOf").as_array_mut().expect("oneOf").reverse();
+    });
+    let comparison = compare(&reordered, Readers::Tolerant);
+    assert!(comparison.changes.is_empty(), "{:#?}", comparison.changes);
+    assert_eq!(comparison.bump, Bump::None);
+
+    let doubled = edited("envelope/Envelope.json", |v| {
+        let call = at(v, "/oneOf/0").clone();
+        at(v, "/oneOf").as_array_mut().expect("oneOf").push(call);
+    });
+    let comparison = compare(&doubled, Readers::Tolerant);
+    assert_eq!(
+        comparison.reader,
+        Verdict::Breaking,
+        "{:#?}",
+        comparison.changes
+    );
+}
+
 /// The executor's tool-set file is compared too, read as the executor reads
 /// it (strictly, whatever the wire's readers do): a field it no longer
 /// knows, or one it now requires, refuses files written for the old one.
