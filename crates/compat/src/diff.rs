@@ -148,9 +148,14 @@ impl<'p, 's> Differ<'p, 's> {
         {
             return;
         }
-        // Changes inside a shared type are reported once, under the type.
-        let group = match space.doc(old.doc) {
-            Some(doc) if old.pointer.is_empty() && doc.kind == contract::DocKind::Type => {
+        // Changes inside a shared type are reported once, under the type;
+        // a reference moved to another type is a change where it was moved.
+        let group = match (space.doc(old.doc), space.doc(new.doc)) {
+            (Some(doc), Some(other))
+                if old.pointer.is_empty()
+                    && doc.kind == contract::DocKind::Type
+                    && doc.rel == other.rel =>
+            {
                 doc.name.clone()
             }
             _ => group.to_string(),

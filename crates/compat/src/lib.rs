@@ -62,6 +62,20 @@ pub enum Error {
     /// The validator's registry refused the documents.
     #[error("the schemas cannot be registered for the validator: {0}")]
     Registry(String),
+    /// A document of a contract whose `$id` is missing or is not the file's
+    /// own place (rule `lint.id`): every validator built from the set
+    /// registers a document under its `$id`, this checker under its place,
+    /// so a reference could reach another document in each, and no verdict
+    /// would hold for both.
+    #[error("{file}: {why} (at {pointer}, rule lint.id): references resolve by `$id`, so no verdict can be given")]
+    NotItsOwnId {
+        /// The document.
+        file: String,
+        /// Where: `/$id`, or the root when there is none.
+        pointer: String,
+        /// What the `$id` is and should be.
+        why: String,
+    },
     /// A document its draft's meta-schema refuses: no verdict means anything
     /// about it (validators read such schemas each their own way).
     #[error("{file}: not a schema of its draft: {why} (at {pointer})")]
@@ -718,6 +732,25 @@ fn compare(
     options: Options,
     bindings: Option<[&api::Modelled; 2]>,
 ) -> Result<Comparison, Error> {
+    for doc in old.docs.iter().chain(&new.docs) {
+        let expected = doc.expected_id();
+        let (pointer, why) = match doc.id() {
+            Some(id) if id == expected => continue,
+            Some(id) => (
+                "/$id",
+                format!("`$id` is {id:?}, not the file's place {expected:?}"),
+            ),
+            None => (
+                "",
+                format!("no `$id`, where the file's place makes it {expected:?}"),
+            ),
+        };
+        return Err(Error::NotItsOwnId {
+            file: doc.rel.clone(),
+            pointer: pointer.into(),
+            why,
+        });
+    }
     let (old_headed, new_headed) = with_headers(old, new);
     let space = Space::new(&old_headed, &new_headed, options)?;
     let prover = prove::Prover::new(&space);

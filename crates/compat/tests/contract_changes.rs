@@ -259,6 +259,7 @@ fn a_removed_method_breaks_old_clients_and_an_added_one_is_minor() {
         .clone();
     doc.rel = "methods/download.hold.json".into();
     doc.name = "download.hold".into();
+    doc.value["$id"] = json!(doc.expected_id());
     added.docs.push(doc);
     let comparison = compare(&added, Readers::Tolerant);
     let change = only_change(&comparison);
@@ -276,6 +277,7 @@ fn a_method_that_becomes_an_event_is_major() {
         .expect("remove");
     doc.kind = contract::DocKind::Event;
     doc.rel = "events/download.remove.json".into();
+    doc.value["$id"] = json!(doc.expected_id());
     let comparison = compare(&new, Readers::Tolerant);
     assert!(
         comparison
@@ -440,6 +442,75 @@ fn envelope_branches_are_matched_by_kind() {
         "{:#?}",
         comparison.changes
     );
+}
+
+/// A reference moved to another type is a change of the part that moved
+/// it (here `download.cancel`'s params), not of the type it left, which
+/// still reads what it read.
+#[test]
+fn a_reference_moved_to_another_type_is_reported_where_it_moved() {
+    let mut new = edited("methods/download.cancel.json", |v| {
+        *at(v, "/$defs/params/properties/taskId/$ref") = json!("../types/ShortTaskId.json");
+    });
+    let mut short = base()
+        .docs
+        .into_iter()
+        .find(|d| d.rel == "types/TaskId.json")
+        .expect("TaskId");
+    short.rel = "types/ShortTaskId.json".into();
+    short.name = "ShortTaskId".into();
+    short.value["$id"] = json!(short.expected_id());
+    short.value["title"] = json!("ShortTaskId");
+    short.value["maxLength"] = json!(8);
+    new.docs.push(short);
+    let comparison = compare(&new, Readers::Tolerant);
+    let narrowed = comparison
+        .changes
+        .iter()
+        .find(|c| c.rule == "length.narrowed")
+        .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+    assert_eq!(narrowed.group, "download.cancel");
+    assert_eq!(narrowed.reader, Verdict::Breaking);
+    assert!(comparison
+        .changes
+        .iter()
+        .all(|c| c.group == "download.cancel"));
+}
+
+/// Validators built from a contract register each document under its
+/// `$id`, compat under its place: where the two differ, a reference could
+/// reach another document in each (here every `TaskId` would be the
+/// narrower one), so compat gives no verdict and says which file and rule.
+#[test]
+fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
+    let mut new = base();
+    let task_id = new
+        .docs
+        .iter_mut()
+        .find(|d| d.rel == "types/TaskId.json")
+        .expect("TaskId");
+    let place = task_id.expected_id();
+    task_id.value["$id"] = json!(place.replace("TaskId.json", "TaskIdOld.json"));
+    let mut narrow = task_id.clone();
+    narrow.rel = "types/TaskIdNarrow.json".into();
+    narrow.name = "TaskIdNarrow".into();
+    narrow.value["$id"] = json!(place);
+    narrow.value["maxLength"] = json!(8);
+    new.docs.push(narrow);
+    let err = compare_sets(&base(), &new, Options::default()).expect_err("no verdict");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("types/TaskId.json: `$id` is ")
+            && text.contains("(at /$id, rule lint.id)"),
+        "{text}"
+    );
+
+    let mut unnamed = base();
+    if let Some(map) = unnamed.docs[0].value.as_object_mut() {
+        map.remove("$id");
+    }
+    let err = compare_sets(&unnamed, &base(), Options::default()).expect_err("no verdict");
+    assert!(err.to_string().contains("no `$id`"), "{err}");
 }
 
 /// The executor's tool-set file is compared too, read as the executor reads
