@@ -733,23 +733,7 @@ fn compare(
     bindings: Option<[&api::Modelled; 2]>,
 ) -> Result<Comparison, Error> {
     for doc in old.docs.iter().chain(&new.docs) {
-        let expected = doc.expected_id();
-        let (pointer, why) = match doc.id() {
-            Some(id) if id == expected => continue,
-            Some(id) => (
-                "/$id",
-                format!("`$id` is {id:?}, not the file's place {expected:?}"),
-            ),
-            None => (
-                "",
-                format!("no `$id`, where the file's place makes it {expected:?}"),
-            ),
-        };
-        return Err(Error::NotItsOwnId {
-            file: doc.rel.clone(),
-            pointer: pointer.into(),
-            why,
-        });
+        own_id(doc)?;
     }
     let (old_headed, new_headed) = with_headers(old, new);
     let space = Space::new(&old_headed, &new_headed, options)?;
@@ -856,6 +840,48 @@ fn compare(
         })
         .collect();
     Ok(comparison)
+}
+
+/// [`Error::NotItsOwnId`] unless `doc` has its place as its `$id`, and no
+/// schema inside it has one (which would be a resource of its own, that a
+/// reference to a file's place could reach).
+fn own_id(doc: &contract::SchemaDoc) -> Result<(), Error> {
+    let expected = doc.expected_id();
+    let refuse = |pointer: String, why: String| {
+        Err(Error::NotItsOwnId {
+            file: doc.rel.clone(),
+            pointer,
+            why,
+        })
+    };
+    match doc.id() {
+        Some(id) if id == expected => {}
+        Some(id) => {
+            return refuse(
+                "/$id".into(),
+                format!("`$id` is {id:?}, not the file's place {expected:?}"),
+            )
+        }
+        None => {
+            return refuse(
+                String::new(),
+                format!("no `$id`, where the file's place makes it {expected:?}"),
+            )
+        }
+    }
+    // A document nested too deep to walk has an obstacle of its own.
+    let positions =
+        vocab::positions(&doc.value, "", space::draft_of(&doc.value)).unwrap_or_default();
+    match positions
+        .iter()
+        .find(|p| !p.pointer.is_empty() && p.value.get("$id").is_some())
+    {
+        Some(inner) => refuse(
+            format!("{}/$id", inner.pointer),
+            "an `$id` inside the file makes a resource of its own".into(),
+        ),
+        None => Ok(()),
+    }
 }
 
 /// One comparison as it is gathered.

@@ -146,7 +146,7 @@ fn namespace(version: Version, role: Role) -> &'static str {
 }
 
 /// A document's draft, from its `$schema` (2020-12 when it names none).
-fn draft_of(value: &Value) -> Draft {
+pub(crate) fn draft_of(value: &Value) -> Draft {
     match value.as_object() {
         Some(map) => vocab::draft_of(map, Draft::Draft202012),
         None => Draft::Draft202012,

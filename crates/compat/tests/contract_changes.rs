@@ -511,6 +511,19 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
     }
     let err = compare_sets(&unnamed, &base(), Options::default()).expect_err("no verdict");
     assert!(err.to_string().contains("no `$id`"), "{err}");
+
+    let shadowed = edited("methods/download.cancel.json", |v| {
+        at(v, "/$defs").as_object_mut().expect("$defs").insert(
+            "shadow".into(),
+            json!({"$id": "../types/TaskId.json", "type": "string", "maxLength": 8}),
+        );
+    });
+    let err = compare_sets(&base(), &shadowed, Options::default()).expect_err("no verdict");
+    assert!(
+        err.to_string()
+            .contains("(at /$defs/shadow/$id, rule lint.id)"),
+        "{err}"
+    );
 }
 
 /// The executor's tool-set file is compared too, read as the executor reads

@@ -107,6 +107,18 @@ fn an_id_that_is_not_the_files_place_is_refused() {
     );
 }
 
+/// A schema inside a file with an `$id` of its own is another resource, which
+/// a reference to a file's place could reach instead of the file.
+#[test]
+fn an_id_inside_a_file_is_refused() {
+    check(
+        "methods/download.cancel.json",
+        |v| at(v, "/$defs/params/properties/taskId")["$id"] = json!("../types/TaskId.json"),
+        LintRule::Id,
+        "/$defs/params/properties/taskId/$id",
+    );
+}
+
 #[test]
 fn a_title_other_than_the_type_name_is_refused() {
     check(

@@ -86,7 +86,7 @@ impl LintRule {
     pub fn summary(self) -> &'static str {
         match self {
             LintRule::Meta => "the file's root has what schema/contract-schema.json asks of its kind",
-            LintRule::Id => "`$id` is present and is the file's own place under the contract base",
+            LintRule::Id => "`$id` is present and is the file's own place under the contract base, and no schema inside a file has one",
             LintRule::Title => "`title` equals the type, method or event name (the file's stem)",
             LintRule::Description => "the root, every `$defs` entry and every property say what they mean",
             LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",

@@ -166,6 +166,15 @@ impl Linter<'_> {
                 );
             }
         }
+        // An `$id` below the root makes a resource of its own, which a
+        // reference to a file's place could reach instead of the file.
+        if !at.as_str().is_empty() && map.contains_key("$id") {
+            self.report(
+                &at.push("$id"),
+                LintRule::Id,
+                "an `$id` inside a file makes a resource of its own; only the root has one",
+            );
+        }
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             if let Err(why) = resolve_ref(self.set, self.doc, reference) {
                 self.report(&at.push("$ref"), LintRule::Ref, why);
