@@ -660,6 +660,26 @@ impl<'p, 's> Differ<'p, 's> {
         ) else {
             return;
         };
+        let views = Views {
+            old_w: &old_w,
+            new_w: &new_w,
+            old_r: &old_r,
+            new_r: &new_r,
+        };
+        // A change is judged on a copy of the old document with the new
+        // schema put in, which would shed an obstacle of the new side's
+        // document (a stand-in for a file it lacks, say): there, the two
+        // places as they are, which the obstacle leaves undecided.
+        let stopped =
+            |place: &Place<'s>| space.doc(place.doc).is_some_and(|d| d.obstacle.is_some());
+        if [&old_w, &old_r, &new_w, &new_r].into_iter().any(stopped) {
+            let verdicts = Verdicts {
+                writer: self.prover.contains(&new_w, &old_r).map_err(|b| *b),
+                reader: self.prover.contains(&old_w, &new_r).map_err(|b| *b),
+            };
+            out.push(self.change(here, &views, verdicts, judged));
+            return;
+        }
         let next = space.next_id();
         let patches = vec![
             Patch {
@@ -688,12 +708,6 @@ impl<'p, 's> Differ<'p, 's> {
         let verdicts = Verdicts {
             writer: prover.contains(&changed_w, &or).map_err(|b| *b),
             reader: prover.contains(&ow, &changed_r).map_err(|b| *b),
-        };
-        let views = Views {
-            old_w: &old_w,
-            new_w: &new_w,
-            old_r: &old_r,
-            new_r: &new_r,
         };
         out.push(self.change(here, &views, verdicts, judged));
     }

@@ -199,24 +199,41 @@ impl Space<'static> {
 }
 
 /// A registry of `values` under their documents' URIs (layered on `base`).
-/// A document the resolver refuses is registered as `true`, with an
-/// obstacle saying why, so the rest can still be compared.
+/// A document a reference names and the set does not hold is registered as
+/// `true` with an obstacle, so every place that reaches it cannot be
+/// decided; a document the resolver refuses for another reason is
+/// registered as `true`, with an obstacle saying why, so the rest can
+/// still be compared.
 fn register<'b>(
     base: Option<&'b Registry<'b>>,
-    docs: &mut [Doc],
-    values: Vec<Value>,
+    docs: &mut Vec<Doc>,
+    mut values: Vec<Value>,
 ) -> Result<Registry<'b>, crate::Error> {
     let start = |pairs: Vec<(String, Value)>| match base {
         Some(registry) => registry.extend(pairs),
         None => Registry::new().extend(pairs),
     };
-    let pairs: Vec<(String, Value)> = docs
-        .iter()
-        .map(|d| d.uri.clone())
-        .zip(values.iter().cloned())
-        .collect();
-    if let Ok(registry) = start(pairs).and_then(|b| b.prepare()) {
-        return Ok(registry);
+    // Each round names one missing document, so a round per document of
+    // the set and one more is enough.
+    for _ in 0..=docs.len() {
+        let pairs: Vec<(String, Value)> = docs
+            .iter()
+            .map(|d| d.uri.clone())
+            .zip(values.iter().cloned())
+            .collect();
+        match start(pairs).and_then(|b| b.prepare()) {
+            Ok(registry) => return Ok(registry),
+            Err(jsonschema::ReferencingError::Unretrievable { uri, .. }) => {
+                match missing(&uri, docs) {
+                    Some(doc) => {
+                        docs.push(doc);
+                        values.push(Value::Bool(true));
+                    }
+                    None => break,
+                }
+            }
+            Err(_) => break,
+        }
     }
     let mut pairs = Vec::with_capacity(docs.len());
     for (doc, value) in docs.iter_mut().zip(values) {
@@ -236,6 +253,44 @@ fn register<'b>(
     start(pairs)
         .and_then(|b| b.prepare())
         .map_err(|err| crate::Error::Registry(err.to_string()))
+}
+
+/// A stand-in for a document of a view that a reference names and the set
+/// does not hold: wherever it is reached, nothing can be decided. `None`
+/// for a URI outside the views, or one already standing in.
+fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
+    let uri = uri.split('#').next().unwrap_or(uri);
+    if docs.iter().any(|d| d.uri == uri) {
+        return None;
+    }
+    let (version, role, rel) = [Version::Old, Version::New]
+        .into_iter()
+        .flat_map(|version| [Role::Written, Role::Read].map(|role| (version, role)))
+        .find_map(|(version, role)| {
+            let rel = uri.strip_prefix(namespace(version, role))?;
+            Some((version, role, rel))
+        })?;
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    Some(Doc {
+        version,
+        role,
+        rel: rel.to_string(),
+        kind: DocKind::Type,
+        name: name.strip_suffix(".json").unwrap_or(name).to_string(),
+        uri: uri.to_string(),
+        draft: Draft::Draft202012,
+        obstacle: Some(Obstacle {
+            keyword: "$ref".into(),
+            pointer: String::new(),
+            why: format!(
+                "a reference names {rel}, which the {} version does not have",
+                match version {
+                    Version::Old => "old",
+                    Version::New => "new",
+                }
+            ),
+        }),
+    })
 }
 
 impl<'b> Space<'b> {

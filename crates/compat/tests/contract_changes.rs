@@ -477,6 +477,39 @@ fn a_reference_moved_to_another_type_is_reported_where_it_moved() {
         .all(|c| c.group == "download.cancel"));
 }
 
+/// A type file removed while parts still refer to it: no validator of the
+/// new version can be built, so nothing about it can be decided; the
+/// change is the type's, and says which file is missing.
+#[test]
+fn a_type_removed_while_referred_to_cannot_be_decided() {
+    for (file, group) in [
+        ("types/TaskState.json", "TaskState"),
+        ("types/ChecksumAlgorithm.json", "ChecksumAlgorithm"),
+    ] {
+        let mut new = base();
+        new.docs.retain(|d| d.rel != file);
+        let comparison = compare(&new, Readers::Tolerant);
+        breaks_both_ways(&comparison);
+        let change = comparison
+            .changes
+            .iter()
+            .find(|c| c.group == group)
+            .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+        assert_eq!(
+            (change.writer, change.reader),
+            (Verdict::Breaking, Verdict::Breaking)
+        );
+        assert_eq!(change.undecided.as_deref(), Some("$ref"));
+        let why = change.why.as_deref().unwrap_or_default();
+        assert!(
+            why.contains(&format!(
+                "a reference names {file}, which the new version does not have"
+            )),
+            "{change:#?}"
+        );
+    }
+}
+
 /// Validators built from a contract register each document under its
 /// `$id`, compat under its place: where the two differ, a reference could
 /// reach another document in each (here every `TaskId` would be the
