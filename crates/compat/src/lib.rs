@@ -777,8 +777,28 @@ fn compare(
         .chain(old.of_kind(DocKind::Envelope))
         .chain(old.of_kind(DocKind::Config))
     {
-        if let Some(new_doc) = new.get(old_doc.kind, &old_doc.name) {
-            run.part(old_doc, new_doc, "");
+        match new.get(old_doc.kind, &old_doc.name) {
+            Some(new_doc) => run.part(old_doc, new_doc, ""),
+            // A type no part refers to any more is gone from the wire (the
+            // API says what went); a file the executor reads is not.
+            None if old_doc.kind == DocKind::Config => run.changes.push(Change {
+                group: old_doc.name.clone(),
+                rule: Rule::ConfigRemoved,
+                old_pointer: Some(format!("{}#", old_doc.rel)),
+                new_pointer: None,
+                writer: Verdict::Compatible,
+                reader: Verdict::Breaking,
+                api: Verdict::Compatible,
+                detail: format!("{} removed", old_doc.rel),
+                why: Some(
+                    "the contract no longer says what the file holds: files written for the old executor may not be read by the new one"
+                        .into(),
+                ),
+                example: None,
+                undecided: None,
+                shape: true,
+            }),
+            None => {}
         }
     }
     // The envelope outside its bodies, whole: `v`, `kind` and `id` can

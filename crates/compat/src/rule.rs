@@ -45,6 +45,8 @@ pub enum Rule {
     EventRemoved,
     /// A name that was an event is now a method.
     EventBecameMethod,
+    /// A file the executor reads (`config/`) has no schema any more.
+    ConfigRemoved,
     /// What the generated bindings name changed where the wire may not
     /// have: a type renamed, a field's type or an enum value's name changed
     /// (`api.rs`).
@@ -175,6 +177,7 @@ impl Rule {
                 | Rule::BranchRemoved
                 | Rule::MethodRemoved
                 | Rule::EventRemoved
+                | Rule::ConfigRemoved
         )
     }
 }
@@ -204,6 +207,7 @@ impl Rule {
             Rule::EventAdded => "event.added",
             Rule::EventRemoved => "event.removed",
             Rule::EventBecameMethod => "event.became_method",
+            Rule::ConfigRemoved => "config.removed",
             Rule::ApiChanged => "api.changed",
         })
     }

@@ -561,7 +561,8 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
 
 /// The executor's tool-set file is compared too, read as the executor reads
 /// it (strictly, whatever the wire's readers do): a field it no longer
-/// knows, or one it now requires, refuses files written for the old one.
+/// knows, or one it now requires, refuses files written for the old one,
+/// and so may a new executor whose contract has no tool-set file at all.
 #[test]
 fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
     let removed = edited("config/ToolSet.json", |v| {
@@ -577,7 +578,9 @@ fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
             .expect("required")
             .push(json!("cwd"));
     });
-    for new in [removed, required] {
+    let mut gone = base();
+    gone.docs.retain(|d| d.rel != "config/ToolSet.json");
+    for new in [removed, required, gone] {
         let comparison = compare(&new, Readers::Tolerant);
         assert_eq!(
             comparison.reader,
@@ -586,6 +589,7 @@ fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
             comparison.changes
         );
         assert!(comparison.changes.iter().all(|c| c.group == "ToolSet"));
+        assert_eq!(comparison.bump, Bump::Major);
         assert_eq!(
             compat::report::reaches(&comparison, "ToolSet").as_deref(),
             Some("config/ToolSet.json file (operator → vdm-exec)")
