@@ -31,6 +31,12 @@ pub struct TooDeep {
 /// text"): serde_json keeps the last value, while a reader of the file —
 /// a reviewer, or a library that keeps the first — takes the first.
 pub fn read(text: &str) -> Result<Result<Value, TooDeep>, serde_json::Error> {
+    if text.starts_with('\u{feff}') {
+        // serde_json would say only "expected value at line 1 column 1".
+        return Err(serde::de::Error::custom(
+            "the text starts with a byte-order mark (U+FEFF), which JSON text has not (RFC 8259, section 8.1): save the file as UTF-8 without one",
+        ));
+    }
     let scan = nesting(text, MAX_JSON_DEPTH);
     let read = match scan.past {
         None => serde_json::from_str(text).map(Ok)?,

@@ -91,3 +91,20 @@ fn a_member_named_twice_is_refused_with_its_pointer() {
     let cut = said(r#"{"a": 1, "a": "#).expect_err("not JSON");
     assert!(cut.contains("EOF while parsing"), "{cut}");
 }
+
+/// A byte-order mark is named as such, not "expected value at line 1
+/// column 1".
+#[test]
+fn a_byte_order_mark_is_named() {
+    let err = SchemaSet::from_texts(
+        Path::new("schemas"),
+        [("types/Count.json", "\u{feff}{\"title\": \"Count\"}")],
+    )
+    .expect_err("a byte-order mark");
+    assert!(
+        err.to_string().starts_with(
+            "schemas/types/Count.json: not JSON: the text starts with a byte-order mark (U+FEFF)"
+        ),
+        "{err}"
+    );
+}
