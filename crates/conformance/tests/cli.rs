@@ -1213,3 +1213,29 @@ fn a_line_past_64_mib_is_a_finding_and_the_next_lines_are_read() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("is not read whole"), "{said}");
 }
+
+/// A line of a trace that is JSON but no record says what it is instead of
+/// serde's account of its first item.
+#[test]
+fn a_trace_line_that_is_no_object_is_named() {
+    let trace = Temp::new(
+        "not-records.trace.jsonl",
+        b"[\"client\", 1]\n\"x\"\n42\nnull\n",
+    );
+    let output = run(&["trace", trace.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    for (line, kind) in [
+        (1, "an array"),
+        (2, "a string"),
+        (3, "a number"),
+        (4, "null"),
+    ] {
+        assert!(
+            out.contains(&format!(
+                ":{line} (root): [trace.record] a trace record is an object with from, conn, transport and msg, not {kind}"
+            )),
+            "{out}"
+        );
+    }
+}

@@ -44,6 +44,22 @@ pub(crate) fn read_record(
     // The message one level down keeps the JSON text policy's depth.
     proto::text::scan(text, proto::text::Layout::Contained)
         .map_err(|err| (Rule::Json, format!("the line: {err}")))?;
+    // serde would read an array as the record's fields in order, and say
+    // only that its first item is not a string.
+    let kind = match text.trim_ascii_start().first() {
+        Some(b'{') => None,
+        Some(b'[') => Some("an array"),
+        Some(b'"') => Some("a string"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(b'n') => Some("null"),
+        _ => Some("a number"),
+    };
+    if let Some(kind) = kind {
+        return Err((
+            Rule::TraceRecord,
+            format!("a trace record is an object with from, conn, transport and msg, not {kind}"),
+        ));
+    }
     // The policy has bounded the depth (the message one level down), so
     // serde's own limit, one short of that, is lifted.
     let mut json = serde_json::Deserializer::from_slice(text);
