@@ -24,6 +24,22 @@ use serde_json::Value;
 pub mod differential;
 pub mod readers;
 
+/// How the working tree's C++ bindings and the programs on them are
+/// compiled in the tests: C++17 with the warnings of
+/// `bindings/cpp/strict-warnings.txt`, each an error, so the generated
+/// header never breaks a build with strict flags. (Frozen releases' headers
+/// keep the flags they were released with: `-Wall -Wextra -Werror`.)
+pub fn cxx_flags() -> Vec<&'static str> {
+    let warnings = include_str!("../../bindings/cpp/strict-warnings.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'));
+    std::iter::once("-std=c++17")
+        .chain(warnings)
+        .chain(std::iter::once("-Werror"))
+        .collect()
+}
+
 /// The frozen bindings name the hand-written wire code `crate::wire`.
 pub use proto::wire;
 

@@ -200,7 +200,8 @@ fn cpp_program(out: &Path) -> PathBuf {
     if !*built {
         std::fs::create_dir_all(out).unwrap_or_else(|err| panic!("{}: {err}", out.display()));
         let status = Command::new("g++")
-            .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+            .args(crate::cxx_flags())
+            .args(["-O2", "-I"])
             .arg(root().join("bindings/cpp/include"))
             .arg(root().join("tests/cpp/reader_server.cpp"))
             .arg("-o")

@@ -98,7 +98,7 @@ fn run(mut command: Command, input: &[u8]) -> String {
 }
 
 /// The C++ examples (and the secret test), compiled once per test run with
-/// the flags the README gives, in parallel.
+/// the strict warnings of `cxx_flags` (the README's are a subset), in parallel.
 fn cpp_programs() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -121,15 +121,8 @@ fn cpp_programs() -> &'static Path {
             .iter()
             .map(|(name, source)| {
                 let child = Command::new("g++")
-                    .args([
-                        "-std=c++17",
-                        "-O2",
-                        "-pthread",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-I",
-                    ])
+                    .args(contract_tests::cxx_flags())
+                    .args(["-O2", "-pthread", "-I"])
                     .arg(root().join("bindings/cpp/include"))
                     .arg(source)
                     .arg("-o")
@@ -701,7 +694,7 @@ fn open_to_additions(lang: &str) -> String {
 }
 
 /// The match a lane writes, as `docs/bindings.md` shows it, compiles against
-/// the bindings: a C++ visitor and switch with `-Werror`, TypeScript with
+/// the bindings: a C++ visitor and switch with strict warnings as errors, TypeScript with
 /// `tsc --strict`.
 #[test]
 fn the_documented_open_matches_compile() {
@@ -714,14 +707,8 @@ fn the_documented_open_matches_compile() {
     )
     .unwrap();
     let output = Command::new("g++")
-        .args([
-            "-std=c++17",
-            "-fsyntax-only",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-I",
-        ])
+        .args(contract_tests::cxx_flags())
+        .args(["-fsyntax-only", "-I"])
         .arg(root().join("bindings/cpp/include"))
         .arg(&cpp)
         .output()

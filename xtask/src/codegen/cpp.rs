@@ -190,6 +190,9 @@ struct Emitter<'a> {
     model: &'a Model,
     out: String,
     patterns: Vec<String>,
+    /// How many item loops enclose the reader being written: each level
+    /// names its variables apart, so none shadows another (`-Wshadow`).
+    loops: usize,
 }
 
 /// What the emitter writes for one named type of `model` (`None`: the
@@ -211,6 +214,7 @@ impl<'a> Emitter<'a> {
             model,
             out: String::new(),
             patterns: Vec::new(),
+            loops: 0,
         }
     }
 

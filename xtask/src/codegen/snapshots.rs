@@ -44,6 +44,11 @@ fn small() -> Model {
 
 /// The small set, with the event's rule testing its colour against `when`.
 fn small_set(when: Value) -> SchemaSet {
+    small_set_with(when, Vec::new())
+}
+
+/// The small set and `more` documents.
+fn small_set_with(when: Value, more: Vec<(String, String)>) -> SchemaSet {
     let docs = [
         doc(
             "envelope/ProtocolVersion.json",
@@ -133,13 +138,119 @@ fn small_set(when: Value) -> SchemaSet {
     ];
     SchemaSet::from_texts(
         Path::new("small"),
-        docs.iter().map(|(rel, text)| (rel.as_str(), text.as_str())),
+        docs.iter()
+            .chain(&more)
+            .map(|(rel, text)| (rel.as_str(), text.as_str())),
     )
     .expect("the small set loads")
 }
 
-/// A rule whose `if` tests values no emitter can compare (here integers, or
-/// none at all) is refused with the place, not written as `if ()`.
+/// Containers inside containers (arrays of arrays, maps of arrays, arrays
+/// of maps) name each level's variables apart: the C++ header compiles
+/// with the strict warnings lanes build with (`-Wshadow` among them), and
+/// both languages read a value of every level and write it back as it was.
+#[test]
+fn nested_containers_read_and_compile_with_strict_warnings() {
+    let digits = json!({"type": "array", "maxItems": 4, "items": {"type": "integer", "minimum": 0, "maximum": 9}});
+    let grid = doc(
+        "types/Grid.json",
+        "Grid",
+        json!({
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}, "description": "Cells."},
+                "byName": {"type": "object", "additionalProperties": digits, "description": "Digits by name."},
+                "maps": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": digits}}, "description": "Maps."},
+            },
+            "required": [],
+            "additionalProperties": false,
+        }),
+    );
+    // The envelope's hand-written part reads an error's body as RpcError.
+    let errors = ["RpcError", "RpcErrorCode"].map(|name| {
+        let rel = format!("types/{name}.json");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../contracts/schema")
+            .join(&rel);
+        (
+            rel,
+            std::fs::read_to_string(path).expect("the contract's error types"),
+        )
+    });
+    let model = model(&small_set_with(
+        json!(["dark_green"]),
+        [grid].into_iter().chain(errors).collect(),
+    ))
+    .expect("modelled");
+    let origin = super::Origin {
+        command: "test",
+        schemas: "small".into(),
+    };
+    let value =
+        r#"{"byName":{"a":[1,2],"b":[]},"maps":[{"x":{"y":[3]}},{}],"rows":[[["p","q"],[]],[]]}"#;
+    let dir = std::env::temp_dir().join(format!("vdm-nested-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("vdm")).expect("a scratch folder");
+    for (name, text) in super::cpp::files(&model, "0.0.0", &origin).expect("C++ emitted") {
+        std::fs::write(dir.join("vdm").join(name), text).expect("a header written");
+    }
+    for (name, text) in super::ts::files(&model, "0.0.0", &origin).expect("TypeScript emitted") {
+        std::fs::write(dir.join(name), text).expect("a module written");
+    }
+    let source = dir.join("nested.cpp");
+    std::fs::write(
+        &source,
+        format!(
+            "#include <iostream>\n#include \"vdm/contract.hpp\"\n#include \"vdm/frame.hpp\"\n\n\
+             int main() {{\n  vdm::contract::Grid grid;\n  vdm::contract::from_json(nlohmann::json::parse(R\"({value})\"), grid);\n\
+             \x20 nlohmann::json back = grid;\n  std::cout << back.dump();\n  return 0;\n}}\n"
+        ),
+    )
+    .expect("the source is written");
+    let program = dir.join("nested");
+    let warnings = include_str!("../../../bindings/cpp/strict-warnings.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'));
+    let built = std::process::Command::new("g++")
+        .args(["-std=c++17", "-Werror"])
+        .args(warnings)
+        .arg("-I")
+        .arg(&dir)
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    assert!(
+        built.status.success(),
+        "the header of nested containers does not compile:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let cpp = std::process::Command::new(&program)
+        .output()
+        .expect("the program runs");
+    let ts = std::process::Command::new("node")
+        .arg("--input-type=module")
+        .arg("-e")
+        .arg(format!(
+            "import {{ reserialize }} from {:?}; process.stdout.write(JSON.stringify(reserialize(\"Grid\", {value})));",
+            dir.join("index.js").display().to_string()
+        ))
+        .output()
+        .unwrap_or_else(|err| panic!("node cannot start ({err}); `cargo xtask test` installs it"));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (language, output) in [("C++", cpp), ("TypeScript", ts)] {
+        assert!(
+            output.status.success(),
+            "{language}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let back: Value = serde_json::from_slice(&output.stdout).expect("JSON written back");
+        let sent: Value = serde_json::from_str(value).expect("JSON");
+        assert_eq!(back, sent, "{language} wrote back another value");
+    }
+}
+
 #[test]
 fn a_rule_testing_other_than_strings_is_refused() {
     for when in [json!([2]), json!([])] {

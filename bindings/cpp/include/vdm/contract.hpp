@@ -227,7 +227,7 @@ void read_int(const json& v, Int& out, std::int64_t min, std::int64_t max, const
 /// checked the UTF-8, so counting the bytes that start one is enough.
 inline std::size_t code_points(const std::string& text) {
   std::size_t count = 0;
-  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return count;
 }
 
@@ -398,8 +398,8 @@ inline bool pattern_0(std::string_view text) {
   static constexpr bool matched[3] = {false, false, false};
   static constexpr bool matched_at_end[3] = {false, false, true};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
@@ -414,8 +414,8 @@ inline bool pattern_1(std::string_view text) {
   static constexpr bool matched[13] = {false, false, false, false, false, false, false, false, false, false, false, false, true};
   static constexpr bool matched_at_end[13] = {false, false, false, false, false, false, false, false, false, false, false, true, false};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
@@ -430,8 +430,8 @@ inline bool pattern_2(std::string_view text) {
   static constexpr bool matched[3] = {false, false, false};
   static constexpr bool matched_at_end[3] = {false, false, true};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
@@ -446,8 +446,8 @@ inline bool pattern_3(std::string_view text) {
   static constexpr bool matched[7] = {false, false, false, false, false, false, false};
   static constexpr bool matched_at_end[7] = {false, false, false, false, false, false, true};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
@@ -462,8 +462,8 @@ inline bool pattern_4(std::string_view text) {
   static constexpr bool matched[4] = {false, false, false, true};
   static constexpr bool matched_at_end[4] = {false, false, true, false};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
@@ -673,7 +673,7 @@ inline void read_DownloadSpec(const json& v, DownloadSpec& out, Path& at) {
       if ((*value).size() > 64) fail(at, std::to_string((*value).size()) + " entries, more than the 64 allowed");
       slot.clear();
       for (const auto& entry : (*value).items()) {
-        Step step(at, entry.key());
+        Step entry_step(at, entry.key());
         std::string& into = slot[entry.key()];
         {
           {
@@ -1486,7 +1486,7 @@ inline void read_TaskDetail(const json& v, TaskDetail& out, Path& at) {
     out.segment_detail.clear();
     out.segment_detail.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       Segment& into = out.segment_detail.emplace_back();
       {
@@ -1567,7 +1567,7 @@ inline void read_DownloadListParams(const json& v, DownloadListParams& out, Path
       slot.clear();
       slot.reserve((*value).size());
       for (std::size_t index = 0; index < (*value).size(); ++index) {
-        Step step(at, index);
+        Step item_step(at, index);
         const json& item = (*value)[index];
         TaskState& into = slot.emplace_back();
         {
@@ -1610,7 +1610,7 @@ inline void read_DownloadListResult(const json& v, DownloadListResult& out, Path
     out.tasks.clear();
     out.tasks.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       TaskSummary& into = out.tasks.emplace_back();
       {
@@ -2352,7 +2352,7 @@ inline void read_SessionHelloResult(const json& v, SessionHelloResult& out, Path
     out.methods.clear();
     out.methods.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       std::string& into = out.methods.emplace_back();
       {
@@ -2483,7 +2483,7 @@ inline void read_TaskProgressEvent(const json& v, TaskProgressEvent& out, Path& 
     out.segments.clear();
     out.segments.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       TaskProgressEventSegmentsItem& into = out.segments.emplace_back();
       {

@@ -179,8 +179,8 @@ pub fn function(index: usize, pattern: &str, literal: &str) -> String {
          \x20 static constexpr bool matched[{states}] = {{{matched}}};\n\
          \x20 static constexpr bool matched_at_end[{states}] = {{{at_end}}};\n\
          \x20 unsigned state = {start};\n\
-         \x20 for (unsigned char byte : text) {{\n\
-         \x20   state = next[state][classes[byte]];\n\
+         \x20 for (char byte : text) {{\n\
+         \x20   state = next[state][classes[static_cast<unsigned char>(byte)]];\n\
          \x20   if (matched[state]) return true;\n\
          \x20   if (state == {dead}) return false;\n\
          \x20 }}\n\

@@ -51,14 +51,22 @@ impl Emitter<'_> {
                     max.to_string()
                 });
                 let item_type = self.cpp_type(items, false);
-                let item =
-                    self.read_value(items, false, "item", "into", &format!("{indent}    "))?;
+                let n = self.loop_suffix();
+                let item = self.read_value(
+                    items,
+                    false,
+                    &format!("item{n}"),
+                    &format!("into{n}"),
+                    &format!("{indent}    "),
+                );
+                self.loops -= 1;
+                let item = item?;
                 let _ = writeln!(
                     out,
                     "{indent}expect_array({src}, {max}, at);\n{indent}{dst}.clear();\n{indent}{dst}.reserve({src}.size());\n\
-                     {indent}for (std::size_t index = 0; index < {src}.size(); ++index) {{\n\
-                     {indent}  Step step(at, index);\n{indent}  const json& item = {src}[index];\n\
-                     {indent}  {item_type}& into = {dst}.emplace_back();\n{indent}  {{\n{item}{indent}  }}\n{indent}}}"
+                     {indent}for (std::size_t index{n} = 0; index{n} < {src}.size(); ++index{n}) {{\n\
+                     {indent}  Step item_step{n}(at, index{n});\n{indent}  const json& item{n} = {src}[index{n}];\n\
+                     {indent}  {item_type}& into{n} = {dst}.emplace_back();\n{indent}  {{\n{item}{indent}  }}\n{indent}}}"
                 );
                 if *unique {
                     let _ = writeln!(out, "{indent}check_unique({dst}, at);");
@@ -69,13 +77,16 @@ impl Emitter<'_> {
                 max_entries,
             } => {
                 let value_type = self.cpp_type(values, false);
+                let n = self.loop_suffix();
                 let value = self.read_value(
                     values,
                     false,
-                    "entry.value()",
-                    "into",
+                    &format!("entry{n}.value()"),
+                    &format!("into{n}"),
                     &format!("{indent}    "),
-                )?;
+                );
+                self.loops -= 1;
+                let value = value?;
                 let _ = writeln!(out, "{indent}expect_object({src}, at);");
                 if let Some(max) = max_entries {
                     let _ = writeln!(
@@ -85,8 +96,8 @@ impl Emitter<'_> {
                 }
                 let _ = writeln!(
                     out,
-                    "{indent}{dst}.clear();\n{indent}for (const auto& entry : {src}.items()) {{\n\
-                     {indent}  Step step(at, entry.key());\n{indent}  {value_type}& into = {dst}[entry.key()];\n\
+                    "{indent}{dst}.clear();\n{indent}for (const auto& entry{n} : {src}.items()) {{\n\
+                     {indent}  Step entry_step{n}(at, entry{n}.key());\n{indent}  {value_type}& into{n} = {dst}[entry{n}.key()];\n\
                      {indent}  {{\n{value}{indent}  }}\n{indent}}}"
                 );
             }
@@ -95,6 +106,18 @@ impl Emitter<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Enters one more item loop: the suffix its variables take (none for
+    /// the outermost). The caller leaves it (`loops -= 1`) once the loop's
+    /// body is written.
+    fn loop_suffix(&mut self) -> String {
+        self.loops += 1;
+        if self.loops == 1 {
+            String::new()
+        } else {
+            self.loops.to_string()
+        }
     }
 
     pub(super) fn string_checks(&mut self, rules: &StrRules, var: &str, indent: &str) -> String {

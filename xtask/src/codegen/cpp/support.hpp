@@ -200,7 +200,7 @@ void read_int(const json& v, Int& out, std::int64_t min, std::int64_t max, const
 /// checked the UTF-8, so counting the bytes that start one is enough.
 inline std::size_t code_points(const std::string& text) {
   std::size_t count = 0;
-  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return count;
 }
 
