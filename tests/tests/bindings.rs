@@ -695,7 +695,7 @@ fn open_to_additions(lang: &str) -> String {
 
 /// The match a lane writes, as `docs/bindings.md` shows it, compiles against
 /// the bindings: a C++ visitor and switch with strict warnings as errors, TypeScript with
-/// `tsc --strict`.
+/// `tsc --strict` and the stricter checks lanes turn on.
 #[test]
 fn the_documented_open_matches_compile() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("open-to-additions");
@@ -732,6 +732,11 @@ fn the_documented_open_matches_compile() {
     let mut command = Command::new("node");
     command.arg(tsc()).args([
         "--strict",
+        "--exactOptionalPropertyTypes",
+        "--noUncheckedIndexedAccess",
+        "--noPropertyAccessFromIndexSignature",
+        "--noImplicitReturns",
+        "--noFallthroughCasesInSwitch",
         "--noEmit",
         "--target",
         "ES2022",

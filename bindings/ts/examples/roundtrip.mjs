@@ -12,8 +12,9 @@ import { readJson, reserialize } from "../index.js";
 
 const args = process.argv.slice(2);
 let type = "Envelope";
-if (args.length === 2 && args[0] === "--type") {
-  type = args[1];
+const [flag, name] = args;
+if (args.length === 2 && flag === "--type" && name !== undefined) {
+  type = name;
 } else if (args.length !== 0) {
   console.error("usage: roundtrip.mjs [--type NAME] < lines.jsonl");
   process.exit(2);
