@@ -271,6 +271,20 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
             Some((version, role, rel))
         })?;
     let name = rel.rsplit('/').next().unwrap_or(rel);
+    let why = match rel.strip_prefix("~abs/") {
+        // An absolute reference outside the set ([`rename`] moved it here).
+        Some(outside) => format!(
+            "a reference names {}, which is not among the schemas compared (nothing is fetched)",
+            outside.replacen('/', "://", 1)
+        ),
+        None => format!(
+            "a reference names {rel}, which the {} version does not have",
+            match version {
+                Version::Old => "old",
+                Version::New => "new",
+            }
+        ),
+    };
     Some(Doc {
         version,
         role,
@@ -282,13 +296,7 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
         obstacle: Some(Obstacle {
             keyword: "$ref".into(),
             pointer: String::new(),
-            why: format!(
-                "a reference names {rel}, which the {} version does not have",
-                match version {
-                    Version::Old => "old",
-                    Version::New => "new",
-                }
-            ),
+            why,
         }),
     })
 }

@@ -563,3 +563,30 @@ fn a_document_its_meta_schema_refuses_is_not_compared() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A reference to a schema outside the ones compared names what nothing
+/// here reads: wherever a change reaches it, that direction cannot be
+/// decided, and says which reference.
+#[test]
+fn a_reference_outside_the_schemas_compared_cannot_be_decided() {
+    let with = |extra: Value| {
+        json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "https://example.com/x.json"}, "b": extra},
+        })
+    };
+    check(
+        with(json!({"type": "string", "maxLength": 3})),
+        with(json!({"type": "string"})),
+        Expect::Undecided("$ref"),
+    );
+    let comparison = compare(
+        &with(json!({"type": "string"})),
+        &with(json!({"type": "string", "maxLength": 3})),
+    );
+    assert!(
+        comparison.changes.iter().any(|c| c.why.as_deref().is_some_and(|why| why
+            .contains("a reference names https://example.com/x.json, which is not among the schemas compared"))),
+        "{comparison:#?}"
+    );
+}
