@@ -693,6 +693,41 @@ fn open_to_additions(lang: &str) -> String {
     block.to_string()
 }
 
+/// GCC's and Clang's default dialect (and CMake's), `-std=gnu++17`,
+/// predefines `unix` as 1; `Transport::unix` is an enumerator of the
+/// contract. A lane that includes the header in that dialect, or with no
+/// `-std` at all, compiles and names it.
+#[test]
+fn the_header_compiles_under_gnu_extensions() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gnu-dialect");
+    std::fs::create_dir_all(&out).unwrap();
+    let source = out.join("gnu.cpp");
+    std::fs::write(
+        &source,
+        "#include <vdm/contract.hpp>\n#include <vdm/frame.hpp>\n\n\
+         int main() {\n  return vdm::contract::Transport::unix == vdm::contract::Transport::websocket ? 1 : 0;\n}\n",
+    )
+    .unwrap();
+    for dialect in [Some("-std=gnu++17"), None] {
+        let mut command = Command::new("g++");
+        command
+            .args(dialect)
+            .args(["-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I"]);
+        let output = command
+            .arg(root().join("bindings/cpp/include"))
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|err| {
+                panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
+            });
+        assert!(
+            output.status.success(),
+            "{dialect:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
 /// The match a lane writes, as `docs/bindings.md` shows it, compiles against
 /// the bindings: a C++ visitor and switch with strict warnings as errors, TypeScript with
 /// `tsc --strict` and the stricter checks lanes turn on.

@@ -30,6 +30,12 @@ const FRAME: &str = include_str!("cpp/frame.hpp");
 /// wire spelling; `vdm-conform mirror --cpp-header` reads enums that way.
 const LEADING_OK: &[&str] = &["TaskErrorCode"];
 
+/// Lowercase names GCC and Clang predefine as macros under GNU extensions
+/// (`-std=gnu++17`, the compilers' and CMake's default) on the platforms
+/// the engine builds for: the header undefines those it uses as names, so
+/// `Transport::unix` reads the same in either dialect.
+const GNU_MACROS: &[&str] = &["unix", "linux", "i386", "sun", "sparc", "mips", "vax"];
+
 /// C++ keywords and the standard library's macros a member may not be named.
 const RESERVED: &[&str] = &[
     "alignas",
@@ -141,6 +147,24 @@ pub fn files(
     let mut emitter = Emitter::new(model);
     let body = emitter.body()?;
     let mut out = head(command, origin, version, model.protocol_version);
+    let words: BTreeSet<&str> = body
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    let undefined: Vec<&str> = GNU_MACROS
+        .iter()
+        .copied()
+        .filter(|name| words.contains(name))
+        .collect();
+    if !undefined.is_empty() {
+        out.push_str(
+            "// GCC and Clang define these as 1 under GNU extensions (their default\n\
+             // dialect, and CMake's: -std=gnu++17), where the contract uses them as names.\n",
+        );
+        for name in undefined {
+            let _ = writeln!(out, "#undef {name}");
+        }
+        out.push('\n');
+    }
     out.push_str(SUPPORT);
     out.push_str("\nnamespace detail {\n\n");
     for (index, pattern) in emitter.patterns.iter().enumerate() {

@@ -20,9 +20,6 @@ add_library(vdm::contract ALIAS vdm_contract)
 target_include_directories(vdm_contract INTERFACE "${{CMAKE_CURRENT_SOURCE_DIR}}/include")
 target_compile_features(vdm_contract INTERFACE cxx_std_17)
 target_link_libraries(vdm_contract INTERFACE nlohmann_json::nlohmann_json)
-# GCC and Clang define `unix` as 1 under GNU extensions (CMake's default,
-# -std=gnu++17), and `Transport::unix` is an enumerator of the contract.
-target_compile_options(vdm_contract INTERFACE "$<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Uunix>")
 "#,
         command = origin.command,
         schemas = origin.schemas,

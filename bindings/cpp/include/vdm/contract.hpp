@@ -25,6 +25,10 @@ inline constexpr std::string_view CONTRACT_VERSION = "1.1.0";
 /// The envelope's `v`.
 inline constexpr std::uint64_t PROTOCOL_VERSION = 1;
 
+// GCC and Clang define these as 1 under GNU extensions (their default
+// dialect, and CMake's: -std=gnu++17), where the contract uses them as names.
+#undef unix
+
 // The hand-written part of contract.hpp: the errors a reader throws, the
 // secret string, and the checks the generated readers call.
 
