@@ -190,7 +190,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Compiles the C++ reader with the README's flags.
+/// Compiles the C++ reader with the strict warnings ([`crate::cxx_flags`]),
+/// and whatever `VDM_READER_CXXFLAGS` adds (say
+/// `-fsanitize=address,undefined`, for the differential run: a reader that
+/// a sanitizer stops answers nothing, which the harness reports).
 fn cpp_program(out: &Path) -> PathBuf {
     let program = out.join("reader_server");
     static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
@@ -203,6 +206,11 @@ fn cpp_program(out: &Path) -> PathBuf {
             .args(crate::cxx_flags())
             .args(["-O2", "-I"])
             .arg(root().join("bindings/cpp/include"))
+            .args(
+                std::env::var("VDM_READER_CXXFLAGS")
+                    .unwrap_or_default()
+                    .split_whitespace(),
+            )
             .arg(root().join("tests/cpp/reader_server.cpp"))
             .arg("-o")
             .arg(&program)
