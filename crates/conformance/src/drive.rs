@@ -428,7 +428,7 @@ fn as_server(
             let sent = if msg.is_null() {
                 "a frame that is not a message".to_string()
             } else {
-                shown(&msg)
+                driver.shown(&msg)
             };
             if newer_sent {
                 answered_newer.push(sent);
@@ -566,6 +566,18 @@ struct Driver<'c> {
 }
 
 impl Driver<'_> {
+    /// A message from the peer as a report quotes it: credentials hidden
+    /// as `check` hides them, cut at 300 characters (an answer may be a
+    /// megabyte).
+    fn shown(&self, msg: &Value) -> String {
+        let text = self.checker.redacted("Envelope", msg).to_string();
+        match text.char_indices().nth(300) {
+            // `at` is a character boundary of `text`: the default is never taken.
+            Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
+            None => text,
+        }
+    }
+
     fn record(&mut self, from_peer: bool, msg: &Value) {
         let from = match (from_peer, self.peer_is) {
             (true, peer) => peer,
@@ -651,14 +663,20 @@ impl Driver<'_> {
                     message: format!("the checker failed on this message: {err}"),
                 }]
             });
-        let msg = crate::parse(&body, proto::text::Layout::Envelope).unwrap_or(Value::Null);
+        let parsed = crate::parse(&body, proto::text::Layout::Envelope).ok();
+        // A body that is not JSON as the wire takes it is not quoted: no
+        // place in it can be told to hold a credential.
+        let quoted = parsed.as_ref().map_or_else(
+            || format!("a body of {} bytes", body.len()),
+            |msg| self.shown(msg),
+        );
+        let msg = parsed.unwrap_or(Value::Null);
         self.record(true, &msg);
         for finding in findings {
-            let text: String = String::from_utf8_lossy(&body).chars().take(300).collect();
             self.driven.judge(
                 finding.rule,
                 Some(format!(
-                    "{text:?} at {:?}: {}",
+                    "{quoted} at {:?}: {}",
                     finding.pointer, finding.message
                 )),
             );
@@ -711,7 +729,7 @@ impl Driver<'_> {
                 let broken = (!answered || !named).then(|| {
                     format!(
                         "the call {id} of {method} was answered with {}",
-                        shown(&answer)
+                        self.shown(&answer)
                     )
                 });
                 self.driven.judge(Rule::DriveAnswer, broken);
@@ -768,7 +786,7 @@ impl Driver<'_> {
                 (!ok).then(|| {
                     format!(
                         "expected error {code} with id {want_id}, got {}",
-                        shown(&answer)
+                        self.shown(&answer)
                     )
                 })
             }
@@ -809,7 +827,7 @@ impl Driver<'_> {
                 }
                 Some(format!(
                     "the next frame was {}, not the answer to call {id}",
-                    shown(&answer)
+                    self.shown(&answer)
                 ))
             }
             Err(silence) => Some(format!("call {id}: {}", silence.why())),
@@ -847,7 +865,7 @@ impl Driver<'_> {
                 Ok(msg) => {
                     break Some(format!(
                         "after a length of {len} the peer sent {}",
-                        shown(&msg)
+                        self.shown(&msg)
                     ))
                 }
                 Err(Silence::Closed(_)) => break None,
@@ -860,16 +878,5 @@ impl Driver<'_> {
             }
         };
         self.driven.judge(Rule::DriveOversize, broken);
-    }
-}
-
-/// A message from the peer as a report quotes it: its JSON, cut at 300
-/// characters (an answer may be a megabyte).
-fn shown(msg: &Value) -> String {
-    let text = msg.to_string();
-    match text.char_indices().nth(300) {
-        // `at` is a character boundary of `text`: the default is never taken.
-        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),
-        None => text,
     }
 }

@@ -249,6 +249,21 @@ impl Checker {
         Ok(out)
     }
 
+    /// `value` as a report may quote it: every place [`Checker::check`]'s
+    /// findings would hide (an `x-secret` value, or what may hold one)
+    /// replaced by [`REDACTED`].
+    pub fn redacted(&self, target: &str, value: &Value) -> Value {
+        let mut out = value.clone();
+        if let Some(root) = self.plan.root(target) {
+            for place in self.plan.secret_places(root, value) {
+                if let Some(slot) = out.pointer_mut(&place.pointer) {
+                    *slot = Value::String(REDACTED.into());
+                }
+            }
+        }
+        out
+    }
+
     /// [`Checker::check`] for a message as text: first the JSON text policy
     /// (`docs/wire.md`, "JSON text"; rule `json`), then the rules.
     pub fn check_text(&self, target: &str, text: &[u8]) -> Result<Vec<Finding>, Error> {

@@ -31,6 +31,8 @@ enum Fault {
     SendsEvents,
     /// Reads nothing and writes events for as long as it can.
     FloodsEvents,
+    /// Writes back every frame it reads, as it came.
+    Echoes,
 }
 
 /// An event a peer sends of its own accord.
@@ -65,6 +67,18 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
             Err(_) => return,
         };
         let body = body.as_slice();
+        if fault == Fault::Echoes {
+            let len = u32::try_from(body.len()).unwrap().to_be_bytes();
+            if output
+                .write_all(&len)
+                .and_then(|()| output.write_all(body))
+                .and_then(|()| output.flush())
+                .is_err()
+            {
+                return;
+            }
+            continue;
+        }
         let Ok(msg) = serde_json::from_slice::<Value>(body) else {
             write_frame(
                 &mut output,
@@ -119,8 +133,13 @@ fn drive_peer(fault: Fault) -> Driven {
     let (from_peer, to_driver) = std::io::pipe().unwrap();
     let peer = std::thread::spawn(move || peer(from_driver, to_driver, fault));
     let checker = Checker::embedded().unwrap();
+    let methods = if fault == Fault::Echoes {
+        vec!["download.provideAuth".into(), "download.add".into()]
+    } else {
+        vec!["download.pause".into(), "download.list".into()]
+    };
     let options = Options {
-        methods: Some(vec!["download.pause".into(), "download.list".into()]),
+        methods: Some(methods),
         // A peer that drops ids is waited for until the time runs out;
         // the others answer at once.
         timeout: Duration::from_secs(match fault {
@@ -146,6 +165,32 @@ fn ends(session: impl FnOnce() -> Driven + Send + 'static) -> Driven {
     finished
         .recv_timeout(Duration::from_secs(300))
         .expect("the session ends")
+}
+
+/// A peer that says back what it was sent (a password among it) breaks
+/// rules, and the report quotes what it sent: with every credential
+/// hidden, as `check` hides them. The record keeps the conversation whole.
+#[test]
+fn a_report_never_quotes_a_credential_the_peer_sent() {
+    let driven = ends(|| drive_peer(Fault::Echoes));
+    let broken: Vec<&String> = driven.rules.values().flat_map(|t| &t.broken).collect();
+    let quoted: Vec<&&String> = broken
+        .iter()
+        .filter(|b| b.contains("\"password\":"))
+        .collect();
+    assert!(!quoted.is_empty(), "the echoed call is quoted: {broken:#?}");
+    for sentence in quoted {
+        assert!(
+            sentence.contains("\"password\":\"<redacted>\""),
+            "{sentence}"
+        );
+    }
+    let recorded = driven
+        .records
+        .iter()
+        .filter(|r| r.contains("\"password\":"))
+        .count();
+    assert!(recorded >= 2, "{:#?}", driven.records);
 }
 
 fn broken(driven: &Driven) -> Vec<&'static str> {
