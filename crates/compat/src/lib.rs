@@ -666,7 +666,12 @@ fn body_departures(old: &SchemaSet, new: &SchemaSet) -> Vec<Change> {
     for body in &contract::envelope::BODIES {
         for (side, set) in [("old", old), ("new", new)] {
             let (place, why) = match set.get(DocKind::Envelope, body.name) {
-                Some(doc) => match body.departures(doc).into_iter().next() {
+                Some(doc) => match body
+                    .departures(doc)
+                    .into_iter()
+                    .chain(body.uncovered(doc, set))
+                    .next()
+                {
                     Some((pointer, why)) => (format!("{}#{pointer}", doc.rel), why),
                     None => continue,
                 },
@@ -690,8 +695,9 @@ fn body_departures(old: &SchemaSet, new: &SchemaSet) -> Vec<Change> {
                 reader: Verdict::Breaking,
                 api: Verdict::Compatible,
                 detail: format!(
-                    "the {side} {} is not the one shape compat compares method by method",
-                    body.name
+                    "the {side} {} is not the one shape compat compares method by method, listing every {} once",
+                    body.name,
+                    body.names.folder()
                 ),
                 why: Some(format!("cannot decide: envelope body at {place} ({why})")),
                 example: None,

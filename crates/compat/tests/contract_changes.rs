@@ -235,12 +235,47 @@ fn reordering_union_branches_is_no_change() {
     assert!(comparison.changes.is_empty(), "{:#?}", comparison.changes);
 }
 
+/// The envelope's bodies without `name`'s branches.
+fn unlist(set: &mut SchemaSet, name: &str) {
+    for doc in set.docs.iter_mut().filter(|d| d.rel.ends_with("Body.json")) {
+        if let Some(branches) = doc.value["oneOf"].as_array_mut() {
+            branches.retain(|b| {
+                b["properties"]["method"]["const"] != name
+                    && b["properties"]["name"]["const"] != name
+            });
+        }
+    }
+}
+
+/// `body` (`CallBody`, …) with a branch for `name`: its `tag` naming it,
+/// its `field` the part of `file`.
+fn list(set: &mut SchemaSet, body: &str, [tag, field]: [&str; 2], name: &str, file: &str) {
+    let doc = set
+        .docs
+        .iter_mut()
+        .find(|d| d.rel == format!("envelope/{body}.json"))
+        .expect("the body");
+    doc.value["oneOf"]
+        .as_array_mut()
+        .expect("oneOf")
+        .push(json!({
+            "type": "object",
+            "properties": {
+                tag: {"type": "string", "const": name},
+                field: {"$ref": format!("../{file}#/$defs/{field}")},
+            },
+            "required": [tag, field],
+            "additionalProperties": false,
+        }));
+}
+
 #[test]
 fn a_removed_method_breaks_old_clients_and_an_added_one_is_minor() {
     let mut removed = base();
     removed
         .docs
         .retain(|d| d.rel != "methods/download.remove.json");
+    unlist(&mut removed, "download.remove");
     let comparison = compare(&removed, Readers::Tolerant);
     let change = comparison
         .changes
@@ -261,6 +296,21 @@ fn a_removed_method_breaks_old_clients_and_an_added_one_is_minor() {
     doc.name = "download.hold".into();
     doc.value["$id"] = json!(doc.expected_id());
     added.docs.push(doc);
+    let file = "methods/download.hold.json";
+    list(
+        &mut added,
+        "CallBody",
+        ["method", "params"],
+        "download.hold",
+        file,
+    );
+    list(
+        &mut added,
+        "ReplyBody",
+        ["method", "result"],
+        "download.hold",
+        file,
+    );
     let comparison = compare(&added, Readers::Tolerant);
     let change = only_change(&comparison);
     assert_eq!(change.rule, "method.added");
@@ -278,6 +328,15 @@ fn a_method_that_becomes_an_event_is_major() {
     doc.kind = contract::DocKind::Event;
     doc.rel = "events/download.remove.json".into();
     doc.value["$id"] = json!(doc.expected_id());
+    unlist(&mut new, "download.remove");
+    let file = "events/download.remove.json";
+    list(
+        &mut new,
+        "EventBody",
+        ["name", "params"],
+        "download.remove",
+        file,
+    );
     let comparison = compare(&new, Readers::Tolerant);
     assert!(
         comparison
@@ -404,6 +463,51 @@ fn a_body_of_another_shape_cannot_be_decided() {
             .is_some_and(|why| why.contains("envelope/CallBody.json#/oneOf/1/required")),
         "{change:?}"
     );
+}
+
+/// A body that leaves out a method (whose own file is unchanged) makes
+/// every reader of that version refuse its calls; one that lists a name no
+/// file has is no contract either. Neither is compared method by method:
+/// "cannot decide", both ways.
+#[test]
+fn a_body_that_leaves_out_a_method_cannot_be_decided() {
+    let left_out = edited("envelope/CallBody.json", |v| {
+        at(v, "/oneOf")
+            .as_array_mut()
+            .expect("oneOf")
+            .retain(|b| b["properties"]["method"]["const"] != "download.cancel");
+    });
+    let listed_extra = edited("envelope/EventBody.json", |v| {
+        let mut extra = at(v, "/oneOf/0").clone();
+        extra["properties"]["name"]["const"] = json!("event.nowhere");
+        extra["properties"]["params"]["$ref"] = json!("../events/event.nowhere.json#/$defs/params");
+        at(v, "/oneOf").as_array_mut().expect("oneOf").push(extra);
+    });
+    for (new, body, why) in [
+        (
+            left_out,
+            "CallBody",
+            "\"download.cancel\" (methods/download.cancel.json) is missing",
+        ),
+        (
+            listed_extra,
+            "EventBody",
+            "\"event.nowhere\" is not an event in the schema set",
+        ),
+    ] {
+        let comparison = compare(&new, Readers::Tolerant);
+        breaks_both_ways(&comparison);
+        let change = comparison
+            .changes
+            .iter()
+            .find(|c| c.group == body)
+            .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+        assert_eq!(change.undecided.as_deref(), Some("envelope body"));
+        assert!(
+            change.why.as_deref().unwrap_or_default().contains(why),
+            "{change:#?}"
+        );
+    }
 }
 
 /// The envelope's bodies are left open for its whole-schema check only

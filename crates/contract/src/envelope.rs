@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::{DocKind, Pointer, SchemaDoc};
+use crate::{DocKind, Pointer, SchemaDoc, SchemaSet};
 
 /// One body: its file's name, the kind of file its branches name, the member
 /// naming the branch and the member holding the part.
@@ -82,6 +82,57 @@ impl Body {
         for (index, branch) in branches.iter().enumerate() {
             let at = Pointer::root().push("oneOf").push(index);
             self.branch(branch, &at, &mut names, &mut out);
+        }
+        out
+    }
+
+    /// Where `doc` (this body's file) does not list exactly the methods or
+    /// events of `set`: a name no file of the set has, at its branch, and a
+    /// file it does not name, at `/oneOf`. A message of a method a body
+    /// leaves out is refused by every reader of that version, whatever the
+    /// method's own file says.
+    pub fn uncovered(&self, doc: &SchemaDoc, set: &SchemaSet) -> Vec<(Pointer, String)> {
+        let mut out = Vec::new();
+        // No branches: every method or event is then missing.
+        let branches = doc
+            .value
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut named = BTreeSet::new();
+        for (index, branch) in branches.iter().enumerate() {
+            let Some(name) = branch
+                .pointer(&format!("/properties/{}/const", self.tag))
+                .and_then(Value::as_str)
+            else {
+                continue; // the branch's shape says so
+            };
+            named.insert(name);
+            if set.get(self.names, name).is_none() {
+                out.push((
+                    Pointer::root().push("oneOf").push(index),
+                    format!(
+                        "{name:?} is not {} in the schema set",
+                        if self.names == DocKind::Event {
+                            "an event"
+                        } else {
+                            "a method"
+                        }
+                    ),
+                ));
+            }
+        }
+        for other in set.of_kind(self.names) {
+            if !named.contains(other.name.as_str()) {
+                out.push((
+                    Pointer::root().push("oneOf"),
+                    format!(
+                        "{:?} ({}) is missing: add a branch for it",
+                        other.name, other.rel
+                    ),
+                ));
+            }
         }
         out
     }

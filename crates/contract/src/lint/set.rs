@@ -9,7 +9,7 @@ use super::*;
 /// that method's or event's own file.
 pub(super) fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
     for part in &crate::envelope::BODIES {
-        let (body, kind, tag) = (part.name, part.names, part.tag);
+        let (body, kind) = (part.name, part.names);
         let Some(doc) = set.get(DocKind::Envelope, body) else {
             if set.of_kind(kind).next().is_some() {
                 out.push(Violation {
@@ -37,40 +37,9 @@ pub(super) fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
         for (pointer, message) in part.departures(doc) {
             report(pointer, message);
         }
-        let mut named = BTreeMap::new();
-        // No branches: every method or event is then reported as missing.
-        let branches = doc
-            .value
-            .get("oneOf")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        for (index, branch) in branches.iter().enumerate() {
-            let at = Pointer::root().push("oneOf").push(index);
-            let Some(name) = branch
-                .pointer(&format!("/properties/{tag}/const"))
-                .and_then(Value::as_str)
-            else {
-                continue; // lint.union_tag reports the missing tag
-            };
-            named.insert(name.to_string(), index);
-            if set.get(kind, name).is_none() {
-                report(
-                    at,
-                    format!("{name:?} is not a {} in the schema set", kind.folder()),
-                );
-            }
-        }
-        for other in set.of_kind(kind) {
-            if !named.contains_key(&other.name) {
-                report(
-                    Pointer::root().push("oneOf"),
-                    format!(
-                        "{:?} ({}) is missing: add a branch for it",
-                        other.name, other.rel
-                    ),
-                );
-            }
+        // Every method or event once, and nothing else.
+        for (pointer, message) in part.uncovered(doc, set) {
+            report(pointer, message);
         }
     }
 }
