@@ -273,6 +273,9 @@ pub struct Defect {
 /// event, a type), which decide the overall verdict.
 struct Whole {
     group: String,
+    /// The part's file and pointer.
+    rel: String,
+    pointer: String,
     writer: Result<(), Box<Break>>,
     reader: Result<(), Box<Break>>,
 }
@@ -313,7 +316,22 @@ impl Whole {
         ] {
             let (Some(writer), Some(reader)) = (place(writes.0, writes.1), place(reads.0, reads.1))
             else {
-                directions.push(Ok(()));
+                // A side with nothing there: nothing proves the direction.
+                directions.push(Err(Box::new(Break {
+                    path: String::new(),
+                    writer_file: part.rel.to_string(),
+                    writer_pointer: part.pointer.to_string(),
+                    reader_file: part.rel.to_string(),
+                    reader_pointer: part.pointer.to_string(),
+                    reason: format!(
+                        "cannot decide: {}#{} is not in both versions",
+                        part.rel, part.pointer
+                    ),
+                    witness: None,
+                    kind: BreakKind::Undecided {
+                        keyword: "$ref".into(),
+                    },
+                })));
                 continue;
             };
             let mut result = prover.contains(&writer, &reader);
@@ -346,10 +364,46 @@ impl Whole {
             directions.push(result);
         }
         let mut directions = directions.into_iter();
+        let missing = || {
+            Err(Box::new(Break {
+                path: String::new(),
+                writer_file: part.rel.to_string(),
+                writer_pointer: part.pointer.to_string(),
+                reader_file: part.rel.to_string(),
+                reader_pointer: part.pointer.to_string(),
+                reason: "cannot decide: no verdict was reached".into(),
+                witness: None,
+                kind: BreakKind::Undecided {
+                    keyword: "$ref".into(),
+                },
+            }))
+        };
         Whole {
             group: part.group.to_string(),
-            writer: directions.next().unwrap_or(Ok(())),
-            reader: directions.next().unwrap_or(Ok(())),
+            rel: part.rel.to_string(),
+            pointer: part.pointer.to_string(),
+            writer: directions.next().unwrap_or_else(missing),
+            reader: directions.next().unwrap_or_else(missing),
+        }
+    }
+
+    /// Whether a change is inside this part: at or below its place when the
+    /// change is in the part's own file (a method's `result` is not inside
+    /// its `params`), and anywhere in another file (a type the part reaches,
+    /// which its whole-schema check reads through the references).
+    fn covers(&self, change: &Change) -> bool {
+        let at = change
+            .old_pointer
+            .as_deref()
+            .or(change.new_pointer.as_deref());
+        match at.and_then(|place| place.split_once('#')) {
+            Some((file, pointer)) if file == self.rel => {
+                pointer == self.pointer
+                    || pointer
+                        .strip_prefix(self.pointer.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            }
+            _ => true,
         }
     }
 }
@@ -462,7 +516,7 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         // contract's rules, not by a shape both sides have.
         // Only a change a whole covers: one no whole judged keeps its own
         // verdict (the safe answer).
-        let covered = |c: &Change| wholes.iter().any(|w| w.group == c.group);
+        let covered = |c: &Change| wholes.iter().any(|w| w.group == c.group && w.covers(c));
         for change in changes
             .iter_mut()
             .filter(|c| !c.rule.is_method_or_event() && covered(c))
@@ -935,11 +989,40 @@ impl Run<'_, '_> {
                 .find(version, Role::Written, rel)
                 .and_then(|doc| space.place(doc, pointer))
         };
-        let (Some(o), Some(n)) = (
+        let (o, n) = match (
             written(Version::Old, &old_doc.rel),
             written(Version::New, &new_doc.rel),
-        ) else {
-            return;
+        ) {
+            (Some(o), Some(n)) => (o, n),
+            (None, None) => return,
+            // A method's `result` gone from its file, say: what the body
+            // refers to is nowhere, and no validator of that version reads
+            // the part.
+            (old_place, _) => {
+                let (side, doc) = if old_place.is_some() {
+                    ("new", new_doc)
+                } else {
+                    ("old", old_doc)
+                };
+                let place = format!("{}#{pointer}", doc.rel);
+                self.changes.push(Change {
+                    group: old_doc.name.clone(),
+                    rule: Rule::ShapeChanged,
+                    old_pointer: Some(format!("{}#{pointer}", old_doc.rel)),
+                    new_pointer: Some(format!("{}#{pointer}", new_doc.rel)),
+                    writer: Verdict::Breaking,
+                    reader: Verdict::Breaking,
+                    api: Verdict::Compatible,
+                    detail: format!("{place} is in one version only"),
+                    why: Some(format!(
+                        "cannot decide: $ref at {place} (the {side} version has nothing there)"
+                    )),
+                    example: None,
+                    undecided: Some("$ref".into()),
+                    shape: true,
+                });
+                return;
+            }
         };
         self.differ
             .diff(&o, &n, &old_doc.name, "", &mut self.changes);

@@ -510,6 +510,31 @@ fn a_body_that_leaves_out_a_method_cannot_be_decided() {
     }
 }
 
+/// A method's `result` gone from its file: the reply body refers to
+/// nothing, and no whole-schema check of the method's `params` says
+/// anything about it.
+#[test]
+fn a_part_in_one_version_only_cannot_be_decided() {
+    let new = edited("methods/download.cancel.json", |v| {
+        at(v, "/$defs")
+            .as_object_mut()
+            .expect("$defs")
+            .remove("result");
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    breaks_both_ways(&comparison);
+    let change = comparison
+        .changes
+        .iter()
+        .find(|c| c.group == "download.cancel")
+        .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Breaking, Verdict::Breaking)
+    );
+    assert_eq!(change.undecided.as_deref(), Some("$ref"));
+}
+
 /// The envelope's bodies are left open for its whole-schema check only
 /// where both versions refer to the same body file: a call's body made to
 /// refer to the replies is compared as it is, and breaks.
