@@ -301,6 +301,21 @@ impl Whole {
                 .find(version, role, part.rel)
                 .and_then(|doc| space.place(doc, part.pointer))
         };
+        // A direction nothing proves: undecided, never "holds".
+        let undecided = |why: String| -> Result<(), Box<Break>> {
+            Err(Box::new(Break {
+                path: String::new(),
+                writer_file: part.rel.to_string(),
+                writer_pointer: part.pointer.to_string(),
+                reader_file: part.rel.to_string(),
+                reader_pointer: part.pointer.to_string(),
+                reason: format!("cannot decide: {why}"),
+                witness: None,
+                kind: BreakKind::Undecided {
+                    keyword: "$ref".into(),
+                },
+            }))
+        };
         let mut directions = Vec::new();
         for (direction, writes, reads) in [
             (
@@ -316,22 +331,10 @@ impl Whole {
         ] {
             let (Some(writer), Some(reader)) = (place(writes.0, writes.1), place(reads.0, reads.1))
             else {
-                // A side with nothing there: nothing proves the direction.
-                directions.push(Err(Box::new(Break {
-                    path: String::new(),
-                    writer_file: part.rel.to_string(),
-                    writer_pointer: part.pointer.to_string(),
-                    reader_file: part.rel.to_string(),
-                    reader_pointer: part.pointer.to_string(),
-                    reason: format!(
-                        "cannot decide: {}#{} is not in both versions",
-                        part.rel, part.pointer
-                    ),
-                    witness: None,
-                    kind: BreakKind::Undecided {
-                        keyword: "$ref".into(),
-                    },
-                })));
+                directions.push(undecided(format!(
+                    "{}#{} is not in both versions",
+                    part.rel, part.pointer
+                )));
                 continue;
             };
             let mut result = prover.contains(&writer, &reader);
@@ -364,26 +367,17 @@ impl Whole {
             directions.push(result);
         }
         let mut directions = directions.into_iter();
-        let missing = || {
-            Err(Box::new(Break {
-                path: String::new(),
-                writer_file: part.rel.to_string(),
-                writer_pointer: part.pointer.to_string(),
-                reader_file: part.rel.to_string(),
-                reader_pointer: part.pointer.to_string(),
-                reason: "cannot decide: no verdict was reached".into(),
-                witness: None,
-                kind: BreakKind::Undecided {
-                    keyword: "$ref".into(),
-                },
-            }))
+        let mut next = || {
+            directions
+                .next()
+                .unwrap_or_else(|| undecided("no verdict was reached".into()))
         };
         Whole {
             group: part.group.to_string(),
             rel: part.rel.to_string(),
             pointer: part.pointer.to_string(),
-            writer: directions.next().unwrap_or_else(missing),
-            reader: directions.next().unwrap_or_else(missing),
+            writer: next(),
+            reader: next(),
         }
     }
 
