@@ -857,16 +857,41 @@ fn compare(
     }
     // The envelope outside its bodies, whole: `v`, `kind` and `id` can
     // break together what no change breaks alone.
-    if old.get(DocKind::Envelope, "Envelope").is_some()
-        && new.get(DocKind::Envelope, "Envelope").is_some()
-    {
-        let part = Part {
-            group: "Envelope",
-            rel: HEADERS,
-            pointer: "",
-        };
-        run.wholes
-            .push(Whole::of(&prover, &part, options.search, &mut run.defects));
+    match (
+        old.get(DocKind::Envelope, "Envelope"),
+        new.get(DocKind::Envelope, "Envelope"),
+    ) {
+        (Some(_), Some(_)) => {
+            let part = Part {
+                group: "Envelope",
+                rel: HEADERS,
+                pointer: "",
+            };
+            run.wholes
+                .push(Whole::of(&prover, &part, options.search, &mut run.defects));
+        }
+        (None, None) => {}
+        // What every message is read as, in one version only.
+        (old_envelope, _) => {
+            let side = if old_envelope.is_some() { "new" } else { "old" };
+            let place = "envelope/Envelope.json#".to_string();
+            run.changes.push(Change {
+                group: "Envelope".into(),
+                rule: Rule::ShapeChanged,
+                old_pointer: old_envelope.map(|_| place.clone()),
+                new_pointer: old_envelope.is_none().then(|| place.clone()),
+                writer: Verdict::Breaking,
+                reader: Verdict::Breaking,
+                api: Verdict::Compatible,
+                detail: format!("the {side} version has no envelope"),
+                why: Some(format!(
+                    "cannot decide: $ref at {place} (the {side} version has no envelope/Envelope.json)"
+                )),
+                example: None,
+                undecided: Some("$ref".into()),
+                shape: true,
+            });
+        }
     }
     run.changes.extend(body_departures(old, new));
     let Run {

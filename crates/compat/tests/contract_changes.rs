@@ -510,6 +510,26 @@ fn a_body_that_leaves_out_a_method_cannot_be_decided() {
     }
 }
 
+/// Without `envelope/Envelope.json` in one version, what every message is
+/// read as is unknown there: "cannot decide", both ways.
+#[test]
+fn an_envelope_in_one_version_only_cannot_be_decided() {
+    let mut without = base();
+    without.docs.retain(|d| d.rel != "envelope/Envelope.json");
+    for comparison in [
+        compare(&without, Readers::Tolerant),
+        compare_sets(&without, &base(), Options::default()).expect("compared"),
+    ] {
+        breaks_both_ways(&comparison);
+        let change = comparison
+            .changes
+            .iter()
+            .find(|c| c.group == "Envelope")
+            .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+        assert_eq!(change.undecided.as_deref(), Some("$ref"));
+    }
+}
+
 /// A method's `result` gone from its file: the reply body refers to
 /// nothing, and no whole-schema check of the method's `params` says
 /// anything about it.
