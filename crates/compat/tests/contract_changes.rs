@@ -530,6 +530,58 @@ fn an_envelope_in_one_version_only_cannot_be_decided() {
     }
 }
 
+/// Every file of the contract removed in turn (the edit no generated
+/// change makes): wherever a schema of the set refers to it, and for the
+/// envelope and the tool-set file, which every message or the executor
+/// reads, compat never says both directions hold.
+#[test]
+fn no_file_removed_that_anything_reads_leaves_both_directions_holding() {
+    let old = base();
+    let refers_to = |doc: &contract::SchemaDoc, file: &str| {
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let mut stack = vec![&doc.value];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    if map.get("$ref").and_then(Value::as_str).is_some_and(|r| {
+                        let path = r.split('#').next().unwrap_or(r);
+                        path == name || path.ends_with(&format!("/{name}"))
+                    }) {
+                        return true;
+                    }
+                    stack.extend(map.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        false
+    };
+    let mut checked = 0;
+    for doc in &old.docs {
+        let read = doc.rel == "envelope/Envelope.json"
+            || doc.kind == contract::DocKind::Config
+            || old
+                .docs
+                .iter()
+                .any(|other| other.rel != doc.rel && refers_to(other, &doc.rel));
+        if !read {
+            continue;
+        }
+        let mut new = old.clone();
+        new.docs.retain(|d| d.rel != doc.rel);
+        let comparison = compare(&new, Readers::Tolerant);
+        assert!(
+            !(comparison.writer.holds() && comparison.reader.holds()),
+            "{} removed: {:#?}",
+            doc.rel,
+            comparison.changes
+        );
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked} files checked");
+}
+
 /// A method's `result` gone from its file: the reply body refers to
 /// nothing, and no whole-schema check of the method's `params` says
 /// anything about it.
