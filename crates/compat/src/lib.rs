@@ -855,6 +855,26 @@ fn compare(
             None => {}
         }
     }
+    // A file the executor reads, described now: what was written for it
+    // before was held to no schema, and still reads (a minor bump).
+    for new_doc in new.of_kind(DocKind::Config) {
+        if old.get(DocKind::Config, &new_doc.name).is_none() {
+            run.changes.push(Change {
+                group: new_doc.name.clone(),
+                rule: Rule::ConfigAdded,
+                old_pointer: None,
+                new_pointer: Some(format!("{}#", new_doc.rel)),
+                writer: Verdict::Compatible,
+                reader: Verdict::Compatible,
+                api: Verdict::Compatible,
+                detail: format!("{} added", new_doc.rel),
+                why: None,
+                example: None,
+                undecided: None,
+                shape: true,
+            });
+        }
+    }
     // The envelope outside its bodies, whole: `v`, `kind` and `id` can
     // break together what no change breaks alone.
     match (

@@ -47,6 +47,8 @@ pub enum Rule {
     EventBecameMethod,
     /// A file the executor reads (`config/`) has no schema any more.
     ConfigRemoved,
+    /// A file the executor reads (`config/`) has a schema now.
+    ConfigAdded,
     /// What the generated bindings name changed where the wire may not
     /// have: a type renamed, a field's type or an enum value's name changed
     /// (`api.rs`).
@@ -208,6 +210,7 @@ impl Rule {
             Rule::EventRemoved => "event.removed",
             Rule::EventBecameMethod => "event.became_method",
             Rule::ConfigRemoved => "config.removed",
+            Rule::ConfigAdded => "config.added",
             Rule::ApiChanged => "api.changed",
         })
     }

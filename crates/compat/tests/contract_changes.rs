@@ -781,6 +781,10 @@ fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
     });
     let mut gone = base();
     gone.docs.retain(|d| d.rel != "config/ToolSet.json");
+    // Described where it was not: a minor bump.
+    let comparison = compare_sets(&gone, &base(), Options::default()).expect("compared");
+    assert_eq!(only_change(&comparison).rule, "config.added");
+    assert_eq!(comparison.bump, Bump::Minor);
     for new in [removed, required, gone] {
         let comparison = compare(&new, Readers::Tolerant);
         assert_eq!(
