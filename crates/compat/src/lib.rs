@@ -168,6 +168,33 @@ pub struct Change {
     pub shape: bool,
 }
 
+impl Change {
+    /// A change of the wire nothing can be decided on: breaking both ways
+    /// (the safe answer), with the keyword and the place that stop it.
+    fn undecided(
+        group: &str,
+        [old_pointer, new_pointer]: [Option<String>; 2],
+        detail: String,
+        keyword: &str,
+        why: String,
+    ) -> Change {
+        Change {
+            group: group.to_string(),
+            rule: Rule::ShapeChanged,
+            old_pointer,
+            new_pointer,
+            writer: Verdict::Breaking,
+            reader: Verdict::Breaking,
+            api: Verdict::Compatible,
+            detail,
+            why: Some(format!("cannot decide: {keyword} at {why}")),
+            example: None,
+            undecided: Some(keyword.to_string()),
+            shape: true,
+        }
+    }
+}
+
 /// A counterexample: `value`, at `path` in a message, passes `acceptedBy` and fails the other side.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -734,24 +761,17 @@ fn body_departures(old: &SchemaSet, new: &SchemaSet) -> Vec<Change> {
             } else {
                 (None, Some(place.clone()))
             };
-            out.push(Change {
-                group: body.name.to_string(),
-                rule: Rule::ShapeChanged,
-                old_pointer,
-                new_pointer,
-                writer: Verdict::Breaking,
-                reader: Verdict::Breaking,
-                api: Verdict::Compatible,
-                detail: format!(
+            out.push(Change::undecided(
+                body.name,
+                [old_pointer, new_pointer],
+                format!(
                     "the {side} {} is not the one shape compat compares method by method, listing every {} once",
                     body.name,
                     body.names.folder()
                 ),
-                why: Some(format!("cannot decide: envelope body at {place} ({why})")),
-                example: None,
-                undecided: Some("envelope body".into()),
-                shape: true,
-            });
+                "envelope body",
+                format!("{place} ({why})"),
+            ));
         }
     }
     out
@@ -895,22 +915,16 @@ fn compare(
         (old_envelope, _) => {
             let side = if old_envelope.is_some() { "new" } else { "old" };
             let place = "envelope/Envelope.json#".to_string();
-            run.changes.push(Change {
-                group: "Envelope".into(),
-                rule: Rule::ShapeChanged,
-                old_pointer: old_envelope.map(|_| place.clone()),
-                new_pointer: old_envelope.is_none().then(|| place.clone()),
-                writer: Verdict::Breaking,
-                reader: Verdict::Breaking,
-                api: Verdict::Compatible,
-                detail: format!("the {side} version has no envelope"),
-                why: Some(format!(
-                    "cannot decide: $ref at {place} (the {side} version has no envelope/Envelope.json)"
-                )),
-                example: None,
-                undecided: Some("$ref".into()),
-                shape: true,
-            });
+            run.changes.push(Change::undecided(
+                "Envelope",
+                [
+                    old_envelope.map(|_| place.clone()),
+                    old_envelope.is_none().then(|| place.clone()),
+                ],
+                format!("the {side} version has no envelope"),
+                "$ref",
+                format!("{place} (the {side} version has no envelope/Envelope.json)"),
+            ));
         }
     }
     run.changes.extend(body_departures(old, new));
@@ -1044,22 +1058,16 @@ impl Run<'_, '_> {
                     ("old", old_doc)
                 };
                 let place = format!("{}#{pointer}", doc.rel);
-                self.changes.push(Change {
-                    group: old_doc.name.clone(),
-                    rule: Rule::ShapeChanged,
-                    old_pointer: Some(format!("{}#{pointer}", old_doc.rel)),
-                    new_pointer: Some(format!("{}#{pointer}", new_doc.rel)),
-                    writer: Verdict::Breaking,
-                    reader: Verdict::Breaking,
-                    api: Verdict::Compatible,
-                    detail: format!("{place} is in one version only"),
-                    why: Some(format!(
-                        "cannot decide: $ref at {place} (the {side} version has nothing there)"
-                    )),
-                    example: None,
-                    undecided: Some("$ref".into()),
-                    shape: true,
-                });
+                self.changes.push(Change::undecided(
+                    &old_doc.name,
+                    [
+                        Some(format!("{}#{pointer}", old_doc.rel)),
+                        Some(format!("{}#{pointer}", new_doc.rel)),
+                    ],
+                    format!("{place} is in one version only"),
+                    "$ref",
+                    format!("{place} (the {side} version has nothing there)"),
+                ));
                 return;
             }
         };
