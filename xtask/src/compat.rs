@@ -214,7 +214,19 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     } else {
         None
     };
-    let (comparison, replay) = compare(&old, &new, options)?;
+    let (comparison, replay) = match compare(&old, &new, options) {
+        Ok(found) => found,
+        Err(err) => {
+            if request.format == Format::Github {
+                let place = failure_place(root, [&old, &new], &err);
+                print!(
+                    "{}",
+                    compat::report::github_failure(place, &format!("{err:#}"))
+                );
+            }
+            return Err(err);
+        }
+    };
     let shortfall = declared.and_then(|declared| compat::bump_shortfall(&comparison, declared));
     let ok = replay.is_empty()
         && comparison.defects.is_empty()
@@ -233,6 +245,64 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     };
     print(root, request, [&old, &new], &judged)?;
     Ok(Outcome { ok })
+}
+
+/// The file under the repository, and the line, that an error stopping a
+/// comparison names, where it names one.
+fn failure_place(
+    root: &Path,
+    [old, new]: [&Side; 2],
+    err: &anyhow::Error,
+) -> Option<(String, usize)> {
+    let (path, line, pointer) = err.chain().find_map(|cause| {
+        if let Some(err) = cause.downcast_ref::<compat::Error>() {
+            let (version, file, pointer) = match err {
+                compat::Error::NotItsOwnId {
+                    version,
+                    file,
+                    pointer,
+                    ..
+                }
+                | compat::Error::NotASchema {
+                    version,
+                    file,
+                    pointer,
+                    ..
+                } => (version, file, pointer),
+                _ => return None,
+            };
+            let path = match if *version == compat::Version::Old {
+                old
+            } else {
+                new
+            } {
+                Side::Set { schemas, .. } => schemas.join(file),
+                Side::File(path) => path.clone(),
+            };
+            return Some((path, None, Some(pointer.as_str())));
+        }
+        match cause.downcast_ref::<contract::Error>()? {
+            contract::Error::Io { path, .. }
+            | contract::Error::Layout { path, .. }
+            | contract::Error::TooDeep { path, .. } => Some((path.clone(), None, None)),
+            contract::Error::NotUtf8 { path, line, .. } => Some((path.clone(), Some(*line), None)),
+            contract::Error::Json { path, why } => Some((path.clone(), Some(why.line()), None)),
+            contract::Error::Registry(_) => None,
+        }
+    })?;
+    let line = match (line, pointer) {
+        (Some(line), _) => line,
+        (None, Some(pointer)) => {
+            std::fs::read_to_string(&path).map_or(1, |text| compat::report::line_of(&text, pointer))
+        }
+        (None, None) => 1,
+    };
+    let shown = path
+        .strip_prefix(root)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    Some((shown, line.max(1)))
 }
 
 /// What one comparison found, and whether it passes.
@@ -721,5 +791,63 @@ mod tests {
             said,
             format!("{}:1:21: not UTF-8 text (byte offset 20)", file.display())
         );
+    }
+
+    /// A comparison that cannot be made at all still gives a lane's review
+    /// an annotation, at the file and line the error names and on the side
+    /// it names: a file that is not JSON, a document whose `$id` is not its
+    /// place.
+    #[test]
+    fn a_comparison_that_cannot_be_made_is_annotated_where_it_fails() {
+        let root = crate::root();
+        let dir = std::env::temp_dir().join(format!("compat-failure-{}", std::process::id()));
+        let (old_dir, new_dir) = (dir.join("old"), dir.join("new"));
+        for side in [&old_dir, &new_dir] {
+            crate::release::copy_dir(&root.join("contracts/schema"), side)
+                .unwrap_or_else(|err| panic!("{err:#}"));
+        }
+        let set = |schemas: &std::path::Path| super::Side::Set {
+            schemas: schemas.to_path_buf(),
+            fixtures: None,
+            label: String::new(),
+        };
+        let (old, new) = (set(&old_dir), set(&new_dir));
+        let annotation = || {
+            let options = compat::Options {
+                search: 0,
+                ..compat::Options::default()
+            };
+            let err = match super::compare(&old, &new, options) {
+                Ok(_) => panic!("compared"),
+                Err(err) => err,
+            };
+            let place = super::failure_place(&root, [&old, &new], &err);
+            compat::report::github_failure(place, &format!("{err:#}"))
+        };
+        let task_id = new_dir.join("types/TaskId.json");
+        let text = std::fs::read_to_string(&task_id).unwrap_or_else(|err| panic!("{err}"));
+        let line = text
+            .lines()
+            .position(|line| line.contains("\"$id\""))
+            .map(|index| index + 1)
+            .unwrap_or_else(|| panic!("no $id"));
+        std::fs::write(&task_id, text.replace("TaskId.json", "TaskIdX.json"))
+            .unwrap_or_else(|err| panic!("{err}"));
+        let own_id = annotation();
+        std::fs::write(new_dir.join("types/Broken.json"), "{\n\"type\": [\n")
+            .unwrap_or_else(|err| panic!("{err}"));
+        let not_json = annotation();
+        let _ = std::fs::remove_dir_all(&dir);
+        let expected = format!(
+            "::error file={},line={line},title=compat::",
+            task_id.display()
+        );
+        assert!(own_id.starts_with(&expected), "{own_id}");
+        assert!(own_id.contains("(new version)"), "{own_id}");
+        assert!(own_id.contains("rule lint.id"), "{own_id}");
+        assert_eq!(own_id.lines().count(), 1, "{own_id}");
+        let broken = new_dir.join("types/Broken.json");
+        let expected = format!("::error file={},line=3,title=compat::", broken.display());
+        assert!(not_json.starts_with(&expected), "{not_json}");
     }
 }

@@ -143,7 +143,7 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;

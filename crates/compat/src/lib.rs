@@ -32,8 +32,8 @@ use serde_json::Value;
 
 use prove::{Break, BreakKind};
 pub use rule::{Family, How, Rule};
-pub use space::open_objects;
-use space::{Role, Space, Version};
+pub use space::{open_objects, Version};
+use space::{Role, Space};
 
 /// Which way values travel in a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -67,8 +67,10 @@ pub enum Error {
     /// registers a document under its `$id`, this checker under its place,
     /// so a reference could reach another document in each, and no verdict
     /// would hold for both.
-    #[error("{file}: {why} (at {pointer}, rule lint.id): references resolve by `$id`, so no verdict can be given")]
+    #[error("{file} ({version} version): {why} (at {pointer}, rule lint.id): references resolve by `$id`, so no verdict can be given")]
     NotItsOwnId {
+        /// The version it belongs to.
+        version: Version,
         /// The document.
         file: String,
         /// Where: `/$id`, or the root when there is none.
@@ -78,8 +80,10 @@ pub enum Error {
     },
     /// A document its draft's meta-schema refuses: no verdict means anything
     /// about it (validators read such schemas each their own way).
-    #[error("{file}: not a schema of its draft: {why} (at {pointer})")]
+    #[error("{file} ({version} version): not a schema of its draft: {why} (at {pointer})")]
     NotASchema {
+        /// The version it belongs to.
+        version: Version,
         /// The document.
         file: String,
         /// Where its meta-schema refuses it.
@@ -806,8 +810,11 @@ fn compare(
     options: Options,
     bindings: Option<[&api::Modelled; 2]>,
 ) -> Result<Comparison, Error> {
-    for doc in old.docs.iter().chain(&new.docs) {
-        own_id(doc)?;
+    for doc in &old.docs {
+        own_id(Version::Old, doc)?;
+    }
+    for doc in &new.docs {
+        own_id(Version::New, doc)?;
     }
     let (old_headed, new_headed) = with_headers(old, new);
     let space = Space::new(&old_headed, &new_headed, options)?;
@@ -978,10 +985,11 @@ fn compare(
 /// [`Error::NotItsOwnId`] unless `doc` has its place as its `$id`, and no
 /// schema inside it has one (which would be a resource of its own, that a
 /// reference to a file's place could reach).
-fn own_id(doc: &contract::SchemaDoc) -> Result<(), Error> {
+fn own_id(version: Version, doc: &contract::SchemaDoc) -> Result<(), Error> {
     let expected = doc.expected_id();
     let refuse = |pointer: String, why: String| {
         Err(Error::NotItsOwnId {
+            version,
             file: doc.rel.clone(),
             pointer,
             why,

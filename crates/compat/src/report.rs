@@ -354,6 +354,26 @@ pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'
     out
 }
 
+/// A GitHub workflow error for a comparison that could not be made at all
+/// (a file that is not JSON, a document that is not a schema), at the file
+/// and line it names where it names one: a lane's review shows it where the
+/// change annotations would have been.
+pub fn github_failure(place: Option<(String, usize)>, message: &str) -> String {
+    let place = place.map_or(String::new(), |(file, line)| {
+        format!(" file={},line={line},", escape_github_property(&file))
+    });
+    format!(
+        "::error{}title=compat::{}\n",
+        if place.is_empty() { " " } else { &place },
+        escape_github(message)
+    )
+}
+
+/// A property's value (a file name) also ends at `,` and `:`.
+fn escape_github_property(text: &str) -> String {
+    escape_github(text).replace(':', "%3A").replace(',', "%2C")
+}
+
 /// Workflow commands end at a newline and read `%` specially.
 fn escape_github(text: &str) -> String {
     text.replace('%', "%25")

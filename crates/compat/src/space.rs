@@ -24,8 +24,19 @@ use crate::{Formats, Options, Readers};
 /// Which version of the schema set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Version {
+    /// The one compared from.
     Old,
+    /// The one compared to.
     New,
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Version::Old => "old",
+            Version::New => "new",
+        })
+    }
 }
 
 /// Whose reading of a document: as its writers write it, or as its readers read it.
@@ -157,17 +168,15 @@ impl Space<'static> {
     /// Both versions, both views of each. Every document must be a schema
     /// its draft's meta-schema accepts.
     pub fn new(old: &SchemaSet, new: &SchemaSet, options: Options) -> Result<Self, crate::Error> {
-        for doc in old
-            .docs
-            .iter()
-            .chain(&new.docs)
-            .filter(|d| d.too_deep.is_none())
-        {
+        let sides = old.docs.iter().map(|doc| (Version::Old, doc));
+        let sides = sides.chain(new.docs.iter().map(|doc| (Version::New, doc)));
+        for (version, doc) in sides.filter(|(_, d)| d.too_deep.is_none()) {
             if draft_of(&doc.value) == Draft::Unknown {
                 continue; // an obstacle says so where it matters
             }
             if let Err(err) = jsonschema::meta::validate(&doc.value) {
                 return Err(crate::Error::NotASchema {
+                    version,
                     file: doc.rel.clone(),
                     pointer: err.instance_path().to_string(),
                     why: crate::report::plain(&err.to_string()),

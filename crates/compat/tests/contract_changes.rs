@@ -734,7 +734,7 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
     let err = compare_sets(&base(), &new, Options::default()).expect_err("no verdict");
     let text = err.to_string();
     assert!(
-        text.starts_with("types/TaskId.json: `$id` is ")
+        text.starts_with("types/TaskId.json (new version): `$id` is ")
             && text.contains("(at /$id, rule lint.id)"),
         "{text}"
     );
@@ -745,6 +745,7 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
     }
     let err = compare_sets(&unnamed, &base(), Options::default()).expect_err("no verdict");
     assert!(err.to_string().contains("no `$id`"), "{err}");
+    assert!(err.to_string().contains("(old version)"), "{err}");
 
     let shadowed = edited("methods/download.cancel.json", |v| {
         at(v, "/$defs").as_object_mut().expect("$defs").insert(
