@@ -8,10 +8,17 @@
 //! objects opened, as compat reads them). Drawn from the whole envelope and from the
 //! edited file's own parts. A value that fails is a "compatible" that ships
 //! a break. Every fourth edit is judged for strict readers (nothing opened),
-//! every fifth with `format` read as an annotation.
+//! every fifth with `format` read as an annotation. Every seventh edit
+//! changes the files instead (`file_edit`): one removed, renamed with every
+//! reference, copied and changed under a new name that a reference then
+//! reaches, a reference moved to another file, a branch of a union dropped,
+//! or two files' schemas swapped. A reader whose schemas cannot even be
+//! built reads nothing, so a direction said to hold towards it is broken
+//! too.
 //!
 //! `COMPAT_EDITS=N` runs N edits instead of the bounded count, and
-//! `COMPAT_EDITS_SEED=S` starts from another seed:
+//! `COMPAT_EDITS_SEED=S` starts from another seed (`COMPAT_FILE_EDITS=1`
+//! makes every edit one of the files):
 //! `COMPAT_EDITS=2000 cargo test --release -p compat --test contract_edits`.
 
 // Test code: a failed assumption here stops the run, as it should.
@@ -83,27 +90,216 @@ fn places(edited: &contract::SchemaDoc) -> Vec<String> {
 }
 
 /// A value drawn at `place` that `writer` accepts and `reader` refuses (the
-/// sampler's draws are not all valid: the writer's validator says which are).
+/// sampler's draws are not all valid: the writer's validator says which are),
+/// or why the reader reads nothing the writer writes there.
 fn refused(
     [writer, reader]: [&Registry<'_>; 2],
     place: &str,
     (seed, formats): (u64, Formats),
     accepted: &mut usize,
-) -> Option<Value> {
+) -> Option<String> {
     let validator = |registry: &Registry<'_>| {
         jsonschema::options()
             .with_registry(registry)
             .should_validate_formats(formats == Formats::Assertion)
             .build(&json!({ "$ref": place }))
-            .ok()
     };
-    let (writes, reads) = (validator(writer)?, validator(reader)?);
+    let writes = validator(writer).ok()?;
+    let reads = match validator(reader) {
+        Ok(reads) => reads,
+        // A place only the writer has is not read at all; the envelope is.
+        Err(err) if place.ends_with("/Envelope.json") => {
+            return Some(format!("a reader that cannot be built ({err})"))
+        }
+        Err(_) => return None,
+    };
     let mut sampler = Sampler::new(writer, seed);
     (0..DRAWS)
         .filter_map(|_| sampler.draw(place).ok())
         .filter(|value| writes.is_valid(value))
         .inspect(|_| *accepted += 1)
         .find(|value| !reads.is_valid(value))
+        .map(|value| format!("{value}, which the reader refuses"))
+}
+
+/// The file name a `$ref` reaches, and the text around it
+/// (`../types/` + `TaskId.json` + `#/x`).
+fn ref_parts(reference: &str) -> Option<(&str, &str, &str)> {
+    let (path, fragment) = reference
+        .find('#')
+        .map_or((reference, ""), |at| reference.split_at(at));
+    let name_at = path.rfind('/').map_or(0, |at| at + 1);
+    let name = path.get(name_at..)?;
+    (!name.is_empty()).then(|| (path.get(..name_at).unwrap_or(""), name, fragment))
+}
+
+/// Every `$ref` below `value` that reaches another file, as mutable strings.
+fn file_refs(value: &mut Value) -> Vec<&mut String> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    let reaches_a_file = key == "$ref"
+                        && child
+                            .as_str()
+                            .is_some_and(|text| ref_parts(text).is_some());
+                    if !reaches_a_file {
+                        stack.push(child);
+                    } else if let Value::String(text) = child {
+                        out.push(text);
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Points every reference to the file named `from` at the file named `to`.
+fn retarget_all(set: &mut SchemaSet, from: &str, to: &str) {
+    for doc in &mut set.docs {
+        for reference in file_refs(&mut doc.value) {
+            if let Some((dir, name, fragment)) = ref_parts(reference) {
+                if name == from {
+                    *reference = format!("{dir}{to}{fragment}");
+                }
+            }
+        }
+    }
+}
+
+/// The place of `doc` given a new file name (same folder): path, name, `$id`.
+fn rename(doc: &mut contract::SchemaDoc, file: &str) {
+    let folder = doc.rel.rsplit_once('/').map_or("", |(folder, _)| folder);
+    doc.rel = format!("{folder}/{file}");
+    doc.name = file.trim_end_matches(".json").to_string();
+    let id = doc.expected_id();
+    if let Some(map) = doc.value.as_object_mut() {
+        map.insert("$id".into(), json!(id));
+    }
+}
+
+/// A change to the contract's files rather than inside one, as a lane might
+/// make it; the paths of the files it touched (on either side).
+fn file_edit(set: &mut SchemaSet, rng: &mut Rng) -> Vec<String> {
+    let count = set.docs.len();
+    let index = rng.below(count);
+    let rel = set.docs[index].rel.clone();
+    let file = rel.rsplit('/').next().unwrap_or_default().to_string();
+    let types: Vec<usize> = (0..count)
+        .filter(|&i| set.docs[i].kind == DocKind::Type)
+        .collect();
+    match rng.below(6) {
+        0 => {
+            set.docs.remove(index);
+            vec![rel]
+        }
+        1 => {
+            let to = format!("Renamed{file}");
+            rename(&mut set.docs[index], &to);
+            retarget_all(set, &file, &to);
+            vec![rel, set.docs[index].rel.clone()]
+        }
+        2 => {
+            // A narrower (or other) copy that one reference to the file reaches.
+            let mut copy = set.docs[index].clone();
+            let to = format!("Copy{file}");
+            rename(&mut copy, &to);
+            copy.value = sample::schemas::changed(&copy.value, rng);
+            let copied = copy.rel.clone();
+            set.docs.push(copy);
+            let mut refs: Vec<&mut String> = set
+                .docs
+                .iter_mut()
+                .flat_map(|doc| file_refs(&mut doc.value))
+                .filter(|r| ref_parts(r).is_some_and(|(_, name, _)| name == file))
+                .collect();
+            let at = rng.below(refs.len().max(1));
+            if let Some(reference) = refs.get_mut(at) {
+                **reference = reference.replace(&file, &to);
+            }
+            vec![rel, copied]
+        }
+        3 => {
+            // One reference of the file moved to another file of the same folder.
+            let others: Vec<String> = set
+                .docs
+                .iter()
+                .map(|doc| doc.rel.clone())
+                .filter(|other| other != &rel)
+                .collect();
+            let doc = &mut set.docs[index];
+            let mut refs = file_refs(&mut doc.value);
+            let at = rng.below(refs.len().max(1));
+            let mut touched = vec![rel.clone()];
+            if let Some(reference) = refs.get_mut(at) {
+                let Some((dir, name, fragment)) = ref_parts(reference) else {
+                    return touched;
+                };
+                let folder = others
+                    .iter()
+                    .find(|other| other.ends_with(&format!("/{name}")))
+                    .and_then(|other| other.rsplit_once('/'))
+                    .map(|(folder, _)| folder.to_string());
+                let peers: Vec<&String> = others
+                    .iter()
+                    .filter(|o| folder.as_deref() == o.rsplit_once('/').map(|(f, _)| f))
+                    .collect();
+                if let Some(peer) = rng.pick(&peers) {
+                    let to = peer.rsplit('/').next().unwrap_or_default();
+                    **reference = format!("{dir}{to}{fragment}");
+                    touched.push((*peer).clone());
+                }
+            }
+            touched
+        }
+        4 => {
+            // A branch of some union dropped.
+            let doc = &mut set.docs[index];
+            let mut unions = Vec::new();
+            let mut stack = vec![&mut doc.value];
+            while let Some(value) = stack.pop() {
+                match value {
+                    Value::Object(map) => {
+                        for (key, child) in map.iter_mut() {
+                            let union = (key == "oneOf" || key == "anyOf")
+                                && child.as_array().is_some_and(|items| items.len() > 1);
+                            if !union {
+                                stack.push(child);
+                            } else if let Value::Array(items) = child {
+                                unions.push(items);
+                            }
+                        }
+                    }
+                    Value::Array(items) => stack.extend(items.iter_mut()),
+                    _ => {}
+                }
+            }
+            let at = rng.below(unions.len().max(1));
+            if let Some(items) = unions.get_mut(at) {
+                let gone = rng.below(items.len());
+                items.remove(gone);
+            }
+            vec![rel]
+        }
+        _ => {
+            // Two types' schemas swapped, each keeping its place.
+            let (Some(&a), Some(&b)) = (rng.pick(&types), rng.pick(&types)) else {
+                return vec![];
+            };
+            let (id_a, id_b) = (set.docs[a].value["$id"].clone(), set.docs[b].value["$id"].clone());
+            let value_a = set.docs[a].value.clone();
+            set.docs[a].value = set.docs[b].value.clone();
+            set.docs[b].value = value_a;
+            set.docs[a].value["$id"] = id_a;
+            set.docs[b].value["$id"] = id_b;
+            vec![set.docs[a].rel.clone(), set.docs[b].rel.clone()]
+        }
+    }
 }
 
 #[test]
@@ -114,20 +310,36 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
         setting("COMPAT_EDITS", EDITS),
         setting("COMPAT_EDITS_SEED", 0),
     );
+    let only_files = setting("COMPAT_FILE_EDITS", 0) == 1;
     let (mut compared, mut held, mut accepted) = (0, 0, 0);
     let mut broken = Vec::new();
     for seed in first..first + edits {
         let mut rng = Rng::new(seed);
-        // One edit, or (every third seed) two, in files drawn apart.
+        // One edit, or (every third seed) two, in files drawn apart; every
+        // seventh, an edit of the files themselves.
         let mut new = old.clone();
-        let mut edited = Vec::new();
-        for _ in 0..if seed % 3 == 2 { 2 } else { 1 } {
-            let index = *rng.pick(&files).expect("files");
-            let doc = &mut new.docs[index];
-            doc.value = sample::schemas::changed(&doc.value, &mut rng);
-            edited.push(index);
+        let mut touched = Vec::new();
+        if seed % 7 == 6 || only_files {
+            touched = file_edit(&mut new, &mut rng);
+        } else {
+            for _ in 0..if seed % 3 == 2 { 2 } else { 1 } {
+                let index = *rng.pick(&files).expect("files");
+                let doc = &mut new.docs[index];
+                doc.value = sample::schemas::changed(&doc.value, &mut rng);
+                touched.push(doc.rel.clone());
+            }
         }
-        let edited: Vec<_> = edited.into_iter().map(|i| new.docs[i].clone()).collect();
+        // Each file touched as the side that has it holds it (the new one first).
+        let edited: Vec<_> = touched
+            .iter()
+            .filter_map(|rel| {
+                new.docs
+                    .iter()
+                    .chain(&old.docs)
+                    .find(|doc| &doc.rel == rel)
+                    .cloned()
+            })
+            .collect();
         // Tolerant readers (the contract's) for most edits, strict ones for
         // every fourth; `format` asserted (the default) but for every fifth.
         let readers = if seed % 4 == 3 {
@@ -161,18 +373,24 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             }
             held += 1;
             let open = readers == Readers::Tolerant;
-            let (Some(writes), Some(reads)) = (registry(writer, false), registry(reader, open))
-            else {
-                continue;
-            };
             let files: Vec<_> = edited.iter().map(|doc| doc.rel.as_str()).collect();
+            let (writes, reads) = match (registry(writer, false), registry(reader, open)) {
+                (Some(writes), Some(reads)) => (writes, reads),
+                (Some(_), None) => {
+                    broken.push(format!(
+                        "seed {seed}: {files:?} edited, {direction} said to hold, but the reader's schemas cannot be registered"
+                    ));
+                    continue;
+                }
+                (None, _) => continue,
+            };
             let places: std::collections::BTreeSet<String> =
                 edited.iter().flat_map(places).collect();
             for place in places {
                 let pair = [&writes, &reads];
-                if let Some(value) = refused(pair, &place, (seed, formats), &mut accepted) {
+                if let Some(what) = refused(pair, &place, (seed, formats), &mut accepted) {
                     broken.push(format!(
-                        "seed {seed}: {files:?} edited, {direction} said to hold, but {place} draws {value} which the reader refuses"
+                        "seed {seed}: {files:?} edited, {direction} said to hold, but {place} draws {what}"
                     ));
                 }
             }
