@@ -142,9 +142,7 @@ fn file_refs(value: &mut Value) -> Vec<&mut String> {
             Value::Object(map) => {
                 for (key, child) in map.iter_mut() {
                     let reaches_a_file = key == "$ref"
-                        && child
-                            .as_str()
-                            .is_some_and(|text| ref_parts(text).is_some());
+                        && child.as_str().is_some_and(|text| ref_parts(text).is_some());
                     if !reaches_a_file {
                         stack.push(child);
                     } else if let Value::String(text) = child {
@@ -291,7 +289,10 @@ fn file_edit(set: &mut SchemaSet, rng: &mut Rng) -> Vec<String> {
             let (Some(&a), Some(&b)) = (rng.pick(&types), rng.pick(&types)) else {
                 return vec![];
             };
-            let (id_a, id_b) = (set.docs[a].value["$id"].clone(), set.docs[b].value["$id"].clone());
+            let (id_a, id_b) = (
+                set.docs[a].value["$id"].clone(),
+                set.docs[b].value["$id"].clone(),
+            );
             let value_a = set.docs[a].value.clone();
             set.docs[a].value = set.docs[b].value.clone();
             set.docs[b].value = value_a;

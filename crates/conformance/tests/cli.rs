@@ -977,6 +977,55 @@ fn generated_values_pass_check_on_the_command_line() {
     assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
 }
 
+/// `generate … | head`: a reader that closes the output once it has enough
+/// ends the run quietly, as it ends any filter's, and the output that could
+/// not be written (a full disk) is an error.
+#[test]
+fn generate_stops_quietly_when_its_reader_closes_the_output() {
+    use std::io::Read;
+    for args in [
+        &["generate", "-n", "100000000", "--seed", "1"][..],
+        &[
+            "generate",
+            "--conversation",
+            "-n",
+            "100000000",
+            "--seed",
+            "1",
+        ][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vdm-conform"))
+            .args(args)
+            .current_dir(repo())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("vdm-conform starts");
+        let mut head = [0u8; 100];
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_exact(&mut head)
+            .expect("the first bytes");
+        // The pipe's reading end is dropped here: the next write fails.
+        let done = child.wait_with_output().expect("vdm-conform finishes");
+        assert_eq!(done.status.code(), Some(0), "{args:?}: {done:?}");
+        assert!(done.stderr.is_empty(), "{args:?}: {done:?}");
+    }
+    if Path::new("/dev/full").exists() {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full");
+        let done = Command::new(env!("CARGO_BIN_EXE_vdm-conform"))
+            .args(["generate", "-n", "2000", "--seed", "1"])
+            .stdout(full)
+            .output()
+            .expect("vdm-conform runs");
+        assert_eq!(done.status.code(), Some(2), "{done:?}");
+        let said = String::from_utf8_lossy(&done.stderr);
+        assert!(said.contains("writing the values"), "{said}");
+    }
+}
+
 /// The README shows every command `vdm-conform --help` lists, so a new one
 /// cannot land undocumented.
 #[test]

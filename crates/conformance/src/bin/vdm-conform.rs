@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use conformance::generate::GenerateError;
 use conformance::pipeline::{check_file, check_frames, check_trace, check_trace_pair, open, Sink};
 use conformance::report::{render, render_at, Format, Level, Violation};
 use conformance::{mirror, Checker, Rule};
@@ -219,29 +220,42 @@ fn trace(
     Ok(())
 }
 
-/// `vdm-conform generate`: writes to stdout; returns what it wrote, in words.
-fn generate(checker: &Checker, contract: &str, args: &GenerateArgs) -> Result<String, String> {
+/// `vdm-conform generate`: writes to stdout; returns what it wrote, in words,
+/// or `None` when the reader closed the output (`generate … | head`): that
+/// ends the run as it ends any filter's, quietly.
+fn generate(
+    checker: &Checker,
+    contract: &str,
+    args: &GenerateArgs,
+) -> Result<Option<String>, String> {
+    let table = args.transitions.as_deref().map(read_text).transpose()?;
+    match generate_into(checker, contract, args, table.as_deref()) {
+        Ok(summary) => Ok(Some(summary)),
+        Err(GenerateError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(None),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+fn generate_into(
+    checker: &Checker,
+    contract: &str,
+    args: &GenerateArgs,
+    table: Option<&str>,
+) -> Result<String, GenerateError> {
     let GenerateArgs {
         type_name,
         count,
         seed,
         mutants,
         conversation,
-        transitions,
+        ..
     } = args;
     let (count, seed) = (*count, *seed);
     let stdout = std::io::stdout();
     let mut sink = std::io::BufWriter::new(stdout.lock());
-    let table = transitions.as_deref().map(read_text).transpose()?;
     let summary = if *conversation && *mutants {
-        let done = conformance::generate::conversation_mutants(
-            checker,
-            count,
-            seed,
-            table.as_deref(),
-            &mut sink,
-        )
-        .map_err(|err| err.to_string())?;
+        let done =
+            conformance::generate::conversation_mutants(checker, count, seed, table, &mut sink)?;
         format!(
             "wrote {} conversation mutant(s) of contract {contract}, seed {seed}, from {} valid conversation(s): {}",
             done.by_rule.values().sum::<usize>(),
@@ -249,17 +263,14 @@ fn generate(checker: &Checker, contract: &str, args: &GenerateArgs) -> Result<St
             by_rule(done.by_rule.iter())
         )
     } else if *conversation {
-        let done =
-            conformance::generate::conversations(checker, count, seed, table.as_deref(), &mut sink)
-                .map_err(|err| err.to_string())?;
+        let done = conformance::generate::conversations(checker, count, seed, table, &mut sink)?;
         let dropped = dropped_by_rule(&done.broken);
         format!(
             "wrote {} conversation(s) of contract {contract}, seed {seed}, {} record(s); {} broke a rule and were dropped{dropped}",
             done.written, done.records, done.dropped
         )
     } else if *mutants {
-        let done = conformance::generate::mutants(checker, type_name, count, seed, &mut sink)
-            .map_err(|err| err.to_string())?;
+        let done = conformance::generate::mutants(checker, type_name, count, seed, &mut sink)?;
         format!(
             "wrote {} {type_name} mutant(s) of contract {contract}, seed {seed}, from {} valid value(s): {}",
             done.by_rule.values().sum::<usize>(),
@@ -267,16 +278,14 @@ fn generate(checker: &Checker, contract: &str, args: &GenerateArgs) -> Result<St
             by_rule(done.by_rule.iter())
         )
     } else {
-        let done = conformance::generate::generate(checker, type_name, count, seed, &mut sink)
-            .map_err(|err| err.to_string())?;
+        let done = conformance::generate::generate(checker, type_name, count, seed, &mut sink)?;
         let dropped = dropped_by_rule(&done.broken);
         format!(
             "wrote {} {type_name} value(s) of contract {contract}, seed {seed}; {} draw(s) broke a rule and were dropped{dropped}",
             done.written, done.dropped
         )
     };
-    sink.flush()
-        .map_err(|err| format!("writing the values: {err}"))?;
+    sink.flush()?;
     Ok(summary)
 }
 
@@ -430,7 +439,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         } => mirror(&checker()?, &cpp_header, enum_name.as_deref())?,
         Command::Generate(args) => {
             let summary = generate(&checker()?, &contract, &args)?;
-            if format == Format::Human {
+            if let (Some(summary), Format::Human) = (summary, format) {
                 eprintln!("vdm-conform: {summary}");
             }
             return Ok(true);
