@@ -862,44 +862,17 @@ fn compare(
             Some(new_doc) => run.part(old_doc, new_doc, ""),
             // A type no part refers to any more is gone from the wire (the
             // API says what went); a file the executor reads is not.
-            None if old_doc.kind == DocKind::Config => run.changes.push(Change {
-                group: old_doc.name.clone(),
-                rule: Rule::ConfigRemoved,
-                old_pointer: Some(format!("{}#", old_doc.rel)),
-                new_pointer: None,
-                writer: Verdict::Compatible,
-                reader: Verdict::Breaking,
-                api: Verdict::Compatible,
-                detail: format!("{} removed", old_doc.rel),
-                why: Some(
-                    "the contract no longer says what the file holds: files written for the old executor may not be read by the new one"
-                        .into(),
-                ),
-                example: None,
-                undecided: None,
-                shape: true,
-            }),
+            None if old_doc.kind == DocKind::Config => {
+                run.changes
+                    .push(config_in_one_version(old_doc, Version::Old));
+            }
             None => {}
         }
     }
-    // A file the executor reads, described now: what was written for it
-    // before was held to no schema, and still reads (a minor bump).
     for new_doc in new.of_kind(DocKind::Config) {
         if old.get(DocKind::Config, &new_doc.name).is_none() {
-            run.changes.push(Change {
-                group: new_doc.name.clone(),
-                rule: Rule::ConfigAdded,
-                old_pointer: None,
-                new_pointer: Some(format!("{}#", new_doc.rel)),
-                writer: Verdict::Compatible,
-                reader: Verdict::Compatible,
-                api: Verdict::Compatible,
-                detail: format!("{} added", new_doc.rel),
-                why: None,
-                example: None,
-                undecided: None,
-                shape: true,
-            });
+            run.changes
+                .push(config_in_one_version(new_doc, Version::New));
         }
     }
     // The envelope outside its bodies, whole: `v`, `kind` and `id` can
@@ -980,6 +953,45 @@ fn compare(
         })
         .collect();
     Ok(comparison)
+}
+
+/// A file the executor reads that one version describes and the other does
+/// not (`config.removed`, `config.added`). The version without it says
+/// nothing of what its operators write or its executor reads, so neither
+/// direction can be decided: files written with no schema may be refused
+/// by an executor reading the new one strictly, and an executor with none
+/// may read a file any way. Both ways, so the verdict is the same whichever
+/// version is compared from.
+fn config_in_one_version(doc: &contract::SchemaDoc, described_in: Version) -> Change {
+    let (rule, pointers, said) = match described_in {
+        Version::Old => (
+            Rule::ConfigRemoved,
+            [Some(format!("{}#", doc.rel)), None],
+            "removed",
+        ),
+        Version::New => (
+            Rule::ConfigAdded,
+            [None, Some(format!("{}#", doc.rel))],
+            "added",
+        ),
+    };
+    let other = match described_in {
+        Version::Old => Version::New,
+        Version::New => Version::Old,
+    };
+    Change {
+        rule,
+        ..Change::undecided(
+            &doc.name,
+            pointers,
+            format!("{} {said}", doc.rel),
+            "the tool-set file's schema",
+            format!(
+                "{}: the {other} version has no schema for this file, so what its operators write and its executor reads is not in the contract",
+                doc.rel
+            ),
+        )
+    }
 }
 
 /// [`Error::NotItsOwnId`] unless `doc` has its place as its `$id`, and no

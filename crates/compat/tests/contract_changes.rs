@@ -764,7 +764,8 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
 /// The executor's tool-set file is compared too, read as the executor reads
 /// it (strictly, whatever the wire's readers do): a field it no longer
 /// knows, or one it now requires, refuses files written for the old one,
-/// and so may a new executor whose contract has no tool-set file at all.
+/// and so may a new executor whose contract has no tool-set file at all;
+/// a schema added or removed cannot be decided either way.
 #[test]
 fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
     let removed = edited("config/ToolSet.json", |v| {
@@ -782,10 +783,18 @@ fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
     });
     let mut gone = base();
     gone.docs.retain(|d| d.rel != "config/ToolSet.json");
-    // Described where it was not: a minor bump.
+    // Described where it was not: files written with no schema may not be
+    // read by an executor that now reads them strictly, and what the old
+    // executor reads is not in the contract: neither way can be decided,
+    // as for the removal the other way round.
     let comparison = compare_sets(&gone, &base(), Options::default()).expect("compared");
-    assert_eq!(only_change(&comparison).rule, "config.added");
-    assert_eq!(comparison.bump, Bump::Minor);
+    let added = only_change(&comparison);
+    assert_eq!(added.rule, "config.added");
+    assert!(added.undecided.is_some(), "{added:?}");
+    assert!(!comparison.writer.holds() && !comparison.reader.holds());
+    assert_eq!(comparison.bump, Bump::Major);
+    let comparison = compare_sets(&base(), &gone, Options::default()).expect("compared");
+    assert!(!comparison.writer.holds() && !comparison.reader.holds());
     for new in [removed, required, gone] {
         let comparison = compare(&new, Readers::Tolerant);
         assert_eq!(
