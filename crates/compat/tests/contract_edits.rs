@@ -16,6 +16,12 @@
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
 //!
+//! And each edit is compared the other way round: a writer and a reader are
+//! the same pair whichever version is called old, so W one way and R the
+//! other must agree, unless a side is "cannot decide" (the safe answer) or
+//! a method or event comes or goes (removing one breaks its callers, adding
+//! it does not, by the contract's own rule for unknown names).
+//!
 //! `COMPAT_EDITS=N` runs N edits instead of the bounded count, and
 //! `COMPAT_EDITS_SEED=S` starts from another seed (`COMPAT_FILE_EDITS=1`
 //! makes every edit one of the files):
@@ -303,6 +309,53 @@ fn file_edit(set: &mut SchemaSet, rng: &mut Rng) -> Vec<String> {
     }
 }
 
+/// Where `comparison` (old → new) and the same two versions compared new →
+/// old judge one writer-reader pair two ways, each decided: what is wrong.
+fn disagreement(
+    comparison: &compat::Comparison,
+    old: &SchemaSet,
+    new: &SchemaSet,
+    readers: Readers,
+    formats: Formats,
+) -> Option<String> {
+    let options = Options {
+        readers,
+        formats,
+        search: 0,
+    };
+    let swapped = compare_sets(new, old, options).ok()?;
+    let by_convention = |c: &compat::Comparison| {
+        c.changes
+            .iter()
+            .any(|change| change.rule.is_method_or_event())
+    };
+    if by_convention(comparison) || by_convention(&swapped) {
+        return None;
+    }
+    // Breaking that way, and decided: a change breaks it with no keyword
+    // it could not reason about.
+    let decided = |c: &compat::Comparison, writer: bool| {
+        c.changes.iter().any(|change| {
+            let verdict = if writer { change.writer } else { change.reader };
+            !verdict.holds() && change.undecided.is_none()
+        })
+    };
+    [("W", true), ("R", false)]
+        .into_iter()
+        .find_map(|(direction, writer)| {
+            let ours = if writer { comparison.writer } else { comparison.reader };
+            let theirs = if writer { swapped.reader } else { swapped.writer };
+            let contradicted = (ours.holds() && decided(&swapped, !writer))
+                || (theirs.holds() && decided(comparison, writer));
+            contradicted.then(|| {
+                format!(
+                    "{direction} old → new is {ours:?}, the same pair new → old is {theirs:?}: {:#?} against {:#?}",
+                    comparison.changes, swapped.changes
+                )
+            })
+        })
+}
+
 #[test]
 fn a_direction_said_to_hold_holds_for_drawn_values() {
     let old = base();
@@ -365,6 +418,9 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             continue; // a document its meta-schema refuses: not compared
         };
         compared += 1;
+        if let Some(said) = disagreement(&comparison, &old, &new, readers, formats) {
+            broken.push(format!("seed {seed}: {touched:?} edited: {said}"));
+        }
         for (holds, writer, reader, direction) in [
             (comparison.writer.holds(), &new, &old, "W"),
             (comparison.reader.holds(), &old, &new, "R"),
