@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::prove::{Break, Prover};
 use crate::space::{location, Patch, Place, Role, Space, Version};
 use crate::vocab::{self, Handling};
-use crate::{Change, Example, Family, How, Rule, Verdict};
+use crate::{Change, Direction, Example, Family, How, Rule, Verdict};
 
 pub struct Differ<'p, 's> {
     prover: &'p Prover<'s>,
@@ -777,19 +777,21 @@ impl<'p, 's> Differ<'p, 's> {
         let space = self.space();
         let mut why = None;
         let mut example = None;
-        for (result, accepted_by) in [(w, "new"), (r, "old")] {
+        for (result, direction) in [(w, Direction::Writer), (r, Direction::Reader)] {
             let Err(err) = result else { continue };
-            let direction = if accepted_by == "new" {
-                "a new writer's value fails an old reader"
-            } else {
-                "an old writer's value fails a new reader"
-            };
+            let accepted_by = direction.accepted_by();
             let inside = if err.path.is_empty() {
                 String::new()
             } else {
                 format!(" (at {}{})", here.path, err.path)
             };
-            why.get_or_insert_with(|| format!("{direction}: {}{inside}", err.reason));
+            // Each way's reason, W's first: a whole that settles one way
+            // leaves the other's (`reason_without`).
+            let said = format!("{}: {}{inside}", direction.fails(), err.reason);
+            why = Some(match why {
+                Some(first) => format!("{first}; {said}"),
+                None => said,
+            });
             if example.is_none() {
                 if let Some(value) = &err.witness {
                     // Shown only when it separates the two schemas as they

@@ -45,6 +45,51 @@ pub enum Direction {
     Reader,
 }
 
+impl Direction {
+    /// How a break this way begins its reason (`Change::why`).
+    pub(crate) fn fails(self) -> &'static str {
+        match self {
+            Direction::Writer => "a new writer's value fails an old reader",
+            Direction::Reader => "an old writer's value fails a new reader",
+        }
+    }
+
+    /// The version whose schema accepts a counterexample this way
+    /// (`Example::accepted_by`).
+    pub(crate) fn accepted_by(self) -> &'static str {
+        match self {
+            Direction::Writer => "new",
+            Direction::Reader => "old",
+        }
+    }
+
+    fn other(self) -> Direction {
+        match self {
+            Direction::Writer => Direction::Reader,
+            Direction::Reader => Direction::Writer,
+        }
+    }
+}
+
+/// A change's reason without the part about `settled`, a direction now
+/// holding; `None` when nothing is left. A change that breaks both ways
+/// gives each way's reason, W's first (`diff::Differ::explain`); a reason
+/// for both at once ("cannot decide: …") stays.
+fn reason_without(why: String, settled: Direction) -> Option<String> {
+    let second = format!("; {}", Direction::Reader.fails());
+    match settled {
+        Direction::Writer if why.starts_with(Direction::Writer.fails()) => why
+            .find(&second)
+            .and_then(|at| why.get(at + 2..))
+            .map(str::to_string),
+        Direction::Reader if why.starts_with(Direction::Reader.fails()) => None,
+        Direction::Reader => Some(why.find(&second).map_or(why.clone(), |at| {
+            why.get(..at).unwrap_or_default().to_string()
+        })),
+        Direction::Writer => Some(why),
+    }
+}
+
 /// What the checker refuses to work with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -548,11 +593,33 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         {
             if !verdict_of(change, direction).holds() {
                 *verdict_of(change, direction) = Verdict::Compatible;
-                change.why = None;
-                change.example = None;
-                change
-                    .detail
-                    .push_str(" (breaks alone, holds together with the other changes here)");
+                if verdict_of(change, direction.other()).holds() {
+                    change.why = None;
+                    change.example = None;
+                    change.undecided = None;
+                } else {
+                    // The other way still breaks: keep what explains it.
+                    change.why = change
+                        .why
+                        .take()
+                        .and_then(|why| reason_without(why, direction));
+                    if change
+                        .example
+                        .as_ref()
+                        .is_some_and(|e| e.accepted_by == direction.accepted_by())
+                    {
+                        change.example = None;
+                    }
+                }
+                // Which way, where the other still breaks.
+                let way = match (verdict_of(change, direction.other()).holds(), direction) {
+                    (true, _) => "",
+                    (false, Direction::Writer) => "W ",
+                    (false, Direction::Reader) => "R ",
+                };
+                change.detail.push_str(&format!(
+                    " ({way}breaks alone, holds together with the other changes here)"
+                ));
             }
         }
         return;
@@ -564,24 +631,11 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         format!("{}#{}", err.writer_file, err.writer_pointer),
         format!("{}#{}", err.reader_file, err.reader_pointer),
     );
-    let (accepted_by, says, old_pointer, new_pointer, writer, reader) = match direction {
-        Direction::Writer => (
-            "new",
-            "a new writer's value fails an old reader",
-            b,
-            a,
-            Verdict::Breaking,
-            Verdict::Compatible,
-        ),
-        Direction::Reader => (
-            "old",
-            "an old writer's value fails a new reader",
-            a,
-            b,
-            Verdict::Compatible,
-            Verdict::Breaking,
-        ),
+    let (old_pointer, new_pointer, writer, reader) = match direction {
+        Direction::Writer => (b, a, Verdict::Breaking, Verdict::Compatible),
+        Direction::Reader => (a, b, Verdict::Compatible, Verdict::Breaking),
     };
+    let (accepted_by, says) = (direction.accepted_by(), direction.fails());
     changes.push(Change {
         group,
         rule: Rule::ShapeChanged,
@@ -1311,4 +1365,36 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
             comparison.bump
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{reason_without, Direction};
+
+    #[test]
+    fn a_reason_loses_only_the_way_that_settled() {
+        let (w, r) = (Direction::Writer.fails(), Direction::Reader.fails());
+        let both = format!("{w}: 1 is not a string; {r}: \"a\" is not an integer");
+        assert_eq!(
+            reason_without(both.clone(), Direction::Writer).as_deref(),
+            Some(format!("{r}: \"a\" is not an integer").as_str())
+        );
+        assert_eq!(
+            reason_without(both, Direction::Reader).as_deref(),
+            Some(format!("{w}: 1 is not a string").as_str())
+        );
+        assert_eq!(reason_without(format!("{w}: x"), Direction::Writer), None);
+        assert_eq!(reason_without(format!("{r}: x"), Direction::Reader), None);
+        assert_eq!(
+            reason_without(format!("{r}: x"), Direction::Writer).as_deref(),
+            Some(format!("{r}: x").as_str())
+        );
+        let both_ways = "cannot decide: $ref at a.json#".to_string();
+        for settled in [Direction::Writer, Direction::Reader] {
+            assert_eq!(
+                reason_without(both_ways.clone(), settled).as_deref(),
+                Some(both_ways.as_str())
+            );
+        }
+    }
 }

@@ -218,3 +218,59 @@ fn annotations_land_on_the_changed_line_at_the_level_version_allows() {
         assert_eq!(short, declared == "1.2.0", "{annotations}");
     }
 }
+
+/// A change that breaks both ways alone, where the other changes beside it
+/// make one way hold: the way that still breaks keeps its reason and says
+/// so, and the reason of the way that holds is gone.
+#[test]
+fn a_break_stays_explained_when_the_other_way_holds_together() {
+    let set = |schema: serde_json::Value| {
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [("types/Case.json", schema.to_string().as_str())],
+        )
+        .expect("one schema loads")
+    };
+    let old = set(serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"x": {"type": "string"}}
+    }));
+    // No integer is both at most 5 and at least 6: new writers write no
+    // `x`, so W holds together; old writers' strings still fail (R).
+    let new = set(serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"x": {"type": "integer", "maximum": 5, "minimum": 6}}
+    }));
+    let comparison = compat::compare_documents(&old, &new, Options::default()).expect("compared");
+    assert!(comparison.writer.holds() && !comparison.reader.holds());
+    let changed = comparison
+        .changes
+        .iter()
+        .find(|c| c.rule == "type.changed")
+        .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+    assert!(
+        changed.writer.holds() && !changed.reader.holds(),
+        "{changed:?}"
+    );
+    let why = changed
+        .why
+        .as_deref()
+        .unwrap_or_else(|| panic!("{changed:?}"));
+    assert!(
+        why.starts_with("an old writer's value fails a new reader: ")
+            && !why.contains("a new writer's value"),
+        "{why}"
+    );
+    assert!(
+        changed
+            .example
+            .as_ref()
+            .is_none_or(|e| e.accepted_by == "old"),
+        "{changed:?}"
+    );
+    assert!(changed
+        .detail
+        .ends_with("(W breaks alone, holds together with the other changes here)"));
+}
