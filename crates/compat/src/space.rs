@@ -690,10 +690,25 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
             (!id.is_empty()).then(|| (id.to_string(), format!("{base}{}", d.rel)))
         })
         .collect();
+    let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
+    // A network-path reference (`//host/path`) keeps the scheme of the
+    // document's own URI (RFC 3986, 5.2.2): an absolute reference, which
+    // would otherwise leave the views for the host it names.
+    let scheme = value
+        .get(id_key)
+        .and_then(Value::as_str)
+        .unwrap_or(contract::ID_BASE)
+        .split_once("://")
+        .map_or("https", |(scheme, _)| scheme)
+        .to_string();
     let move_uri = |uri: &str| -> Option<String> {
+        let uri = match uri.strip_prefix("//") {
+            Some(rest) => format!("{scheme}://{rest}"),
+            None => uri.to_string(),
+        };
         let (resource, fragment) = match uri.split_once('#') {
             Some((r, f)) => (r, Some(f)),
-            None => (uri, None),
+            None => (uri.as_str(), None),
         };
         let absolute = resource.split_once(':').is_some_and(|(scheme, _)| {
             !scheme.is_empty()
@@ -720,7 +735,6 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
         Err(_) => Vec::new(),
     };
-    let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
     for pointer in &pointers {
         if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
             for key in ["$ref", id_key] {

@@ -811,3 +811,59 @@ fn a_tool_set_file_the_new_executor_refuses_breaks_old_files() {
         );
     }
 }
+
+/// A reference spelled another way that validators resolve to the same
+/// file (RFC 3986: a network-path `//host/path` keeps the document's
+/// scheme, an absolute path keeps its host) is the same reference; through
+/// it, a change of the file it reaches is still seen, and one reaching a
+/// host outside the set cannot be decided.
+#[test]
+fn a_reference_spelled_another_way_reaches_the_same_file() {
+    let spelled = |spelling: &'static str| {
+        move |v: &mut Value| {
+            at(v, "/$defs/params/properties/taskId")["$ref"] = json!(spelling);
+        }
+    };
+    for spelling in [
+        "//schemas.vdm.invalid/types/TaskId.json",
+        "https://schemas.vdm.invalid/types/TaskId.json",
+        "/types/TaskId.json",
+        "../methods/../types/TaskId.json#",
+    ] {
+        let new = edited("methods/download.cancel.json", spelled(spelling));
+        let comparison = compare(&new, Readers::Tolerant);
+        assert!(
+            comparison.writer.holds() && comparison.reader.holds(),
+            "{spelling}: {:#?}",
+            comparison.changes
+        );
+        // Narrowed behind the new spelling: old writers' long ids break R.
+        let mut narrowed = new.clone();
+        if let Some(task_id) = narrowed
+            .docs
+            .iter_mut()
+            .find(|d| d.rel == "types/TaskId.json")
+        {
+            task_id.value["maxLength"] = json!(8);
+        }
+        let comparison = compare(&narrowed, Readers::Tolerant);
+        assert!(!comparison.reader.holds(), "{spelling}");
+    }
+    let outside = edited(
+        "methods/download.cancel.json",
+        spelled("//example.com/TaskId.json"),
+    );
+    let comparison = compare(&outside, Readers::Tolerant);
+    assert!(!comparison.writer.holds() && !comparison.reader.holds());
+    assert!(
+        comparison
+            .changes
+            .iter()
+            .any(|c| c.group == "download.cancel"
+                && c.why
+                    .as_deref()
+                    .is_some_and(|why| why.contains("https://example.com/TaskId.json"))),
+        "{:#?}",
+        comparison.changes
+    );
+}
