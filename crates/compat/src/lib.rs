@@ -1126,6 +1126,27 @@ impl Run<'_, '_> {
             // refers to is nowhere, and no validator of that version reads
             // the part.
             (old_place, _) => {
+                // A document the resolver refused stands in as `true`: its
+                // obstacle says why, where "nothing there" would not.
+                let refused = [(Version::Old, old_doc), (Version::New, new_doc)]
+                    .into_iter()
+                    .find_map(|(version, doc)| {
+                        let id = space.find(version, Role::Written, &doc.rel)?;
+                        Some((&doc.rel, space.doc(id)?.obstacle.as_ref()?))
+                    });
+                if let Some((rel, obstacle)) = refused {
+                    self.changes.push(Change::undecided(
+                        &old_doc.name,
+                        [
+                            Some(format!("{}#{pointer}", old_doc.rel)),
+                            Some(format!("{}#{pointer}", new_doc.rel)),
+                        ],
+                        format!("{rel} cannot be read"),
+                        &obstacle.keyword,
+                        format!("{rel}#{} ({})", obstacle.pointer, obstacle.why),
+                    ));
+                    return;
+                }
                 let (side, doc) = if old_place.is_some() {
                     ("new", new_doc)
                 } else {

@@ -222,9 +222,9 @@ fn register<'b>(
         Some(registry) => registry.extend(pairs),
         None => Registry::new().extend(pairs),
     };
-    // Each round names one missing document, so a round per document of
-    // the set and one more is enough.
-    for _ in 0..=docs.len() {
+    // Each round names one missing document or sets one aside, so two
+    // rounds per document of the set and one more are enough.
+    for _ in 0..=2 * docs.len() {
         let pairs: Vec<(String, Value)> = docs
             .iter()
             .map(|d| d.uri.clone())
@@ -241,7 +241,32 @@ fn register<'b>(
                     None => break,
                 }
             }
-            Err(_) => break,
+            // A reference the resolver cannot read (not a URI reference, a
+            // bad percent-encoding) refuses the whole registry: the
+            // documents holding the one it names stand aside, each as `true`
+            // with an obstacle at that reference, and the rest go on.
+            Err(err) => {
+                let said = err.to_string();
+                let mut set_aside = false;
+                for (doc, value) in docs.iter_mut().zip(values.iter_mut()) {
+                    if doc.obstacle.is_some() {
+                        continue;
+                    }
+                    if let Some((pointer, reference)) = reference_named(value, &said) {
+                        let said = said.replace(reference, &spelled(reference));
+                        doc.obstacle = Some(Obstacle {
+                            keyword: "$ref".into(),
+                            pointer,
+                            why: format!("the validator's resolver refuses this reference: {said}"),
+                        });
+                        *value = Value::Bool(true);
+                        set_aside = true;
+                    }
+                }
+                if !set_aside {
+                    break;
+                }
+            }
         }
     }
     let mut pairs = Vec::with_capacity(docs.len());
@@ -264,6 +289,57 @@ fn register<'b>(
         .map_err(|err| crate::Error::Registry(err.to_string()))
 }
 
+/// Where in a view [`rename`] moves an absolute URI from outside the set:
+/// `https://host/x` becomes `OUTSIDE` + `https/host/x`, `urn:x` stays whole.
+const OUTSIDE: &str = "~abs/";
+
+/// A URI of a view as the set spells it: a file's path inside the set, or
+/// an outside URI as written (see [`OUTSIDE`]); any other text as it is.
+fn spelled(uri: &str) -> String {
+    let Some(rest) = [Version::Old, Version::New]
+        .into_iter()
+        .flat_map(|version| [Role::Written, Role::Read].map(|role| namespace(version, role)))
+        .find_map(|namespace| uri.strip_prefix(namespace))
+    else {
+        return uri.to_string();
+    };
+    match rest.strip_prefix(OUTSIDE) {
+        Some(outside) => match outside.split_once('/') {
+            Some((scheme, path)) if !scheme.contains(':') => format!("{scheme}://{path}"),
+            _ => outside.to_string(),
+        },
+        None => rest.to_string(),
+    }
+}
+
+/// The JSON pointer of the first `$ref` in `value` whose text `said` (a
+/// resolver's error) quotes, and the reference.
+fn reference_named<'v>(value: &'v Value, said: &str) -> Option<(String, &'v str)> {
+    let mut stack = vec![(String::new(), value)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    if said.contains(&format!("'{reference}'")) {
+                        return Some((pointer, reference));
+                    }
+                }
+                for (key, child) in map {
+                    let token = contract::escape_pointer_token(key);
+                    stack.push((format!("{pointer}/{token}"), child));
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    stack.push((format!("{pointer}/{index}"), child));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A stand-in for a document of a view that a reference names and the set
 /// does not hold: wherever it is reached, nothing can be decided. `None`
 /// for a URI outside the views, or one already standing in.
@@ -280,11 +356,11 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
             Some((version, role, rel))
         })?;
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    let why = match rel.strip_prefix("~abs/") {
+    let why = match rel.strip_prefix(OUTSIDE) {
         // An absolute reference outside the set ([`rename`] moved it here).
-        Some(outside) => format!(
+        Some(_) => format!(
             "a reference names {}, which is not among the schemas compared (nothing is fetched)",
-            outside.replacen('/', "://", 1)
+            spelled(uri)
         ),
         None => format!(
             "a reference names {rel}, which the {} version does not have",
@@ -297,7 +373,8 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
     Some(Doc {
         version,
         role,
-        rel: rel.to_string(),
+        // Reports name it as the set spells it, not by its place in a view.
+        rel: spelled(uri),
         kind: DocKind::Type,
         name: name.strip_suffix(".json").unwrap_or(name).to_string(),
         uri: uri.to_string(),
@@ -721,10 +798,7 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         }
         let moved = match own_ids.iter().find(|(id, _)| id == resource) {
             Some((_, view)) => view.clone(),
-            None => format!(
-                "{base}~abs/{}",
-                resource.replacen("://", "/", 1).replace(':', "/")
-            ),
+            None => format!("{base}{OUTSIDE}{}", resource.replacen("://", "/", 1)),
         };
         Some(match fragment {
             Some(f) => format!("{moved}#{f}"),

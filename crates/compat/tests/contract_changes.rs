@@ -849,21 +849,82 @@ fn a_reference_spelled_another_way_reaches_the_same_file() {
         let comparison = compare(&narrowed, Readers::Tolerant);
         assert!(!comparison.reader.holds(), "{spelling}");
     }
-    let outside = edited(
-        "methods/download.cancel.json",
-        spelled("//example.com/TaskId.json"),
-    );
-    let comparison = compare(&outside, Readers::Tolerant);
-    assert!(!comparison.writer.holds() && !comparison.reader.holds());
-    assert!(
-        comparison
-            .changes
-            .iter()
-            .any(|c| c.group == "download.cancel"
-                && c.why
-                    .as_deref()
-                    .is_some_and(|why| why.contains("https://example.com/TaskId.json"))),
-        "{:#?}",
-        comparison.changes
-    );
+    // Outside the set, named as written (not by where a view keeps it).
+    for (spelling, named) in [
+        (
+            "//example.com/TaskId.json",
+            "https://example.com/TaskId.json",
+        ),
+        ("urn:vdm:TaskId", "urn:vdm:TaskId"),
+    ] {
+        let outside = edited("methods/download.cancel.json", spelled(spelling));
+        let comparison = compare(&outside, Readers::Tolerant);
+        assert!(!comparison.writer.holds() && !comparison.reader.holds());
+        let said = format!("a reference names {named}, which is not among the schemas compared");
+        assert!(
+            comparison
+                .changes
+                .iter()
+                .any(|c| c.group == "download.cancel"
+                    && c.why.as_deref().is_some_and(|why| why.contains(&said))),
+            "{:#?}",
+            comparison.changes
+        );
+        let shown = format!("{:?}", comparison.changes);
+        assert!(
+            !shown.contains("~abs") && !shown.contains("compat.invalid"),
+            "{shown}"
+        );
+    }
+}
+
+/// A reference the validator's resolver cannot read at all (not a URI
+/// reference) once refused the whole registry: every document was tried
+/// alone, and the report blamed `Checksum`, whose resolver is eager, while
+/// never naming the reference. Now the document holding it cannot be
+/// decided, at that reference, and nothing else is touched.
+#[test]
+fn a_reference_the_resolver_cannot_read_is_named_where_it_stands() {
+    for spelling in [
+        "../types/TaskId%zz.json",
+        "http://[bad/x.json",
+        "../types/Task Id.json",
+        "../types/TaskId.json#/$defs/%zz",
+    ] {
+        let new = edited("methods/download.cancel.json", |v| {
+            at(v, "/$defs/params/properties/taskId")["$ref"] = json!(spelling);
+        });
+        for comparison in [
+            compare(&new, Readers::Tolerant),
+            compare_sets(&new, &base(), Options::default()).expect("compared"),
+        ] {
+            assert!(
+                !comparison.writer.holds() && !comparison.reader.holds(),
+                "{spelling}"
+            );
+            let groups: std::collections::BTreeSet<&str> = comparison
+                .changes
+                .iter()
+                .filter(|c| c.rule != "api.changed")
+                .map(|c| c.group.as_str())
+                .collect();
+            assert_eq!(
+                groups.into_iter().collect::<Vec<_>>(),
+                ["download.cancel"],
+                "{spelling}: {:#?}",
+                comparison.changes
+            );
+            assert!(
+                comparison
+                    .changes
+                    .iter()
+                    .any(|c| c.why.as_deref().is_some_and(|why| {
+                        why.contains("methods/download.cancel.json#/$defs/params/properties/taskId")
+                            && why.contains(spelling)
+                    })),
+                "{spelling}: {:#?}",
+                comparison.changes
+            );
+        }
+    }
 }
