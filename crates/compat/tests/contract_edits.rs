@@ -11,8 +11,9 @@
 //! every fifth with `format` read as an annotation. Every seventh edit
 //! changes the files instead (`file_edit`): one removed, renamed with every
 //! reference, copied and changed under a new name that a reference then
-//! reaches, a reference moved to another file, a branch of a union dropped,
-//! or two files' schemas swapped. A reader whose schemas cannot even be
+//! reaches, a reference moved to another file or spelled another way (one
+//! validators resolve to the same file, or one no resolver reads), a branch
+//! of a union dropped, or two files' schemas swapped. A reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
 //!
@@ -197,7 +198,7 @@ fn file_edit(set: &mut SchemaSet, rng: &mut Rng) -> Vec<String> {
     let types: Vec<usize> = (0..count)
         .filter(|&i| set.docs[i].kind == DocKind::Type)
         .collect();
-    match rng.below(6) {
+    match rng.below(7) {
         0 => {
             set.docs.remove(index);
             vec![rel]
@@ -287,6 +288,34 @@ fn file_edit(set: &mut SchemaSet, rng: &mut Rng) -> Vec<String> {
             if let Some(items) = unions.get_mut(at) {
                 let gone = rng.below(items.len());
                 items.remove(gone);
+            }
+            vec![rel]
+        }
+        5 => {
+            // One reference spelled another way: as validators resolve it
+            // to the same file, or so that no resolver can read it.
+            let doc = &mut set.docs[index];
+            let rel = doc.rel.clone();
+            let mut refs = file_refs(&mut doc.value);
+            let at = rng.below(refs.len().max(1));
+            if let Some(reference) = refs.get_mut(at) {
+                let (dir, name, fragment) = ref_parts(reference).unwrap_or_default();
+                let folder = rel.rsplit_once('/').map_or("", |(folder, _)| folder);
+                // The target's path inside the set, from the reference.
+                let target = if dir.starts_with("../") {
+                    format!("{}{name}", dir.trim_start_matches("../"))
+                } else {
+                    format!("{folder}/{dir}{name}")
+                };
+                let respelled = match rng.below(6) {
+                    0 => format!("{}{target}{fragment}", contract::ID_BASE),
+                    1 => format!("//schemas.vdm.invalid/{target}{fragment}"),
+                    2 => format!("/{target}{fragment}"),
+                    3 => format!("./{dir}{name}{fragment}"),
+                    4 => format!("{dir}{name}%zz{fragment}"),
+                    _ => format!("{dir}{name}#{}", fragment.trim_start_matches('#')),
+                };
+                **reference = respelled;
             }
             vec![rel]
         }
