@@ -135,8 +135,14 @@ impl<'p, 's> Differ<'p, 's> {
         out: &mut Vec<Change>,
     ) {
         let space = self.space();
+        // References are followed in step: where one side stops at a `$ref`
+        // with assertions beside it and the other does not, the two are
+        // compared as written, so the reference meets the reference (the
+        // other side's target against the reference and its siblings would
+        // read as every field of the target removed).
+        let stops = |place: &Place<'s>| place.value.get("$ref").is_some();
         let (old, new) = match (space.follow(old), space.follow(new)) {
-            (Ok(o), Ok(n)) => (o, n),
+            (Ok(o), Ok(n)) if stops(&o) == stops(&n) => (o, n),
             _ => (old.clone(), new.clone()),
         };
         if self.skip.contains(&self.rel(&old)) || self.skip.contains(&self.rel(&new)) {

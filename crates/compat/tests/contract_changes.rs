@@ -928,3 +928,35 @@ fn a_reference_the_resolver_cannot_read_is_named_where_it_stands() {
         }
     }
 }
+
+/// An assertion added beside a reference (`{"$ref": …, "maxProperties": 2}`)
+/// is that one change. The reference was followed on the old side only, and
+/// the target compared with the reference and its sibling read as every
+/// field of the target removed.
+#[test]
+fn an_assertion_beside_a_reference_is_one_change() {
+    let new = edited("methods/download.add.json", |v| {
+        at(v, "/$defs/params/properties/spec")["maxProperties"] = json!(2);
+    });
+    for comparison in [
+        compare(&new, Readers::Tolerant),
+        compare_sets(&new, &base(), Options::default()).expect("compared"),
+    ] {
+        let wire: Vec<_> = comparison
+            .changes
+            .iter()
+            .filter(|c| c.rule != "api.changed")
+            .collect();
+        assert_eq!(wire.len(), 1, "{wire:#?}");
+        assert!(
+            wire[0]
+                .new_pointer
+                .iter()
+                .chain(&wire[0].old_pointer)
+                .any(|p| p.ends_with("/spec/maxProperties")),
+            "{wire:#?}"
+        );
+    }
+    // Old writers' specs have more than two fields: R breaks.
+    assert!(!compare(&new, Readers::Tolerant).reader.holds());
+}
