@@ -35,7 +35,7 @@ use jsonschema::canonical::{CanonicalSchema, Containment, PreparedDocument};
 use jsonschema::Draft;
 use serde_json::{Map, Value};
 
-use crate::space::{location, DocId, Place, Space};
+use crate::space::{location, DocId, Place, Role, Space};
 use crate::vocab::{self, Handling, Shape};
 use crate::Formats;
 
@@ -764,9 +764,20 @@ impl<'s> Prover<'s> {
             })
     }
 
-    /// The first place the two differ, as a reason not to decide.
+    /// The first place the two differ, as a reason not to decide. A
+    /// tolerant reader's view lacks every `additionalProperties: false` the
+    /// writer's has, which would always be that place: the reader is
+    /// compared as written first, so the reason names what changed.
     fn difference(&self, writer: &Place<'s>, reader: &Place<'s>) -> Stuck {
-        match self.equal(writer, reader) {
+        let as_written = self.space.doc(reader.doc).and_then(|doc| {
+            let twin = self.space.find(doc.version, Role::Written, &doc.rel)?;
+            self.space.place(twin, &reader.pointer)
+        });
+        let compared = match as_written {
+            Some(twin) if self.equal(writer, &twin).is_err() => twin,
+            _ => reader.clone(),
+        };
+        match self.equal(writer, &compared) {
             Err(mut stuck) => {
                 if stuck.keyword.is_empty() {
                     stuck.keyword = "schema".into();

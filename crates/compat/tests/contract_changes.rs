@@ -960,3 +960,28 @@ fn an_assertion_beside_a_reference_is_one_change() {
     // Old writers' specs have more than two fields: R breaks.
     assert!(!compare(&new, Readers::Tolerant).reader.holds());
 }
+
+/// Where the prover cannot decide, the reason names the keyword that
+/// changed, not the `additionalProperties: false` a tolerant reader's view
+/// always lacks (which every such reason named before).
+#[test]
+fn a_reason_not_to_decide_names_what_changed() {
+    let new = edited("types/TaskDetail.json", |v| {
+        v["minimum"] = json!(-1);
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    // `minimum` reads numbers only, so R holds; a prover that cannot see
+    // that says why.
+    assert!(
+        comparison.reader.holds() || comparison.changes.iter().any(|c| c.undecided.is_some()),
+        "{:#?}",
+        comparison.changes
+    );
+    for change in comparison.changes.iter().filter(|c| c.undecided.is_some()) {
+        let why = change.why.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("cannot decide: minimum") && !why.contains("additionalProperties"),
+            "{change:#?}"
+        );
+    }
+}
