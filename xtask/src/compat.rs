@@ -217,12 +217,21 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
     let (comparison, replay) = match compare(&old, &new, options) {
         Ok(found) => found,
         Err(err) => {
-            if request.format == Format::Github {
-                let place = failure_place(root, [&old, &new], &err);
-                print!(
+            // Exit 2 and the message on stderr whatever the format; a report
+            // read by a program says so in its own form too.
+            let (place, message) = (failure_place(root, [&old, &new], &err), format!("{err:#}"));
+            match request.format {
+                Format::Github => print!("{}", compat::report::github_failure(place, &message)),
+                Format::Sarif => println!(
                     "{}",
-                    compat::report::github_failure(place, &format!("{err:#}"))
-                );
+                    serde_json::to_string_pretty(&compat::report::sarif_failure(place, &message))?
+                ),
+                Format::Json => {
+                    let (file, line) = place.unzip();
+                    let failed = json!({"ok": false, "error": message, "file": file, "line": line});
+                    println!("{}", serde_json::to_string_pretty(&failed)?);
+                }
+                Format::Human | Format::Markdown => {}
             }
             return Err(err);
         }
@@ -799,6 +808,7 @@ mod tests {
     /// place.
     #[test]
     fn a_comparison_that_cannot_be_made_is_annotated_where_it_fails() {
+        use serde_json::json;
         let root = crate::root();
         let dir = std::env::temp_dir().join(format!("compat-failure-{}", std::process::id()));
         let (old_dir, new_dir) = (dir.join("old"), dir.join("new"));
@@ -822,6 +832,16 @@ mod tests {
                 Err(err) => err,
             };
             let place = super::failure_place(&root, [&old, &new], &err);
+            let sarif = compat::report::sarif_failure(place.clone(), "x");
+            let result = &sarif["runs"][0]["results"][0];
+            assert_eq!(
+                result["locations"][0]["physicalLocation"]["region"]["startLine"],
+                json!(place.as_ref().map(|(_, line)| line))
+            );
+            assert_eq!(
+                sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+                false
+            );
             compat::report::github_failure(place, &format!("{err:#}"))
         };
         let task_id = new_dir.join("types/TaskId.json");

@@ -455,6 +455,35 @@ pub fn sarif(
     })
 }
 
+/// SARIF for a comparison that could not be made at all: one error at the
+/// file and line it names where it names one, and a run that says it did
+/// not finish.
+pub fn sarif_failure(place: Option<(String, usize)>, message: &str) -> serde_json::Value {
+    let mut result = serde_json::json!({
+        "ruleId": "compat.failed",
+        "level": "error",
+        "message": {"text": message},
+    });
+    if let (Some((file, line)), Some(fields)) = (place, result.as_object_mut()) {
+        fields.insert(
+            "locations".into(),
+            serde_json::json!([{"physicalLocation": {
+                "artifactLocation": {"uri": file},
+                "region": {"startLine": line}
+            }}]),
+        );
+    }
+    serde_json::json!({
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{
+            "tool": {"driver": {"name": "vdm-compat", "rules": [{"id": "compat.failed"}]}},
+            "invocations": [{"executionSuccessful": false}],
+            "results": [result]
+        }]
+    })
+}
+
 /// The line (1-based) where what a JSON pointer names starts in a JSON
 /// text: an object member's key, an array element. When the pointer goes
 /// further than the text, the line of the deepest part found. serde_json
