@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::prove::{Break, Prover};
 use crate::space::{location, Patch, Place, Role, Space, Version};
 use crate::vocab::{self, Handling};
-use crate::{Change, Direction, Example, Family, How, Rule, Verdict};
+use crate::{Change, Direction, Example, Family, How, Rule, Verdict, BOTH_WAYS};
 
 pub struct Differ<'p, 's> {
     prover: &'p Prover<'s>,
@@ -791,12 +791,16 @@ impl<'p, 's> Differ<'p, 's> {
             } else {
                 format!(" (at {}{})", here.path, err.path)
             };
-            // Each way's reason, W's first: a whole that settles one way
-            // leaves the other's (`reason_without`).
-            let said = format!("{}: {}{inside}", direction.fails(), err.reason);
+            // Each way's reason, W's first, or one for both when they are
+            // the same: a whole that settles one way leaves the other's
+            // (`reason_without`).
+            let reason = format!("{}{inside}", err.reason);
             why = Some(match why {
-                Some(first) => format!("{first}; {said}"),
-                None => said,
+                Some(first) if first == format!("{}: {reason}", Direction::Writer.fails()) => {
+                    format!("{BOTH_WAYS}{reason}")
+                }
+                Some(first) => format!("{first}; {}: {reason}", direction.fails()),
+                None => format!("{}: {reason}", direction.fails()),
             });
             if example.is_none() {
                 if let Some(value) = &err.witness {

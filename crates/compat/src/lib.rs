@@ -71,11 +71,18 @@ impl Direction {
     }
 }
 
+/// How a reason that is the same both ways begins.
+pub(crate) const BOTH_WAYS: &str = "a value fails either way: ";
+
 /// A change's reason without the part about `settled`, a direction now
 /// holding; `None` when nothing is left. A change that breaks both ways
-/// gives each way's reason, W's first (`diff::Differ::explain`); a reason
-/// for both at once ("cannot decide: …") stays.
+/// gives each way's reason, W's first, or one after [`BOTH_WAYS`]
+/// (`diff::Differ::explain`); a reason for both at once that says no way
+/// ("cannot decide: …") stays.
 fn reason_without(why: String, settled: Direction) -> Option<String> {
+    if let Some(reason) = why.strip_prefix(BOTH_WAYS) {
+        return Some(format!("{}: {reason}", settled.other().fails()));
+    }
     let second = format!("; {}", Direction::Reader.fails());
     match settled {
         Direction::Writer if why.starts_with(Direction::Writer.fails()) => why
@@ -1409,6 +1416,15 @@ mod tests {
         assert_eq!(
             reason_without(format!("{r}: x"), Direction::Writer).as_deref(),
             Some(format!("{r}: x").as_str())
+        );
+        let same = format!("{}x", super::BOTH_WAYS);
+        assert_eq!(
+            reason_without(same.clone(), Direction::Writer).as_deref(),
+            Some(format!("{r}: x").as_str())
+        );
+        assert_eq!(
+            reason_without(same, Direction::Reader).as_deref(),
+            Some(format!("{w}: x").as_str())
         );
         let both_ways = "cannot decide: $ref at a.json#".to_string();
         for settled in [Direction::Writer, Direction::Reader] {
