@@ -34,7 +34,13 @@ pub fn resolve_ref<'a>(
     let doc = if path.is_empty() {
         from
     } else {
-        if path.contains("://") || path.starts_with('/') {
+        // A first segment with a colon is a scheme (`https:`, `urn:`): RFC
+        // 3986 gives a relative path none.
+        let scheme = path
+            .split('/')
+            .next()
+            .is_some_and(|first| first.contains(':'));
+        if scheme || path.starts_with('/') {
             return Err(format!(
                 "{reference:?} is not a relative reference; references between contract files \
                  are relative paths, so nothing is fetched"
@@ -189,5 +195,30 @@ mod tests {
             Some("types/B.json")
         );
         assert_eq!(join("types/A.json", "../../x.json"), None);
+    }
+
+    /// A reference with a scheme or from the root is refused as not
+    /// relative, whatever the scheme (not only `scheme://`).
+    #[test]
+    fn a_reference_with_a_scheme_is_not_relative() {
+        let set = crate::SchemaSet::from_texts(
+            std::path::Path::new("set"),
+            [("types/A.json", r#"{"type": "string"}"#)],
+        )
+        .unwrap_or_else(|err| panic!("{err}"));
+        let from = set.docs.first().unwrap_or_else(|| panic!("one document"));
+        for reference in [
+            "urn:vdm:A",
+            "https://schemas.vdm.invalid/types/A.json",
+            "//schemas.vdm.invalid/types/A.json",
+            "/types/A.json",
+            "tag:x,2026:A.json",
+        ] {
+            match super::resolve_ref(&set, from, reference) {
+                Ok(_) => panic!("{reference} resolved"),
+                Err(why) => assert!(why.contains("is not a relative reference"), "{why}"),
+            }
+        }
+        assert!(super::resolve_ref(&set, from, "A.json").is_ok());
     }
 }
