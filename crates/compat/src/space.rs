@@ -252,7 +252,7 @@ fn register<'b>(
                     if doc.obstacle.is_some() {
                         continue;
                     }
-                    if let Some((pointer, reference)) = reference_named(value, &said) {
+                    if let Some((pointer, reference)) = reference_named(value, doc.draft, &said) {
                         let said = said.replace(reference, &spelled(reference));
                         doc.obstacle = Some(Obstacle {
                             keyword: "$ref".into(),
@@ -312,32 +312,18 @@ fn spelled(uri: &str) -> String {
     }
 }
 
-/// The JSON pointer of the first `$ref` in `value` whose text `said` (a
-/// resolver's error) quotes, and the reference.
-fn reference_named<'v>(value: &'v Value, said: &str) -> Option<(String, &'v str)> {
-    let mut stack = vec![(String::new(), value)];
-    while let Some((pointer, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if let Some(Value::String(reference)) = map.get("$ref") {
-                    if said.contains(&format!("'{reference}'")) {
-                        return Some((pointer, reference));
-                    }
-                }
-                for (key, child) in map {
-                    let token = contract::escape_pointer_token(key);
-                    stack.push((format!("{pointer}/{token}"), child));
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    stack.push((format!("{pointer}/{index}"), child));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+/// The JSON pointer of the first `$ref` among the schemas of `value` (a
+/// document of `draft`) whose text `said` (a resolver's error) quotes, and
+/// the reference.
+fn reference_named<'v>(value: &'v Value, draft: Draft, said: &str) -> Option<(String, &'v str)> {
+    vocab::positions(value, "", draft)
+        .ok()?
+        .into_iter()
+        .find_map(|position| {
+            let reference = position.value.get("$ref")?.as_str()?;
+            said.contains(&format!("'{reference}'"))
+                .then_some((position.pointer, reference))
+        })
 }
 
 /// A stand-in for a document of a view that a reference names and the set
