@@ -280,11 +280,12 @@ fn failure_place(
                 } => (version, file, pointer),
                 _ => return None,
             };
-            let path = match if *version == compat::Version::Old {
+            let side = if *version == compat::Version::Old {
                 old
             } else {
                 new
-            } {
+            };
+            let path = match side {
                 Side::Set { schemas, .. } => schemas.join(file),
                 Side::File(path) => path.clone(),
             };
