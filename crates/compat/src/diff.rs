@@ -19,6 +19,8 @@ use crate::{Change, Direction, Example, Family, How, Rule, Verdict, BOTH_WAYS};
 pub struct Differ<'p, 's> {
     prover: &'p Prover<'s>,
     visited: HashSet<(usize, usize)>,
+    /// How many places deep the walk is now.
+    depth: usize,
     /// Documents not entered (the envelope's bodies: each method and event is
     /// compared on its own, and adding one is judged by the contract's rules).
     pub skip: HashSet<String>,
@@ -112,6 +114,7 @@ impl<'p, 's> Differ<'p, 's> {
         Self {
             prover,
             visited: HashSet::new(),
+            depth: 0,
             skip: HashSet::new(),
         }
     }
@@ -172,7 +175,15 @@ impl<'p, 's> Differ<'p, 's> {
             group: &group,
             path,
         };
+        // The walk recurses, through references too. Below this depth it
+        // lists no more changes: the whole-schema verdicts, which the prover
+        // bounds the same way, still judge what lies below.
+        if self.depth >= vocab::MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
         self.schema(&here, out);
+        self.depth -= 1;
     }
 
     /// The changes between two schemas at one place.

@@ -427,6 +427,7 @@ impl<'s> Prover<'s> {
         // Each schema object reached, and the ones that apply to the same
         // value from it (`SAME_VALUE`), references resolved.
         let mut same_value: HashMap<(DocId, String), Vec<(DocId, String)>> = HashMap::new();
+        let mut nesting = Nesting::default();
         while let Some(start) = queue.pop() {
             if !seen.insert((start.doc, start.pointer.clone())) {
                 continue;
@@ -455,6 +456,11 @@ impl<'s> Prover<'s> {
                     }
                 };
             walked += positions.len();
+            let from = nesting.node(&start);
+            let own = positions.iter().map(|p| p.depth + 1).max().unwrap_or(1);
+            if let Some(slot) = nesting.own.get_mut(from) {
+                *slot = own;
+            }
             if walked > vocab::MAX_POSITIONS {
                 return Reach::stopped(self.stuck_at(
                     place,
@@ -492,6 +498,13 @@ impl<'s> Prover<'s> {
                     match self.space.resolve(&here, reference) {
                         Ok(target) => {
                             next.push((target.doc, target.pointer.clone()));
+                            let to = nesting.node(&target);
+                            if let Some(edges) = nesting.refs.get_mut(from) {
+                                edges.push(to);
+                            }
+                            if from == 0 {
+                                nesting.first.push((to, here.clone()));
+                            }
                             queue.push(target);
                         }
                         Err(why) => return Reach::stopped(self.stuck_at(&here, "$ref", why)),
@@ -499,6 +512,26 @@ impl<'s> Prover<'s> {
                 }
                 same_value.insert((start.doc, here.pointer), next);
             }
+        }
+        // The canonical form and the validator recurse into every schema
+        // they reach, references included, so a chain of references deeper
+        // than one document may nest would overflow the stack.
+        let (levels, through) = nesting.deepest();
+        if levels > vocab::MAX_NESTING {
+            let at = through.unwrap_or_else(|| place.clone());
+            return Reach {
+                obstacles: Err(self.stuck_at(
+                    &at,
+                    "$ref",
+                    format!(
+                        "the schemas reached from here nest {levels} levels deep through \
+                         references, more than the {} the prover follows",
+                        vocab::MAX_NESTING
+                    ),
+                )),
+                vocabulary: unmodelled,
+                founded: self.founded(&same_value),
+            };
         }
         Reach {
             obstacles: Ok(()),
@@ -842,6 +875,150 @@ fn same_non_schemas(a: &Value, b: &Value) -> bool {
 
 fn address(value: &Value) -> usize {
     std::ptr::from_ref(value) as usize
+}
+
+/// The schemas a place reaches as a graph: each one a walk starts from (the
+/// place, and every reference's target) with how many levels its own
+/// subschemas nest, and the references it holds.
+#[derive(Default)]
+struct Nesting<'s> {
+    index: HashMap<Key, usize>,
+    own: Vec<usize>,
+    refs: Vec<Vec<usize>>,
+    /// The first node's references, where they stand.
+    first: Vec<(usize, Place<'s>)>,
+}
+
+impl<'s> Nesting<'s> {
+    fn node(&mut self, place: &Place<'s>) -> usize {
+        let next = self.own.len();
+        let key = (place.doc, place.pointer.clone());
+        *self.index.entry(key).or_insert_with(|| {
+            self.own.push(1);
+            self.refs.push(Vec::new());
+            next
+        })
+    }
+
+    /// An upper bound on how deep a recursion through the schemas from the
+    /// first node goes when it enters no reference target twice on its way
+    /// down (the canonical form's rule; the validator enters one again only
+    /// after reading into the value): the longest path, each strongly
+    /// connected group of schemas counted as all its levels together. With
+    /// the reference through which the first node reaches that depth.
+    ///
+    /// Tarjan's algorithm, with an explicit stack: it closes each group
+    /// after every group it reaches, so their bounds are known by then.
+    fn deepest(&self) -> (usize, Option<Place<'s>>) {
+        /// Tarjan's marks on one node; `group` is set when its group closes.
+        #[derive(Clone, Copy)]
+        struct Mark {
+            order: usize,
+            low: usize,
+            open: bool,
+            group: Option<usize>,
+        }
+        // No path is longer than all the levels together.
+        let all = self.own.iter().fold(0usize, |a, &b| a.saturating_add(b));
+        if all <= vocab::MAX_NESTING {
+            return (all, None);
+        }
+        let mut marks: Vec<Option<Mark>> = vec![None; self.own.len()];
+        let mut bound: Vec<usize> = Vec::new();
+        let mut open = Vec::new();
+        let mut calls: Vec<(usize, usize)> = Vec::new();
+        let mut counter = 0usize;
+        let mut start = |node: usize, marks: &mut Vec<Option<Mark>>| {
+            counter += 1;
+            if let Some(slot) = marks.get_mut(node) {
+                *slot = Some(Mark {
+                    order: counter,
+                    low: counter,
+                    open: true,
+                    group: None,
+                });
+            }
+        };
+        start(0, &mut marks);
+        open.push(0);
+        calls.push((0, 0));
+        while let Some((v, edge)) = calls.last_mut() {
+            let v = *v;
+            let edges = self.refs.get(v).map_or(&[][..], Vec::as_slice);
+            if let Some(&w) = edges.get(*edge) {
+                *edge += 1;
+                match marks.get(w).copied().flatten() {
+                    None => {
+                        start(w, &mut marks);
+                        open.push(w);
+                        calls.push((w, 0));
+                    }
+                    Some(m) if m.open => {
+                        if let Some(Some(mv)) = marks.get_mut(v) {
+                            mv.low = mv.low.min(m.order);
+                        }
+                    }
+                    Some(_) => {}
+                }
+                continue;
+            }
+            calls.pop();
+            let Some(Some(mv)) = marks.get(v).copied() else {
+                continue;
+            };
+            if let Some(&(parent, _)) = calls.last() {
+                if let Some(Some(mp)) = marks.get_mut(parent) {
+                    mp.low = mp.low.min(mv.low);
+                }
+            }
+            if mv.low != mv.order {
+                continue;
+            }
+            let id = bound.len();
+            let mut members = Vec::new();
+            while let Some(w) = open.pop() {
+                if let Some(Some(m)) = marks.get_mut(w) {
+                    m.open = false;
+                    m.group = Some(id);
+                }
+                members.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            let group_of = |w: usize| marks.get(w).copied().flatten().and_then(|m| m.group);
+            let own: usize = members
+                .iter()
+                .map(|&m| self.own.get(m).copied().unwrap_or(1))
+                .fold(0, usize::saturating_add);
+            let below = members
+                .iter()
+                .flat_map(|&m| self.refs.get(m).into_iter().flatten())
+                .filter_map(|&w| match group_of(w) {
+                    Some(g) if g != id => bound.get(g).copied(),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            bound.push(own.saturating_add(below));
+        }
+        let bound_of = |w: usize| {
+            marks
+                .get(w)
+                .copied()
+                .flatten()
+                .and_then(|m| m.group)
+                .and_then(|g| bound.get(g).copied())
+                .unwrap_or(0)
+        };
+        let levels = bound_of(0);
+        let through = self
+            .first
+            .iter()
+            .max_by_key(|(w, _)| bound_of(*w))
+            .map(|(_, at)| at.clone());
+        (levels, through)
+    }
 }
 
 /// Where a congruence proof stands: how deep, and how often it has read

@@ -985,3 +985,84 @@ fn a_reason_not_to_decide_names_what_changed() {
         );
     }
 }
+
+/// `Segment.index` as the end of a chain of `links` definitions, each a bare
+/// reference to the next or (`nested`) an object whose one property refers
+/// to the next, ending in an integer up to `maximum`.
+fn chained(links: usize, nested: bool, maximum: u64) -> SchemaSet {
+    edited("types/Segment.json", |v| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..links {
+            let next = json!({ "$ref": format!("#/$defs/d{}", i + 1) });
+            let link = if nested {
+                json!({ "type": "object", "properties": { "x": next } })
+            } else {
+                next
+            };
+            defs.insert(format!("d{i}"), link);
+        }
+        defs.insert(
+            format!("d{links}"),
+            json!({ "type": "integer", "minimum": 0, "maximum": maximum }),
+        );
+        v["$defs"] = Value::Object(defs);
+        v["properties"]["index"] = json!({ "$ref": "#/$defs/d0" });
+    })
+}
+
+/// The canonical form, the validator and the change walk all recurse through
+/// references: a chain of them thousands deep overflowed the stack. Past
+/// the nesting the prover follows it cannot decide (and says where); below
+/// it the verdict is exact.
+#[test]
+fn a_chain_of_references_too_deep_to_follow_is_undecided_not_a_crash() {
+    for nested in [false, true] {
+        let old = chained(3000, nested, 30);
+        let new = chained(3000, nested, 29);
+        let comparison = compare_sets(&old, &new, Options::default()).expect("compared");
+        assert!(
+            !comparison.writer.holds() && !comparison.reader.holds(),
+            "nested {nested}: {:#?}",
+            comparison.changes
+        );
+        assert!(
+            comparison
+                .changes
+                .iter()
+                .any(|c| c.why.as_deref().is_some_and(|why| {
+                    why.contains("cannot decide: $ref at ")
+                        && why.contains("levels deep through references")
+                })),
+            "nested {nested}: {:#?}",
+            comparison.changes
+        );
+        let (old, new) = (chained(20, nested, 30), chained(20, nested, 29));
+        let comparison = compare_sets(&old, &new, Options::default()).expect("compared");
+        assert!(
+            comparison.writer.holds() && !comparison.reader.holds(),
+            "nested {nested}: {:#?}",
+            comparison.changes
+        );
+    }
+    // Many references side by side nest no deeper than one: still decided.
+    let wide = |maximum: u64| {
+        edited("types/Segment.json", |v| {
+            let refs: Vec<Value> = (0..300)
+                .map(|i| json!({ "$ref": format!("#/$defs/d{i}") }))
+                .collect();
+            let mut defs = serde_json::Map::new();
+            for i in 0..300 {
+                defs.insert(format!("d{i}"), json!({ "minimum": 0 }));
+            }
+            defs.insert("d299".into(), json!({ "maximum": maximum }));
+            v["$defs"] = Value::Object(defs);
+            v["properties"]["index"] = json!({ "type": "integer", "allOf": refs });
+        })
+    };
+    let comparison = compare_sets(&wide(30), &wide(29), Options::default()).expect("compared");
+    assert!(
+        comparison.writer.holds() && !comparison.reader.holds(),
+        "{:#?}",
+        comparison.changes
+    );
+}
