@@ -63,6 +63,16 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// The schemas nest too deep for the checker's walk.
+    #[error(
+        "{place}: the schemas nest more than {} levels deep here, counting through \
+         references, past what the checker follows",
+        plan::MAX_NESTING
+    )]
+    TooDeep {
+        /// The file and pointer where the walk stopped.
+        place: String,
+    },
     /// No release of that version is compiled in: the version asked for,
     /// and the versions there are.
     #[error("no contract {0:?} is compiled in; there are: {1}")]
@@ -103,6 +113,11 @@ impl Checker {
             .collect();
         let semantic: Vec<&str> = rules::SEMANTIC.iter().map(|(name, _, _)| *name).collect();
         let plan = Plan::compile(&set, &semantic);
+        if let Some((file, pointer)) = plan.too_deep() {
+            return Err(Error::TooDeep {
+                place: format!("{}#{pointer}", set.origin.join(file).display()),
+            });
+        }
         Ok(Self {
             set,
             registry,

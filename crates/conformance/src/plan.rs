@@ -50,7 +50,15 @@ pub struct Plan {
     roots: BTreeMap<String, NodeId>,
     /// The names of the members the schema marks `x-secret` (`password`).
     secret_names: Vec<String>,
+    /// Where the schemas nest past [`MAX_NESTING`], counting through
+    /// references (file, pointer): the plan stops there, so a checker
+    /// cannot be built on it.
+    too_deep: Option<(String, String)>,
 }
+
+/// How deep the walk follows schemas into schemas, references included: the
+/// compiler recurses, and no contract comes near this.
+pub const MAX_NESTING: usize = contract::MAX_JSON_DEPTH;
 
 impl Plan {
     /// Compiles every named type, method shape and event shape of `set`.
@@ -60,6 +68,8 @@ impl Plan {
             set,
             nodes: Vec::new(),
             memo: HashMap::new(),
+            depth: 0,
+            too_deep: None,
         };
         let mut roots = BTreeMap::new();
         for doc in &set.docs {
@@ -81,6 +91,7 @@ impl Plan {
             nodes: compiler.nodes,
             roots,
             secret_names,
+            too_deep: compiler.too_deep,
         };
         plan.mark_relevant(interesting);
         let holds = plan.reaching(|node| node.secret || node.secret_elsewhere);
@@ -88,6 +99,11 @@ impl Plan {
             node.holds_secret = holds;
         }
         plan
+    }
+
+    /// Where the schemas nest too deep to plan (file, pointer), if they do.
+    pub fn too_deep(&self) -> Option<&(String, String)> {
+        self.too_deep.as_ref()
     }
 
     pub fn root(&self, name: &str) -> Option<NodeId> {
@@ -450,6 +466,9 @@ struct Compiler<'a> {
     set: &'a SchemaSet,
     nodes: Vec<Node>,
     memo: HashMap<(String, String), NodeId>,
+    /// How many `compile` calls are open.
+    depth: usize,
+    too_deep: Option<(String, String)>,
 }
 
 impl<'a> Compiler<'a> {
@@ -458,6 +477,26 @@ impl<'a> Compiler<'a> {
         if let Some(id) = self.memo.get(&key) {
             return *id;
         }
+        if self.depth >= MAX_NESTING {
+            self.too_deep
+                .get_or_insert_with(|| (doc.rel.clone(), pointer.to_string()));
+            let id = self.nodes.len();
+            self.nodes.push(Node::default());
+            return id;
+        }
+        self.depth += 1;
+        let id = self.compile_here(doc, pointer, schema, key);
+        self.depth -= 1;
+        id
+    }
+
+    fn compile_here(
+        &mut self,
+        doc: &'a SchemaDoc,
+        pointer: &str,
+        schema: &'a Value,
+        key: (String, String),
+    ) -> NodeId {
         let id = self.nodes.len();
         self.nodes.push(Node::default());
         self.memo.insert(key, id);

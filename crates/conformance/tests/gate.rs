@@ -310,3 +310,57 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
         "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",
     );
 }
+
+/// The checker's walk recurses through references: a chain of types each
+/// referring to the next, thousands long, overflowed the stack. Past the
+/// nesting the walk follows, building the checker is an error naming the
+/// file where it stopped.
+#[test]
+fn a_chain_of_types_too_deep_to_walk_is_an_error_not_a_crash() {
+    let dir = repo().join("contracts/schema");
+    let mut texts = Vec::new();
+    for folder in ["config", "envelope", "events", "methods", "types"] {
+        for entry in std::fs::read_dir(dir.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = format!("{folder}/{}", path.file_name().unwrap().to_str().unwrap());
+            texts.push((rel, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    let link = |i: usize, links: usize| {
+        let body = if i == links {
+            json!({ "type": "integer" })
+        } else {
+            json!({
+                "type": "object",
+                "properties": { "next": { "$ref": format!("Link{}.json", i + 1) } },
+                "additionalProperties": false
+            })
+        };
+        let mut doc = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": format!("https://schemas.vdm.invalid/types/Link{i}.json"),
+            "title": format!("Link{i}"),
+        });
+        doc.as_object_mut()
+            .unwrap()
+            .extend(body.as_object().unwrap().clone());
+        (format!("types/Link{i}.json"), doc.to_string())
+    };
+    let build = |links: usize| {
+        let mut all = texts.clone();
+        all.extend((0..=links).map(|i| link(i, links)));
+        let set = contract::SchemaSet::from_texts(
+            &dir,
+            all.iter().map(|(rel, text)| (rel.as_str(), text.as_str())),
+        )
+        .expect("schemas load");
+        Checker::new(set)
+    };
+    assert!(build(20).is_ok());
+    let error = build(3000).err().expect("too deep to walk").to_string();
+    assert!(
+        error.contains("types/Link")
+            && error.contains("levels deep here, counting through references"),
+        "{error}"
+    );
+}
