@@ -367,21 +367,21 @@ impl Plan {
     }
 
     /// A backstop for what the schema cannot place: a message of the wrong
-    /// kind or method carries its password where the schema has none. Any
-    /// member named as a secret member is (`password`), and any string that
-    /// holds JSON with such a member (a value encoded twice), is hidden
-    /// wherever it is.
+    /// kind or method carries its password where the schema has none, and a
+    /// free-form map or string carries a credential the schema cannot mark
+    /// (`DownloadSpec.headers`, a URL). Any member named as a secret member
+    /// is (`password`) or as an HTTP header that carries credentials
+    /// ([`CREDENTIAL_HEADERS`]), any URL with user information, and any
+    /// string that holds JSON with such a member (a value encoded twice), is
+    /// hidden wherever it is.
     fn hide_by_name<'v>(&self, value: &'v Value, out: &mut Vec<Hidden<'v>>) {
-        if self.secret_names.is_empty() {
-            return;
-        }
         let mut stack = vec![(value, String::new())];
         while let Some((value, pointer)) = stack.pop() {
             match value {
                 Value::Object(map) => {
                     for (key, child) in map {
                         let at = format!("{pointer}/{}", contract::escape_pointer_token(key));
-                        if self.secret_names.contains(key) {
+                        if self.names_secret(key) {
                             out.push(Hidden {
                                 pointer: at,
                                 value: child,
@@ -398,11 +398,13 @@ impl Plan {
                         .enumerate()
                         .map(|(index, child)| (child, format!("{pointer}/{index}"))),
                 ),
-                Value::String(text) if self.names_a_secret(text) => out.push(Hidden {
-                    pointer,
-                    value,
-                    secret: false,
-                }),
+                Value::String(text) if has_user_information(text) || self.names_a_secret(text) => {
+                    out.push(Hidden {
+                        pointer,
+                        value,
+                        secret: false,
+                    })
+                }
                 _ => {}
             }
         }
@@ -414,9 +416,7 @@ impl Plan {
         const ENCODINGS: usize = 4;
         let mut texts = vec![(text.to_string(), 0)];
         while let Some((text, encodings)) = texts.pop() {
-            if encodings >= ENCODINGS
-                || !self.secret_names.iter().any(|n| text.contains(n.as_str()))
-            {
+            if encodings >= ENCODINGS || !self.may_name_secret(&text) {
                 continue;
             }
             // serde_json's own depth limit bounds the parse.
@@ -427,7 +427,7 @@ impl Plan {
             while let Some(value) = stack.pop() {
                 match value {
                     Value::Object(map) => {
-                        if map.keys().any(|key| self.secret_names.contains(key)) {
+                        if map.keys().any(|key| self.names_secret(key)) {
                             return true;
                         }
                         stack.extend(map.values());
@@ -444,6 +444,46 @@ impl Plan {
     fn holds(&self, node: NodeId) -> bool {
         self.nodes.get(node).is_some_and(|n| n.holds_secret)
     }
+
+    /// Whether a member of this name holds a credential wherever it is.
+    fn names_secret(&self, name: &str) -> bool {
+        self.secret_names.iter().any(|n| n == name)
+            || CREDENTIAL_HEADERS
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether `text` could name a secret member: a quick test before it
+    /// is read as JSON.
+    fn may_name_secret(&self, text: &str) -> bool {
+        if self.secret_names.iter().any(|n| text.contains(n.as_str())) {
+            return true;
+        }
+        let lower = text.to_ascii_lowercase();
+        CREDENTIAL_HEADERS.iter().any(|h| lower.contains(h))
+    }
+}
+
+/// HTTP header fields whose value is a credential (RFC 9110 section 11,
+/// RFC 6265), in lower case: header names are case-insensitive, and
+/// `DownloadSpec.headers` takes any name, so no schema place marks them.
+pub const CREDENTIAL_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+/// Whether `text` holds a URL with user information (`ftp://user:pw@host`),
+/// which may be a password or a token: an authority (after `://`, up to
+/// the next `/`, `?`, `#` or space) with an `@` in it.
+pub fn has_user_information(text: &str) -> bool {
+    text.match_indices("://").any(|(at, scheme_end)| {
+        let rest = text.get(at + scheme_end.len()..).unwrap_or("");
+        rest.split(['/', '?', '#', ' ', '"', '\\'])
+            .next()
+            .is_some_and(|authority| authority.contains('@'))
+    })
 }
 
 /// A place of a value a report must not print, and the value there.

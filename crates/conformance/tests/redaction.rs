@@ -133,3 +133,40 @@ fn no_finding_prints_a_password_however_the_call_is_broken() {
     // The mutations really break the calls: most cases have findings to print.
     assert!(broken > 2000, "only {broken} of 3000 calls were refused");
 }
+
+/// A credential the schema cannot mark: an HTTP header that carries one in
+/// the free-form `headers` map (any case), and a URL with user information.
+/// Every finding on a broken call is searched for the secret.
+#[test]
+fn no_finding_prints_a_credential_header_or_a_password_in_a_url() {
+    let checker = Checker::embedded().expect("the embedded schemas compile");
+    let secret = "Zq9SecretXy";
+    let long = secret.repeat(1000);
+    let specs = [
+        json!({"url": "https://example.com/f", "headers": {"Authorization": format!("Bearer {long}")}}),
+        json!({"url": "https://example.com/f", "headers": {"COOKIE": [secret]}}),
+        json!({"url": "https://example.com/f", "headers": {"Proxy-Authorization": 7, "X": secret.len()}}),
+        json!({"url": format!("ftp://user:{secret}@example.com/f"), "segments": 0}),
+        json!({"url": format!("gopher://user:{secret}@example.com/f")}),
+        json!([format!("https://{secret}@example.com/f")]),
+        json!({"url": "https://example.com/f", "headers": format!("{{\"authorization\": \"{secret}\"}}")}),
+        json!(format!("{{\"url\": \"https://u:{secret}@example.com/f\"}}")),
+    ];
+    let mut refused = 0;
+    for spec in specs {
+        let message = json!({"v": 1, "kind": "call", "id": 1,
+            "body": {"method": "download.add", "params": {"spec": spec}}});
+        let findings = checker.check("Envelope", &message).expect("checked");
+        refused += usize::from(!findings.is_empty());
+        for finding in findings {
+            assert!(
+                !finding.message.contains(secret),
+                "{message}\n  {} {}: {}",
+                finding.pointer,
+                finding.rule,
+                finding.message
+            );
+        }
+    }
+    assert_eq!(refused, 8, "every call above is broken");
+}
