@@ -123,9 +123,13 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         pointer: pointer.into(),
         reason,
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|err| error("", format!("cannot read: {err}")))?;
-    parse(path, &text)
+    let bytes = std::fs::read(path).map_err(|err| error("", format!("cannot read: {err}")))?;
+    // Bytes that are not UTF-8 are named where they stand, by the policy
+    // `parse` holds too.
+    proto::text::check(&bytes).map_err(|err| error("", format!("not JSON: {err}")))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|err| error("", format!("not UTF-8 at byte {}", err.valid_up_to())))?;
+    parse(path, text)
 }
 
 /// Checks a tool set given as text; `path` only names it in errors.

@@ -121,6 +121,17 @@ fn a_file_that_is_not_json_is_refused() {
     );
 }
 
+/// A byte that is not UTF-8 is named where it stands, as the wire's
+/// policy names it.
+#[test]
+fn a_file_with_a_byte_that_is_not_utf8_names_the_byte() {
+    let path = std::env::temp_dir().join(format!("vdm-exec-utf8-{}.json", std::process::id()));
+    std::fs::write(&path, b"{\"tools\": [], \"x\": \"\xc3\x28\"}").unwrap();
+    let err = exec::load(&path).expect_err("not UTF-8");
+    let _ = std::fs::remove_file(&path);
+    assert!(err.to_string().ends_with("#: not JSON: byte 20 is not UTF-8"), "{err}");
+}
+
 #[test]
 fn a_missing_file_is_refused_by_name() {
     let err = exec::load(Path::new("/nonexistent/tools.json")).expect_err("missing");
