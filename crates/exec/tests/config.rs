@@ -129,7 +129,11 @@ fn a_file_with_a_byte_that_is_not_utf8_names_the_byte() {
     std::fs::write(&path, b"{\"tools\": [], \"x\": \"\xc3\x28\"}").unwrap();
     let err = exec::load(&path).expect_err("not UTF-8");
     let _ = std::fs::remove_file(&path);
-    assert!(err.to_string().ends_with("#: not JSON: byte 20 is not UTF-8"), "{err}");
+    assert!(
+        err.to_string()
+            .ends_with("#: not JSON: byte 20 is not UTF-8"),
+        "{err}"
+    );
 }
 
 #[test]
