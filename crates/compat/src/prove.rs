@@ -502,9 +502,6 @@ impl<'s> Prover<'s> {
                             if let Some(edges) = nesting.refs.get_mut(from) {
                                 edges.push(to);
                             }
-                            if from == 0 {
-                                nesting.first.push((to, here.clone()));
-                            }
                             queue.push(target);
                         }
                         Err(why) => return Reach::stopped(self.stuck_at(&here, "$ref", why)),
@@ -516,16 +513,19 @@ impl<'s> Prover<'s> {
         // The canonical form and the validator recurse into every schema
         // they reach, references included, so a chain of references deeper
         // than one document may nest would overflow the stack.
-        let (levels, through) = nesting.deepest();
+        let (levels, past) = nesting.deepest();
         if levels > vocab::MAX_NESTING {
-            let at = through.unwrap_or_else(|| place.clone());
+            let at = past
+                .and_then(|(doc, pointer)| self.space.place(*doc, pointer))
+                .unwrap_or_else(|| place.clone());
+            let (file, pointer) = self.space.describe(place);
             return Reach {
                 obstacles: Err(self.stuck_at(
                     &at,
                     "$ref",
                     format!(
-                        "the schemas reached from here nest {levels} levels deep through \
-                         references, more than the {} the prover follows",
+                        "the schemas reached from {file}#{pointer} nest {levels} levels deep \
+                         through references, past the {} the prover follows by here",
                         vocab::MAX_NESTING
                     ),
                 )),
@@ -881,23 +881,26 @@ fn address(value: &Value) -> usize {
 /// place, and every reference's target) with how many levels its own
 /// subschemas nest, and the references it holds.
 #[derive(Default)]
-struct Nesting<'s> {
-    index: HashMap<Key, usize>,
+struct Nesting {
+    /// By document and the schema's address.
+    index: HashMap<(DocId, usize), usize>,
     own: Vec<usize>,
     refs: Vec<Vec<usize>>,
-    /// The first node's references, where they stand.
-    first: Vec<(usize, Place<'s>)>,
+    keys: Vec<Key>,
 }
 
-impl<'s> Nesting<'s> {
-    fn node(&mut self, place: &Place<'s>) -> usize {
+impl Nesting {
+    fn node(&mut self, place: &Place<'_>) -> usize {
         let next = self.own.len();
-        let key = (place.doc, place.pointer.clone());
-        *self.index.entry(key).or_insert_with(|| {
-            self.own.push(1);
-            self.refs.push(Vec::new());
-            next
-        })
+        *self
+            .index
+            .entry((place.doc, address(place.value)))
+            .or_insert_with(|| {
+                self.own.push(1);
+                self.refs.push(Vec::new());
+                self.keys.push((place.doc, place.pointer.clone()));
+                next
+            })
     }
 
     /// An upper bound on how deep a recursion through the schemas from the
@@ -905,11 +908,11 @@ impl<'s> Nesting<'s> {
     /// down (the canonical form's rule; the validator enters one again only
     /// after reading into the value): the longest path, each strongly
     /// connected group of schemas counted as all its levels together. With
-    /// the reference through which the first node reaches that depth.
+    /// where, on a deepest path, the levels first pass [`vocab::MAX_NESTING`].
     ///
     /// Tarjan's algorithm, with an explicit stack: it closes each group
     /// after every group it reaches, so their bounds are known by then.
-    fn deepest(&self) -> (usize, Option<Place<'s>>) {
+    fn deepest(&self) -> (usize, Option<&Key>) {
         /// Tarjan's marks on one node; `group` is set when its group closes.
         #[derive(Clone, Copy)]
         struct Mark {
@@ -1011,13 +1014,21 @@ impl<'s> Nesting<'s> {
                 .and_then(|g| bound.get(g).copied())
                 .unwrap_or(0)
         };
-        let levels = bound_of(0);
-        let through = self
-            .first
-            .iter()
-            .max_by_key(|(w, _)| bound_of(*w))
-            .map(|(_, at)| at.clone());
-        (levels, through)
+        // Down a deepest path, each step to the reference reaching deepest.
+        let (mut node, mut sum) = (0, 0usize);
+        let mut seen = HashSet::new();
+        while seen.insert(node) {
+            sum = sum.saturating_add(self.own.get(node).copied().unwrap_or(1));
+            if sum > vocab::MAX_NESTING {
+                break;
+            }
+            let next = self.refs.get(node).into_iter().flatten();
+            match next.max_by_key(|&&w| bound_of(w)) {
+                Some(&w) => node = w,
+                None => break,
+            }
+        }
+        (bound_of(0), self.keys.get(node))
     }
 }
 
