@@ -313,6 +313,13 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<
         if path.is_dir() {
             collect(root, &path, out)?;
         } else if path.extension().is_some_and(|ext| ext == "json") {
+            // A FIFO or a device would block or never end a read.
+            if !path.is_file() && path.exists() {
+                return Err(Error::Layout {
+                    path,
+                    message: "not a regular file".into(),
+                });
+            }
             let rel = path
                 .strip_prefix(root)
                 .unwrap_or(&path)

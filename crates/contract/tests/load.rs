@@ -108,3 +108,24 @@ fn a_byte_order_mark_is_named() {
         "{err}"
     );
 }
+
+/// A `.json` that is a FIFO (or a device) would block the read forever: it
+/// is refused by name before anything reads it.
+#[test]
+fn a_schema_path_that_is_not_a_regular_file_is_refused() {
+    let dir = std::env::temp_dir().join(format!("vdm-contract-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("types")).unwrap();
+    let fifo = dir.join("types/Count.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let err = SchemaSet::load(&dir).expect_err("a FIFO");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        err.to_string(),
+        format!("{}: not a regular file", fifo.display())
+    );
+}
