@@ -61,11 +61,20 @@ fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>
         .collect())
 }
 
+/// A file's bytes; a FIFO or a device, which would block the read or never
+/// end it, is refused by name.
+fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    if path.exists() && !path.is_file() {
+        return Err(input(path, "not a regular file".into()));
+    }
+    std::fs::read(path).map_err(|e| input(path, e.to_string()))
+}
+
 /// A JSON file of the conformance folder, read as the schemas are: a byte
 /// that is not UTF-8 is named with its line and column, and a member named
 /// twice is refused, where serde_json would keep only its last value.
 fn read_document(path: &Path) -> Result<Value, Error> {
-    let bytes = std::fs::read(path).map_err(|e| input(path, e.to_string()))?;
+    let bytes = read_file(path)?;
     let text = contract::utf8(path, &bytes)?;
     match contract::read_json(text).map_err(|e| input(path, format!("not JSON: {e}")))? {
         Ok(value) => Ok(value),
@@ -108,9 +117,7 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
 /// `failures`; the lines that can be read are still used.
 pub fn load_divergences(path: &Path, failures: &mut Vec<String>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let text = match std::fs::read(path)
-        .map_err(|e| input(path, e.to_string()))
-        .and_then(|bytes| Ok(contract::utf8(path, &bytes)?.to_string()))
+    let text = match read_file(path).and_then(|bytes| Ok(contract::utf8(path, &bytes)?.to_string()))
     {
         Ok(text) => text,
         Err(err) => {
@@ -493,7 +500,7 @@ fn trace_rules(
 ) -> Result<Vec<String>, Error> {
     // Bytes, not text: a line that is not UTF-8 is the `json` finding an
     // invalid trace may be about, at its line.
-    let bytes = std::fs::read(path).map_err(|e| input(path, e.to_string()))?;
+    let bytes = read_file(path)?;
     let mut tracer = crate::trace::Tracer::new(checker, Some(table.clone()));
     let mut rules: Vec<String> = Vec::new();
     let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
@@ -627,9 +634,7 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
     for path in paths {
         let sidecar = path.with_extension("expect.json");
         // A fixture or sidecar that cannot be read is a failure of its own.
-        let read = std::fs::read(&path)
-            .map_err(|e| input(&path, e.to_string()))
-            .and_then(|bytes| Ok((bytes, read_document(&sidecar)?)));
+        let read = read_file(&path).and_then(|bytes| Ok((bytes, read_document(&sidecar)?)));
         let (bytes, expected) = match read {
             Ok(read) => read,
             Err(err) => {

@@ -256,7 +256,8 @@ fn a_field_no_valid_fixture_carries_fails_the_gate() {
 }
 
 /// A fixture that cannot be read is a failure naming the file (and, for a
-/// byte that is not UTF-8, its line and column); every other fixture is
+/// byte that is not UTF-8, its line and column; for a FIFO, that it is not
+/// a regular file); every other fixture is
 /// still checked, so one bad file does not hide what else is wrong.
 #[test]
 fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
@@ -289,7 +290,15 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
         [0, 0, 0, 2, b'{', b'}'],
     )
     .unwrap();
+    // A FIFO would block the read for ever.
+    let fifo = scratch.0.join("valid/fifo.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
     let report = scratch.run();
+    check_fails(&report, "valid/fifo.json: not a regular file");
     assert!(
         !report.failures.iter().any(|f| f.contains("latin1.jsonl")),
         "{}",
