@@ -474,12 +474,13 @@ pub const CREDENTIAL_HEADERS: &[&str] = &[
     "set-cookie",
 ];
 
-/// Whether `text` holds a URL with user information (`ftp://user:pw@host`),
-/// which may be a password or a token: an authority (after `://`, up to
-/// the next `/`, `?`, `#` or space) with an `@` in it.
+/// Whether `text` holds a URL with user information (`ftp://user:pw@host`,
+/// or `//user:pw@host` without a scheme), which may be a password or a
+/// token: an authority (after `//`, up to the next `/`, `?`, `#`, space,
+/// quote or backslash) with an `@` in it.
 pub fn has_user_information(text: &str) -> bool {
-    text.match_indices("://").any(|(at, scheme_end)| {
-        let rest = text.get(at + scheme_end.len()..).unwrap_or("");
+    text.match_indices("//").any(|(at, slashes)| {
+        let rest = text.get(at + slashes.len()..).unwrap_or("");
         rest.split(['/', '?', '#', ' ', '"', '\\'])
             .next()
             .is_some_and(|authority| authority.contains('@'))

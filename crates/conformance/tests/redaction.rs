@@ -142,12 +142,18 @@ fn no_finding_prints_a_credential_header_or_a_password_in_a_url() {
     let checker = Checker::embedded().expect("the embedded schemas compile");
     let secret = "Zq9SecretXy";
     let long = secret.repeat(1000);
+    // One header past `maxProperties`: the finding is about the whole map.
+    let mut many: serde_json::Map<String, Value> =
+        (0..64).map(|i| (format!("X-{i}"), json!("v"))).collect();
+    many.insert("authorization".into(), json!(secret));
     let specs = [
         json!({"url": "https://example.com/f", "headers": {"Authorization": format!("Bearer {long}")}}),
         json!({"url": "https://example.com/f", "headers": {"COOKIE": [secret]}}),
         json!({"url": "https://example.com/f", "headers": {"Proxy-Authorization": 7, "X": secret.len()}}),
         json!({"url": format!("ftp://user:{secret}@example.com/f"), "segments": 0}),
         json!({"url": format!("gopher://user:{secret}@example.com/f")}),
+        json!({"url": format!("//user:{secret}@example.com/f")}),
+        json!({"url": "https://example.com/f", "headers": many}),
         json!([format!("https://{secret}@example.com/f")]),
         json!({"url": "https://example.com/f", "headers": format!("{{\"authorization\": \"{secret}\"}}")}),
         json!(format!("{{\"url\": \"https://u:{secret}@example.com/f\"}}")),
@@ -168,5 +174,5 @@ fn no_finding_prints_a_credential_header_or_a_password_in_a_url() {
             );
         }
     }
-    assert_eq!(refused, 8, "every call above is broken");
+    assert_eq!(refused, 10, "every call above is broken");
 }
