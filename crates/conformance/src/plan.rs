@@ -371,7 +371,8 @@ impl Plan {
     /// free-form map or string carries a credential the schema cannot mark
     /// (`DownloadSpec.headers`, a URL). Any member named as a secret member
     /// is (`password`) or as an HTTP header that carries credentials
-    /// ([`CREDENTIAL_HEADERS`]), any URL with user information, and any
+    /// ([`CREDENTIAL_HEADERS`]), any such header line, any URL with user
+    /// information, and any
     /// string that holds JSON with such a member (a value encoded twice), is
     /// hidden wherever it is.
     fn hide_by_name<'v>(&self, value: &'v Value, out: &mut Vec<Hidden<'v>>) {
@@ -398,7 +399,11 @@ impl Plan {
                         .enumerate()
                         .map(|(index, child)| (child, format!("{pointer}/{index}"))),
                 ),
-                Value::String(text) if has_user_information(text) || self.names_a_secret(text) => {
+                Value::String(text)
+                    if has_user_information(text)
+                        || has_credential_header_line(text)
+                        || self.names_a_secret(text) =>
+                {
                     out.push(Hidden {
                         pointer,
                         value,
@@ -447,10 +452,11 @@ impl Plan {
 
     /// Whether a member of this name holds a credential wherever it is.
     fn names_secret(&self, name: &str) -> bool {
+        // A header name holds no white space; a reader may trim it off.
         self.secret_names.iter().any(|n| n == name)
             || CREDENTIAL_HEADERS
                 .iter()
-                .any(|h| h.eq_ignore_ascii_case(name))
+                .any(|h| h.eq_ignore_ascii_case(name.trim()))
     }
 
     /// Whether `text` could name a secret member: a quick test before it
@@ -473,6 +479,18 @@ pub const CREDENTIAL_HEADERS: &[&str] = &[
     "cookie",
     "set-cookie",
 ];
+
+/// Whether `text` holds a header line of one of [`CREDENTIAL_HEADERS`]
+/// (`Authorization: Bearer …`), as a raw header block or a value would.
+pub fn has_credential_header_line(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_start().to_ascii_lowercase();
+        CREDENTIAL_HEADERS.iter().any(|h| {
+            line.strip_prefix(h)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+    })
+}
 
 /// Whether `text` holds a URL with user information (`ftp://user:pw@host`,
 /// or `//user:pw@host` without a scheme), which may be a password or a

@@ -154,6 +154,8 @@ fn no_finding_prints_a_credential_header_or_a_password_in_a_url() {
         json!({"url": format!("gopher://user:{secret}@example.com/f")}),
         json!({"url": format!("//user:{secret}@example.com/f")}),
         json!({"url": "https://example.com/f", "headers": many}),
+        json!({"url": "https://example.com/f", "headers": {"X-Raw": [format!("Cookie: a=1\r\nAuthorization : Basic {secret}")]}}),
+        json!({"url": "https://example.com/f", "headers": {"Authorization ": [secret]}}),
         json!([format!("https://{secret}@example.com/f")]),
         json!({"url": "https://example.com/f", "headers": format!("{{\"authorization\": \"{secret}\"}}")}),
         json!(format!("{{\"url\": \"https://u:{secret}@example.com/f\"}}")),
@@ -174,5 +176,5 @@ fn no_finding_prints_a_credential_header_or_a_password_in_a_url() {
             );
         }
     }
-    assert_eq!(refused, 10, "every call above is broken");
+    assert_eq!(refused, 12, "every call above is broken");
 }
