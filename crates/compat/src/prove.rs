@@ -7,18 +7,23 @@
 //!    Sound whatever the keywords mean.
 //! 2. **Finite writer**: a writer that is an `enum` or `const` sends only
 //!    those values, and the validator says whether the reader takes each.
-//! 3. **Canonical form**: the `jsonschema` crate's own set algebra
-//!    (`jsonschema::canonical`, exact on numbers, the validator's regex
-//!    engine and formats) answers `covers` with yes, no or unknown. Asked
-//!    only when every keyword either side reaches is one the vocabulary
-//!    models ([`crate::vocab`]); otherwise the question is not put.
-//! 4. **Congruence**: where the canonical form cannot tell, the schemas are
-//!    taken apart keyword by keyword and each reader constraint is matched
-//!    with a writer constraint that implies it, children compared by this
-//!    same procedure (covariant places only: properties, items, `anyOf`
-//!    branches…; `not` the other way round; `oneOf` only with its other
-//!    branches proven disjoint). A pair met again after reading into the
-//!    value (a property, an item) holds by induction on the value's size.
+//! 3. **Congruence**: the schemas are taken apart keyword by keyword and
+//!    each reader constraint is matched with a writer constraint that
+//!    implies it, children compared by this same procedure (covariant
+//!    places only: properties, items, `anyOf` branches…; `not` the other
+//!    way round; `oneOf` only with its other branches proven disjoint). A
+//!    pair met again after reading into the value (a property, an item)
+//!    holds by induction on the value's size. Tried before the canonical
+//!    form because it works on the parts: a type that many methods reach
+//!    is compared as that type, and the canonical form's answer for it
+//!    kept, where each method's own canonical form would hold the whole
+//!    type again.
+//! 4. **Canonical form**: where congruence cannot tell, the `jsonschema`
+//!    crate's own set algebra (`jsonschema::canonical`, exact on numbers,
+//!    the validator's regex engine and formats) answers `covers` with yes,
+//!    no or unknown, kept per pair of places. Asked only when every keyword
+//!    either side reaches is one the vocabulary models ([`crate::vocab`]);
+//!    otherwise the question is not put.
 //!
 //! A "breaks" is shown by a value: the writer's validator accepts it and the
 //! reader's refuses it, found by the canonical difference or by drawing
@@ -143,6 +148,7 @@ pub struct Prover<'s> {
     space: &'s Space<'s>,
     prepared: RefCell<HashMap<DocId, Option<Rc<PreparedDocument<'s>>>>>,
     canonical: RefCell<HashMap<Key, Option<Rc<CanonicalSchema>>>>,
+    covered: RefCell<HashMap<(Key, Key), Containment>>,
     reach: RefCell<HashMap<Key, Reach>>,
     matches: RefCell<HashMap<(String, String), Option<bool>>>,
     steps: Cell<usize>,
@@ -158,6 +164,7 @@ impl<'s> Prover<'s> {
             space,
             prepared: RefCell::new(HashMap::new()),
             canonical: RefCell::new(HashMap::new()),
+            covered: RefCell::new(HashMap::new()),
             reach: RefCell::new(HashMap::new()),
             matches: RefCell::new(HashMap::new()),
             steps: Cell::new(MAX_STEPS),
@@ -230,8 +237,8 @@ impl<'s> Prover<'s> {
         outcome
     }
 
-    /// The proofs that need the keywords modelled or the pair taken apart:
-    /// the canonical form, then congruence, then a search for a value.
+    /// The proofs that take the pair apart or need the keywords modelled:
+    /// congruence, then the canonical form, then a search for a value.
     fn prove(
         &self,
         w: &Place<'s>,
@@ -240,19 +247,26 @@ impl<'s> Prover<'s> {
         descents: usize,
         trail: &mut Trail,
     ) -> Outcome {
+        // Below the top, a pair's outcome only answers a congruence proof
+        // yes or no (`inside`): a value showing a break is looked for at the
+        // top alone, where the report shows it.
+        let top = depth == 0;
+        if self.congruent(w, r, depth, descents, trail) {
+            return Ok(());
+        }
         let modelled = self.vocabulary(w).and_then(|()| self.vocabulary(r));
         if modelled.is_ok() {
             match self.covers(w, r) {
                 Containment::Yes => return Ok(()),
-                Containment::No => return Err(self.refused(w, r)),
+                Containment::No if top => return Err(self.refused(w, r)),
+                Containment::No => return Err(self.unshown(w, r)),
                 Containment::Unknown => {}
             }
         }
-        if self.congruent(w, r, depth, descents, trail) {
-            return Ok(());
-        }
-        if let Some(witness) = self.search(w, r, WITNESS_DRAWS) {
-            return Err(self.shown(w, r, witness));
+        if top {
+            if let Some(witness) = self.search(w, r, WITNESS_DRAWS) {
+                return Err(self.shown(w, r, witness));
+            }
         }
         let stuck = match modelled {
             Err(stuck) => stuck,
@@ -324,9 +338,14 @@ impl<'s> Prover<'s> {
         let found = self
             .difference_witness(writer, reader)
             .or_else(|| self.search(writer, reader, WITNESS_DRAWS * 4));
-        if let Some(witness) = found {
-            return self.shown(writer, reader, witness);
+        match found {
+            Some(witness) => self.shown(writer, reader, witness),
+            None => self.unshown(writer, reader),
         }
+    }
+
+    /// A break the canonical form proved, with no value to show it.
+    fn unshown(&self, writer: &Place<'s>, reader: &Place<'s>) -> Box<Break> {
         let (writer_file, writer_pointer) = self.space.describe(writer);
         let (reader_file, reader_pointer) = self.space.describe(reader);
         Box::new(Break {
@@ -595,11 +614,21 @@ impl<'s> Prover<'s> {
     }
 
     /// The canonical form's answer to "does `reader` accept all `writer` does".
+    /// Kept per pair of places: many parts reach the same pair of types.
     fn covers(&self, writer: &Place<'s>, reader: &Place<'s>) -> Containment {
-        match (self.canonical(writer), self.canonical(reader)) {
+        let key = (
+            (writer.doc, writer.pointer.clone()),
+            (reader.doc, reader.pointer.clone()),
+        );
+        if let Some(found) = self.covered.borrow().get(&key) {
+            return *found;
+        }
+        let found = match (self.canonical(writer), self.canonical(reader)) {
             (Some(w), Some(r)) => r.covers(&w).unwrap_or(Containment::Unknown),
             _ => Containment::Unknown,
-        }
+        };
+        self.covered.borrow_mut().insert(key, found);
+        found
     }
 
     fn canonical(&self, place: &Place<'s>) -> Option<Rc<CanonicalSchema>> {
