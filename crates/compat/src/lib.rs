@@ -176,6 +176,18 @@ pub enum Bump {
     Major,
 }
 
+impl Bump {
+    /// The bump in a sentence: "no bump", "a minor bump".
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Bump::None => "no bump",
+            Bump::Patch => "a patch bump",
+            Bump::Minor => "a minor bump",
+            Bump::Major => "a major bump",
+        }
+    }
+}
+
 impl fmt::Display for Bump {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -1389,8 +1401,9 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
             // No change to name: the shortfall is said without an example.
             .unwrap_or_default();
         format!(
-            "the changes need a {} bump, but VERSION declares a {declared} bump{worst}",
-            comparison.bump
+            "the changes need {}, but VERSION declares {}{worst}",
+            comparison.bump.phrase(),
+            declared.phrase()
         )
     })
 }

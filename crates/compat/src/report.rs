@@ -63,16 +63,17 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
     }
     let _ = writeln!(
         out,
-        "\nnew writer → old reader (W): {}; old writer → new reader (R): {}; code on the generated bindings (API): {}; the change set needs a {} bump",
+        "\nnew writer → old reader (W): {}; old writer → new reader (R): {}; code on the generated bindings (API): {}; the change set needs {}",
         verdict_word(comparison.writer),
         verdict_word(comparison.reader),
         verdict_word(comparison.api),
-        comparison.bump
+        comparison.bump.phrase()
     );
     if let Some(declared) = declared {
         let _ = writeln!(
             out,
-            "VERSION declares a {declared} bump{}",
+            "VERSION declares {}{}",
+            declared.phrase(),
             if declared >= comparison.bump {
                 ""
             } else {
@@ -195,13 +196,17 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
     };
     let _ = writeln!(
         out,
-        "**Contract compatibility ({label}): {} bump needed** — W {} · R {} · API {}{} ({})\n",
-        comparison.bump,
+        "**Contract compatibility ({label}): {} needed** — W {} · R {} · API {}{} ({})\n",
+        match comparison.bump {
+            Bump::None => "no bump".to_string(),
+            bump => format!("{bump} bump"),
+        },
         verdict_word(comparison.writer),
         verdict_word(comparison.reader),
         verdict_word(comparison.api),
         declared.map_or(String::new(), |d| format!(
-            " · VERSION declares {d}{}",
+            " · VERSION declares {}{}",
+            d.phrase(),
             if d >= comparison.bump {
                 ""
             } else {
@@ -304,8 +309,9 @@ fn shortfall(comparison: &Comparison, declared: Option<Bump>) -> Option<String> 
     let declared = declared?;
     (declared < comparison.bump).then(|| {
         format!(
-            "VERSION declares a {declared} bump, and the changes need a {} bump",
-            comparison.bump
+            "VERSION declares {}, and the changes need {}",
+            declared.phrase(),
+            comparison.bump.phrase()
         )
     })
 }

@@ -274,3 +274,23 @@ fn a_break_stays_explained_when_the_other_way_holds_together() {
         .detail
         .ends_with("(W breaks alone, holds together with the other changes here)"));
 }
+
+/// A release against itself: every report says no bump is needed, in words.
+#[test]
+fn an_unchanged_contract_needs_no_bump_in_every_report() {
+    let same = release("1.1.0");
+    let comparison = compare_sets(&same, &same, Options::default()).expect("the schemas register");
+    let declared = declared_bump("1.1.0", "1.1.0").expect("versions");
+    let human = report::human(&comparison, Some(declared));
+    assert!(
+        human.contains("the change set needs no bump\nVERSION declares no bump\n"),
+        "{human}"
+    );
+    let markdown = report::markdown(&comparison, Some(declared), "1.1.0 → 1.1.0");
+    assert!(
+        markdown.contains("no bump needed** — W compatible"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("VERSION declares no bump"), "{markdown}");
+    assert!(!human.contains("none") && !markdown.contains("none"));
+}
