@@ -55,6 +55,7 @@ fn walk(
             doc.value.get("x-since"),
             Pointer::root(),
             version,
+            released,
             "this file",
             say,
         );
@@ -79,7 +80,7 @@ fn walk(
                     if old.get("properties").and_then(|p| p.get(name)).is_none() {
                         let what = format!("the field {name:?}");
                         let at = pointer.push("properties").push(name);
-                        arrives(field.get("x-since"), at, version, &what, say);
+                        arrives(field.get("x-since"), at, version, released, &what, say);
                     }
                 }
             }
@@ -130,20 +131,38 @@ fn arrives(
     since: Option<&Value>,
     pointer: Pointer,
     version: &str,
+    released: &Released<'_>,
     what: &str,
     say: &mut dyn FnMut(Pointer, String),
 ) {
-    match since.and_then(Value::as_str) {
-        Some(given) if given == version => {}
-        Some(given) => say(
-            pointer,
-            format!("{what} is new since the latest release, so `x-since` is {version:?} (VERSION), not {given:?}"),
-        ),
-        None => say(
-            pointer,
-            format!("{what} is new since the latest release: give it `\"x-since\": {version:?}` (VERSION)"),
-        ),
+    let given = since.and_then(Value::as_str);
+    let message = if version == released.version {
+        Some(unreleased(what, "`x-since`", released))
+    } else {
+        match given {
+            Some(given) if given == version => None,
+            Some(given) => Some(format!(
+                "{what} is new since release {}, so `x-since` is {version:?} (VERSION), not {given:?}",
+                released.version
+            )),
+            None => Some(format!(
+                "{what} is new since release {}: give it `\"x-since\": {version:?}` (VERSION)",
+                released.version
+            )),
+        }
+    };
+    if let Some(message) = message {
+        say(pointer, message);
     }
+}
+
+/// Something new while `VERSION` still names the latest release: no
+/// `x-since` can be right until `VERSION` moves on, so the advice is that.
+fn unreleased(what: &str, mark: &str, released: &Released<'_>) -> String {
+    format!(
+        "{what} is new since release {0}, and VERSION is still {0}: set VERSION to the release this change goes into (`cargo xtask compat` says the bump it needs), and give it {mark} that version",
+        released.version
+    )
 }
 
 /// What a release froze keeps its `x-since`; one it lacked may be given,
@@ -208,11 +227,15 @@ fn enum_values(
         } else {
             let what = format!("the enum value {text:?}");
             match entry(new, text) {
+                _ if version == released.version => {
+                    say(at, unreleased(&what, "an `x-enum-since` entry of", released));
+                }
                 Some(Value::String(given)) if given == version => {}
                 given => say(
                     at,
                     format!(
-                        "{what} is new since the latest release: list it in `x-enum-since` as {version:?} (VERSION){}",
+                        "{what} is new since release {}: list it in `x-enum-since` as {version:?} (VERSION){}",
+                        released.version,
                         given.map_or(String::new(), |g| format!(", not {g}"))
                     ),
                 ),

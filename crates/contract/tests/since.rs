@@ -160,3 +160,43 @@ fn a_new_file_says_the_working_version() {
     });
     assert_eq!(found, [("types/TaskLabel.json".to_string(), String::new())]);
 }
+
+/// Something added while VERSION still names the latest release: whatever
+/// `x-since` it gives, the advice is to move VERSION on first.
+#[test]
+fn a_change_before_version_moves_on_says_to_move_it() {
+    let released = load("contracts/released/1.1.0/schema");
+    let base = Released {
+        version: "1.1.0",
+        set: &released,
+    };
+    for given in [None, Some("1.1.0"), Some("1.2.0")] {
+        let mut set = released.clone();
+        let mut field = json!({"type": "integer", "minimum": 0, "maximum": 9, "description": "d"});
+        if let Some(given) = given {
+            field["x-since"] = json!(given);
+        }
+        doc(&mut set, "TaskSummary")["properties"]["priority"] = field;
+        if let Some(values) = doc(&mut set, "TaskState")["enum"].as_array_mut() {
+            values.push(json!("archived"));
+        }
+        doc(&mut set, "TaskState")["x-enum-since"] = json!({"archived": given});
+        let found = since(&set, "1.1.0", Some(&base));
+        let places: Vec<&str> = found.iter().map(|v| v.pointer.as_str()).collect();
+        assert_eq!(
+            places,
+            ["/enum/12", "/properties/priority"],
+            "x-since {given:?}"
+        );
+        for violation in &found {
+            assert!(
+                violation.message.contains(
+                    "VERSION is still 1.1.0: set VERSION to the release this change goes into"
+                ),
+                "{violation}"
+            );
+        }
+    }
+    // Nothing new, nothing to say, whatever VERSION is.
+    assert!(since(&released, "1.1.0", Some(&base)).is_empty());
+}
