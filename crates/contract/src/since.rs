@@ -1,7 +1,8 @@
 //! `lint.since`: what the contract adds says when it arrived, and what a
 //! release froze keeps the version it had. Judged against the latest
-//! release, place by place: a file, a field (a `properties` entry), any
-//! subschema carrying `x-since`, and an enum value (`x-enum-since`).
+//! release, place by place: a file, a field (a `properties` entry), a
+//! union branch (a `oneOf` or `anyOf` item), any subschema carrying
+//! `x-since`, and an enum value (`x-enum-since`).
 
 use serde_json::Value;
 
@@ -94,6 +95,21 @@ fn walk(
                     let olds = old_sub.and_then(Value::as_array);
                     for (index, item) in items.iter().enumerate() {
                         let counterpart = olds.and_then(|olds| counterpart(olds, item, index));
+                        // A union branch the release did not have, in a union it had.
+                        if olds.is_some()
+                            && counterpart.is_none()
+                            && matches!(key.as_str(), "oneOf" | "anyOf")
+                        {
+                            let what = format!("this `{key}` branch");
+                            arrives(
+                                item.get("x-since"),
+                                at.push(index),
+                                version,
+                                released,
+                                &what,
+                                say,
+                            );
+                        }
                         stack.push((at.push(index), item, counterpart));
                     }
                 }

@@ -200,3 +200,45 @@ fn a_change_before_version_moves_on_says_to_move_it() {
     // Nothing new, nothing to say, whatever VERSION is.
     assert!(since(&released, "1.1.0", Some(&base)).is_empty());
 }
+
+/// A new method's branches in the envelope bodies say when they arrived, as
+/// its file does; the branches the release had are left as they are.
+#[test]
+fn a_new_union_branch_says_the_working_version() {
+    let add = |since: Option<&str>| {
+        after(|set| {
+            let mut method = set
+                .docs
+                .iter()
+                .find(|doc| doc.name == "download.get")
+                .cloned()
+                .expect("download.get");
+            method.rel = "methods/download.touch.json".into();
+            method.name = "download.touch".into();
+            method.value["x-since"] = json!("1.2.0");
+            set.docs.push(method);
+            for body in ["CallBody", "ReplyBody"] {
+                let doc = doc(set, body);
+                let mut branch = doc["oneOf"][8].clone();
+                let text = serde_json::to_string(&branch).expect("text");
+                branch = serde_json::from_str(&text.replace("download.get", "download.touch"))
+                    .expect("json");
+                if let Some(since) = since {
+                    branch["x-since"] = json!(since);
+                }
+                // In the middle: branches are matched by their tag, not their place.
+                doc["oneOf"]
+                    .as_array_mut()
+                    .expect("oneOf")
+                    .insert(3, branch);
+            }
+        })
+    };
+    let places = |file: &str| (format!("envelope/{file}.json"), "/oneOf/3".to_string());
+    assert_eq!(add(None), [places("CallBody"), places("ReplyBody")]);
+    assert_eq!(
+        add(Some("1.1.0")),
+        [places("CallBody"), places("ReplyBody")]
+    );
+    assert!(add(Some("1.2.0")).is_empty());
+}

@@ -100,7 +100,7 @@ impl LintRule {
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
             LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length)",
             LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
-            LintRule::Since => "what is new since the latest release (a file, a field, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
+            LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
         }
     }
 }
