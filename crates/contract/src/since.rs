@@ -230,7 +230,13 @@ fn enum_values(
         schema.get("x-enum-since")?.get(value).cloned()
     };
     for (index, value) in now.iter().enumerate() {
-        let Some(text) = value.as_str() else { continue };
+        // `x-enum-since` is keyed by the value's text: a string as it is,
+        // an integer (`RpcErrorCode`) by its digits.
+        let text = match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let text = text.as_str();
         let at = pointer.push("enum").push(index);
         if was.contains(value) {
             keeps(
@@ -241,7 +247,7 @@ fn enum_values(
                 say,
             );
         } else {
-            let what = format!("the enum value {text:?}");
+            let what = format!("the enum value {value}");
             match entry(new, text) {
                 _ if version == released.version => {
                     say(at, unreleased(&what, "an `x-enum-since` entry of", released));

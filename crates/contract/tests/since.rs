@@ -242,3 +242,29 @@ fn a_new_union_branch_says_the_working_version() {
     );
     assert!(add(Some("1.2.0")).is_empty());
 }
+
+/// An integer enum's new value is listed by its digits.
+#[test]
+fn a_new_integer_enum_value_is_listed_by_its_digits() {
+    let add = |entry: Option<Value>| {
+        after(move |set| {
+            let codes = doc(set, "RpcErrorCode");
+            if let Some(values) = codes["enum"].as_array_mut() {
+                values.push(json!(-32006));
+            }
+            if let Some(names) = codes["x-enum-varnames"].as_array_mut() {
+                names.push(json!("busy"));
+            }
+            if let Some(entry) = entry {
+                codes["x-enum-since"] = json!({"-32006": entry});
+            }
+        })
+    };
+    let at = vec![(
+        "types/RpcErrorCode.json".to_string(),
+        "/enum/10".to_string(),
+    )];
+    assert_eq!(add(None), at);
+    assert_eq!(add(Some(json!("1.1.0"))), at);
+    assert!(add(Some(json!("1.2.0"))).is_empty());
+}
