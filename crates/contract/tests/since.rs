@@ -55,6 +55,24 @@ fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
         .value
 }
 
+/// Adds a copy of the document `name` as the file `rel`; its schema, to edit.
+fn copy_as<'a>(set: &'a mut SchemaSet, name: &str, rel: &str) -> &'a mut Value {
+    let mut copy = set
+        .docs
+        .iter()
+        .find(|doc| doc.name == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("{name}"));
+    copy.name = rel
+        .rsplit_once('/')
+        .and_then(|(_, file)| file.strip_suffix(".json"))
+        .expect("folder/Name.json")
+        .to_string();
+    copy.rel = rel.into();
+    set.docs.push(copy);
+    &mut set.docs.last_mut().expect("just pushed").value
+}
+
 #[test]
 fn the_releases_say_when_each_thing_arrived() {
     let base = load("contracts/released/1.0.0/schema");
@@ -148,15 +166,7 @@ fn a_new_enum_value_is_listed_in_x_enum_since() {
 #[test]
 fn a_new_file_says_the_working_version() {
     let found = after(|set| {
-        let mut copy = set
-            .docs
-            .iter()
-            .find(|doc| doc.name == "TaskId")
-            .cloned()
-            .expect("TaskId");
-        copy.rel = "types/TaskLabel.json".into();
-        copy.name = "TaskLabel".into();
-        set.docs.push(copy);
+        copy_as(set, "TaskId", "types/TaskLabel.json");
     });
     assert_eq!(found, [("types/TaskLabel.json".to_string(), String::new())]);
 }
@@ -207,16 +217,7 @@ fn a_change_before_version_moves_on_says_to_move_it() {
 fn a_new_union_branch_says_the_working_version() {
     let add = |since: Option<&str>| {
         after(|set| {
-            let mut method = set
-                .docs
-                .iter()
-                .find(|doc| doc.name == "download.get")
-                .cloned()
-                .expect("download.get");
-            method.rel = "methods/download.touch.json".into();
-            method.name = "download.touch".into();
-            method.value["x-since"] = json!("1.2.0");
-            set.docs.push(method);
+            copy_as(set, "download.get", "methods/download.touch.json")["x-since"] = json!("1.2.0");
             for body in ["CallBody", "ReplyBody"] {
                 let doc = doc(set, body);
                 let mut branch = doc["oneOf"][8].clone();
