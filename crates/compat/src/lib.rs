@@ -908,9 +908,7 @@ fn compare(
                     for shape in ["params", "result"] {
                         run.part(old_doc, new_doc, &format!("/$defs/{shape}"));
                     }
-                    if old_doc.transports() != new_doc.transports() {
-                        run.changes.push(transports_changed(old_doc, new_doc));
-                    }
+                    run.changes.extend(root_changes(old_doc, new_doc));
                 }
                 None => run.changes.push(removed(new, old_doc, kind, noun)),
             }
@@ -1226,33 +1224,186 @@ fn added(new_doc: &contract::SchemaDoc, kind: DocKind, noun: &str) -> Change {
     }
 }
 
-fn transports_changed(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) -> Change {
-    let narrowed = old_doc
-        .transports()
-        .iter()
-        .any(|t| !new_doc.transports().contains(t));
+/// What a method or event file says outside its `params` and `result`, key
+/// by key from a closed list; any other key that changed is "cannot decide".
+fn root_changes(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) -> Vec<Change> {
+    let empty = serde_json::Map::new();
+    let [old_root, new_root] = [old_doc, new_doc].map(|d| d.value.as_object().unwrap_or(&empty));
+    let mut keys: Vec<&String> = old_root.keys().chain(new_root.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut changes = Vec::new();
+    let mut annotated = false;
+    for key in keys {
+        let (old, new) = (old_root.get(key), new_root.get(key));
+        if old == new {
+            continue;
+        }
+        let method = old_doc.kind == DocKind::Method && new_doc.kind == DocKind::Method;
+        match key.as_str() {
+            // Where the shapes are: `params` and `result` are compared as
+            // parts, anything else under `$defs` through the references that
+            // reach it; those comparisons read `$schema`, and `$id` is the
+            // file's place on both sides (`own_id`).
+            "$defs" | "$schema" | "$id" => {}
+            "x-transports" if method => changes.extend(transports_changed(old_doc, new_doc)),
+            "x-errors" if method => changes.extend(errors_changed(old_doc, new_doc, [old, new])),
+            "x-spawnsProcess" if method => {
+                let spawns = |v: Option<&Value>| v == Some(&Value::Bool(true));
+                if spawns(old) != spawns(new) {
+                    changes.push(root_change(
+                        old_doc,
+                        new_doc,
+                        Rule::MethodSpawnsProcessChanged,
+                        key,
+                        if spawns(new) {
+                            "the method now starts processes".into()
+                        } else {
+                            "the method no longer starts processes".into()
+                        },
+                        true,
+                    ));
+                }
+            }
+            "title" | "description" | "x-since" | "$comment" => annotated = true,
+            _ => {
+                let mut change = root_change(
+                    old_doc,
+                    new_doc,
+                    Rule::FileRootChanged,
+                    key,
+                    format!("`{key}` changed at the file's root"),
+                    true,
+                );
+                change.writer = Verdict::Breaking;
+                change.reader = Verdict::Breaking;
+                change.why = Some(format!(
+                    "cannot decide: {key} at {}#/{} (a method's or event's file holds its \
+                     shapes under `$defs`; what `{key}` means at its root is not modelled)",
+                    new_doc.rel,
+                    contract::escape_pointer_token(key)
+                ));
+                change.undecided = Some(key.clone());
+                changes.push(change);
+            }
+        }
+    }
+    if annotated {
+        let mut change = root_change(
+            old_doc,
+            new_doc,
+            Rule::AnnotationChanged,
+            "",
+            "descriptions or other annotations changed".into(),
+            false,
+        );
+        change.old_pointer = Some(format!("{}#", old_doc.rel));
+        change.new_pointer = Some(format!("{}#", new_doc.rel));
+        changes.push(change);
+    }
+    changes
+}
+
+/// A change of a method's or event's file at `key` of its root that holds
+/// every way.
+fn root_change(
+    old_doc: &contract::SchemaDoc,
+    new_doc: &contract::SchemaDoc,
+    rule: Rule,
+    key: &str,
+    detail: String,
+    shape: bool,
+) -> Change {
+    let at = |doc: &contract::SchemaDoc| {
+        Some(format!(
+            "{}#/{}",
+            doc.rel,
+            contract::escape_pointer_token(key)
+        ))
+    };
     Change {
         group: old_doc.name.clone(),
-        rule: Rule::MethodTransportsChanged,
-        old_pointer: Some(format!("{}#/x-transports", old_doc.rel)),
-        new_pointer: Some(format!("{}#/x-transports", new_doc.rel)),
+        rule,
+        old_pointer: at(old_doc),
+        new_pointer: at(new_doc),
         writer: Verdict::Compatible,
-        reader: if narrowed {
-            Verdict::Breaking
-        } else {
-            Verdict::Compatible
-        },
+        reader: Verdict::Compatible,
         api: Verdict::Compatible,
-        detail: format!(
-            "transports {:?} → {:?}",
-            old_doc.transports(),
-            new_doc.transports()
-        ),
-        why: narrowed.then(|| "an old client on a removed transport can no longer call it".into()),
+        detail,
+        why: None,
         example: None,
         undecided: None,
-        shape: true,
+        shape,
     }
+}
+
+/// The strings of a list, sorted and each once: the order of `x-transports`
+/// and `x-errors` means nothing.
+fn string_set(list: Option<&Value>) -> Vec<&str> {
+    let mut set: Vec<&str> = list
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+fn transports_changed(
+    old_doc: &contract::SchemaDoc,
+    new_doc: &contract::SchemaDoc,
+) -> Option<Change> {
+    let [old, new] = [old_doc, new_doc].map(|d| string_set(d.annotation("x-transports")));
+    if old == new {
+        return None;
+    }
+    let narrowed = old.iter().any(|t| !new.contains(t));
+    let mut change = root_change(
+        old_doc,
+        new_doc,
+        Rule::MethodTransportsChanged,
+        "x-transports",
+        format!("transports {old:?} → {new:?}"),
+        true,
+    );
+    if narrowed {
+        change.reader = Verdict::Breaking;
+        change.why = Some("an old client on a removed transport can no longer call it".into());
+    }
+    Some(change)
+}
+
+/// A method's `x-errors` changed. The wire holds either way (a reply's
+/// `RpcError` reads any code of the enum); a new code the method may answer
+/// with is a minor change, one it no longer answers with a patch.
+fn errors_changed(
+    old_doc: &contract::SchemaDoc,
+    new_doc: &contract::SchemaDoc,
+    [old, new]: [Option<&Value>; 2],
+) -> Option<Change> {
+    let (old, new) = (string_set(old), string_set(new));
+    let added: Vec<&str> = new.iter().copied().filter(|e| !old.contains(e)).collect();
+    let removed: Vec<&str> = old.iter().copied().filter(|e| !new.contains(e)).collect();
+    if added.is_empty() && removed.is_empty() {
+        return None;
+    }
+    let mut detail = Vec::new();
+    if !added.is_empty() {
+        detail.push(format!("may now answer with {added:?}"));
+    }
+    if !removed.is_empty() {
+        detail.push(format!("no longer answers with {removed:?}"));
+    }
+    Some(root_change(
+        old_doc,
+        new_doc,
+        Rule::MethodErrorsChanged,
+        "x-errors",
+        format!("errors: {}", detail.join("; ")),
+        !added.is_empty(),
+    ))
 }
 
 fn removed(new: &SchemaSet, old_doc: &contract::SchemaDoc, kind: DocKind, noun: &str) -> Change {

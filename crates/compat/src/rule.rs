@@ -39,6 +39,13 @@ pub enum Rule {
     MethodBecameEvent,
     /// A method's `x-transports` changed.
     MethodTransportsChanged,
+    /// A method's `x-errors` changed.
+    MethodErrorsChanged,
+    /// A method's `x-spawnsProcess` changed.
+    MethodSpawnsProcessChanged,
+    /// A method or event file changed outside its shapes in a way the
+    /// checker does not model.
+    FileRootChanged,
     /// An event file was added.
     EventAdded,
     /// An event file was removed.
@@ -163,6 +170,9 @@ impl Rule {
                 | Rule::MethodRemoved
                 | Rule::MethodBecameEvent
                 | Rule::MethodTransportsChanged
+                | Rule::MethodErrorsChanged
+                | Rule::MethodSpawnsProcessChanged
+                | Rule::FileRootChanged
                 | Rule::EventAdded
                 | Rule::EventRemoved
                 | Rule::EventBecameMethod
@@ -206,6 +216,9 @@ impl Rule {
             Rule::MethodRemoved => "method.removed",
             Rule::MethodBecameEvent => "method.became_event",
             Rule::MethodTransportsChanged => "method.transports_changed",
+            Rule::MethodErrorsChanged => "method.errors_changed",
+            Rule::MethodSpawnsProcessChanged => "method.spawns_process_changed",
+            Rule::FileRootChanged => "file.root_changed",
             Rule::EventAdded => "event.added",
             Rule::EventRemoved => "event.removed",
             Rule::EventBecameMethod => "event.became_method",

@@ -200,6 +200,98 @@ fn a_description_change_is_a_patch() {
     assert_eq!(comparison.bump, Bump::Patch);
 }
 
+/// Each key of a method file outside its `params` and `result` is judged by
+/// what it says; none goes unreported.
+#[test]
+fn a_method_files_other_keys_are_each_judged() {
+    let cancel = "methods/download.cancel.json";
+    let cases: [(&str, Value, &str, Bump); 7] = [
+        (
+            "/description",
+            json!("Cancels."),
+            "annotation.changed",
+            Bump::Patch,
+        ),
+        (
+            "/x-since",
+            json!("1.1.0"),
+            "annotation.changed",
+            Bump::Patch,
+        ),
+        (
+            "/x-errors/-",
+            json!("checksum_mismatch"),
+            "method.errors_changed",
+            Bump::Minor,
+        ),
+        (
+            "/x-errors/0",
+            json!("invalid_request"),
+            "method.errors_changed",
+            Bump::None,
+        ),
+        (
+            "/x-spawnsProcess",
+            json!(true),
+            "method.spawns_process_changed",
+            Bump::Minor,
+        ),
+        (
+            "/x-transports/-",
+            json!("unix"),
+            "method.transports_changed",
+            Bump::None,
+        ),
+        ("/type", json!("object"), "file.root_changed", Bump::Major),
+    ];
+    for (pointer, value, rule, bump) in cases {
+        let new = edited(cancel, |v| {
+            let (parent, key) = pointer.rsplit_once('/').expect("a pointer");
+            match at(v, if parent.is_empty() { "" } else { parent }) {
+                Value::Array(items) if key == "-" => items.push(value),
+                Value::Array(items) => items.insert(0, value),
+                Value::Object(map) => {
+                    map.insert(key.to_string(), value);
+                }
+                other => panic!("{other}"),
+            }
+        });
+        let comparison = compare(&new, Readers::Tolerant);
+        assert_eq!(
+            comparison.bump, bump,
+            "{pointer}: {:#?}",
+            comparison.changes
+        );
+        if bump == Bump::None {
+            // A list reordered or holding a name twice says the same.
+            assert!(
+                comparison.changes.is_empty(),
+                "{pointer}: {:#?}",
+                comparison.changes
+            );
+            continue;
+        }
+        let change = only_change(&comparison);
+        assert_eq!(change.rule, rule, "{pointer}");
+        let wire_holds = change.writer.holds() && change.reader.holds();
+        assert_eq!(wire_holds, rule != "file.root_changed", "{pointer}");
+    }
+    // The same keys on an event say nothing the checker models.
+    let new = edited("events/event.task.removed.json", |v| {
+        *at(v, "")
+            .as_object_mut()
+            .expect("an object")
+            .entry("x-errors")
+            .or_insert(json!(null)) = json!(["internal_error"]);
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert_eq!(only_change(&comparison).rule, "file.root_changed");
+    assert!(explains(
+        &comparison,
+        &["cannot decide: x-errors at events/event.task.removed.json#/x-errors"]
+    ));
+}
+
 #[test]
 fn moving_a_definition_behind_a_ref_is_no_change() {
     let mut new = base();
