@@ -2,7 +2,10 @@
 //!
 //!     cargo run --release -p contract-tests --example differential -- --seconds 1200 [--seed S]
 //!
-//! Rounds of 2,000 generated inputs (a new seed each round) go to the Rust,
+//!     cargo run --release -p contract-tests --example differential -- --file INPUTS
+//!
+//! With `--file`, each line of INPUTS (its bytes as they stand, without the
+//! line feed) is one input, read once. Otherwise rounds of 2,000 generated inputs (a new seed each round) go to the Rust,
 //! C++ and TypeScript readers and `vdm-conform` (and the Rust decoder reads
 //! each from the scan's tokens and from its text); every disagreement is
 //! printed with its input, and the run ends with the count of inputs, the
@@ -38,6 +41,31 @@ fn main() {
         eprintln!("differential: the embedded schemas do not compile");
         std::process::exit(2);
     };
+    if let Some(path) = args
+        .iter()
+        .position(|a| a == "--file")
+        .and_then(|i| args.get(i + 1))
+    {
+        let Ok(text) = std::fs::read(path) else {
+            eprintln!("differential: cannot read {path}");
+            std::process::exit(2);
+        };
+        let batch: Vec<Vec<u8>> = text
+            .split(|b| *b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        let lines = differential::disagreements(&batch, &mut cpp, &mut ts, &checker);
+        for line in &lines {
+            println!("{path}: {line}");
+        }
+        println!(
+            "differential: {} inputs from {path}, {} disagreements",
+            batch.len(),
+            lines.len()
+        );
+        std::process::exit(i32::from(!lines.is_empty()));
+    }
     let started = Instant::now();
     let (mut inputs, mut found) = (0usize, 0usize);
     while started.elapsed() < Duration::from_secs(seconds) {

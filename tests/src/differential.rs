@@ -144,6 +144,7 @@ pub fn inputs(seed: u64, count: usize) -> Vec<Vec<u8>> {
                 rng.pick(&mutants).map(|v| v.to_string().into_bytes())
             }
             1 => Some(bytes(&base.to_string(), &mut rng)),
+            2 if rng.chance(25) => Some(escape(&base.to_string(), &mut rng)),
             2 => Some(splice(&base.to_string(), &mut rng)),
             3 => drawn.next(&mut rng),
             _ => {
@@ -191,6 +192,27 @@ fn bytes(text: &str, rng: &mut Rng) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// One letter that opens a string (a member name or a value) written as a
+/// `\u` escape: the same text to every reader.
+fn escape(text: &str, rng: &mut Rng) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let places: Vec<usize> = (1..bytes.len())
+        .filter(|&i| {
+            bytes.get(i - 1) == Some(&b'"') && bytes.get(i).is_some_and(u8::is_ascii_alphabetic)
+        })
+        .collect();
+    let Some(at) = rng.pick(&places).copied() else {
+        return bytes.to_vec();
+    };
+    let letter = bytes.get(at).copied().unwrap_or(b'a');
+    [
+        bytes.get(..at).unwrap_or_default(),
+        format!("\\u{letter:04x}").as_bytes(),
+        bytes.get(at + 1..).unwrap_or_default(),
+    ]
+    .concat()
 }
 
 /// An edge case put where a value stands (after a colon, or a comma or

@@ -90,6 +90,9 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
         ("v written 1.0", version("1.0").into_bytes(), Says::Contract),
         ("v past 2^53", version("9007199254740993").into_bytes(), Says::Text),
         ("v between 2^63 and 2^64", version("18446744073709551615").into_bytes(), Says::Text),
+        ("envelope member names written with escapes", br#"{"\u0076":1,"\u006bind":"call","i\u0064":7,"body":{"\u006dethod":"download.pause","p\u0061rams":{"taskId":"t_01"}}}"#.to_vec(), Says::Read),
+        ("an event's name written with escapes", br#"{"v":1,"kind":"event","body":{"n\u0061me":"event.task.removed","params":{"taskId":"t_01"}}}"#.to_vec(), Says::Read),
+        ("an envelope member named twice, once escaped", br#"{"v":1,"kind":"event","\u006bind":"event","body":{"name":"event.task.removed","params":{"taskId":"t_01"}}}"#.to_vec(), Says::Text),
         ("an unknown method without params", br#"{"v":1,"kind":"call","id":7,"body":{"method":"x.y"}}"#.to_vec(), Says::Contract),
         ("an unknown event without params", br#"{"v":1,"kind":"event","body":{"name":"event.x.y"}}"#.to_vec(), Says::Contract),
     ]

@@ -19,6 +19,7 @@
 //! first stand ([`Head`]), so the decoder does not read the text again to
 //! find them.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -583,7 +584,12 @@ impl Scanner<'_, '_> {
         if depth > 2 || self.layout == Layout::Contained {
             return Ok(Member::None);
         }
-        let name = self.bytes.get(raw.0..raw.1).unwrap_or_default();
+        // An escaped name is the name it spells (`"\u006bind"` is `kind`).
+        let name: Cow<[u8]> = if escaped {
+            Cow::Owned(unescaped(self.bytes, raw))
+        } else {
+            Cow::Borrowed(self.bytes.get(raw.0..raw.1).unwrap_or_default())
+        };
         let parent = self.frames.last().map_or(Member::None, |f| f.member);
         // The body's members stand one level down in an envelope, at the top of a bare body.
         let in_body = match self.layout {
@@ -591,7 +597,7 @@ impl Scanner<'_, '_> {
             Layout::Body => depth == 1,
             Layout::Contained => false,
         };
-        Ok(match (self.layout, depth, in_body, name) {
+        Ok(match (self.layout, depth, in_body, &*name) {
             (Layout::Envelope, 1, _, b"v") => Member::V,
             (Layout::Envelope, 1, _, b"kind") => Member::Kind,
             (Layout::Envelope, 1, _, b"id") => Member::Id,
@@ -618,14 +624,7 @@ impl Scanner<'_, '_> {
         };
         let bytes = self.bytes;
         let text = |(start, end): (usize, usize)| bytes.get(start..end).unwrap_or_default();
-        let unescaped = |span: (usize, usize)| -> Vec<u8> {
-            let quoted = bytes
-                .get(span.0.saturating_sub(1)..span.1 + 1)
-                .unwrap_or_default();
-            serde_json::from_slice::<String>(quoted)
-                .map(String::into_bytes)
-                .unwrap_or_else(|_| text(span).to_vec())
-        };
+        let unescaped = |span: (usize, usize)| unescaped(bytes, span);
         frame.escaped |= escaped;
         let own = self.keys.get(frame.first_key..).unwrap_or_default();
         let set = match self.sets.last_mut() {
@@ -849,6 +848,18 @@ fn string_stop(rest: &[u8]) -> Option<usize> {
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
         .map(|at| offset + at)
+}
+
+/// The bytes of the string between `span` (its quotes left out), escapes
+/// read; the bytes as they stand if they do not read as a string (the scan
+/// has checked them, so that does not happen).
+fn unescaped(bytes: &[u8], span: (usize, usize)) -> Vec<u8> {
+    let quoted = bytes
+        .get(span.0.saturating_sub(1)..span.1 + 1)
+        .unwrap_or_default();
+    serde_json::from_slice::<String>(quoted)
+        .map(String::into_bytes)
+        .unwrap_or_else(|_| bytes.get(span.0..span.1).unwrap_or_default().to_vec())
 }
 
 #[cfg(test)]
