@@ -89,14 +89,36 @@ fn main() -> ExitCode {
     }
 }
 
-/// `cargo xtask gate`: every check the gate runs, in order; the first that
-/// fails stops it.
+/// `cargo xtask gate`: every check the gate runs, each whatever the others
+/// found (a broken file fails the checks that read it, and the rest still
+/// report), then one line naming those that failed.
 pub fn gate(root: &Path) -> anyhow::Result<()> {
-    lint::run(root)?;
-    codegen::run(root, codegen::Mode::Check)?;
-    conformance::run(root)?;
-    if !compat::run(root, &[])?.ok {
-        anyhow::bail!("compat: the working tree is not covered by contracts/VERSION (see above)");
+    let compat = || {
+        if compat::run(root, &[])?.ok {
+            Ok(())
+        } else {
+            anyhow::bail!(
+                "compat: the working tree is not covered by contracts/VERSION (see above)"
+            )
+        }
+    };
+    let checks: [(&str, &dyn Fn() -> anyhow::Result<()>); 4] = [
+        ("lint", &|| lint::run(root)),
+        ("codegen --check", &|| {
+            codegen::run(root, codegen::Mode::Check)
+        }),
+        ("conformance", &|| conformance::run(root)),
+        ("compat", &compat),
+    ];
+    let mut failed = Vec::new();
+    for (name, check) in checks {
+        if let Err(err) = check() {
+            eprintln!("error: {err:#}");
+            failed.push(name);
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("gate: failed: {}", failed.join(", "));
     }
     println!("gate: ok");
     Ok(())
@@ -111,6 +133,32 @@ pub fn root() -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    /// A fixture cut in half fails the checks that read it, each naming the
+    /// file, and the gate still runs the check that does not (lint).
+    #[test]
+    fn a_broken_fixture_fails_what_reads_it_and_the_gate_runs_the_rest() -> anyhow::Result<()> {
+        let copy = crate::scratch::Scratch::new("gate-broken-fixture")?;
+        let fixture = copy.dir.join("conformance/valid/download_add_call.json");
+        let text = std::fs::read(&fixture)?;
+        std::fs::write(&fixture, text.get(..text.len() / 2).unwrap_or_default())?;
+        let Err(gate) = super::gate(&copy.dir) else {
+            panic!("the gate passed with a broken fixture");
+        };
+        assert_eq!(
+            format!("{gate:#}"),
+            "gate: failed: codegen --check, conformance, compat"
+        );
+        let Err(codegen) = super::codegen::run(&copy.dir, super::codegen::Mode::Check) else {
+            panic!("codegen --check passed with a broken fixture");
+        };
+        let said = format!("{codegen:#}");
+        assert!(
+            said.contains("conformance/valid/download_add_call.json: not JSON: EOF while parsing"),
+            "{said}"
+        );
+        Ok(())
+    }
+
     /// The README's table names every command the usage lists, so a new
     /// command cannot land undocumented.
     #[test]
