@@ -93,8 +93,11 @@ fn walk(
                 Value::Array(items) => {
                     let at = pointer.push(key);
                     let olds = old_sub.and_then(Value::as_array);
+                    let counterparts = olds.map(|olds| counterparts(olds, items));
                     for (index, item) in items.iter().enumerate() {
-                        let counterpart = olds.and_then(|olds| counterpart(olds, item, index));
+                        let counterpart = counterparts
+                            .as_ref()
+                            .and_then(|found| found.get(index).copied().flatten());
                         // A union branch the release did not have, in a union it had.
                         if olds.is_some()
                             && counterpart.is_none()
@@ -119,14 +122,38 @@ fn walk(
     }
 }
 
-/// The item of a released list that `item` continues: a union branch by its
-/// tag (the `const`s of its properties) or its `$ref`, so a branch inserted
-/// before it does not make it another; anything else by its index.
-fn counterpart<'v>(olds: &'v [Value], item: &Value, index: usize) -> Option<&'v Value> {
-    match identity(item) {
-        Some(id) => olds.iter().find(|old| identity(old).as_ref() == Some(&id)),
-        None => olds.get(index),
+/// The item of a released list that each item continues: a union branch by
+/// its tag (the `const`s of its properties) or its `$ref`, so a branch
+/// inserted before it does not make it another; an item with neither by an
+/// equal released item, then the rest of both in order, so an item inserted
+/// among unchanged ones is the one left without a counterpart.
+fn counterparts<'v>(olds: &'v [Value], items: &[Value]) -> Vec<Option<&'v Value>> {
+    let mut taken = vec![false; olds.len()];
+    let mut found: Vec<Option<&'v Value>> = vec![None; items.len()];
+    for (slot, item) in found.iter_mut().zip(items) {
+        *slot = match identity(item) {
+            Some(id) => olds.iter().find(|old| identity(old).as_ref() == Some(&id)),
+            None => olds
+                .iter()
+                .zip(taken.iter_mut())
+                .find(|(old, used)| !**used && identity(old).is_none() && *old == item)
+                .map(|(old, used)| {
+                    *used = true;
+                    old
+                }),
+        };
     }
+    let mut rest = olds
+        .iter()
+        .zip(&taken)
+        .filter(|(old, used)| !**used && identity(old).is_none())
+        .map(|(old, _)| old);
+    for (slot, item) in found.iter_mut().zip(items) {
+        if slot.is_none() && identity(item).is_none() {
+            *slot = rest.next();
+        }
+    }
+    found
 }
 
 fn identity(item: &Value) -> Option<Value> {

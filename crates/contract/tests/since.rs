@@ -26,7 +26,16 @@ fn load(dir: &str) -> SchemaSet {
 /// `since` over release 1.1.0 with `edit` applied, as version 1.2.0,
 /// against release 1.1.0: the `(file, pointer)` of each violation.
 fn after(edit: impl FnOnce(&mut SchemaSet)) -> Vec<(String, String)> {
-    let released = load("contracts/released/1.1.0/schema");
+    after_release(|_| {}, edit)
+}
+
+/// As [`after`], with release 1.1.0 changed by `release` first.
+fn after_release(
+    release: impl FnOnce(&mut SchemaSet),
+    edit: impl FnOnce(&mut SchemaSet),
+) -> Vec<(String, String)> {
+    let mut released = load("contracts/released/1.1.0/schema");
+    release(&mut released);
     let mut set = released.clone();
     edit(&mut set);
     let base = Released {
@@ -242,6 +251,41 @@ fn a_new_union_branch_says_the_working_version() {
         [places("CallBody"), places("ReplyBody")]
     );
     assert!(add(Some("1.2.0")).is_empty());
+}
+
+/// Union branches with neither a tag nor a `$ref` are matched by their
+/// content: the one inserted among them is the one that is new.
+#[test]
+fn a_new_plain_union_branch_is_found_where_it_was_inserted() {
+    let branches = |set: &mut SchemaSet| {
+        doc(set, "DownloadSpec")["properties"]["segments"]["anyOf"] =
+            json!([{"maximum": 16}, {"minimum": 8}]);
+    };
+    let insert = |since: Option<&str>| {
+        after_release(branches, move |set| {
+            let mut branch = json!({"multipleOf": 2});
+            if let Some(since) = since {
+                branch["x-since"] = json!(since);
+            }
+            doc(set, "DownloadSpec")["properties"]["segments"]["anyOf"]
+                .as_array_mut()
+                .expect("anyOf")
+                .insert(1, branch);
+        })
+    };
+    assert_eq!(
+        insert(None),
+        [(
+            "types/DownloadSpec.json".to_string(),
+            "/properties/segments/anyOf/1".to_string()
+        )]
+    );
+    assert!(insert(Some("1.2.0")).is_empty());
+    // A branch edited in place is not new.
+    let edited = after_release(branches, |set| {
+        doc(set, "DownloadSpec")["properties"]["segments"]["anyOf"][1] = json!({"minimum": 4});
+    });
+    assert!(edited.is_empty(), "{edited:?}");
 }
 
 /// An integer enum's new value is listed by its digits.
