@@ -312,33 +312,72 @@ fn values(model: &Model, doc: &SchemaDoc, out: &mut String) -> anyhow::Result<()
     let named = model
         .get(&doc.name)
         .with_context(|| format!("{}: the model has no type {}", doc.rel, doc.name))?;
-    match &named.def {
-        Def::IntEnum(values) => {
-            let _ = writeln!(out, "| # | value | name |\n|---|---|---|");
-            for (i, (value, name)) in values.iter().enumerate() {
-                let _ = writeln!(out, "| {} | `{value}` | `{name}` |", i + 1);
-            }
-        }
-        Def::StringEnum(values) if !named.http_carriers.is_empty() => {
-            let _ = writeln!(out, "| # | value | carries httpStatus |\n|---|---|---|");
-            for (i, value) in values.iter().enumerate() {
-                let carries = if named.http_carriers.contains(value) {
-                    "yes"
-                } else {
-                    ""
-                };
-                let _ = writeln!(out, "| {} | `{value}` | {carries} |", i + 1);
-            }
-        }
-        Def::StringEnum(values) => {
-            let _ = writeln!(out, "| # | value |\n|---|---|");
-            for (i, value) in values.iter().enumerate() {
-                let _ = writeln!(out, "| {} | `{value}` |", i + 1);
-            }
-        }
+    // A value listed in `x-enum-since` arrived then; the others with the type.
+    let listed = doc.value.get("x-enum-since").and_then(Value::as_object);
+    let since = |key: &str| -> String {
+        listed
+            .and_then(|l| l.get(key))
+            .or_else(|| doc.value.get("x-since"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (mut header, rows): (Vec<&str>, Vec<(String, Vec<String>)>) = match &named.def {
+        Def::IntEnum(values) => (
+            vec!["value", "name"],
+            values
+                .iter()
+                .map(|(value, name)| {
+                    (
+                        value.to_string(),
+                        vec![format!("`{value}`"), format!("`{name}`")],
+                    )
+                })
+                .collect(),
+        ),
+        Def::StringEnum(values) if !named.http_carriers.is_empty() => (
+            vec!["value", "carries httpStatus"],
+            values
+                .iter()
+                .map(|value| {
+                    let carries = if named.http_carriers.contains(value) {
+                        "yes"
+                    } else {
+                        ""
+                    };
+                    (
+                        value.clone(),
+                        vec![format!("`{value}`"), carries.to_string()],
+                    )
+                })
+                .collect(),
+        ),
+        Def::StringEnum(values) => (
+            vec!["value"],
+            values
+                .iter()
+                .map(|value| (value.clone(), vec![format!("`{value}`")]))
+                .collect(),
+        ),
         Def::Struct(_) | Def::Alias(_) => {
             bail!("{}: an `enum` the model did not read as one", doc.rel)
         }
+    };
+    let with_since = listed.is_some_and(|l| !l.is_empty());
+    if with_since {
+        header.push("since");
+    }
+    let _ = writeln!(
+        out,
+        "| # | {} |\n|---|{}",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for (i, (key, mut cells)) in rows.into_iter().enumerate() {
+        if with_since {
+            cells.push(since(&key));
+        }
+        let _ = writeln!(out, "| {} | {} |", i + 1, cells.join(" | "));
     }
     out.push('\n');
     Ok(())
@@ -583,5 +622,40 @@ fn examples(doc: &SchemaDoc, fixtures: &[Fixture], out: &mut String) {
                 _ => "A value",
             }
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// A value listed in `x-enum-since` shows its version, the others the type's.
+    #[test]
+    fn an_enum_with_values_since_a_later_release_shows_each_values_version() -> anyhow::Result<()> {
+        let mut set = contract::SchemaSet::load(&crate::root().join("contracts/schema"))?;
+        let doc = set
+            .docs
+            .iter_mut()
+            .find(|d| d.name == "TaskState")
+            .ok_or_else(|| anyhow::anyhow!("no TaskState"))?;
+        if let Some(values) = doc.value.get_mut("enum").and_then(|v| v.as_array_mut()) {
+            values.push(json!("seeding"));
+        }
+        doc.value["x-enum-since"] = json!({"seeding": "1.2.0"});
+        let model = super::super::model::model(&set)?;
+        let doc = set
+            .docs
+            .iter()
+            .find(|d| d.name == "TaskState")
+            .ok_or_else(|| anyhow::anyhow!("no TaskState"))?;
+        let mut out = String::new();
+        super::values(&model, doc, &mut out)?;
+        assert!(
+            out.contains("| # | value | since |\n|---|---|---|\n"),
+            "{out}"
+        );
+        assert!(out.contains("| 2 | `queued` | 1.0.0 |\n"), "{out}");
+        assert!(out.contains("| 13 | `seeding` | 1.2.0 |\n"), "{out}");
+        Ok(())
     }
 }
