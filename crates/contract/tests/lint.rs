@@ -408,6 +408,23 @@ fn an_error_name_that_is_not_an_rpc_error_code_is_refused() {
     );
 }
 
+/// `x-carriesHttpStatus` says what TaskError's `error.http_status` rule
+/// does: a code added to one and not the other is refused.
+#[test]
+fn a_carriers_list_that_is_not_the_http_status_rule_is_refused() {
+    check(
+        "types/TaskErrorCode.json",
+        |v| {
+            at(v, "/x-carriesHttpStatus")
+                .as_array_mut()
+                .expect("x-carriesHttpStatus")
+                .push(json!("dns_failed"))
+        },
+        LintRule::Annotation,
+        "/x-carriesHttpStatus",
+    );
+}
+
 #[test]
 fn a_pattern_with_an_inline_flag_is_refused() {
     check(

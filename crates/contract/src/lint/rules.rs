@@ -98,7 +98,7 @@ impl LintRule {
             LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
             LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
-            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length)",
+            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length), and `x-carriesHttpStatus` names the codes TaskError's `error.http_status` rule asks `httpStatus` of",
             LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
             LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
         }

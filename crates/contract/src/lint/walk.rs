@@ -329,6 +329,34 @@ impl Linter<'_> {
                     );
                 }
             }
+            // The list is what the bindings' `carries_http_status` and the
+            // reference say; the validator goes by TaskError's rule.
+            if let Some(asked) = http_status_codes(self.set) {
+                let listed: BTreeSet<String> = codes
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(Value::to_string)
+                    .collect();
+                if listed != asked {
+                    let names = |codes: &BTreeSet<String>| {
+                        codes
+                            .iter()
+                            .map(String::as_str)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    self.report(
+                        &at,
+                        LintRule::Annotation,
+                        format!(
+                            "lists {}, but TaskError's `error.http_status` rule asks `httpStatus` of {}: both must name the same codes",
+                            names(&listed),
+                            names(&asked)
+                        ),
+                    );
+                }
+            }
         }
         if let Some(errors) = value.get("x-errors").and_then(Value::as_array) {
             let known = rpc_error_names(self.set);
@@ -453,6 +481,24 @@ pub(super) fn is_snake_case(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !text.ends_with('_')
         && !text.contains("__")
+}
+
+/// The codes TaskError's `error.http_status` rule asks `httpStatus` of (the
+/// `enum` or `const` of `code` in its `if`); `None` without such a rule.
+fn http_status_codes(set: &SchemaSet) -> Option<BTreeSet<String>> {
+    let rule = set
+        .get(DocKind::Type, "TaskError")?
+        .value
+        .get("allOf")?
+        .as_array()?
+        .iter()
+        .find(|entry| entry.get("x-rule").and_then(Value::as_str) == Some("error.http_status"))?;
+    let code = rule.pointer("/if/properties/code")?;
+    match (code.get("enum"), code.get("const")) {
+        (Some(Value::Array(values)), _) => Some(values.iter().map(Value::to_string).collect()),
+        (None, Some(value)) => Some(std::iter::once(value.to_string()).collect()),
+        _ => None,
+    }
 }
 
 pub(super) fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
