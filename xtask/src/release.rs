@@ -17,6 +17,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if dest.exists() {
         bail!("contracts/released/{version} exists: a release is frozen; bump contracts/VERSION for a new one");
     }
+    changelog_has(root, version)?;
     // What carries VERSION is regenerated first, so a release made right
     // after bumping VERSION is judged on current files.
     crate::codegen::run(root, crate::codegen::Mode::Write)?;
@@ -34,6 +35,23 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     println!("released {version} into contracts/released/{version}");
     // vdm-conform compiles every release in: its embedded list grows.
     crate::codegen::run(root, crate::codegen::Mode::Write)?;
+    Ok(())
+}
+
+/// The changelog's entry for `version` is written before the release
+/// (README, "Changing the contract", step 7): it is what the other lanes
+/// read of it.
+fn changelog_has(root: &Path, version: &str) -> anyhow::Result<()> {
+    let path = root.join("contracts/CHANGELOG.md");
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = contract::utf8(&path, &bytes)?;
+    let heading = format!("## {version}");
+    if !text.lines().any(|line| line.trim_end() == heading) {
+        bail!(
+            "contracts/CHANGELOG.md has no `{heading}` section: write the release's entry from \
+             `cargo xtask compat` first (README, \"Changing the contract\", step 7)"
+        );
+    }
     Ok(())
 }
 
@@ -219,6 +237,24 @@ mod tests {
             eprintln!("cargo xtask {}:\n{}", args.join(" "), said(&output));
         }
         Ok(output.status.success())
+    }
+
+    /// A release without its changelog entry is refused before anything
+    /// is written.
+    #[test]
+    fn a_release_without_its_changelog_entry_is_refused() -> anyhow::Result<()> {
+        let copy = Scratch::new("release-no-changelog")?;
+        std::fs::write(copy.dir.join("contracts/VERSION"), "1.9.0\n")?;
+        let Err(err) = super::run(&copy.dir) else {
+            panic!("released without a changelog entry");
+        };
+        assert!(
+            format!("{err:#}").contains("contracts/CHANGELOG.md has no `## 1.9.0` section"),
+            "{err:#}"
+        );
+        assert!(!copy.dir.join("contracts/released/1.9.0").exists());
+        assert!(!copy.dir.join("contracts/released/.1.9.0.partial").exists());
+        Ok(())
     }
 
     /// The README's release steps, walked in its order on a scratch copy of
