@@ -480,6 +480,9 @@ impl<'s> Prover<'s> {
             if let Some(slot) = nesting.own.get_mut(from) {
                 *slot = own;
             }
+            if let Some(slot) = nesting.size.get_mut(from) {
+                *slot = positions.len().max(1);
+            }
             if walked > vocab::MAX_POSITIONS {
                 return Reach::stopped(self.stuck_at(
                     place,
@@ -532,7 +535,28 @@ impl<'s> Prover<'s> {
         // The canonical form and the validator recurse into every schema
         // they reach, references included, so a chain of references deeper
         // than one document may nest would overflow the stack.
-        let (levels, past) = nesting.deepest();
+        let (levels, past, expanded) = nesting.deepest();
+        // The validator enters a reference each time it meets it: ten
+        // references to a schema holding ten references to another, a few
+        // levels down, make every value's check exponential, and with it
+        // every counterexample and search.
+        if expanded > vocab::MAX_EXPANDED {
+            let (file, pointer) = self.space.describe(place);
+            return Reach {
+                obstacles: Err(self.stuck_at(
+                    place,
+                    "$ref",
+                    format!(
+                        "the schemas reached from {file}#{pointer}, each reference followed \
+                         where it stands, hold more than {} subschemas: checking one value \
+                         against them takes as many steps",
+                        vocab::MAX_EXPANDED
+                    ),
+                )),
+                vocabulary: unmodelled,
+                founded: self.founded(&same_value),
+            };
+        }
         if levels > vocab::MAX_NESTING {
             let at = past
                 .and_then(|(doc, pointer)| self.space.place(*doc, pointer))
@@ -914,6 +938,8 @@ struct Nesting {
     /// By document and the schema's address.
     index: HashMap<(DocId, usize), usize>,
     own: Vec<usize>,
+    /// How many subschemas each holds, itself included.
+    size: Vec<usize>,
     refs: Vec<Vec<usize>>,
     keys: Vec<Key>,
 }
@@ -926,6 +952,7 @@ impl Nesting {
             .entry((place.doc, address(place.value)))
             .or_insert_with(|| {
                 self.own.push(1);
+                self.size.push(1);
                 self.refs.push(Vec::new());
                 self.keys.push((place.doc, place.pointer.clone()));
                 next
@@ -939,9 +966,14 @@ impl Nesting {
     /// connected group of schemas counted as all its levels together. With
     /// where, on a deepest path, the levels first pass [`vocab::MAX_NESTING`].
     ///
+    /// Also how many subschemas a validation from the first node can meet,
+    /// each reference counted where it stands (a group's references among
+    /// its own members count once: the validator enters them again only
+    /// after reading into the value).
+    ///
     /// Tarjan's algorithm, with an explicit stack: it closes each group
     /// after every group it reaches, so their bounds are known by then.
-    fn deepest(&self) -> (usize, Option<&Key>) {
+    fn deepest(&self) -> (usize, Option<&Key>, usize) {
         /// Tarjan's marks on one node; `group` is set when its group closes.
         #[derive(Clone, Copy)]
         struct Mark {
@@ -950,11 +982,19 @@ impl Nesting {
             open: bool,
             group: Option<usize>,
         }
-        // No path is longer than all the levels together.
+        // No path is longer than all the levels together, and with no
+        // reference met twice nothing is counted twice.
         let all = self.own.iter().fold(0usize, |a, &b| a.saturating_add(b));
-        if all <= vocab::MAX_NESTING {
-            return (all, None);
+        let once = self.size.iter().fold(0usize, |a, &b| a.saturating_add(b));
+        let edges = self
+            .refs
+            .iter()
+            .map(Vec::len)
+            .fold(0usize, usize::saturating_add);
+        if all <= vocab::MAX_NESTING && edges < self.own.len() {
+            return (all, None, once);
         }
+        let mut expanded: Vec<usize> = Vec::new();
         let mut marks: Vec<Option<Mark>> = vec![None; self.own.len()];
         let mut bound: Vec<usize> = Vec::new();
         let mut open = Vec::new();
@@ -1033,6 +1073,19 @@ impl Nesting {
                 .max()
                 .unwrap_or(0);
             bound.push(own.saturating_add(below));
+            let size: usize = members
+                .iter()
+                .map(|&m| self.size.get(m).copied().unwrap_or(1))
+                .fold(0, usize::saturating_add);
+            let reached = members
+                .iter()
+                .flat_map(|&m| self.refs.get(m).into_iter().flatten())
+                .filter_map(|&w| match group_of(w) {
+                    Some(g) if g != id => expanded.get(g).copied(),
+                    _ => None,
+                })
+                .fold(0, usize::saturating_add);
+            expanded.push(size.saturating_add(reached));
         }
         let bound_of = |w: usize| {
             marks
@@ -1057,7 +1110,14 @@ impl Nesting {
                 None => break,
             }
         }
-        (bound_of(0), self.keys.get(node))
+        let expanded_of_first = marks
+            .first()
+            .copied()
+            .flatten()
+            .and_then(|m| m.group)
+            .and_then(|g| expanded.get(g).copied())
+            .unwrap_or(0);
+        (bound_of(0), self.keys.get(node), expanded_of_first)
     }
 }
 

@@ -260,6 +260,10 @@ pub const MAX_NESTING: usize = 128;
 /// How many schema positions one comparison may walk before it stops.
 pub const MAX_POSITIONS: usize = 50_000;
 
+/// How many subschemas checking one value may meet, each reference followed
+/// where it stands, before a place is "cannot decide".
+pub const MAX_EXPANDED: usize = 100_000;
+
 /// A schema position: an object or boolean where a schema stands.
 #[derive(Clone, Debug)]
 pub struct Position<'v> {

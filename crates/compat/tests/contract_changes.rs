@@ -1167,3 +1167,52 @@ fn a_chain_of_references_too_deep_to_follow_is_undecided_not_a_crash() {
         comparison.changes
     );
 }
+
+/// `Segment.index` as `levels` definitions, each an `allOf` of `fan`
+/// references to the next, ending in an integer up to `maximum`: checking
+/// one value meets `fan^levels` schemas.
+fn fanned(levels: usize, fan: usize, maximum: u64) -> SchemaSet {
+    edited("types/Segment.json", |v| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..levels {
+            let next = json!({ "$ref": format!("#/$defs/d{}", i + 1) });
+            defs.insert(format!("d{i}"), json!({ "allOf": vec![next; fan] }));
+        }
+        defs.insert(
+            format!("d{levels}"),
+            json!({ "type": "integer", "minimum": 0, "maximum": maximum }),
+        );
+        v["$defs"] = Value::Object(defs);
+        v["properties"]["index"] = json!({ "$ref": "#/$defs/d0" });
+    })
+}
+
+/// References that fan out (ten to a schema holding ten to another, twelve
+/// levels down) made every validation exponential: compat ran for hours.
+/// Past what a check of one value may meet the place cannot be decided, at
+/// once; a few levels are still decided exactly.
+#[test]
+fn references_that_fan_out_past_the_budget_are_undecided_not_a_hang() {
+    let comparison = compare_sets(&fanned(12, 10, 30), &fanned(12, 10, 29), Options::default())
+        .expect("compared");
+    assert!(
+        !comparison.writer.holds() && !comparison.reader.holds(),
+        "{:#?}",
+        comparison.changes
+    );
+    assert!(
+        explains(
+            &comparison,
+            &["cannot decide: $ref", "hold more than 100000 subschemas"]
+        ),
+        "{:#?}",
+        comparison.changes
+    );
+    let comparison =
+        compare_sets(&fanned(3, 10, 30), &fanned(3, 10, 29), Options::default()).expect("compared");
+    assert!(
+        comparison.writer.holds() && !comparison.reader.holds(),
+        "{:#?}",
+        comparison.changes
+    );
+}
