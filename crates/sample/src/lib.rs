@@ -56,8 +56,9 @@ pub struct Limits {
     pub string: usize,
     /// The most items drawn beyond what `minItems` asks for.
     pub extra_items: usize,
-    /// The most values (of any type, nested or not) one draw builds; past
-    /// them every value is `null`. Nesting is capped too, but a schema whose
+    /// The most values (of any type, nested or not) one draw builds, a
+    /// string counting one more for every 64 bytes; past them every value
+    /// is `null`. Nesting is capped too, but a schema whose
     /// object requires two members of its own type doubles at every level
     /// it is required to go.
     pub values: usize,
@@ -113,6 +114,10 @@ const HARD_DEPTH: usize = 64;
 
 /// The longest string and the most items a draw builds, whatever the schema asks.
 const MAX_BUILT: usize = 4096;
+
+/// How many bytes of a string count as one more value against
+/// [`Limits::values`].
+const CHARS_PER_VALUE: usize = 64;
 
 /// The most schemas one value is drawn for at once (the parts of `allOf`s,
 /// references and chosen branches).
@@ -291,7 +296,13 @@ impl<'r> Sampler<'r> {
             "boolean" => Value::Bool(self.rng.chance(50)),
             "integer" => self.integer(parts),
             "number" => self.number(parts),
-            "string" => Value::String(self.string(parts)),
+            "string" => {
+                let text = self.string(parts);
+                // A long string counts as many values: an array of thousands
+                // of strings thousands long each is past any draw's worth.
+                self.built = self.built.saturating_add(text.len() / CHARS_PER_VALUE);
+                Value::String(text)
+            }
             "array" => self.array(parts, depth),
             _ => self.object(parts, depth),
         }
@@ -1046,6 +1057,28 @@ mod tests {
             assert!(
                 objects > 1000 && objects <= limits.values,
                 "{objects} objects built"
+            );
+        }
+    }
+
+    /// Thousands of strings thousands long each (the schema asks for a
+    /// million of a million): one draw built 16 MB, and a search of 64
+    /// draws a place took seconds. Long strings count against the cap.
+    #[test]
+    fn a_draw_of_many_long_strings_stays_small() {
+        let registry = registry(json!({"type": "array", "minItems": 1_000_000,
+            "items": {"type": "string", "minLength": 1_000_000}}));
+        let limits = Limits::default();
+        let mut sampler = Sampler::new(&registry, 3);
+        for _ in 0..3 {
+            let value = sampler
+                .draw("https://sample.invalid/s.json")
+                .expect("draws");
+            let items = value.as_array().expect("an array");
+            let bytes: usize = items.iter().filter_map(Value::as_str).map(str::len).sum();
+            assert!(
+                bytes > 0 && bytes <= (limits.values + MAX_BUILT) * CHARS_PER_VALUE,
+                "{bytes} bytes of strings in one draw"
             );
         }
     }
