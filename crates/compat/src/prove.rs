@@ -1059,33 +1059,28 @@ impl Nesting {
                 }
             }
             let group_of = |w: usize| marks.get(w).copied().flatten().and_then(|m| m.group);
-            let own: usize = members
-                .iter()
-                .map(|&m| self.own.get(m).copied().unwrap_or(1))
-                .fold(0, usize::saturating_add);
-            let below = members
-                .iter()
-                .flat_map(|&m| self.refs.get(m).into_iter().flatten())
-                .filter_map(|&w| match group_of(w) {
-                    Some(g) if g != id => bound.get(g).copied(),
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(0);
-            bound.push(own.saturating_add(below));
-            let size: usize = members
-                .iter()
-                .map(|&m| self.size.get(m).copied().unwrap_or(1))
-                .fold(0, usize::saturating_add);
-            let reached = members
-                .iter()
-                .flat_map(|&m| self.refs.get(m).into_iter().flatten())
-                .filter_map(|&w| match group_of(w) {
-                    Some(g) if g != id => expanded.get(g).copied(),
-                    _ => None,
-                })
-                .fold(0, usize::saturating_add);
-            expanded.push(size.saturating_add(reached));
+            // Summed over the group's members, and over the groups its
+            // references leave it for.
+            let total = |per: &[usize]| {
+                members
+                    .iter()
+                    .map(|&m| per.get(m).copied().unwrap_or(1))
+                    .fold(0, usize::saturating_add)
+            };
+            let outside = |of: &[usize]| -> Vec<usize> {
+                members
+                    .iter()
+                    .flat_map(|&m| self.refs.get(m).into_iter().flatten())
+                    .filter_map(|&w| match group_of(w) {
+                        Some(g) if g != id => of.get(g).copied(),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            let below = outside(&bound).into_iter().max().unwrap_or(0);
+            let reached = outside(&expanded).into_iter().fold(0, usize::saturating_add);
+            bound.push(total(&self.own).saturating_add(below));
+            expanded.push(total(&self.size).saturating_add(reached));
         }
         let bound_of = |w: usize| {
             marks
