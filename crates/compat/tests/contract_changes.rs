@@ -1091,16 +1091,23 @@ fn a_reason_not_to_decide_names_what_changed() {
 /// reference to the next or (`nested`) an object whose one property refers
 /// to the next, ending in an integer up to `maximum`.
 fn chained(links: usize, nested: bool, maximum: u64) -> SchemaSet {
+    linked(links, maximum, |next| {
+        if nested {
+            json!({ "type": "object", "properties": { "x": next } })
+        } else {
+            next
+        }
+    })
+}
+
+/// `Segment.index` as definitions `d0` … `d{links}`, each `link` of a
+/// reference to the next, the last an integer up to `maximum`.
+fn linked(links: usize, maximum: u64, link: impl Fn(Value) -> Value) -> SchemaSet {
     edited("types/Segment.json", |v| {
         let mut defs = serde_json::Map::new();
         for i in 0..links {
             let next = json!({ "$ref": format!("#/$defs/d{}", i + 1) });
-            let link = if nested {
-                json!({ "type": "object", "properties": { "x": next } })
-            } else {
-                next
-            };
-            defs.insert(format!("d{i}"), link);
+            defs.insert(format!("d{i}"), link(next));
         }
         defs.insert(
             format!("d{links}"),
@@ -1172,19 +1179,7 @@ fn a_chain_of_references_too_deep_to_follow_is_undecided_not_a_crash() {
 /// references to the next, ending in an integer up to `maximum`: checking
 /// one value meets `fan^levels` schemas.
 fn fanned(levels: usize, fan: usize, maximum: u64) -> SchemaSet {
-    edited("types/Segment.json", |v| {
-        let mut defs = serde_json::Map::new();
-        for i in 0..levels {
-            let next = json!({ "$ref": format!("#/$defs/d{}", i + 1) });
-            defs.insert(format!("d{i}"), json!({ "allOf": vec![next; fan] }));
-        }
-        defs.insert(
-            format!("d{levels}"),
-            json!({ "type": "integer", "minimum": 0, "maximum": maximum }),
-        );
-        v["$defs"] = Value::Object(defs);
-        v["properties"]["index"] = json!({ "$ref": "#/$defs/d0" });
-    })
+    linked(levels, maximum, |next| json!({ "allOf": vec![next; fan] }))
 }
 
 /// References that fan out (ten to a schema holding ten to another, twelve
