@@ -1078,7 +1078,9 @@ impl Nesting {
                     .collect()
             };
             let below = outside(&bound).into_iter().max().unwrap_or(0);
-            let reached = outside(&expanded).into_iter().fold(0, usize::saturating_add);
+            let reached = outside(&expanded)
+                .into_iter()
+                .fold(0, usize::saturating_add);
             bound.push(total(&self.own).saturating_add(below));
             expanded.push(total(&self.size).saturating_add(reached));
         }
