@@ -2,7 +2,8 @@
 //!
 //! The walk follows both schemas in step — references resolved, so moving a
 //! definition or refactoring a `$ref` is no change; union branches matched by
-//! their tag or their content, so reordering is no change. At each place that
+//! their tag or their content and `allOf` entries by their content, so
+//! reordering is no change. At each place that
 //! differs it builds the old schema with only that change applied (a copy of
 //! the old document in the [`Space`], the new part's references pointed at
 //! the new version), and asks the prover both ways between the two.
@@ -250,10 +251,46 @@ impl<'p, 's> Differ<'p, 's> {
             let unchanged = ov.zip(nv).is_some_and(|(a, b)| {
                 a == b && (!has_ref(a) || self.prover.same_under(here.old, here.new, key))
             });
-            if !unchanged {
+            if !unchanged && !self.reordered(here, key) {
                 self.key(here, key, &fields, out);
             }
         }
+    }
+
+    /// Whether `key` is `allOf` with the same entries in another order (the
+    /// same conjunction), each entry the same schema as the one it moved to.
+    fn reordered(&self, here: &Here<'_, 's>, key: &str) -> bool {
+        let (Some(Value::Array(old)), Some(Value::Array(new))) =
+            (here.old.value.get(key), here.new.value.get(key))
+        else {
+            return false;
+        };
+        if key != "allOf" || old.len() != new.len() {
+            return false;
+        }
+        let mut taken = vec![false; new.len()];
+        for (i, entry) in old.iter().enumerate() {
+            let Some(j) = new
+                .iter()
+                .zip(&taken)
+                .position(|(other, used)| !used && other == entry)
+            else {
+                return false;
+            };
+            let (Some(a), Some(b)) = (
+                here.old.at_path(&[key, &i.to_string()]),
+                here.new.at_path(&[key, &j.to_string()]),
+            ) else {
+                return false;
+            };
+            if has_ref(entry) && !self.prover.same(&a, &b) {
+                return false;
+            }
+            if let Some(used) = taken.get_mut(j) {
+                *used = true;
+            }
+        }
+        true
     }
 
     /// A keyword that differs: entered, split into changes, or judged whole.

@@ -807,6 +807,11 @@ impl<'s> Prover<'s> {
         }
     }
 
+    /// Whether two places are the same schema (references followed).
+    pub fn same(&self, a: &Place<'s>, b: &Place<'s>) -> bool {
+        self.equal(a, b).is_ok()
+    }
+
     /// Whether the subschemas under `key` are the same on both sides
     /// (references followed), so a change there is no change.
     pub fn same_under(&self, a: &Place<'s>, b: &Place<'s>, key: &str) -> bool {

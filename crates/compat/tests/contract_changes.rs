@@ -336,6 +336,24 @@ fn reordering_union_branches_is_no_change() {
     assert!(comparison.changes.is_empty(), "{:#?}", comparison.changes);
 }
 
+/// `allOf` is a conjunction: its entries in another order are no change,
+/// and one entry changed on the way still is one.
+#[test]
+fn reordering_all_of_entries_is_no_change() {
+    let new = edited("types/TaskError.json", |v| {
+        at(v, "/allOf").as_array_mut().expect("allOf").reverse()
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert!(comparison.changes.is_empty(), "{:#?}", comparison.changes);
+    let new = edited("types/TaskError.json", |v| {
+        let entries = at(v, "/allOf").as_array_mut().expect("allOf");
+        entries.reverse();
+        entries[0]["else"] = json!(true);
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    assert!(!comparison.writer.holds(), "{:#?}", comparison.changes);
+}
+
 /// The envelope's bodies without `name`'s branches.
 fn unlist(set: &mut SchemaSet, name: &str) {
     for doc in set.docs.iter_mut().filter(|d| d.rel.ends_with("Body.json")) {
