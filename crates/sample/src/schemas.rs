@@ -93,7 +93,7 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
         *schema = leaf(rng);
         return;
     };
-    match rng.below(12) {
+    match rng.below(16) {
         0 => nudge(map, "minimum", rng),
         1 => nudge(map, "maximum", rng),
         2 => {
@@ -165,6 +165,76 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
         10 => {
             map.insert("multipleOf".into(), number(rng).abs().max(0.5).into());
         }
+        // One keyword gone, whatever it was.
+        12 => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            if let Some(key) = rng.pick(&keys) {
+                map.remove(key);
+            }
+        }
+        13 => {
+            let key = rng
+                .pick(&[
+                    "minLength",
+                    "minItems",
+                    "maxItems",
+                    "minProperties",
+                    "maxProperties",
+                    "minContains",
+                    "maxContains",
+                ])
+                .copied()
+                .unwrap_or("minLength");
+            let count = map.get(key).and_then(Value::as_u64).unwrap_or(1);
+            let moved = if rng.chance(50) {
+                count + 1
+            } else {
+                count.saturating_sub(1)
+            };
+            map.insert(key.into(), json!(moved));
+        }
+        14 => {
+            let key = rng
+                .pick(&["exclusiveMinimum", "exclusiveMaximum"])
+                .copied()
+                .unwrap_or("exclusiveMinimum");
+            nudge(map, key, rng);
+        }
+        15 => match rng.below(5) {
+            0 => {
+                let unique = map.get("uniqueItems") == Some(&Value::Bool(true));
+                map.insert("uniqueItems".into(), json!(!unique));
+            }
+            1 => {
+                let format = rng
+                    .pick(&["date-time", "email", "ipv4", "uri", "uuid", "date"])
+                    .copied()
+                    .unwrap_or("uri");
+                map.insert("format".into(), json!(format));
+            }
+            2 => {
+                map.insert("const".into(), scalar(rng));
+            }
+            3 => {
+                // A member's schema made `true` or `false`.
+                if let Some(Value::Object(props)) = map.get_mut("properties") {
+                    let names: Vec<String> = props.keys().cloned().collect();
+                    if let Some(name) = rng.pick(&names) {
+                        props.insert(name.clone(), Value::Bool(rng.chance(50)));
+                    }
+                } else {
+                    map.insert("not".into(), leaf(rng));
+                }
+            }
+            _ => {
+                let names = if rng.chance(50) {
+                    json!({"pattern": pattern(rng)})
+                } else {
+                    json!({"enum": ["x", "y"]})
+                };
+                map.insert("propertyNames".into(), names);
+            }
+        },
         _ => *schema = self::schema(rng, 2),
     }
 }
