@@ -217,6 +217,7 @@ pub fn drive(
         next_id: 1,
         closed: false,
         gone: None,
+        last_heard: Instant::now(),
         peer_is: match options.role {
             Role::Client => "server",
             Role::Server => "client",
@@ -561,6 +562,9 @@ struct Driver<'c> {
     closed: bool,
     /// Why the peer is gone, when it is.
     gone: Option<String>,
+    /// When the peer last sent anything (a frame, or the end of its
+    /// stream); the start of the session before.
+    last_heard: Instant,
     /// What the peer is called in the records: `server` or `client`.
     peer_is: &'static str,
 }
@@ -632,12 +636,21 @@ impl Driver<'_> {
         let heard = match self.rx.recv_timeout(wait) {
             Ok(heard) => heard,
             Err(_) => {
-                return Err(Silence::Timeout(format!(
-                    "nothing came in {:.1} s",
-                    self.timeout.as_secs_f64()
-                )))
+                let why = format!("nothing came in {:.1} s", self.timeout.as_secs_f64());
+                // A peer silent through two timeouts is taken as gone, so
+                // that each exchange left is not one more wait: a silent
+                // peer costs two timeouts, not one per exchange.
+                if self.last_heard.elapsed() >= self.timeout.saturating_mul(2) {
+                    self.closed = true;
+                    self.gone = Some(format!(
+                        "the peer had sent nothing for {:.1} s, twice the timeout, and was taken as gone",
+                        self.last_heard.elapsed().as_secs_f64()
+                    ));
+                }
+                return Err(Silence::Timeout(why));
             }
         };
+        self.last_heard = Instant::now();
         let body = match heard {
             Heard::Frame(body) => body,
             Heard::Closed => {

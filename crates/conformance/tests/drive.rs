@@ -33,6 +33,8 @@ enum Fault {
     FloodsEvents,
     /// Writes back every frame it reads, as it came.
     Echoes,
+    /// Reads every frame and answers none.
+    Silent,
 }
 
 /// An event a peer sends of its own accord.
@@ -52,6 +54,11 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
     if fault == Fault::FloodsEvents {
         // Until the driver stops reading.
         while write_frame(&mut output, &own_event()) {}
+        return;
+    }
+    if fault == Fault::Silent {
+        // Until the driver closes its end.
+        let _ = std::io::copy(&mut { input }, &mut std::io::sink());
         return;
     }
     let mut reader = proto::FrameReader::new(input);
@@ -144,7 +151,7 @@ fn drive_peer(fault: Fault) -> Driven {
         // the others answer at once.
         timeout: Duration::from_secs(match fault {
             Fault::DropsIds | Fault::WaitsForOversizeBody => 2,
-            Fault::FloodsEvents => 1,
+            Fault::FloodsEvents | Fault::Silent => 1,
             _ => 30,
         }),
         seed: 1,
@@ -244,6 +251,27 @@ fn a_peer_that_waits_for_an_oversize_body_is_named() {
     assert_eq!(broken(&driven), ["drive.oversize"], "{:#?}", driven.rules);
     let why = &driven.rules[&Rule::DriveOversize].broken[0];
     assert!(why.contains("stream stayed open"), "{why}");
+}
+
+/// A peer that never answers is waited for twice, then taken as gone:
+/// every exchange after is judged at once, saying why, instead of costing
+/// one more timeout each.
+#[test]
+fn a_silent_peer_is_waited_for_twice_not_once_an_exchange() {
+    let driven = ends(|| drive_peer(Fault::Silent));
+    let reasons: Vec<&String> = driven.rules.values().flat_map(|t| &t.broken).collect();
+    let waited = reasons
+        .iter()
+        .filter(|why| why.contains("nothing came in 1.0 s"))
+        .count();
+    let gone = reasons
+        .iter()
+        .filter(|why| why.contains("twice the timeout, and was taken as gone"))
+        .count();
+    assert_eq!(waited, 2, "{reasons:#?}");
+    assert_eq!(gone + waited, reasons.len(), "{reasons:#?}");
+    assert!(gone >= 4, "{reasons:#?}");
+    assert!(broken(&driven).contains(&"drive.still_answers"));
 }
 
 #[test]
