@@ -313,6 +313,61 @@ fn a_secret_reached_through_a_reference_is_found() {
     );
 }
 
+/// A credential under any keyword counts, not only under `properties`:
+/// here one under `then` and one an item of `prefixItems`.
+#[test]
+fn a_secret_under_any_keyword_is_found() {
+    for schema in [
+        json!({"description": "d", "if": true, "then": {"type": "string", "x-secret": true}}),
+        json!({"description": "d", "type": "array", "maxItems": 1,
+               "prefixItems": [{"type": "string", "x-secret": true}]}),
+    ] {
+        check(
+            "methods/session.hello.json",
+            |v| *at(v, "/$defs/params/properties/client") = schema,
+            LintRule::SecretTransport,
+            "/x-transports",
+        );
+    }
+}
+
+/// A chain of references of any length is walked without recursion: the
+/// lint reports on it rather than overflowing its stack.
+#[test]
+fn a_long_chain_of_references_is_linted_without_overflow() {
+    let mut set = real_set();
+    let spec = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/DownloadSpec.json")
+        .expect("DownloadSpec");
+    let links = 20_000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        defs.insert(
+            format!("l{i}"),
+            json!({"description": "A link.", "allOf": [{"$ref": format!("#/$defs/l{}", i + 1)}]}),
+        );
+    }
+    defs.insert(
+        format!("l{links}"),
+        json!({"description": "The end.", "type": "string", "x-secret": true}),
+    );
+    spec.value["$defs"] = Value::Object(defs);
+    *at(&mut spec.value, "/properties/url") = json!({"$ref": "#/$defs/l0", "description": "x"});
+    let found = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || lint(&set))
+        .expect("a thread")
+        .join()
+        .expect("the lint ends without overflowing a 256 KiB stack");
+    assert!(
+        found.iter().any(|v| v.rule == LintRule::SecretTransport
+            && v.file.ends_with("methods/download.add.json")),
+        "{found:#?}"
+    );
+}
+
 #[test]
 fn a_process_spawning_method_on_websocket_is_refused() {
     check(

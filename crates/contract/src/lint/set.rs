@@ -55,14 +55,8 @@ pub(super) fn secret_transport(set: &SchemaSet, out: &mut Vec<Violation>) {
         }
         let spawns = doc.value.get("x-spawnsProcess").and_then(Value::as_bool) == Some(true);
         let secret = doc.value.pointer("/$defs/params").and_then(|params| {
-            let mut seen = BTreeSet::new();
-            find_secret(
-                set,
-                doc,
-                params,
-                &Pointer::root().push("$defs").push("params"),
-                &mut seen,
-            )
+            let at = Pointer::root().push("$defs").push("params");
+            find_secret(set, doc, params, &at)
         });
         let why = match (secret, spawns) {
             (Some(at), _) => Some(format!("its params carry a credential at {at} (x-secret)")),
@@ -84,48 +78,48 @@ pub(super) fn secret_transport(set: &SchemaSet, out: &mut Vec<Violation>) {
     }
 }
 
-pub(super) fn find_secret<'a>(
-    set: &'a SchemaSet,
-    doc: &'a SchemaDoc,
-    schema: &'a Value,
+/// Where `schema` (at `at` in `doc`), or anything it reaches through
+/// `$ref`, marks a credential (`x-secret: true`). Every value below it is
+/// looked into, whatever keyword holds it (a secret under `then` or
+/// `prefixItems` is as carried as one under `properties`), and each
+/// reference target once; a stack, not recursion, so a chain of references
+/// of any length is walked.
+pub(super) fn find_secret(
+    set: &SchemaSet,
+    doc: &SchemaDoc,
+    schema: &Value,
     at: &Pointer,
-    seen: &mut BTreeSet<(String, String)>,
 ) -> Option<String> {
-    let map = schema.as_object()?;
-    if map.get("x-secret").and_then(Value::as_bool) == Some(true) {
-        return Some(format!("{}#{}", doc.rel, at.as_str()));
-    }
-    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-        if let Ok(target) = resolve_ref(set, doc, reference) {
-            // Each target once: recursive types must not loop.
-            if seen.insert((target.doc.rel.clone(), target.pointer.to_string())) {
-                let here = Pointer::from_text(target.pointer);
-                if let Some(found) = find_secret(set, target.doc, target.schema, &here, seen) {
-                    return Some(found);
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![(doc, schema, at.clone())];
+    while let Some((doc, value, at)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.get("x-secret").and_then(Value::as_bool) == Some(true) {
+                    return Some(format!("{}#{}", doc.rel, at.as_str()));
+                }
+                // Children in reverse, so the first is looked into first.
+                for (key, sub) in map.iter().rev() {
+                    // Definitions count where they are referred to.
+                    if !matches!(key.as_str(), "$defs" | "definitions") {
+                        stack.push((doc, sub, at.push(key)));
+                    }
+                }
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    if let Ok(target) = resolve_ref(set, doc, reference) {
+                        if seen.insert((target.doc.rel.clone(), target.pointer.clone())) {
+                            let here = Pointer::from_text(target.pointer);
+                            stack.push((target.doc, target.schema, here));
+                        }
+                    }
                 }
             }
-        }
-    }
-    let children = map
-        .iter()
-        .flat_map(|(key, value)| -> Vec<(Pointer, &Value)> {
-            match (key.as_str(), value) {
-                ("properties" | "$defs", Value::Object(props)) => props
-                    .iter()
-                    .map(|(name, sub)| (at.push(key).push(name), sub))
-                    .collect(),
-                ("items" | "additionalProperties", sub) => vec![(at.push(key), sub)],
-                ("oneOf" | "anyOf" | "allOf", Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(index, sub)| (at.push(key).push(index), sub))
-                    .collect(),
-                _ => Vec::new(),
+            Value::Array(items) => {
+                for (index, sub) in items.iter().enumerate().rev() {
+                    stack.push((doc, sub, at.push(index)));
+                }
             }
-        });
-    for (here, sub) in children {
-        if let Some(found) = find_secret(set, doc, sub, &here, seen) {
-            return Some(found);
+            _ => {}
         }
     }
     None
