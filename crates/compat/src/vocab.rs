@@ -261,8 +261,9 @@ pub const MAX_NESTING: usize = 128;
 pub const MAX_POSITIONS: usize = 50_000;
 
 /// How many subschemas checking one value may meet, each reference followed
-/// where it stands, before a place is "cannot decide".
-pub const MAX_EXPANDED: usize = 100_000;
+/// where it stands, before a place is "cannot decide": the bound past which
+/// the lint refuses a schema set (`lint.ref`).
+pub use contract::MAX_EXPANDED;
 
 /// A schema position: an object or boolean where a schema stands.
 #[derive(Clone, Debug)]

@@ -165,6 +165,96 @@ impl<'a> Iterator for Reached<'a> {
     }
 }
 
+/// How many subschemas checking one value may meet, each `$ref` followed
+/// where it stands, before a schema set is refused (`lint.ref`) or a
+/// place is "cannot decide" (compat): ten references to a schema that holds
+/// ten references to another, a few levels down, make every check of a
+/// value exponential. The contract's places meet at most a few hundred.
+pub const MAX_EXPANDED: usize = 100_000;
+
+/// Keywords whose value is one subschema, a list of them, or a map of them
+/// (2020-12); `$defs` is not among them: a definition counts where it is
+/// referred to.
+const ONE_SCHEMA: &[&str] = &[
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "contentSchema",
+];
+const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+
+/// How many subschemas checking one value against `schema` (inside `from`)
+/// may meet, as a validator meets them: every subschema once, and every
+/// `$ref` followed where it stands, so ten references to one schema count
+/// it ten times. A reference back into a schema already entered on the way
+/// down is not followed again (a validator enters it again only further
+/// into the value). `Err` as soon as the count passes `budget`, so the walk
+/// costs at most `budget` steps; a stack, not recursion.
+pub fn expansion(
+    set: &SchemaSet,
+    from: &SchemaDoc,
+    schema: &Value,
+    budget: usize,
+) -> Result<usize, usize> {
+    // Each item: a schema, how many references lead to it on its way down,
+    // and the reference target it enters, if any.
+    type Key<'a> = (&'a str, String);
+    let mut stack: Vec<(&SchemaDoc, &Value, usize, Option<Key<'_>>)> =
+        vec![(from, schema, 0, None)];
+    let mut path: Vec<Key<'_>> = Vec::new();
+    let mut on_path: std::collections::HashSet<Key<'_>> = std::collections::HashSet::new();
+    let mut count = 0usize;
+    while let Some((doc, value, depth, entering)) = stack.pop() {
+        for left in path.drain(depth.min(path.len())..) {
+            on_path.remove(&left);
+        }
+        if let Some(key) = entering {
+            on_path.insert(key.clone());
+            path.push(key);
+        }
+        count += 1;
+        if count > budget {
+            return Err(count);
+        }
+        let Value::Object(map) = value else {
+            continue;
+        };
+        let depth = path.len();
+        for (keyword, sub) in map {
+            let keyword = keyword.as_str();
+            if ONE_SCHEMA.contains(&keyword) {
+                stack.push((doc, sub, depth, None));
+            } else if SCHEMA_LISTS.contains(&keyword) {
+                for item in sub.as_array().into_iter().flatten() {
+                    stack.push((doc, item, depth, None));
+                }
+            } else if SCHEMA_MAPS.contains(&keyword) {
+                for item in sub.as_object().into_iter().flatten().map(|(_, v)| v) {
+                    stack.push((doc, item, depth, None));
+                }
+            }
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            if let Ok(target) = resolve_ref(set, doc, reference) {
+                let key = (target.doc.rel.as_str(), target.pointer);
+                if !on_path.contains(&key) {
+                    stack.push((target.doc, target.schema, depth, Some(key)));
+                }
+            }
+        }
+    }
+    Ok(count)
+}
+
 fn join(from: &str, path: &str) -> Option<String> {
     let mut parts: Vec<&str> = from.split('/').collect();
     parts.pop();

@@ -368,6 +368,77 @@ fn a_long_chain_of_references_is_linted_without_overflow() {
     );
 }
 
+/// `levels` definitions in DownloadSpec, each an `allOf` of `fan`
+/// references to the next, the last an integer; `segments` refers to the
+/// first.
+fn fanned_out(levels: usize, fan: usize) -> SchemaSet {
+    let mut set = real_set();
+    let spec = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/DownloadSpec.json")
+        .expect("DownloadSpec");
+    let mut defs = serde_json::Map::new();
+    for i in 0..levels {
+        let next = json!({"$ref": format!("#/$defs/l{}", i + 1)});
+        defs.insert(
+            format!("l{i}"),
+            json!({"description": "A level.", "allOf": vec![next; fan]}),
+        );
+    }
+    defs.insert(
+        format!("l{levels}"),
+        json!({"description": "The end.", "type": "integer", "minimum": 1, "maximum": 32}),
+    );
+    spec.value["$defs"] = Value::Object(defs);
+    *at(&mut spec.value, "/properties/segments") =
+        json!({"$ref": "#/$defs/l0", "description": "x"});
+    set
+}
+
+/// References that fan out past the budget are refused where a value is
+/// checked (the type's root, and a method's params that reach it); four
+/// levels of ten (11,111 subschemas) pass.
+#[test]
+fn references_that_fan_out_are_refused() {
+    let refused = lint(&fanned_out(12, 10));
+    let at: Vec<String> = refused
+        .iter()
+        .filter(|v| v.rule == LintRule::Ref && v.message.contains("fan out"))
+        .map(|v| format!("{}#{}", v.file.display(), v.pointer.as_str()))
+        .collect();
+    assert!(
+        at.iter()
+            .any(|place| place.ends_with("types/DownloadSpec.json#")),
+        "{refused:#?}"
+    );
+    assert!(
+        at.iter()
+            .any(|place| place.ends_with("methods/download.add.json#/$defs/params")),
+        "{at:?}"
+    );
+    let passed = lint(&fanned_out(4, 10));
+    assert!(passed.is_empty(), "{passed:#?}");
+}
+
+/// The contract's own places are far inside the budget.
+#[test]
+fn the_contracts_places_meet_few_subschemas() {
+    let set = real_set();
+    let mut most = 0;
+    for doc in &set.docs {
+        let defs = doc.value.get("$defs").and_then(Value::as_object);
+        let defs = defs.into_iter().flatten().map(|(_, schema)| schema);
+        for schema in std::iter::once(&doc.value).chain(defs) {
+            let met = contract::expansion(&set, doc, schema, contract::MAX_EXPANDED)
+                .unwrap_or_else(|n| panic!("{} passes the budget: {n}", doc.rel));
+            most = most.max(met);
+        }
+    }
+    eprintln!("the most subschemas one place of the contract meets: {most}");
+    assert!(most > 10 && most < 2_000, "{most}");
+}
+
 #[test]
 fn a_process_spawning_method_on_websocket_is_refused() {
     check(

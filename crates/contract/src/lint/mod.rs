@@ -20,7 +20,7 @@ mod set;
 mod walk;
 
 pub use rules::{LintRule, Violation, KNOWN_EXTENSIONS};
-use set::{envelope_coverage, secret_transport};
+use set::{envelope_coverage, expansion_bound, secret_transport};
 use walk::{Linter, MetaValidators};
 
 /// Lints a whole set. The result is sorted and empty when the set is clean.
@@ -38,6 +38,7 @@ pub fn lint(set: &SchemaSet) -> Vec<Violation> {
     }
     envelope_coverage(set, &mut out);
     secret_transport(set, &mut out);
+    expansion_bound(set, &mut out);
     out.sort();
     out.dedup();
     out

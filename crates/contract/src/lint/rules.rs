@@ -93,7 +93,10 @@ impl LintRule {
             LintRule::IntegerBounds => "every integer has a `minimum` and a `maximum`, within ±(2^53 − 1)",
             LintRule::CamelCase => "property names are camelCase",
             LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case",
-            LintRule::Ref => "every `$ref` is relative and resolves inside the schema set",
+            LintRule::Ref => {
+                "every `$ref` is relative and resolves inside the schema set, and checking a value \
+                 meets at most 100,000 subschemas, each reference followed where it stands"
+            }
             LintRule::Extension => "only known `x-` keywords are used",
             LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
             LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",

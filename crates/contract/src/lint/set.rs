@@ -44,6 +44,50 @@ pub(super) fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
     }
 }
 
+/// Every place a value is checked against (a method's params and result,
+/// an event's params, any other file's root) meets at most
+/// [`crate::MAX_EXPANDED`] subschemas, each reference followed where it
+/// stands: references that fan out make checking every value exponential,
+/// in every tool that checks one. (Definitions are measured where these
+/// places reach them, so a chain of them is walked once per place, not
+/// once per link.)
+pub(super) fn expansion_bound(set: &SchemaSet, out: &mut Vec<Violation>) {
+    for doc in &set.docs {
+        let parts: &[&str] = match doc.kind {
+            DocKind::Method => &["params", "result"],
+            DocKind::Event => &["params"],
+            _ => &[],
+        };
+        let places: Vec<(Pointer, &Value)> = if parts.is_empty() {
+            vec![(Pointer::root(), &doc.value)]
+        } else {
+            parts
+                .iter()
+                .filter_map(|part| {
+                    let at = Pointer::root().push("$defs").push(part);
+                    doc.value.pointer(at.as_str()).map(|schema| (at, schema))
+                })
+                .collect()
+        };
+        for (at, schema) in places {
+            if crate::expansion(set, doc, schema, crate::MAX_EXPANDED).is_err() {
+                out.push(Violation {
+                    file: set.display_path(doc),
+                    pointer: at,
+                    rule: LintRule::Ref,
+                    message: format!(
+                        "checking one value here may meet more than {} subschemas, each `$ref` \
+                         followed where it stands: references fan out (many references to a \
+                         schema that holds many references); every check of a value would \
+                         take as many steps",
+                        crate::MAX_EXPANDED
+                    ),
+                });
+            }
+        }
+    }
+}
+
 /// A method whose params reach an `x-secret` field, or which spawns
 /// processes, must be carried on the unix socket only: nothing that carries a
 /// credential or starts a process may be reachable from a browser.
