@@ -218,6 +218,7 @@ pub fn drive(
         closed: false,
         gone: None,
         last_heard: Instant::now(),
+        silent: false,
         peer_is: match options.role {
             Role::Client => "server",
             Role::Server => "client",
@@ -565,6 +566,9 @@ struct Driver<'c> {
     /// When the peer last sent anything (a frame, or the end of its
     /// stream); the start of the session before.
     last_heard: Instant,
+    /// Whether the peer was taken as gone for its silence, its stream
+    /// still open.
+    silent: bool,
     /// What the peer is called in the records: `server` or `client`.
     peer_is: &'static str,
 }
@@ -642,6 +646,7 @@ impl Driver<'_> {
                 // peer costs two timeouts, not one per exchange.
                 if self.last_heard.elapsed() >= self.timeout.saturating_mul(2) {
                     self.closed = true;
+                    self.silent = true;
                     self.gone = Some(format!(
                         "the peer had sent nothing for {:.1} s, twice the timeout, and was taken as gone",
                         self.last_heard.elapsed().as_secs_f64()
@@ -851,8 +856,18 @@ impl Driver<'_> {
 
     /// Sends a length past the frame limit and no body: the peer must
     /// close its stream without waiting for the body, an error before
-    /// closing allowed. Not judged when the peer is already gone.
+    /// closing allowed. Not judged when the peer closed its stream already;
+    /// broken, unsent, when it was taken as gone for its silence.
     fn oversize(&mut self, to_peer: &mut impl Write) {
+        if self.silent {
+            // Its stream is still open, as this rule's failure leaves it.
+            let why = self.gone.clone().unwrap_or_default();
+            self.driven.judge(
+                Rule::DriveOversize,
+                Some(format!("not sent: {why}, its stream still open")),
+            );
+            return;
+        }
         if self.closed {
             return;
         }
