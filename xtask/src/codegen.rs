@@ -133,6 +133,7 @@ pub fn rust_bindings(
     bundle::patch_nullable(&mut types, &bundle.nullable_optional)?;
     bundle::open_enums(&mut types);
     bundle::keep_present_empties(&mut types);
+    bundle::open_structs(&mut types);
     let types = quote::ToTokens::to_token_stream(&types);
     Ok(vec![
         (
@@ -369,5 +370,59 @@ mod tests {
             super::COMMAND,
             stale.join("\n")
         );
+    }
+
+    /// An optional field added (a minor change) leaves the Rust code that
+    /// builds and reads the struct as `docs/bindings.md` says compiling:
+    /// the struct is `#[non_exhaustive]` and its `new` takes the same
+    /// arguments before and after. A required field added changes `new`.
+    #[test]
+    fn an_added_optional_field_keeps_new_as_it_was() {
+        let new_of = |set: &contract::SchemaSet| -> String {
+            let files = super::rust_bindings(set, &super::Origin::working_tree())
+                .unwrap_or_else(|err| panic!("{err:#}"));
+            let types = files
+                .iter()
+                .find(|(name, _)| *name == "types.rs")
+                .map(|(_, text)| text.clone())
+                .unwrap_or_else(|| panic!("types.rs"));
+            let at = types
+                .find("pub struct DownloadSpec {")
+                .unwrap_or_else(|| panic!("DownloadSpec"));
+            let before = types.get(..at).unwrap_or_default();
+            assert!(
+                before.trim_end().ends_with("#[non_exhaustive]"),
+                "DownloadSpec is not #[non_exhaustive]"
+            );
+            let start = types
+                .find("impl DownloadSpec {")
+                .unwrap_or_else(|| panic!("DownloadSpec::new"));
+            let rest = types.get(start..).unwrap_or_default();
+            let signature = rest
+                .lines()
+                .find(|line| line.contains("pub fn new("))
+                .unwrap_or_else(|| panic!("new"));
+            signature.trim().to_string()
+        };
+        let dir = crate::root().join("contracts/schema");
+        let set = contract::SchemaSet::load(&dir).unwrap_or_else(|err| panic!("{err}"));
+        let before = new_of(&set);
+        assert_eq!(before, "pub fn new(url: ::std::string::String) -> Self {");
+        let with = |required: bool| {
+            let mut set = set.clone();
+            let spec = set
+                .docs
+                .iter_mut()
+                .find(|doc| doc.rel == "types/DownloadSpec.json")
+                .unwrap_or_else(|| panic!("DownloadSpec"));
+            spec.value["properties"]["mirror"] =
+                serde_json::json!({"type": "string", "maxLength": 10, "description": "x"});
+            if required {
+                spec.value["required"] = serde_json::json!(["mirror", "url"]);
+            }
+            new_of(&set)
+        };
+        assert_eq!(with(false), before);
+        assert_ne!(with(true), before);
     }
 }

@@ -58,11 +58,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             black_box(exec::execute(
                 &tools,
-                &proto::ToolInvokeParams {
-                    tool: "exit".into(),
-                    input: input.clone(),
-                    cwd: None,
-                },
+                &proto::ToolInvokeParams::new(input.clone(), "exit".into()),
             ))
         })
     });
@@ -97,11 +93,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             black_box(exec::execute(
                 &tools,
-                &proto::ToolInvokeParams {
-                    tool: "chatter".into(),
-                    input: json!(null),
-                    cwd: None,
-                },
+                &proto::ToolInvokeParams::new(json!(null), "chatter".into()),
             ))
         })
     });

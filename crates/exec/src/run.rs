@@ -67,11 +67,7 @@ pub const DEFAULT_ENV: &[&str] = &["PATH", "LANG", "LC_ALL", "HOME", "TZ"];
 
 /// A refusal in the three facts: nothing ran, and one line says why and how to fix it.
 pub fn refused(reason: &str) -> ToolCapture {
-    ToolCapture {
-        exit_code: NOT_RUN,
-        stdout: String::new(),
-        stderr: format!("{PREFIX} {reason}\n"),
-    }
+    ToolCapture::new(NOT_RUN, format!("{PREFIX} {reason}\n"), String::new())
 }
 
 /// Runs one invocation against the tool set. Every outcome is a capture.
@@ -455,11 +451,7 @@ fn capture(
             tool.deadline().as_secs()
         ));
     }
-    ToolCapture {
-        exit_code,
-        stdout: stdout.into_text("stdout"),
-        stderr,
-    }
+    ToolCapture::new(exit_code, stderr, stdout.into_text("stdout"))
 }
 
 /// TERM to the group, a grace, then KILL. Returns the child's status if it

@@ -34,12 +34,7 @@ fn fifty_calls_whose_helpers_escape_the_group_leave_no_thread_behind() {
     for id in 0..CALLS {
         input
             .write(&Envelope::Call {
-                body: ToolInvokeParams {
-                    tool: "escape".into(),
-                    input: json!(null),
-                    cwd: None,
-                }
-                .into(),
+                body: ToolInvokeParams::new(json!(null), "escape".into()).into(),
                 id: id.into(),
                 v: ProtocolVersion,
             })

@@ -368,11 +368,10 @@ fn an_oversized_envelope_is_refused_with_nothing_written() {
 fn an_envelope_a_reader_would_refuse_is_not_written() {
     // 2^60 fits an i64, and no JavaScript reader holds it exactly.
     let unsafe_integer = Envelope::Call {
-        body: proto::CallBody::ToolInvoke(proto::ToolInvokeParams {
-            cwd: None,
-            input: json!({"n": 1_152_921_504_606_846_976i64}),
-            tool: "t".into(),
-        }),
+        body: proto::CallBody::ToolInvoke(proto::ToolInvokeParams::new(
+            json!({"n": 1_152_921_504_606_846_976i64}),
+            "t".into(),
+        )),
         id: 1.into(),
         v: proto::ProtocolVersion,
     };
@@ -388,11 +387,7 @@ fn an_envelope_a_reader_would_refuse_is_not_written() {
 #[test]
 fn the_writer_refuses_exactly_what_the_policy_refuses() {
     let invoke = |input: serde_json::Value| Envelope::Call {
-        body: proto::CallBody::ToolInvoke(proto::ToolInvokeParams {
-            cwd: None,
-            input,
-            tool: "t".into(),
-        }),
+        body: proto::CallBody::ToolInvoke(proto::ToolInvokeParams::new(input, "t".into())),
         id: 1.into(),
         v: proto::ProtocolVersion,
     };

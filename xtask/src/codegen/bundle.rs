@@ -237,9 +237,6 @@ fn nullable_optional(set: &SchemaSet) -> anyhow::Result<BTreeSet<String>> {
     Ok(nullable)
 }
 
-/// Rewrites each optional, nullable field from `Option<T>` to
-/// `Option<Option<T>>`, so absent (`None`) and `null` (`Some(None)`) stay
-/// apart on both reading and writing.
 /// Marks every generated enum `#[non_exhaustive]`: a later contract may add
 /// a value (a minor change), so code outside the bindings matches with a
 /// wildcard arm and keeps compiling (`docs/bindings.md`, "Open to
@@ -256,6 +253,76 @@ pub fn open_enums(file: &mut syn::File) {
             }
         }
     }
+}
+
+/// Marks every generated struct with named fields `#[non_exhaustive]` and
+/// gives it `new`, taking its required fields in order and leaving the
+/// optional ones absent: a later contract may add an optional field (a
+/// minor change), and code outside the bindings that builds a struct with
+/// `new` and reads one with `..` keeps compiling, where a struct literal
+/// naming every field would not (`docs/bindings.md`, "Open to additions").
+/// A field is optional when serde may leave it out (`default` or
+/// `skip_serializing_if`); run after the passes that set those.
+pub fn open_structs(file: &mut syn::File) {
+    let mut impls: Vec<syn::Item> = Vec::new();
+    for item in &mut file.items {
+        let syn::Item::Struct(item) = item else {
+            continue;
+        };
+        let syn::Fields::Named(fields) = &item.fields else {
+            continue;
+        };
+        let mut params: Vec<proc_macro2::TokenStream> = Vec::new();
+        let mut inits: Vec<proc_macro2::TokenStream> = Vec::new();
+        let mut documented: Vec<String> = Vec::new();
+        for field in &fields.named {
+            let Some(name) = &field.ident else {
+                continue;
+            };
+            let serde_attrs: String = field
+                .attrs
+                .iter()
+                .filter(|attr| attr.path().is_ident("serde"))
+                .map(|attr| quote::ToTokens::to_token_stream(attr).to_string())
+                .collect();
+            let optional =
+                serde_attrs.contains("skip_serializing_if") || serde_attrs.contains("default");
+            if optional {
+                inits.push(quote::quote!(#name: ::std::default::Default::default()));
+            } else {
+                let ty = &field.ty;
+                params.push(quote::quote!(#name: #ty));
+                inits.push(quote::quote!(#name));
+                documented.push(format!("`{name}`"));
+            }
+        }
+        if !item
+            .attrs
+            .iter()
+            .any(|attr| attr.path().is_ident("non_exhaustive"))
+        {
+            item.attrs.push(syn::parse_quote!(#[non_exhaustive]));
+        }
+        let ident = &item.ident;
+        let required = documented.join(", ");
+        let doc = match (documented.is_empty(), inits.len() > documented.len()) {
+            (true, _) => format!("A `{ident}` with every field absent; set the ones to send."),
+            (false, true) => format!(
+                "A `{ident}` with its required fields ({required}); the optional ones are absent, to be set as needed."
+            ),
+            (false, false) => format!("A `{ident}` of its fields ({required})."),
+        };
+        impls.push(syn::parse_quote! {
+            impl #ident {
+                #[doc = #doc]
+                #[allow(clippy::too_many_arguments)]
+                pub fn new(#(#params),*) -> Self {
+                    Self { #(#inits),* }
+                }
+            }
+        });
+    }
+    file.items.extend(impls);
 }
 
 /// Keeps a present empty collection, and a present `null` in a free-form
@@ -322,6 +389,9 @@ pub fn keep_present_empties(file: &mut syn::File) {
     }
 }
 
+/// Rewrites each optional, nullable field from `Option<T>` to
+/// `Option<Option<T>>`, so absent (`None`) and `null` (`Some(None)`) stay
+/// apart on both reading and writing.
 pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow::Result<()> {
     for item in &mut file.items {
         let syn::Item::Struct(item) = item else {

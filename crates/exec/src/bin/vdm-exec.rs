@@ -123,7 +123,9 @@ fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, 
         .map_err(|err| format!("the input on stdin is not JSON: {err}"))?;
     let input = serde_json::from_str(text)
         .map_err(|err| format!("the input on stdin is not JSON: {err}"))?;
-    let capture = run::execute(&tools, &proto::ToolInvokeParams { tool, input, cwd });
+    let mut params = proto::ToolInvokeParams::new(input, tool);
+    params.cwd = cwd;
+    let capture = run::execute(&tools, &params);
     let content = render::render_capture(&capture);
     let mut stdout = std::io::stdout().lock();
     stdout

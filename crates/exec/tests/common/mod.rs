@@ -39,14 +39,9 @@ pub fn call(
     input: serde_json::Value,
     cwd: Option<&str>,
 ) -> proto::ToolCapture {
-    exec::execute(
-        tools,
-        &proto::ToolInvokeParams {
-            tool: tool.into(),
-            input,
-            cwd: cwd.map(str::to_string),
-        },
-    )
+    let mut params = proto::ToolInvokeParams::new(input, tool.into());
+    params.cwd = cwd.map(str::to_string);
+    exec::execute(tools, &params)
 }
 
 /// Whether a process is still running (a zombie waiting for its parent counts as gone).

@@ -5,6 +5,7 @@
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Checksum {
     ///Which digest `value` holds.
     pub algorithm: ChecksumAlgorithm,
@@ -77,6 +78,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ChecksumAlgorithm {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadAddParams {
     ///What to download and how.
     pub spec: DownloadSpec,
@@ -85,6 +87,7 @@ pub struct DownloadAddParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadAddResult {
     ///The new task.
     #[serde(rename = "taskId")]
@@ -94,6 +97,7 @@ pub struct DownloadAddResult {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadCancelParams {
     ///The task.
     #[serde(rename = "taskId")]
@@ -103,6 +107,7 @@ pub struct DownloadCancelParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadGetParams {
     ///The task.
     #[serde(rename = "taskId")]
@@ -112,6 +117,7 @@ pub struct DownloadGetParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadGetResult {
     ///The task in full.
     pub task: TaskDetail,
@@ -120,6 +126,7 @@ pub struct DownloadGetResult {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadListParams {
     ///Only tasks in one of these states; every task when absent.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -129,6 +136,7 @@ pub struct DownloadListParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadListResult {
     ///The matching tasks, oldest first.
     pub tasks: ::std::vec::Vec<TaskSummary>,
@@ -137,6 +145,7 @@ pub struct DownloadListResult {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadPauseParams {
     ///The task.
     #[serde(rename = "taskId")]
@@ -146,6 +155,7 @@ pub struct DownloadPauseParams {
 
 Since contract 1.1.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadProvideAuthParams {
     ///The password. Never logged: generated code does not print it.
     pub password: crate::wire::SecretString,
@@ -162,6 +172,7 @@ pub struct DownloadProvideAuthParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadRemoveParams {
     ///Also delete the downloaded or partial file; the file is kept when absent or false.
     #[serde(
@@ -177,6 +188,7 @@ pub struct DownloadRemoveParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadResumeParams {
     ///The task.
     #[serde(rename = "taskId")]
@@ -186,6 +198,7 @@ pub struct DownloadResumeParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadSpec {
     ///The requested write buffer size in bytes.
     #[serde(
@@ -226,6 +239,7 @@ pub struct DownloadSpec {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadUpdateParams {
     pub patch: DownloadUpdateParamsPatch,
     ///The task.
@@ -234,6 +248,7 @@ pub struct DownloadUpdateParams {
 }
 ///The settings to change; absent fields stay as they are.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct DownloadUpdateParamsPatch {
     ///The requested write buffer size in bytes.
     #[serde(
@@ -257,6 +272,7 @@ pub struct DownloadUpdateParamsPatch {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct NotifyEvent {
     ///The failure it is about, if any.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -379,6 +395,7 @@ impl ::std::convert::TryFrom<String> for RequestId {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RpcError {
     ///The kind of failure.
     pub code: super::tables::RpcErrorCode,
@@ -396,6 +413,7 @@ pub struct RpcError {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Segment {
     ///How many bytes of this range have been written, at most the range's length, and equal to it when the segment is complete.
     #[serde(rename = "downloadedBytes")]
@@ -485,6 +503,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SegmentState {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SessionHelloParams {
     ///The client's name and version, for logs (for example `vdm-gui/0.3.1`).
     pub client: ::std::string::String,
@@ -496,6 +515,7 @@ pub struct SessionHelloParams {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SessionHelloResult {
     ///The contract version the daemon speaks (semver).
     #[serde(rename = "contractVersion")]
@@ -509,6 +529,7 @@ pub struct SessionHelloResult {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskAddedEvent {
     ///The new task.
     pub task: TaskSummary,
@@ -517,6 +538,7 @@ pub struct TaskAddedEvent {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskDetail {
     ///The task's byte ranges, in index order.
     #[serde(rename = "segmentDetail")]
@@ -530,6 +552,7 @@ pub struct TaskDetail {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskError {
     ///The code of the last underlying failure, present only when `code` is max_retries_exhausted, so a person learns what kept failing. Never max_retries_exhausted itself.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -740,6 +763,7 @@ impl ::std::str::FromStr for TaskId {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskProgressEvent {
     ///Bytes written so far for the whole task.
     #[serde(rename = "downloadedBytes")]
@@ -755,6 +779,7 @@ pub struct TaskProgressEvent {
 }
 ///One segment's progress.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskProgressEventSegmentsItem {
     ///Bytes of this range written so far.
     #[serde(rename = "downloadedBytes")]
@@ -768,6 +793,7 @@ pub struct TaskProgressEventSegmentsItem {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskRemovedEvent {
     ///The task.
     #[serde(rename = "taskId")]
@@ -871,6 +897,7 @@ impl ::std::convert::TryFrom<::std::string::String> for TaskState {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskStateEvent {
     ///Why, when the new state is failed or retry_wait.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -888,6 +915,7 @@ pub struct TaskStateEvent {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TaskSummary {
     ///When the task was added (RFC 3339).
     #[serde(rename = "createdAt")]
@@ -936,6 +964,7 @@ pub struct TaskSummary {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolCapture {
     ///The tool's exit code; 124 when it overran its deadline, 127 when it could not be run, 128 when a signal the executor did not send ended it.
     #[serde(rename = "exitCode")]
@@ -949,6 +978,7 @@ pub struct ToolCapture {
 
 Since contract 1.0.0.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolInvokeParams {
     ///An absolute working directory for this call; used only when the tool's configuration consents.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1035,6 +1065,344 @@ pub mod error {
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
+        }
+    }
+}
+impl Checksum {
+    ///A `Checksum` of its fields (`algorithm`, `value`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(algorithm: ChecksumAlgorithm, value: ::std::string::String) -> Self {
+        Self { algorithm, value }
+    }
+}
+impl DownloadAddParams {
+    ///A `DownloadAddParams` of its fields (`spec`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(spec: DownloadSpec) -> Self {
+        Self { spec }
+    }
+}
+impl DownloadAddResult {
+    ///A `DownloadAddResult` of its fields (`task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self { task_id }
+    }
+}
+impl DownloadCancelParams {
+    ///A `DownloadCancelParams` of its fields (`task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self { task_id }
+    }
+}
+impl DownloadGetParams {
+    ///A `DownloadGetParams` of its fields (`task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self { task_id }
+    }
+}
+impl DownloadGetResult {
+    ///A `DownloadGetResult` of its fields (`task`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task: TaskDetail) -> Self {
+        Self { task }
+    }
+}
+impl DownloadListParams {
+    ///A `DownloadListParams` with every field absent; set the ones to send.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            states: ::std::default::Default::default(),
+        }
+    }
+}
+impl DownloadListResult {
+    ///A `DownloadListResult` of its fields (`tasks`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(tasks: ::std::vec::Vec<TaskSummary>) -> Self {
+        Self { tasks }
+    }
+}
+impl DownloadPauseParams {
+    ///A `DownloadPauseParams` of its fields (`task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self { task_id }
+    }
+}
+impl DownloadProvideAuthParams {
+    ///A `DownloadProvideAuthParams` with its required fields (`password`, `task_id`, `username`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        password: crate::wire::SecretString,
+        task_id: TaskId,
+        username: ::std::string::String,
+    ) -> Self {
+        Self {
+            password,
+            save: ::std::default::Default::default(),
+            task_id,
+            username,
+        }
+    }
+}
+impl DownloadRemoveParams {
+    ///A `DownloadRemoveParams` with its required fields (`task_id`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self {
+            delete_file: ::std::default::Default::default(),
+            task_id,
+        }
+    }
+}
+impl DownloadResumeParams {
+    ///A `DownloadResumeParams` of its fields (`task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self { task_id }
+    }
+}
+impl DownloadSpec {
+    ///A `DownloadSpec` with its required fields (`url`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(url: ::std::string::String) -> Self {
+        Self {
+            buffer_bytes: ::std::default::Default::default(),
+            checksum: ::std::default::Default::default(),
+            directory: ::std::default::Default::default(),
+            file_name: ::std::default::Default::default(),
+            headers: ::std::default::Default::default(),
+            segments: ::std::default::Default::default(),
+            start_paused: ::std::default::Default::default(),
+            url,
+        }
+    }
+}
+impl DownloadUpdateParams {
+    ///A `DownloadUpdateParams` of its fields (`patch`, `task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(patch: DownloadUpdateParamsPatch, task_id: TaskId) -> Self {
+        Self { patch, task_id }
+    }
+}
+impl DownloadUpdateParamsPatch {
+    ///A `DownloadUpdateParamsPatch` with every field absent; set the ones to send.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new() -> Self {
+        Self {
+            buffer_bytes: ::std::default::Default::default(),
+            segments: ::std::default::Default::default(),
+            speed_limit_bytes_per_sec: ::std::default::Default::default(),
+        }
+    }
+}
+impl NotifyEvent {
+    ///A `NotifyEvent` with its required fields (`level`, `message`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(level: NotifyLevel, message: ::std::string::String) -> Self {
+        Self {
+            code: ::std::default::Default::default(),
+            level,
+            message,
+            task_id: ::std::default::Default::default(),
+        }
+    }
+}
+impl RpcError {
+    ///A `RpcError` with its required fields (`code`, `message`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(code: super::tables::RpcErrorCode, message: ::std::string::String) -> Self {
+        Self {
+            code,
+            data: ::std::default::Default::default(),
+            message,
+        }
+    }
+}
+impl Segment {
+    ///A `Segment` of its fields (`downloaded_bytes`, `end_byte`, `index`, `start_byte`, `state`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        downloaded_bytes: u64,
+        end_byte: u64,
+        index: u8,
+        start_byte: u64,
+        state: SegmentState,
+    ) -> Self {
+        Self {
+            downloaded_bytes,
+            end_byte,
+            index,
+            start_byte,
+            state,
+        }
+    }
+}
+impl SessionHelloParams {
+    ///A `SessionHelloParams` of its fields (`client`, `contract_version`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(client: ::std::string::String, contract_version: ::std::string::String) -> Self {
+        Self {
+            client,
+            contract_version,
+        }
+    }
+}
+impl SessionHelloResult {
+    ///A `SessionHelloResult` of its fields (`contract_version`, `daemon`, `methods`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        contract_version: ::std::string::String,
+        daemon: ::std::string::String,
+        methods: ::std::vec::Vec<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_version,
+            daemon,
+            methods,
+        }
+    }
+}
+impl TaskAddedEvent {
+    ///A `TaskAddedEvent` of its fields (`task`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task: TaskSummary) -> Self {
+        Self { task }
+    }
+}
+impl TaskDetail {
+    ///A `TaskDetail` of its fields (`segment_detail`, `spec`, `summary`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        segment_detail: ::std::vec::Vec<Segment>,
+        spec: DownloadSpec,
+        summary: TaskSummary,
+    ) -> Self {
+        Self {
+            segment_detail,
+            spec,
+            summary,
+        }
+    }
+}
+impl TaskError {
+    ///A `TaskError` with its required fields (`code`, `message`, `retryable`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(code: TaskErrorCode, message: ::std::string::String, retryable: bool) -> Self {
+        Self {
+            cause: ::std::default::Default::default(),
+            code,
+            http_status: ::std::default::Default::default(),
+            message,
+            retryable,
+        }
+    }
+}
+impl TaskProgressEvent {
+    ///A `TaskProgressEvent` of its fields (`downloaded_bytes`, `segments`, `speed_bytes_per_sec`, `task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        downloaded_bytes: u64,
+        segments: ::std::vec::Vec<TaskProgressEventSegmentsItem>,
+        speed_bytes_per_sec: u64,
+        task_id: TaskId,
+    ) -> Self {
+        Self {
+            downloaded_bytes,
+            segments,
+            speed_bytes_per_sec,
+            task_id,
+        }
+    }
+}
+impl TaskProgressEventSegmentsItem {
+    ///A `TaskProgressEventSegmentsItem` of its fields (`downloaded_bytes`, `index`, `state`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(downloaded_bytes: u64, index: u8, state: SegmentState) -> Self {
+        Self {
+            downloaded_bytes,
+            index,
+            state,
+        }
+    }
+}
+impl TaskRemovedEvent {
+    ///A `TaskRemovedEvent` of its fields (`task_id`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: TaskId) -> Self {
+        Self { task_id }
+    }
+}
+impl TaskStateEvent {
+    ///A `TaskStateEvent` with its required fields (`previous_state`, `state`, `task_id`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(previous_state: TaskState, state: TaskState, task_id: TaskId) -> Self {
+        Self {
+            error: ::std::default::Default::default(),
+            previous_state,
+            state,
+            task_id,
+        }
+    }
+}
+impl TaskSummary {
+    ///A `TaskSummary` with its required fields (`created_at`, `downloaded_bytes`, `eta_seconds`, `file_name`, `segments`, `size_bytes`, `speed_bytes_per_sec`, `state`, `task_id`, `url`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        created_at: ::std::string::String,
+        downloaded_bytes: u64,
+        eta_seconds: ::std::option::Option<u64>,
+        file_name: ::std::string::String,
+        segments: u8,
+        size_bytes: ::std::option::Option<u64>,
+        speed_bytes_per_sec: u64,
+        state: TaskState,
+        task_id: TaskId,
+        url: ::std::string::String,
+    ) -> Self {
+        Self {
+            created_at,
+            downloaded_bytes,
+            effective_buffer_bytes: ::std::default::Default::default(),
+            error: ::std::default::Default::default(),
+            eta_seconds,
+            file_name,
+            segments,
+            size_bytes,
+            speed_bytes_per_sec,
+            state,
+            task_id,
+            url,
+        }
+    }
+}
+impl ToolCapture {
+    ///A `ToolCapture` of its fields (`exit_code`, `stderr`, `stdout`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        exit_code: i32,
+        stderr: ::std::string::String,
+        stdout: ::std::string::String,
+    ) -> Self {
+        Self {
+            exit_code,
+            stderr,
+            stdout,
+        }
+    }
+}
+impl ToolInvokeParams {
+    ///A `ToolInvokeParams` with its required fields (`input`, `tool`); the optional ones are absent, to be set as needed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(input: ::serde_json::Value, tool: ::std::string::String) -> Self {
+        Self {
+            cwd: ::std::default::Default::default(),
+            input,
+            tool,
         }
     }
 }
