@@ -663,14 +663,15 @@ mod tests {
 
     /// Changes the wire does not see and code built on the bindings does: a
     /// type renamed (every reference with it), an integer enum value's name
-    /// renamed or two names swapped, a field made a credential. Each is W and
+    /// renamed or two names swapped, two string enum values swapped (the C++
+    /// and Rust enumerators renumbered), a field made a credential. Each is W and
     /// R compatible and an API break needing a major bump; a description
     /// changed is not.
     #[test]
     fn a_change_only_code_sees_breaks_the_api() {
         let old = edited(|rel, text| (rel.to_string(), text));
         type Edit = Box<dyn Fn(&str, String) -> (String, String)>;
-        let cases: [(&str, Edit, Option<&str>); 5] = [
+        let cases: [(&str, Edit, Option<&str>); 6] = [
             (
                 "a description",
                 Box::new(in_file("types/Segment.json", |text| {
@@ -693,6 +694,15 @@ mod tests {
                         .replace("\"@\"", "\"invalid_transition\"")
                 })),
                 Some("value RpcErrorCode::task_not_found: = -32001 → = -32002"),
+            ),
+            (
+                "two string enum values swapped",
+                Box::new(in_file("types/TaskState.json", |text| {
+                    text.replacen("\"new\",", "\"@\",", 1)
+                        .replacen("\"queued\",", "\"new\",", 1)
+                        .replacen("\"@\",", "\"queued\",", 1)
+                })),
+                Some("value TaskState::new: a value, at position 0 → a value, at position 1"),
             ),
             (
                 "a type renamed",

@@ -75,9 +75,17 @@ pub fn surface(set: &SchemaSet) -> Modelled {
             }
             Def::StringEnum(values) => {
                 add(format!("type {name}"), place, "a string enum".into());
+                // With its position: the C++ and Rust enumerators are
+                // numbered in the contract's order (the engine's mirror of
+                // TaskErrorCode holds it to that order), so a value moved, or
+                // one inserted before it, renumbers it; one appended does not.
                 for (index, value) in values.iter().enumerate() {
                     let at = below(place, &format!("/enum/{index}"));
-                    add(format!("value {name}::{value}"), &at, "a value".into());
+                    add(
+                        format!("value {name}::{value}"),
+                        &at,
+                        format!("a value, at position {index}"),
+                    );
                 }
             }
             Def::IntEnum(values) => {
