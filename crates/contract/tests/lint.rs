@@ -48,6 +48,22 @@ fn check(file: &str, edit: impl FnOnce(&mut Value), rule: LintRule, pointer: &st
     );
 }
 
+/// DownloadSpec's document in `set`.
+fn spec_of(set: &mut SchemaSet) -> &mut contract::SchemaDoc {
+    set.docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/DownloadSpec.json")
+        .expect("DownloadSpec")
+}
+
+/// Whether `lint.secret_transport` names download.add (whose params reach
+/// DownloadSpec).
+fn refuses_download_add(violations: &[contract::Violation]) -> bool {
+    violations.iter().any(|v| {
+        v.rule == LintRule::SecretTransport && v.file.ends_with("methods/download.add.json")
+    })
+}
+
 fn at<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Value {
     value
         .pointer_mut(pointer)
@@ -294,23 +310,13 @@ fn a_secret_parameter_on_a_browser_reachable_method_is_refused() {
 fn a_secret_reached_through_a_reference_is_found() {
     // download.add's params reach DownloadSpec by $ref; a secret there counts.
     let mut set = real_set();
-    let spec = set
-        .docs
-        .iter_mut()
-        .find(|doc| doc.rel == "types/DownloadSpec.json")
-        .expect("DownloadSpec");
+    let spec = spec_of(&mut set);
     at(&mut spec.value, "/properties/url")
         .as_object_mut()
         .expect("url")
         .insert("x-secret".into(), json!(true));
     let violations = lint(&set);
-    assert!(
-        violations
-            .iter()
-            .any(|v| v.rule == LintRule::SecretTransport
-                && v.file.ends_with("methods/download.add.json")),
-        "{violations:#?}"
-    );
+    assert!(refuses_download_add(&violations), "{violations:#?}");
 }
 
 /// A credential under any keyword counts, not only under `properties`:
@@ -336,11 +342,7 @@ fn a_secret_under_any_keyword_is_found() {
 #[test]
 fn a_long_chain_of_references_is_linted_without_overflow() {
     let mut set = real_set();
-    let spec = set
-        .docs
-        .iter_mut()
-        .find(|doc| doc.rel == "types/DownloadSpec.json")
-        .expect("DownloadSpec");
+    let spec = spec_of(&mut set);
     let links = 20_000;
     let mut defs = serde_json::Map::new();
     for i in 0..links {
@@ -361,11 +363,7 @@ fn a_long_chain_of_references_is_linted_without_overflow() {
         .expect("a thread")
         .join()
         .expect("the lint ends without overflowing a 256 KiB stack");
-    assert!(
-        found.iter().any(|v| v.rule == LintRule::SecretTransport
-            && v.file.ends_with("methods/download.add.json")),
-        "{found:#?}"
-    );
+    assert!(refuses_download_add(&found), "{found:#?}");
 }
 
 /// `levels` definitions in DownloadSpec, each an `allOf` of `fan`
@@ -373,11 +371,7 @@ fn a_long_chain_of_references_is_linted_without_overflow() {
 /// first.
 fn fanned_out(levels: usize, fan: usize) -> SchemaSet {
     let mut set = real_set();
-    let spec = set
-        .docs
-        .iter_mut()
-        .find(|doc| doc.rel == "types/DownloadSpec.json")
-        .expect("DownloadSpec");
+    let spec = spec_of(&mut set);
     let mut defs = serde_json::Map::new();
     for i in 0..levels {
         let next = json!({"$ref": format!("#/$defs/l{}", i + 1)});

@@ -279,12 +279,7 @@ pub fn open_structs(file: &mut syn::File) {
             let Some(name) = &field.ident else {
                 continue;
             };
-            let serde_attrs: String = field
-                .attrs
-                .iter()
-                .filter(|attr| attr.path().is_ident("serde"))
-                .map(|attr| quote::ToTokens::to_token_stream(attr).to_string())
-                .collect();
+            let serde_attrs = serde_attrs(&field.attrs);
             let optional =
                 serde_attrs.contains("skip_serializing_if") || serde_attrs.contains("default");
             if optional {
@@ -340,12 +335,7 @@ pub fn keep_present_empties(file: &mut syn::File) {
             continue;
         };
         for field in &mut fields.named {
-            let serde_attrs: String = field
-                .attrs
-                .iter()
-                .filter(|attr| attr.path().is_ident("serde"))
-                .map(|attr| quote::ToTokens::to_token_stream(attr).to_string())
-                .collect();
+            let serde_attrs = serde_attrs(&field.attrs);
             let ty = &field.ty;
             let ty_text = quote::ToTokens::to_token_stream(ty)
                 .to_string()
@@ -426,6 +416,16 @@ pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow:
         }
     }
     Ok(())
+}
+
+/// A field's `#[serde(...)]` attributes as one text, to look for a
+/// setting in.
+fn serde_attrs(attrs: &[syn::Attribute]) -> String {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+        .map(|attr| quote::ToTokens::to_token_stream(attr).to_string())
+        .collect()
 }
 
 fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
