@@ -758,6 +758,31 @@ mod tests {
         }
     }
 
+    /// A required field added changes what the Rust `new` takes: the API
+    /// breaks (as R does), and the change names the type's required fields.
+    #[test]
+    fn a_required_field_added_breaks_the_api() {
+        let old = edited(|rel, text| (rel.to_string(), text));
+        let new = edited(in_file("types/DownloadSpec.json", |text| {
+            text.replacen("\"url\"\n  ],", "\"mirror\",\n    \"url\"\n  ],", 1)
+                .replacen(
+                    "\"properties\": {",
+                    "\"properties\": {\"mirror\": {\"type\": \"string\", \"maxLength\": 10, \"description\": \"A mirror.\"},",
+                    1,
+                )
+        }));
+        let comparison = with_bindings(&old, &new);
+        assert!(!comparison.api.holds());
+        assert!(
+            comparison.changes.iter().any(|c| c.rule == "api.changed"
+                && c.detail.contains(
+                    "type DownloadSpec: an object (required: url) → an object (required: mirror, url)"
+                )),
+            "{:#?}",
+            comparison.changes
+        );
+    }
+
     /// A new side the generator refuses leaves the API undecided (breaking),
     /// naming the generator's reason.
     #[test]

@@ -57,7 +57,19 @@ pub fn surface(set: &SchemaSet) -> Modelled {
         let (name, place) = (&named.name, named.origin.as_str());
         match &named.def {
             Def::Struct(object) => {
-                add(format!("type {name}"), place, "an object".into());
+                // With its required fields: the Rust `new` takes them, so a
+                // field made required, or a required one added, changes it.
+                let required: Vec<&str> = object
+                    .fields
+                    .iter()
+                    .filter(|field| field.required)
+                    .map(|field| field.json.as_str())
+                    .collect();
+                add(
+                    format!("type {name}"),
+                    place,
+                    format!("an object (required: {})", required.join(", ")),
+                );
                 for field in &object.fields {
                     let mut shape = shape(&field.ty);
                     if !field.required {
