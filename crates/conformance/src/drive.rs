@@ -218,7 +218,7 @@ pub fn drive(
         closed: false,
         gone: None,
         last_heard: Instant::now(),
-        silent: false,
+        silent: None,
         peer_is: match options.role {
             Role::Client => "server",
             Role::Server => "client",
@@ -566,9 +566,9 @@ struct Driver<'c> {
     /// When the peer last sent anything (a frame, or the end of its
     /// stream); the start of the session before.
     last_heard: Instant,
-    /// Whether the peer was taken as gone for its silence, its stream
-    /// still open.
-    silent: bool,
+    /// Why the peer was taken as gone for its silence, its stream still
+    /// open, when it was.
+    silent: Option<String>,
     /// What the peer is called in the records: `server` or `client`.
     peer_is: &'static str,
 }
@@ -645,12 +645,13 @@ impl Driver<'_> {
                 // that each exchange left is not one more wait: a silent
                 // peer costs two timeouts, not one per exchange.
                 if self.last_heard.elapsed() >= self.timeout.saturating_mul(2) {
-                    self.closed = true;
-                    self.silent = true;
-                    self.gone = Some(format!(
+                    let gone = format!(
                         "the peer had sent nothing for {:.1} s, twice the timeout, and was taken as gone",
                         self.last_heard.elapsed().as_secs_f64()
-                    ));
+                    );
+                    self.closed = true;
+                    self.silent = Some(gone.clone());
+                    self.gone = Some(gone);
                 }
                 return Err(Silence::Timeout(why));
             }
@@ -859,9 +860,8 @@ impl Driver<'_> {
     /// closing allowed. Not judged when the peer closed its stream already;
     /// broken, unsent, when it was taken as gone for its silence.
     fn oversize(&mut self, to_peer: &mut impl Write) {
-        if self.silent {
+        if let Some(why) = self.silent.clone() {
             // Its stream is still open, as this rule's failure leaves it.
-            let why = self.gone.clone().unwrap_or_default();
             self.driven.judge(
                 Rule::DriveOversize,
                 Some(format!("not sent: {why}, its stream still open")),
