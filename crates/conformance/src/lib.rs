@@ -85,7 +85,13 @@ pub struct Checker {
     registry: jsonschema::Registry<'static>,
     /// Where each named type's schema lives (`$id#pointer`).
     locations: HashMap<String, String>,
+    /// A validator for each named type's location, and for each branch of
+    /// a tagged union there ([`Checker::tagged_branch`]); each compiled on
+    /// first use.
     validators: HashMap<String, OnceLock<Result<Validator, String>>>,
+    /// Each document's place in `set.docs`, by its `$id`: findings look
+    /// schemas up by their location, many times a message.
+    documents: HashMap<String, usize>,
     plan: Plan,
     /// The walk for coverage visits every enum; built on first use.
     coverage: OnceLock<Plan>,
@@ -107,10 +113,20 @@ impl Checker {
                 locations.insert(name, location);
             }
         }
-        let validators = locations
-            .keys()
-            .map(|name| (name.clone(), OnceLock::new()))
-            .collect();
+        let mut validators = HashMap::new();
+        let mut pending: Vec<String> = locations.values().cloned().collect();
+        while let Some(location) = pending.pop() {
+            if validators.contains_key(&location) {
+                continue;
+            }
+            let branches = schema_in(&set, &location)
+                .filter(|schema| only_a_union(schema))
+                .and_then(|schema| schema.get("oneOf"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            pending.extend((0..branches).map(|index| branch_location(&location, index)));
+            validators.insert(location, OnceLock::new());
+        }
         let semantic: Vec<&str> = rules::SEMANTIC.iter().map(|(name, _, _)| *name).collect();
         let plan = Plan::compile(&set, &semantic);
         if let Some((file, pointer)) = plan.too_deep() {
@@ -118,11 +134,18 @@ impl Checker {
                 place: format!("{}#{pointer}", set.origin.join(file).display()),
             });
         }
+        let documents = set
+            .docs
+            .iter()
+            .enumerate()
+            .filter_map(|(index, doc)| doc.id().map(|id| (id.to_string(), index)))
+            .collect();
         Ok(Self {
             set,
             registry,
             locations,
             validators,
+            documents,
             plan,
             coverage: OnceLock::new(),
         })
@@ -176,8 +199,19 @@ impl Checker {
     }
 
     fn validator(&self, name: &str) -> Result<&Validator, Error> {
-        let (Some(cell), Some(location)) = (self.validators.get(name), self.locations.get(name))
-        else {
+        let Some(location) = self.locations.get(name) else {
+            return Err(Error::UnknownType(
+                name.to_string(),
+                self.type_names().join(", "),
+            ));
+        };
+        self.validator_at(location, name)
+    }
+
+    /// The validator of the schema at `location`, one of `validators`' keys;
+    /// `name` is the type it serves, for an error.
+    fn validator_at(&self, location: &str, name: &str) -> Result<&Validator, Error> {
+        let Some(cell) = self.validators.get(location) else {
             return Err(Error::UnknownType(
                 name.to_string(),
                 self.type_names().join(", "),
@@ -221,12 +255,7 @@ impl Checker {
                 return Ok(vec![found]);
             }
         }
-        let validator = self.validator(target)?;
-        if !validator.is_valid(value) {
-            for error in validator.iter_errors(value) {
-                self.schema_findings(&error, &mut out);
-            }
-        }
+        self.schema_errors(target, value, &mut out)?;
         if let Some(root) = self.plan.root(target) {
             let mut path = Path::default();
             self.plan.walk(
@@ -305,6 +334,55 @@ pub fn parse(text: &[u8], layout: proto::text::Layout) -> Result<Value, Finding>
     serde::Deserialize::deserialize(&mut json).map_err(|err| not_json(format!("not JSON: {err}")))
 }
 
+/// The schema at `location` (`$id`, or `$id#pointer`) in `set`.
+fn schema_in<'s>(set: &'s SchemaSet, location: &str) -> Option<&'s Value> {
+    let (id, pointer) = location.split_once('#').unwrap_or((location, ""));
+    set.by_id(id)?.value.pointer(pointer)
+}
+
+/// Where branch `index` of the `oneOf` at `location` lives.
+fn branch_location(location: &str, index: usize) -> String {
+    if location.contains('#') {
+        format!("{location}/oneOf/{index}")
+    } else {
+        format!("{location}#/oneOf/{index}")
+    }
+}
+
+/// The `const` a union branch gives its `tag` member.
+fn tag_const<'s>(branch: &'s Value, tag: &str) -> Option<&'s Value> {
+    branch.get("properties")?.get(tag)?.get("const")
+}
+
+/// How many unions [`Checker::findings_at`] enters one inside another
+/// before it asks the rest of the schema at once: the schemas may nest
+/// unions in themselves, and the value's depth is not bounded here.
+const MAX_UNIONS_ENTERED: usize = 16;
+
+/// Whether `schema` asks nothing of a value but its `oneOf`: every other
+/// keyword is an annotation.
+fn only_a_union(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|object| {
+        object.contains_key("oneOf") && object.keys().all(|key| key == "oneOf" || annotation(key))
+    })
+}
+
+/// Whether a keyword only annotates (the validator asks nothing of a
+/// value by it; the contract's own `x-` keywords included).
+fn annotation(keyword: &str) -> bool {
+    const ANNOTATIONS: [&str; 8] = [
+        "$schema",
+        "$id",
+        "$comment",
+        "$defs",
+        "title",
+        "description",
+        "examples",
+        "deprecated",
+    ];
+    keyword.starts_with("x-") || ANNOTATIONS.contains(&keyword)
+}
+
 /// Whether any number in `value` was written with a fraction or an exponent.
 fn has_fraction(value: &Value) -> bool {
     let mut stack = vec![value];
@@ -320,11 +398,194 @@ fn has_fraction(value: &Value) -> bool {
 }
 
 impl Checker {
+    /// The findings of the JSON Schema of `target` for `value`.
+    ///
+    /// A failed tagged union is reported by the errors of the branch the
+    /// value's tag names ([`Checker::schema_findings`]), so that branch
+    /// alone is asked for them ([`Checker::findings_at`]): the union's own
+    /// error would first collect every branch's errors, each with a copy of
+    /// the part of the value it is about, most of the time `check` spends
+    /// on a message that fails. What is found is the same
+    /// (`the_shortcut_finds_what_the_whole_schema_finds`).
+    fn schema_errors(
+        &self,
+        target: &str,
+        value: &Value,
+        out: &mut Vec<Finding>,
+    ) -> Result<(), Error> {
+        if self.validator(target)?.is_valid(value) {
+            return Ok(());
+        }
+        let before = out.len();
+        self.findings_at(self.location(target)?, value, "", target, 0, out)?;
+        if out.len() == before {
+            // Never a failure without a finding: the whole schema's account.
+            self.whole_schema_errors(target, value, out)?;
+        }
+        Ok(())
+    }
+
+    /// The findings of the whole schema of `target` at once, with no
+    /// shortcut.
+    fn whole_schema_errors(
+        &self,
+        target: &str,
+        value: &Value,
+        out: &mut Vec<Finding>,
+    ) -> Result<(), Error> {
+        for error in self.validator(target)?.iter_errors(value) {
+            self.schema_findings(&error, "", out);
+        }
+        Ok(())
+    }
+
+    /// The findings of the schema at `at` (a key of `validators`) for
+    /// `value`, which stands at `prefix` in what is checked; `depth` counts
+    /// the unions entered on the way.
+    ///
+    /// A tagged union is passed for the branch the tag names (its
+    /// validator is a reference to the branch where it stands, so its
+    /// errors name the same places). An object whose members are checked
+    /// one by one (nothing but `type`, `properties`, `required` and
+    /// `additionalProperties`) is checked without each member that is a
+    /// reference to a tagged union, `required` not holding their absence
+    /// against it, and each such member checked here in turn: no other
+    /// keyword's verdict depends on a member's value.
+    fn findings_at(
+        &self,
+        at: &str,
+        value: &Value,
+        prefix: &str,
+        target: &str,
+        depth: usize,
+        out: &mut Vec<Finding>,
+    ) -> Result<(), Error> {
+        let mut validator = self.validator_at(at, target)?;
+        if validator.is_valid(value) {
+            return Ok(());
+        }
+        let mut at = at.to_string();
+        while let Some(branch) = self.tagged_branch(&at, value) {
+            let inner = self.validator_at(&branch, target)?;
+            if inner.is_valid(value) {
+                // Not the one failure a tagged union has (two branches
+                // share the tag): the union's own account.
+                break;
+            }
+            validator = inner;
+            at = branch;
+        }
+        // An `x-rule` over the object could quote it whole in a finding,
+        // so it is asked of the object as it is.
+        let members = if depth < MAX_UNIONS_ENTERED && self.rule_at(&at).0 == Rule::Schema {
+            self.union_members(&at, value)
+        } else {
+            Vec::new()
+        };
+        if members.is_empty() {
+            for error in validator.iter_errors(value) {
+                self.schema_findings(&error, prefix, out);
+            }
+            return Ok(());
+        }
+        // The object without its union members; `required` missing them
+        // is not a finding.
+        let rest: serde_json::Map<String, Value> = value
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| !members.iter().any(|(member, _)| member == name))
+            .map(|(name, member)| (name.clone(), member.clone()))
+            .collect();
+        let rest = Value::Object(rest);
+        for error in validator.iter_errors(&rest) {
+            let set_aside = match error.kind() {
+                ValidationErrorKind::Required { property } => members
+                    .iter()
+                    .any(|(member, _)| property.as_str() == Some(*member)),
+                _ => false,
+            };
+            if !set_aside {
+                self.schema_findings(&error, prefix, out);
+            }
+        }
+        for (name, location) in &members {
+            if let Some(member) = value.get(*name) {
+                let prefix = format!("{prefix}/{}", contract::escape_pointer_token(name));
+                self.findings_at(location, member, &prefix, target, depth + 1, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the branch `value`'s tag names lives, when the schema at `at`
+    /// is a tagged union and nothing else (what else it says would not be
+    /// asked of the branch).
+    fn tagged_branch(&self, at: &str, value: &Value) -> Option<String> {
+        let branches = self.schema_at(at)?.get("oneOf")?.as_array()?;
+        let index = self.branch_for(branches, value).ok()?;
+        let branch = branch_location(at, index);
+        self.validators.contains_key(&branch).then_some(branch)
+    }
+
+    /// The members of `value` that the object schema at `at` checks by a
+    /// bare reference to a tagged union, with where that union lives; none
+    /// unless the schema checks members one by one.
+    fn union_members<'v>(&self, at: &str, value: &'v Value) -> Vec<(&'v str, String)> {
+        const ONE_BY_ONE: [&str; 4] = ["type", "properties", "required", "additionalProperties"];
+        let (Some(schema), Some(object)) = (self.schema_at(at), value.as_object()) else {
+            return Vec::new();
+        };
+        let Some(keywords) = schema.as_object() else {
+            return Vec::new();
+        };
+        if !keywords
+            .keys()
+            .all(|key| ONE_BY_ONE.contains(&key.as_str()) || annotation(key))
+        {
+            return Vec::new();
+        }
+        let Some(properties) = keywords.get("properties").and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        let Some(doc) = at.split('#').next().and_then(|id| self.document(id)) else {
+            return Vec::new();
+        };
+        let mut members = Vec::new();
+        for (name, member) in object {
+            let Some(reference) = properties
+                .get(name)
+                .and_then(Value::as_object)
+                .filter(|schema| schema.keys().all(|key| key == "$ref" || annotation(key)))
+                .and_then(|schema| schema.get("$ref"))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            let Ok(target) = contract::resolve_ref(&self.set, doc, reference) else {
+                continue;
+            };
+            let Some(id) = target.doc.id() else { continue };
+            let location = if target.pointer.is_empty() {
+                id.to_string()
+            } else {
+                format!("{id}#{}", target.pointer)
+            };
+            if member.is_object()
+                && only_a_union(target.schema)
+                && self.validators.contains_key(&branch_location(&location, 0))
+            {
+                members.push((name.as_str(), location));
+            }
+        }
+        members
+    }
+
     /// Turns one validator error into findings: a failed `oneOf` is reported
     /// by the errors of the branch the value's tag chose, and a failure inside
     /// a part of a schema marked `x-rule` is reported under that rule.
-    fn schema_findings(&self, error: &ValidationError<'_>, out: &mut Vec<Finding>) {
-        let pointer = error.instance_path().as_str().to_string();
+    fn schema_findings(&self, error: &ValidationError<'_>, prefix: &str, out: &mut Vec<Finding>) {
+        let pointer = format!("{prefix}{}", error.instance_path().as_str());
         // Without a location (""), no named rule applies: rule `schema`.
         let location = error
             .absolute_keyword_location()
@@ -335,7 +596,7 @@ impl Checker {
                 match self.branch_for(branches, error.instance()) {
                     Ok(index) => {
                         for inner in context.get(index).into_iter().flatten() {
-                            self.schema_findings(inner, out);
+                            self.schema_findings(inner, prefix, out);
                         }
                     }
                     Err(message) => out.push(Finding {
@@ -367,8 +628,13 @@ impl Checker {
 
     /// The schema node an absolute keyword location points at.
     fn schema_at(&self, location: &str) -> Option<&Value> {
-        let (id, pointer) = location.split_once('#')?;
-        self.set.by_id(id)?.value.pointer(pointer)
+        let (id, pointer) = location.split_once('#').unwrap_or((location, ""));
+        self.document(id)?.value.pointer(pointer)
+    }
+
+    /// The document whose `$id` is `id`.
+    fn document(&self, id: &str) -> Option<&contract::SchemaDoc> {
+        self.set.docs.get(*self.documents.get(id)?)
     }
 
     /// Which branch of a tagged union the value names by its tag.
@@ -380,18 +646,11 @@ impl Checker {
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .find(|tag| {
-                branches
-                    .iter()
-                    .all(|b| b.pointer(&format!("/properties/{tag}/const")).is_some())
-            })
+            .find(|tag| branches.iter().all(|b| tag_const(b, tag).is_some()))
             .ok_or_else(|| "the value matches none of the schema's alternatives".to_string())?;
         let known: Vec<&str> = branches
             .iter()
-            .filter_map(|b| {
-                b.pointer(&format!("/properties/{tag}/const"))
-                    .and_then(Value::as_str)
-            })
+            .filter_map(|b| tag_const(b, tag).and_then(Value::as_str))
             .collect();
         let Some(object) = instance.as_object() else {
             return Err(format!(
@@ -417,7 +676,7 @@ impl Checker {
         let Some((id, pointer)) = location.split_once('#') else {
             return (Rule::Schema, None);
         };
-        let Some(doc) = self.set.by_id(id) else {
+        let Some(doc) = self.document(id) else {
             return (Rule::Schema, None);
         };
         let mut prefix = pointer;
@@ -635,4 +894,57 @@ pub(crate) fn strings(items: &[Value]) -> Vec<String> {
         .filter_map(Value::as_str)
         .map(str::to_string)
         .collect()
+}
+
+#[cfg(all(test, feature = "embedded"))]
+mod tests {
+    use super::*;
+
+    /// Every one-step mutation of generated messages, of every release
+    /// compiled in, and every invalid fixture: the shortcut through tagged
+    /// unions finds what the whole schema finds.
+    #[test]
+    fn the_shortcut_finds_what_the_whole_schema_finds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance");
+        let fixtures = fixtures::load_fixtures(&root, "invalid").unwrap();
+        let (mut compared, mut failing) = (0, 0);
+        for version in contract_versions() {
+            let checker = Checker::embedded_contract(version).unwrap();
+            let mut lines = Vec::new();
+            generate::generate(&checker, "Envelope", 40, 11, &mut lines).unwrap();
+            let mut values: Vec<(String, Value)> = fixtures
+                .iter()
+                .map(|fixture| (fixture.type_name.clone(), fixture.value.clone()))
+                .collect();
+            for line in String::from_utf8(lines).unwrap().lines() {
+                let value: Value = serde_json::from_str(line).unwrap();
+                let mutants = sample::one_step_mutations_wide(&value, &Default::default());
+                values.extend(mutants.into_iter().map(|m| ("Envelope".to_string(), m)));
+            }
+            for (target, value) in &values {
+                let (mut shortcut, mut whole) = (Vec::new(), Vec::new());
+                // The shortcut alone, without the whole schema behind it
+                // for when it finds nothing.
+                let at = checker.location(target).unwrap();
+                checker
+                    .findings_at(at, value, "", target, 0, &mut shortcut)
+                    .unwrap();
+                if !checker.validator(target).unwrap().is_valid(value) {
+                    checker
+                        .whole_schema_errors(target, value, &mut whole)
+                        .unwrap();
+                    failing += 1;
+                }
+                shortcut.sort();
+                whole.sort();
+                assert_eq!(shortcut, whole, "{version} {target} {value}");
+                compared += 1;
+            }
+        }
+        // Enough of them fail the schema for the comparison to mean much.
+        assert!(
+            failing > 1000 && failing * 3 > compared,
+            "{failing} of {compared}"
+        );
+    }
 }
