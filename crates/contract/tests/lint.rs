@@ -221,6 +221,21 @@ fn a_property_not_in_camel_case_is_refused() {
 }
 
 #[test]
+fn a_property_named_as_javascript_objects_inherit_is_refused() {
+    check(
+        "types/ToolCapture.json",
+        |v| {
+            let props = at(v, "/properties").as_object_mut().expect("properties");
+            let stdout = props.remove("stdout").expect("stdout");
+            props.insert("constructor".into(), stdout);
+            *at(v, "/required/1") = json!("constructor");
+        },
+        LintRule::CamelCase,
+        "/properties/constructor",
+    );
+}
+
+#[test]
 fn an_enum_value_not_in_snake_case_is_refused() {
     check(
         "types/TaskState.json",

@@ -21,23 +21,6 @@ pub const DIR: &str = "bindings/ts";
 const RUNTIME_JS: &str = include_str!("ts/runtime.js");
 const RUNTIME_DTS: &str = include_str!("ts/runtime.d.ts");
 
-/// Names an object inherits in JavaScript: a field so named would read the
-/// prototype's member when absent.
-const INHERITED: &[&str] = &[
-    "constructor",
-    "hasOwnProperty",
-    "isPrototypeOf",
-    "propertyIsEnumerable",
-    "toLocaleString",
-    "toString",
-    "valueOf",
-    "__proto__",
-    "__defineGetter__",
-    "__defineSetter__",
-    "__lookupGetter__",
-    "__lookupSetter__",
-];
-
 fn doc(out: &mut String, indent: &str, text: &str) {
     let text = text.trim().replace("*/", "*\\/");
     if text.is_empty() {
@@ -267,7 +250,7 @@ impl<'a> Emitter<'a> {
             if !plain {
                 bail!("field {:?} is not a plain identifier; the TypeScript bindings read fields as `v.name`", field.json);
             }
-            if INHERITED.contains(&field.json.as_str()) {
+            if contract::INHERITED_NAMES.contains(&field.json.as_str()) {
                 bail!(
                     "field {:?} is a name every JavaScript object inherits; rename it",
                     field.json

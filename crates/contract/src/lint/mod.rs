@@ -19,7 +19,7 @@ mod rules;
 mod set;
 mod walk;
 
-pub use rules::{LintRule, Violation, KNOWN_EXTENSIONS};
+pub use rules::{LintRule, Violation, INHERITED_NAMES, KNOWN_EXTENSIONS};
 use set::{envelope_coverage, expansion_bound, secret_transport};
 use walk::{Linter, MetaValidators};
 

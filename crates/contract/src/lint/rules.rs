@@ -16,6 +16,25 @@ pub const KNOWN_EXTENSIONS: &[&str] = &[
     "x-enum-since",
 ];
 
+/// Names every JavaScript object inherits: a property so named would read
+/// the prototype's member where the value lacks it, so the TypeScript
+/// bindings cannot have one (`lint.camel_case` refuses them; those with
+/// an underscore are not camelCase anyway).
+pub const INHERITED_NAMES: &[&str] = &[
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
 /// The lint's rules. Each variant's id is [`LintRule::id`] and what it asks
 /// [`LintRule::summary`]: said there once, not again on each variant.
 #[allow(missing_docs)]
@@ -91,7 +110,7 @@ impl LintRule {
             LintRule::Description => "the root, every `$defs` entry and every property say what they mean",
             LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",
             LintRule::IntegerBounds => "every integer has a `minimum` and a `maximum`, within ±(2^53 − 1)",
-            LintRule::CamelCase => "property names are camelCase",
+            LintRule::CamelCase => "property names are camelCase, and none is a name every JavaScript object inherits (`constructor`, `toString`, …)",
             LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case",
             LintRule::Ref => {
                 "every `$ref` is relative and resolves inside the schema set, and checking a value \

@@ -212,6 +212,16 @@ impl Linter<'_> {
                         LintRule::CamelCase,
                         format!("property {name:?} is not camelCase"),
                     );
+                } else if INHERITED_NAMES.contains(&name.as_str()) {
+                    self.report(
+                        &here,
+                        LintRule::CamelCase,
+                        format!(
+                            "property {name:?} is a name every JavaScript object inherits: a \
+                             reader would find the prototype's {name} where a value lacks it; \
+                             rename it"
+                        ),
+                    );
                 }
                 if shape && !has_description(sub) {
                     self.report(
