@@ -12,26 +12,36 @@ fn mark(verdict: Verdict) -> &'static str {
     }
 }
 
+/// Writes one line of a report, its control characters escaped: names and
+/// pointers come from schema files, and a newline in one would start a
+/// line of its own (a forged annotation in a CI log, a broken table).
+fn line(out: &mut String, text: std::fmt::Arguments<'_>) {
+    out.push_str(&plain(&text.to_string()));
+    out.push('\n');
+}
+
 /// The human report. `declared` is the bump `VERSION` makes, when known.
 pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
     let mut out = String::new();
     let mut group = None;
     for change in &comparison.changes {
         if group != Some(&change.group) {
-            let _ = writeln!(out, "{}", change.group);
+            line(&mut out, format_args!("{}", change.group));
             if let Some(reaches) = reaches(comparison, &change.group) {
-                let _ = writeln!(out, "  reaches: {reaches}");
+                line(&mut out, format_args!("  reaches: {reaches}"));
             }
             group = Some(&change.group);
         }
-        let _ = writeln!(
-            out,
-            "  {:<32} W {:<6} R {:<6} API {:<6} {}",
-            change.rule,
-            mark(change.writer),
-            mark(change.reader),
-            mark(change.api),
-            change.detail
+        line(
+            &mut out,
+            format_args!(
+                "  {:<32} W {:<6} R {:<6} API {:<6} {}",
+                change.rule,
+                mark(change.writer),
+                mark(change.reader),
+                mark(change.api),
+                change.detail
+            ),
         );
         let pointers = [
             change.old_pointer.as_deref().map(|p| format!("old {p}")),
@@ -39,10 +49,10 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
         ];
         let pointers = pointers.into_iter().flatten().collect::<Vec<_>>();
         if !pointers.is_empty() {
-            let _ = writeln!(out, "      {}", pointers.join("  "));
+            line(&mut out, format_args!("      {}", pointers.join("  ")));
         }
         if let Some(why) = &change.why {
-            let _ = writeln!(out, "      why: {why}");
+            line(&mut out, format_args!("      why: {why}"));
         }
         if let Some(example) = &change.example {
             let at = if example.path.is_empty() {
@@ -50,35 +60,39 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
             } else {
                 example.path.clone()
             };
-            let _ = writeln!(
-                out,
-                "      e.g. at {at}: {} (the {} schema accepts it, the other refuses it)",
-                short(&example.value),
-                example.accepted_by
+            line(
+                &mut out,
+                format_args!(
+                    "      e.g. at {at}: {} (the {} schema accepts it, the other refuses it)",
+                    short(&example.value),
+                    example.accepted_by
+                ),
             );
         }
     }
     if comparison.changes.is_empty() {
-        let _ = writeln!(out, "no changes");
+        line(&mut out, format_args!("no changes"));
     }
-    let _ = writeln!(
-        out,
-        "\nnew writer → old reader (W): {}; old writer → new reader (R): {}; code on the generated bindings (API): {}; the change set needs {}",
+    out.push('\n');
+    line(&mut out, format_args!(
+        "new writer → old reader (W): {}; old writer → new reader (R): {}; code on the generated bindings (API): {}; the change set needs {}",
         verdict_word(comparison.writer),
         verdict_word(comparison.reader),
         verdict_word(comparison.api),
         comparison.bump.phrase()
-    );
+    ));
     if let Some(declared) = declared {
-        let _ = writeln!(
-            out,
-            "VERSION declares {}{}",
-            declared.phrase(),
-            if declared >= comparison.bump {
-                ""
-            } else {
-                ": too little"
-            }
+        line(
+            &mut out,
+            format_args!(
+                "VERSION declares {}{}",
+                declared.phrase(),
+                if declared >= comparison.bump {
+                    ""
+                } else {
+                    ": too little"
+                }
+            ),
         );
     }
     out
@@ -194,73 +208,86 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
         Verdict::Compatible => "ok",
         Verdict::Breaking => "**breaks**",
     };
-    let _ = writeln!(
-        out,
-        "**Contract compatibility ({label}): {} needed** — W {} · R {} · API {}{} ({})\n",
-        match comparison.bump {
-            Bump::None => "no bump".to_string(),
-            bump => format!("{bump} bump"),
-        },
-        verdict_word(comparison.writer),
-        verdict_word(comparison.reader),
-        verdict_word(comparison.api),
-        declared.map_or(String::new(), |d| format!(
-            " · VERSION declares {}{}",
-            d.phrase(),
-            if d >= comparison.bump {
-                ""
-            } else {
-                ", too little"
-            }
-        )),
-        readings(comparison),
+    line(
+        &mut out,
+        format_args!(
+            "**Contract compatibility ({label}): {} needed** — W {} · R {} · API {}{} ({})",
+            match comparison.bump {
+                Bump::None => "no bump".to_string(),
+                bump => format!("{bump} bump"),
+            },
+            verdict_word(comparison.writer),
+            verdict_word(comparison.reader),
+            verdict_word(comparison.api),
+            declared.map_or(String::new(), |d| format!(
+                " · VERSION declares {}{}",
+                d.phrase(),
+                if d >= comparison.bump {
+                    ""
+                } else {
+                    ", too little"
+                }
+            )),
+            readings(comparison),
+        ),
     );
+    out.push('\n');
     if comparison.changes.is_empty() {
-        let _ = writeln!(out, "No changes.");
+        line(&mut out, format_args!("No changes."));
         return out;
     }
-    let _ = writeln!(out, "| rule | W | R | API | where | change | example |");
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    line(
+        &mut out,
+        format_args!("| rule | W | R | API | where | change | example |"),
+    );
+    line(&mut out, format_args!("|---|---|---|---|---|---|---|"));
     for change in review_order(comparison) {
         let example = change.example.as_ref().map_or(String::new(), |e| {
             format!("`{}`", short(&e.value).replace('|', "\\|"))
         });
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {} | `{}` | {} | {} |",
-            change.rule,
-            cell(change.writer),
-            cell(change.reader),
-            cell(change.api),
-            where_of(change),
-            change.detail.replace('|', "\\|"),
-            example
+        line(
+            &mut out,
+            format_args!(
+                "| `{}` | {} | {} | {} | `{}` | {} | {} |",
+                change.rule,
+                cell(change.writer),
+                cell(change.reader),
+                cell(change.api),
+                where_of(change),
+                change.detail.replace('|', "\\|"),
+                example
+            ),
         );
     }
     if !comparison.reaches.is_empty() {
-        let _ = writeln!(out, "\nWho reads what changed:\n");
+        out.push('\n');
+        line(&mut out, format_args!("Who reads what changed:"));
+        out.push('\n');
         for group in comparison.reaches.keys() {
             if let Some(reaches) = reaches(comparison, group) {
-                let _ = writeln!(out, "- `{group}`: {reaches}");
+                line(&mut out, format_args!("- `{group}`: {reaches}"));
             }
         }
     }
     if comparison.changes.iter().all(|c| c.why.is_none()) {
         return out;
     }
-    let _ = writeln!(out, "\n<details><summary>Why each break</summary>\n");
+    out.push('\n');
+    line(
+        &mut out,
+        format_args!("<details><summary>Why each break</summary>"),
+    );
+    out.push('\n');
     for change in review_order(comparison) {
         if let Some(why) = &change.why {
-            let _ = writeln!(
-                out,
-                "- `{}` at `{}`: {}",
-                change.rule,
-                where_of(change),
-                why
+            line(
+                &mut out,
+                format_args!("- `{}` at `{}`: {}", change.rule, where_of(change), why),
             );
         }
     }
-    let _ = writeln!(out, "\n</details>");
+    out.push('\n');
+    line(&mut out, format_args!("</details>"));
     out
 }
 
@@ -323,7 +350,7 @@ pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'
     let mut out = String::new();
     for change in review_order(comparison) {
         let place = locate(where_of(change)).map_or(String::new(), |(file, line)| {
-            format!(" file={file},line={line},")
+            format!(" file={},line={line},", escape_github_property(&file))
         });
         let message = format!(
             "W {} R {} API {}: {}{}{}",
@@ -380,11 +407,11 @@ fn escape_github_property(text: &str) -> String {
     escape_github(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Workflow commands end at a newline and read `%` specially.
+/// Workflow commands end at a newline and read `%` specially: control
+/// characters (newlines too) are escaped as in every report, and `%` as
+/// the commands ask.
 fn escape_github(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    plain(text).replace('%', "%25")
 }
 
 /// SARIF 2.1.0 for code scanning: one result per change, `error` for a break.

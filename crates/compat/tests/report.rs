@@ -294,3 +294,46 @@ fn an_unchanged_contract_needs_no_bump_in_every_report() {
     assert!(markdown.contains("VERSION declares no bump"), "{markdown}");
     assert!(!human.contains("none") && !markdown.contains("none"));
 }
+
+/// A name from a schema file cannot start a line of its own in any text
+/// report: a property named with a newline and a workflow command.
+#[test]
+fn a_name_with_a_newline_forges_no_line() {
+    let old = release("1.1.0");
+    let mut new = old.clone();
+    let forged = "x\n::error file=README.md::forged\r\u{1b}[2J";
+    for doc in &mut new.docs {
+        if doc.name == "Segment" {
+            if let Some(props) = doc.value["properties"].as_object_mut() {
+                props.insert(
+                    forged.into(),
+                    serde_json::json!({"type": "string", "description": "d"}),
+                );
+            }
+        }
+    }
+    let comparison = compare_sets(&old, &new, Options::default()).expect("the schemas register");
+    assert!(!comparison.changes.is_empty());
+    let place = |_: &str| Some(("types/a,b:c\n::error::x.json".to_string(), 1));
+    for (format, text) in [
+        ("human", report::human(&comparison, None)),
+        (
+            "markdown",
+            report::markdown(&comparison, None, "1.1.0 → new"),
+        ),
+        ("github", report::github(&comparison, None, &place)),
+    ] {
+        assert!(
+            text.lines()
+                .filter(|line| line.starts_with("::"))
+                .all(|line| line
+                    .starts_with("::notice file=types/a%2Cb%3Ac\\n%3A%3Aerror%3A%3Ax.json,")),
+            "{format}:\n{text}"
+        );
+        assert!(!text.contains(['\r', '\u{1b}']), "{format}:\n{text}");
+        assert!(
+            text.contains("x\\n::error file=README.md::forged"),
+            "{format}:\n{text}"
+        );
+    }
+}
