@@ -16,7 +16,7 @@ fn mark(verdict: Verdict) -> &'static str {
 /// pointers come from schema files, and a newline in one would start a
 /// line of its own (a forged annotation in a CI log, a broken table).
 fn line(out: &mut String, text: std::fmt::Arguments<'_>) {
-    out.push_str(&plain(&text.to_string()));
+    out.push_str(&contract::plain(&text.to_string()));
     out.push('\n');
 }
 
@@ -136,21 +136,6 @@ fn kind(value: &serde_json::Value) -> &'static str {
         serde_json::Value::Array(_) => "array",
         serde_json::Value::Object(_) => "object",
     }
-}
-
-/// Text from elsewhere (a validator's message quoting a value) with its
-/// control characters escaped, so a message is one line that says only
-/// what it says.
-pub fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        if ch.is_control() {
-            out.extend(ch.escape_default());
-        } else {
-            out.push(ch);
-        }
-    }
-    out
 }
 
 fn verdict_word(verdict: Verdict) -> &'static str {
@@ -411,7 +396,7 @@ fn escape_github_property(text: &str) -> String {
 /// characters (newlines too) are escaped as in every report, and `%` as
 /// the commands ask.
 fn escape_github(text: &str) -> String {
-    plain(text).replace('%', "%25")
+    contract::plain(text).replace('%', "%25")
 }
 
 /// SARIF 2.1.0 for code scanning: one result per change, `error` for a break.

@@ -179,7 +179,7 @@ impl Space<'static> {
                     version,
                     file: doc.rel.clone(),
                     pointer: err.instance_path().to_string(),
-                    why: crate::report::plain(&err.to_string()),
+                    why: contract::plain(&err.to_string()),
                 });
             }
         }
@@ -571,7 +571,7 @@ impl<'b> Space<'b> {
         let error = validator.iter_errors(value).next()?;
         Some((
             error.instance_path().to_string(),
-            crate::report::plain(&error.to_string()),
+            contract::plain(&error.to_string()),
         ))
     }
 

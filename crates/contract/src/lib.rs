@@ -23,6 +23,21 @@ pub use since::{since, Released};
 
 use std::path::PathBuf;
 
+/// Text from a schema file or a validator (a name, a pointer, a message
+/// quoting a value) with its control characters escaped, so what a tool
+/// prints from it is one line that says only what it says.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch.is_control() {
+            out.extend(ch.escape_default());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
 /// The largest integer every JSON reader keeps exactly (2^53 − 1): no integer
 /// bound in the contract may exceed it, so a JavaScript peer never rounds.
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;

@@ -235,6 +235,32 @@ fn a_property_named_as_javascript_objects_inherit_is_refused() {
     );
 }
 
+/// A violation prints as one line whatever the schema names: a property
+/// named with a newline and a workflow command forges no line of its own.
+#[test]
+fn a_violation_is_one_line_whatever_the_name() {
+    let mut set = real_set();
+    let doc = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/Segment.json")
+        .expect("Segment");
+    at(&mut doc.value, "/properties")
+        .as_object_mut()
+        .expect("properties")
+        .insert(
+            "x\n::error file=README.md::forged\u{1b}[2J".into(),
+            json!({"type": "string", "description": "d"}),
+        );
+    let violations = lint(&set);
+    assert!(!violations.is_empty());
+    for violation in &violations {
+        let text = violation.to_string();
+        assert!(!text.contains(['\n', '\u{1b}']), "{text}");
+        assert!(text.contains("x\\n::error"), "{text}");
+    }
+}
+
 #[test]
 fn an_enum_value_not_in_snake_case_is_refused() {
     check(

@@ -148,13 +148,14 @@ pub struct Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Names in the pointer and the message come from the schema file.
         write!(
             f,
             "{}#{}: [{}] {}",
-            self.file.display(),
-            self.pointer.as_str(),
+            crate::plain(&self.file.display().to_string()),
+            crate::plain(self.pointer.as_str()),
             self.rule,
-            self.message
+            crate::plain(&self.message)
         )
     }
 }
