@@ -18,7 +18,9 @@ pub use json::{dismantle, read as read_json, TooDeep, MAX_JSON_DEPTH};
 pub use lint::{lint, LintRule, Violation, INHERITED_NAMES};
 pub use load::{utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet};
 pub use pointer::{escape as escape_pointer_token, Pointer};
-pub use resolve::{expansion, files_reached, resolve_ref, Reached, Resolved, MAX_EXPANDED};
+pub use resolve::{
+    expansion, files_reached, resolve_ref, Reached, Resolved, Unbounded, MAX_EXPANDED,
+};
 pub use since::{since, Released};
 
 use std::path::PathBuf;

@@ -172,84 +172,249 @@ impl<'a> Iterator for Reached<'a> {
 /// value exponential. The contract's places meet at most a few hundred.
 pub const MAX_EXPANDED: usize = 100_000;
 
-/// Keywords whose value is one subschema, a list of them, or a map of them
-/// (2020-12); `$defs` is not among them: a definition counts where it is
-/// referred to.
-const ONE_SCHEMA: &[&str] = &[
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "contentSchema",
-];
-const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+/// Keywords whose subschema applies to the value itself.
+const IN_PLACE: &[&str] = &["not", "if", "then", "else"];
+const IN_PLACE_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
+/// Keywords whose subschema applies to some item, or some member, of the
+/// value (2020-12); `$defs` is not among them: a definition counts where it
+/// is referred to.
+const ANY_ITEM: &[&str] = &["items", "additionalItems", "unevaluatedItems", "contains"];
+const ANY_MEMBER: &[&str] = &["additionalProperties", "unevaluatedProperties"];
+const ANY_MEMBER_MAPS: &[&str] = &["patternProperties"];
+/// Keywords whose subschemas apply to the value itself, keyed by a member
+/// it may have.
+const IN_PLACE_MAPS: &[&str] = &["dependentSchemas"];
+/// Keywords whose subschema applies to something else than the value or a
+/// part of it (a member's name, a string's decoded content).
+const ELSEWHERE: &[&str] = &["propertyNames", "contentSchema"];
+
+/// One step from a value into a part of it, as a subschema is applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Member(String),
+    AnyMember,
+    Item(usize),
+    AnyItem,
+    /// A member's name or a string's content: not a part of the value.
+    Elsewhere,
+}
+
+impl Step {
+    /// Whether the two steps may reach the same part of a value.
+    fn overlaps(&self, other: &Step) -> bool {
+        use Step::*;
+        match (self, other) {
+            (Member(_) | AnyMember, AnyMember) | (AnyMember, Member(_)) => true,
+            (Item(_) | AnyItem, AnyItem) | (AnyItem, Item(_)) => true,
+            (Elsewhere, Elsewhere) => true,
+            (a, b) => a == b,
+        }
+    }
+
+    /// Of two steps that overlap, the one that says more.
+    fn narrower<'s>(&'s self, other: &'s Step) -> &'s Step {
+        match self {
+            Step::AnyMember | Step::AnyItem => other,
+            _ => self,
+        }
+    }
+
+    fn spell(&self) -> String {
+        match self {
+            Step::Member(name) => format!("/{}", crate::pointer::escape(name)),
+            Step::AnyMember => "/(any member)".into(),
+            Step::Item(index) => format!("/{index}"),
+            Step::AnyItem => "/(any item)".into(),
+            Step::Elsewhere => "/(a name or a content)".into(),
+        }
+    }
+}
+
+/// Why [`expansion`] refused a schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unbounded {
+    /// Checking one value meets more subschemas than the budget.
+    Budget(usize),
+    /// A schema reached through its own references applies to one part of
+    /// the value more than once (or to the value itself again): checking a
+    /// value is exponential in its depth, or never ends.
+    Reentered {
+        /// The schema (`file#pointer`).
+        schema: String,
+        /// Where in the value, below the value the schema checks, it
+        /// applies again (`""`: the same value).
+        at: String,
+    },
+}
+
+impl std::fmt::Display for Unbounded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unbounded::Budget(_) => write!(
+                f,
+                "checking one value here may meet more than {MAX_EXPANDED} subschemas, each \
+                 `$ref` followed where it stands: references fan out (many references to a \
+                 schema that holds many references); every check of a value would take as many \
+                 steps"
+            ),
+            Unbounded::Reentered { schema, at } if at.is_empty() => write!(
+                f,
+                "{schema} refers back to itself without going into the value: a validator \
+                 would check the same value against it again and again"
+            ),
+            Unbounded::Reentered { schema, at } => write!(
+                f,
+                "{schema} applies again at {at} below the value it checks by more than one \
+                 path of references: each level of a value nested that way would double the \
+                 work (or more), and a value may nest 128 levels"
+            ),
+        }
+    }
+}
 
 /// How many subschemas checking one value against `schema` (inside `from`)
 /// may meet, as a validator meets them: every subschema once, and every
 /// `$ref` followed where it stands, so ten references to one schema count
 /// it ten times. A reference back into a schema already entered on the way
 /// down is not followed again (a validator enters it again only further
-/// into the value). `Err` as soon as the count passes `budget`, so the walk
-/// costs at most `budget` steps; a stack, not recursion.
-pub fn expansion(
-    set: &SchemaSet,
-    from: &SchemaDoc,
-    schema: &Value,
+/// into the value), but it must go into the value, and only once per part
+/// of the value: two ways back to a schema at one part of the value
+/// (`next` under each branch of an `allOf`) double the work at each level
+/// of nesting, which this count would not see. `Err` as soon as the count
+/// passes `budget`, so the walk costs at most `budget` steps; a stack, not
+/// recursion.
+pub fn expansion<'a>(
+    set: &'a SchemaSet,
+    from: &'a SchemaDoc,
+    schema: &'a Value,
     budget: usize,
-) -> Result<usize, usize> {
-    // Each item: a schema, how many references lead to it on its way down,
-    // and the reference target it enters, if any.
-    type Key<'a> = (&'a str, String);
-    let mut stack: Vec<(&SchemaDoc, &Value, usize, Option<Key<'_>>)> =
-        vec![(from, schema, 0, None)];
-    let mut path: Vec<Key<'_>> = Vec::new();
-    let mut on_path: std::collections::HashSet<Key<'_>> = std::collections::HashSet::new();
+) -> Result<usize, Unbounded> {
+    // A reference target: its file and pointer.
+    type Key<'s> = (&'s str, String);
+    // Each item: a schema, the steps into the value that lead to it, how
+    // many reference targets are entered on its way down, and the
+    // reference target it enters, if any.
+    struct Item<'s> {
+        doc: &'s SchemaDoc,
+        schema: &'s Value,
+        steps: Vec<Step>,
+        depth: usize,
+        entering: Option<Key<'s>>,
+    }
+    // A target on the path: where it is, how far into the value it was
+    // entered, and the ways back into it found so far (steps below it).
+    struct Entered<'s> {
+        key: Key<'s>,
+        steps: usize,
+        back: Vec<Vec<Step>>,
+    }
+    let mut stack = vec![Item {
+        doc: from,
+        schema,
+        steps: Vec::new(),
+        depth: 0,
+        entering: None,
+    }];
+    let mut path: Vec<Entered<'_>> = Vec::new();
+    // Where each target on the path is in it.
+    let mut on_path: std::collections::HashMap<Key<'_>, usize> = std::collections::HashMap::new();
     let mut count = 0usize;
-    while let Some((doc, value, depth, entering)) = stack.pop() {
-        for left in path.drain(depth.min(path.len())..) {
-            on_path.remove(&left);
+    while let Some(item) = stack.pop() {
+        for left in path.drain(item.depth.min(path.len())..) {
+            on_path.remove(&left.key);
         }
-        if let Some(key) = entering {
-            on_path.insert(key.clone());
-            path.push(key);
+        if let Some(key) = item.entering {
+            on_path.insert(key.clone(), path.len());
+            path.push(Entered {
+                key,
+                steps: item.steps.len(),
+                back: Vec::new(),
+            });
         }
         count += 1;
         if count > budget {
-            return Err(count);
+            return Err(Unbounded::Budget(count));
         }
-        let Value::Object(map) = value else {
+        let Value::Object(map) = item.schema else {
             continue;
         };
         let depth = path.len();
+        let (doc, steps) = (item.doc, &item.steps);
+        let mut push = |schema: &'a Value, step: Option<Step>| {
+            let mut steps = steps.clone();
+            steps.extend(step);
+            stack.push(Item {
+                doc,
+                schema,
+                steps,
+                depth,
+                entering: None,
+            });
+        };
         for (keyword, sub) in map {
             let keyword = keyword.as_str();
-            if ONE_SCHEMA.contains(&keyword) {
-                stack.push((doc, sub, depth, None));
-            } else if SCHEMA_LISTS.contains(&keyword) {
-                for item in sub.as_array().into_iter().flatten() {
-                    stack.push((doc, item, depth, None));
-                }
-            } else if SCHEMA_MAPS.contains(&keyword) {
-                for item in sub.as_object().into_iter().flatten().map(|(_, v)| v) {
-                    stack.push((doc, item, depth, None));
-                }
+            let list = || sub.as_array().into_iter().flatten();
+            let members = || sub.as_object().into_iter().flatten();
+            if IN_PLACE.contains(&keyword) {
+                push(sub, None);
+            } else if IN_PLACE_LISTS.contains(&keyword) {
+                list().for_each(|item| push(item, None));
+            } else if IN_PLACE_MAPS.contains(&keyword) {
+                members().for_each(|(_, item)| push(item, None));
+            } else if ANY_ITEM.contains(&keyword) {
+                push(sub, Some(Step::AnyItem));
+            } else if keyword == "prefixItems" {
+                list()
+                    .enumerate()
+                    .for_each(|(index, item)| push(item, Some(Step::Item(index))));
+            } else if ANY_MEMBER.contains(&keyword) {
+                push(sub, Some(Step::AnyMember));
+            } else if ANY_MEMBER_MAPS.contains(&keyword) {
+                members().for_each(|(_, item)| push(item, Some(Step::AnyMember)));
+            } else if keyword == "properties" {
+                members().for_each(|(name, item)| push(item, Some(Step::Member(name.clone()))));
+            } else if ELSEWHERE.contains(&keyword) {
+                push(sub, Some(Step::Elsewhere));
             }
         }
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            if let Ok(target) = resolve_ref(set, doc, reference) {
-                let key = (target.doc.rel.as_str(), target.pointer);
-                if !on_path.contains(&key) {
-                    stack.push((target.doc, target.schema, depth, Some(key)));
+        let Some(reference) = map.get("$ref").and_then(Value::as_str) else {
+            continue;
+        };
+        let Ok(target) = resolve_ref(set, doc, reference) else {
+            continue;
+        };
+        let key = (target.doc.rel.as_str(), target.pointer);
+        match on_path.get(&key).and_then(|&index| path.get_mut(index)) {
+            Some(entered) => {
+                let below = steps.get(entered.steps..).unwrap_or_default().to_vec();
+                let earlier = entered.back.iter().find(|other| {
+                    other.len() == below.len()
+                        && other.iter().zip(&below).all(|(a, b)| a.overlaps(b))
+                });
+                if below.is_empty() || earlier.is_some() {
+                    // Where both ways meet, named as the narrower of the two.
+                    let at = match earlier {
+                        Some(other) => other
+                            .iter()
+                            .zip(&below)
+                            .map(|(a, b)| a.narrower(b).spell())
+                            .collect(),
+                        None => String::new(),
+                    };
+                    return Err(Unbounded::Reentered {
+                        schema: format!("{}#{}", key.0, key.1),
+                        at,
+                    });
                 }
+                entered.back.push(below);
             }
+            None => stack.push(Item {
+                doc: target.doc,
+                schema: target.schema,
+                steps: steps.clone(),
+                depth,
+                entering: Some(key),
+            }),
         }
     }
     Ok(count)

@@ -114,7 +114,8 @@ impl LintRule {
             LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case",
             LintRule::Ref => {
                 "every `$ref` is relative and resolves inside the schema set, and checking a value \
-                 meets at most 100,000 subschemas, each reference followed where it stands"
+                 meets at most 100,000 subschemas, each reference followed where it stands, and \
+                 no schema comes back to itself twice at one part of the value"
             }
             LintRule::Extension => "only known `x-` keywords are used",
             LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",

@@ -47,7 +47,8 @@ pub(super) fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
 /// Every place a value is checked against (a method's params and result,
 /// an event's params, any other file's root) meets at most
 /// [`crate::MAX_EXPANDED`] subschemas, each reference followed where it
-/// stands: references that fan out make checking every value exponential,
+/// stands, and no schema applies again to one part of the value by two
+/// paths: references that fan out make checking every value exponential,
 /// in every tool that checks one. (Definitions are measured where these
 /// places reach them, so a chain of them is walked once per place, not
 /// once per link.)
@@ -70,18 +71,12 @@ pub(super) fn expansion_bound(set: &SchemaSet, out: &mut Vec<Violation>) {
                 .collect()
         };
         for (at, schema) in places {
-            if crate::expansion(set, doc, schema, crate::MAX_EXPANDED).is_err() {
+            if let Err(why) = crate::expansion(set, doc, schema, crate::MAX_EXPANDED) {
                 out.push(Violation {
                     file: set.display_path(doc),
                     pointer: at,
                     rule: LintRule::Ref,
-                    message: format!(
-                        "checking one value here may meet more than {} subschemas, each `$ref` \
-                         followed where it stands: references fan out (many references to a \
-                         schema that holds many references); every check of a value would \
-                         take as many steps",
-                        crate::MAX_EXPANDED
-                    ),
+                    message: why.to_string(),
                 });
             }
         }
