@@ -902,16 +902,34 @@ mod tests {
 
     /// Every one-step mutation of generated messages, of every release
     /// compiled in, and every invalid fixture: the shortcut through tagged
-    /// unions finds what the whole schema finds.
+    /// unions finds what the whole schema finds. `CHECK_SHORTCUT_VALUES`
+    /// and `CHECK_SHORTCUT_SEED` draw more messages, or others.
     #[test]
     fn the_shortcut_finds_what_the_whole_schema_finds() {
+        let number = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|text| text.parse().ok())
+                .unwrap_or(default)
+        };
+        let (count, seed) = (
+            number("CHECK_SHORTCUT_VALUES", 40),
+            number("CHECK_SHORTCUT_SEED", 11),
+        );
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance");
         let fixtures = fixtures::load_fixtures(&root, "invalid").unwrap();
         let (mut compared, mut failing) = (0, 0);
         for version in contract_versions() {
             let checker = Checker::embedded_contract(version).unwrap();
             let mut lines = Vec::new();
-            generate::generate(&checker, "Envelope", 40, 11, &mut lines).unwrap();
+            generate::generate(
+                &checker,
+                "Envelope",
+                usize::try_from(count).unwrap(),
+                seed,
+                &mut lines,
+            )
+            .unwrap();
             let mut values: Vec<(String, Value)> = fixtures
                 .iter()
                 .map(|fixture| (fixture.type_name.clone(), fixture.value.clone()))
@@ -941,6 +959,7 @@ mod tests {
                 compared += 1;
             }
         }
+        eprintln!("{failing} of {compared} values failed the schema; the same findings both ways");
         // Enough of them fail the schema for the comparison to mean much.
         assert!(
             failing > 1000 && failing * 3 > compared,
