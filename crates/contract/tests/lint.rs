@@ -205,16 +205,21 @@ fn an_integer_bound_beyond_two_to_the_53_is_refused() {
     );
 }
 
+/// ToolCapture's `stdout` renamed `to`, in `properties` and `required`.
+fn stdout_renamed(to: &'static str) -> impl FnOnce(&mut Value) {
+    move |v| {
+        let props = at(v, "/properties").as_object_mut().expect("properties");
+        let stdout = props.remove("stdout").expect("stdout");
+        props.insert(to.into(), stdout);
+        *at(v, "/required/1") = json!(to);
+    }
+}
+
 #[test]
 fn a_property_not_in_camel_case_is_refused() {
     check(
         "types/ToolCapture.json",
-        |v| {
-            let props = at(v, "/properties").as_object_mut().expect("properties");
-            let stdout = props.remove("stdout").expect("stdout");
-            props.insert("std_out".into(), stdout);
-            *at(v, "/required/1") = json!("std_out");
-        },
+        stdout_renamed("std_out"),
         LintRule::CamelCase,
         "/properties/std_out",
     );
@@ -224,12 +229,7 @@ fn a_property_not_in_camel_case_is_refused() {
 fn a_property_named_as_javascript_objects_inherit_is_refused() {
     check(
         "types/ToolCapture.json",
-        |v| {
-            let props = at(v, "/properties").as_object_mut().expect("properties");
-            let stdout = props.remove("stdout").expect("stdout");
-            props.insert("constructor".into(), stdout);
-            *at(v, "/required/1") = json!("constructor");
-        },
+        stdout_renamed("constructor"),
         LintRule::CamelCase,
         "/properties/constructor",
     );
