@@ -1000,14 +1000,20 @@ fn compare(
         }
     }
     let mut comparison = comparison.read_with(options).sorted();
-    comparison.reaches = comparison
+    // Once a group: a change set may hold thousands of changes to one type
+    // (values added to an enum), and each walk reads the whole set.
+    let groups: std::collections::BTreeSet<&str> = comparison
         .changes
         .iter()
-        .filter_map(|change| {
+        .map(|change| change.group.as_str())
+        .collect();
+    comparison.reaches = groups
+        .into_iter()
+        .filter_map(|group| {
             let (set, doc) = [new, old].into_iter().find_map(|set| {
                 [DocKind::Type, DocKind::Config]
                     .into_iter()
-                    .find_map(|kind| Some((set, set.get(kind, &change.group)?)))
+                    .find_map(|kind| Some((set, set.get(kind, group)?)))
             })?;
             let reaches = match doc.kind {
                 // Written by whoever runs the executor, read by it alone
@@ -1020,7 +1026,7 @@ fn compare(
                 }],
                 _ => reaching(set, &doc.rel),
             };
-            Some((change.group.clone(), reaches))
+            Some((group.to_string(), reaches))
         })
         .collect();
     Ok(comparison)
