@@ -123,6 +123,7 @@ impl Checker {
                 .filter(|schema| only_a_union(schema))
                 .and_then(|schema| schema.get("oneOf"))
                 .and_then(Value::as_array)
+                .filter(|branches| strictly_tagged(branches))
                 .map_or(0, Vec::len);
             pending.extend((0..branches).map(|index| branch_location(&location, index)));
             validators.insert(location, OnceLock::new());
@@ -349,6 +350,37 @@ fn branch_location(location: &str, index: usize) -> String {
     }
 }
 
+/// The member that tells a union's branches apart: one the first branch
+/// requires that every branch gives a `const`.
+fn union_tag(branches: &[Value]) -> Option<&str> {
+    branches
+        .first()
+        .and_then(|first| first.get("required"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find(|tag| branches.iter().all(|b| tag_const(b, tag).is_some()))
+}
+
+/// Whether every branch requires the tag and gives it a string of its own:
+/// then a value that fails the union fails every branch but the one its
+/// tag names, and the tag names at most one.
+fn strictly_tagged(branches: &[Value]) -> bool {
+    let Some(tag) = union_tag(branches) else {
+        return false;
+    };
+    let mut seen = std::collections::HashSet::new();
+    branches.iter().all(|branch| {
+        let required = branch
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(tag)));
+        let named = tag_const(branch, tag).and_then(Value::as_str);
+        required && named.is_some_and(|name| seen.insert(name))
+    })
+}
+
 /// The `const` a union branch gives its `tag` member.
 fn tag_const<'s>(branch: &'s Value, tag: &str) -> Option<&'s Value> {
     branch.get("properties")?.get(tag)?.get("const")
@@ -466,6 +498,20 @@ impl Checker {
         }
         let mut at = at.to_string();
         while let Some(branch) = self.tagged_branch(&at, value) {
+            let branch = match branch {
+                Ok(branch) => branch,
+                Err(message) => {
+                    // No branch named: the union's one finding, as
+                    // `schema_findings` words it, without first collecting
+                    // every branch's errors it would not print.
+                    out.push(Finding {
+                        pointer: prefix.to_string(),
+                        rule: Rule::Schema,
+                        message,
+                    });
+                    return Ok(());
+                }
+            };
             let inner = self.validator_at(&branch, target)?;
             if inner.is_valid(value) {
                 // Not the one failure a tagged union has (two branches
@@ -520,12 +566,16 @@ impl Checker {
 
     /// Where the branch `value`'s tag names lives, when the schema at `at`
     /// is a tagged union and nothing else (what else it says would not be
-    /// asked of the branch).
-    fn tagged_branch(&self, at: &str, value: &Value) -> Option<String> {
+    /// asked of the branch); `Err` says why the value names none.
+    fn tagged_branch(&self, at: &str, value: &Value) -> Option<Result<String, String>> {
+        if !self.validators.contains_key(&branch_location(at, 0)) {
+            return None;
+        }
         let branches = self.schema_at(at)?.get("oneOf")?.as_array()?;
-        let index = self.branch_for(branches, value).ok()?;
-        let branch = branch_location(at, index);
-        self.validators.contains_key(&branch).then_some(branch)
+        Some(
+            self.branch_for(branches, value)
+                .map(|index| branch_location(at, index)),
+        )
     }
 
     /// The members of `value` that the object schema at `at` checks by a
@@ -639,14 +689,7 @@ impl Checker {
 
     /// Which branch of a tagged union the value names by its tag.
     fn branch_for(&self, branches: &[Value], instance: &Value) -> Result<usize, String> {
-        let tag = branches
-            .first()
-            .and_then(|first| first.get("required"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .find(|tag| branches.iter().all(|b| tag_const(b, tag).is_some()))
+        let tag = union_tag(branches)
             .ok_or_else(|| "the value matches none of the schema's alternatives".to_string())?;
         let known: Vec<&str> = branches
             .iter()
