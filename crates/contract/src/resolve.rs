@@ -277,10 +277,12 @@ impl std::fmt::Display for Unbounded {
 /// `$ref` followed where it stands, so ten references to one schema count
 /// it ten times. A reference back into a schema already entered on the way
 /// down is not followed again (a validator enters it again only further
-/// into the value), but it must go into the value, and only once per part
-/// of the value: two ways back to a schema at one part of the value
-/// (`next` under each branch of an `allOf`) double the work at each level
-/// of nesting, which this count would not see. `Err` as soon as the count
+/// into the value), but it must go into the value, and no way back to a
+/// schema may start where another starts at an overlapping part of the
+/// value: two ways back at one part (`next` under each branch of an
+/// `allOf`), or one that starts another (`next`, and `next` under `next`),
+/// multiply the work at each level of nesting, which this count would not
+/// see. `Err` as soon as the count
 /// passes `budget`, so the walk costs at most `budget` steps; a stack, not
 /// recursion.
 pub fn expansion<'a>(
@@ -387,10 +389,15 @@ pub fn expansion<'a>(
         match on_path.get(&key).and_then(|&index| path.get_mut(index)) {
             Some(entered) => {
                 let below = steps.get(entered.steps..).unwrap_or_default().to_vec();
-                let earlier = entered.back.iter().find(|other| {
-                    other.len() == below.len()
-                        && other.iter().zip(&below).all(|(a, b)| a.overlaps(b))
-                });
+                // Two ways back where one may start the other (`/x` and
+                // `/x/x`) reach one part of a value by more than one
+                // sequence of ways back: the count grows with the depth.
+                // Ways back none of which starts another split any part
+                // one way only.
+                let earlier = entered
+                    .back
+                    .iter()
+                    .find(|other| other.iter().zip(&below).all(|(a, b)| a.overlaps(b)));
                 if below.is_empty() || earlier.is_some() {
                     // Where both ways meet, named as the narrower of the two.
                     let at = match earlier {

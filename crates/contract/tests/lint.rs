@@ -472,10 +472,11 @@ fn recursive(node: Value) -> Vec<String> {
 }
 
 /// A recursive type whose references come back to it twice at one part of
-/// the value doubles a check's work at each level of nesting (2^128 at the
-/// depth a value may have); one that comes back without going into the
-/// value never ends. Both are refused; a list and a binary tree (each way
-/// back at another part of the value) are not.
+/// the value (or one way back starting another) multiplies a check's work
+/// at each level of nesting (2^128 at the depth a value may have); one that
+/// comes back without going into the value never ends. All are refused; a
+/// list and a binary tree (each way back at another part of the value) are
+/// not.
 #[test]
 fn a_type_that_comes_back_to_itself_twice_at_one_place_is_refused() {
     let node = || json!({"$ref": "#/$defs/node", "description": "The next."});
@@ -500,6 +501,17 @@ fn a_type_that_comes_back_to_itself_twice_at_one_place_is_refused() {
             .iter()
             .any(|v| v.contains("applies again at /next")),
         "{by_pattern:#?}"
+    );
+    // `next` and `next` under `next`: the parts of a chain are reached as
+    // many ways as a Fibonacci number.
+    let nested = recursive(json!({
+        "description": "A node.", "type": "object", "additionalProperties": false,
+        "properties": {"next": node()},
+        "allOf": [{"properties": {"next": {"properties": {"next": node()}}}}],
+    }));
+    assert!(
+        nested.iter().any(|v| v.contains("applies again at /next")),
+        "{nested:#?}"
     );
     let in_place =
         recursive(json!({"description": "A node.", "anyOf": [node(), {"type": "null"}]}));
