@@ -335,9 +335,14 @@ pub fn parse(text: &[u8], layout: proto::text::Layout) -> Result<Value, Finding>
     serde::Deserialize::deserialize(&mut json).map_err(|err| not_json(format!("not JSON: {err}")))
 }
 
-/// The schema at `location` (`$id`, or `$id#pointer`) in `set`.
+/// A schema location (`$id`, or `$id#pointer`) as its `$id` and pointer.
+fn split_location(location: &str) -> (&str, &str) {
+    location.split_once('#').unwrap_or((location, ""))
+}
+
+/// The schema at `location` in `set`.
 fn schema_in<'s>(set: &'s SchemaSet, location: &str) -> Option<&'s Value> {
-    let (id, pointer) = location.split_once('#').unwrap_or((location, ""));
+    let (id, pointer) = split_location(location);
     set.by_id(id)?.value.pointer(pointer)
 }
 
@@ -678,7 +683,7 @@ impl Checker {
 
     /// The schema node an absolute keyword location points at.
     fn schema_at(&self, location: &str) -> Option<&Value> {
-        let (id, pointer) = location.split_once('#').unwrap_or((location, ""));
+        let (id, pointer) = split_location(location);
         self.document(id)?.value.pointer(pointer)
     }
 
