@@ -235,6 +235,17 @@ fn a_property_named_as_javascript_objects_inherit_is_refused() {
     );
 }
 
+/// `exitCode` and `exitCODE` are both `exit_code` in Rust and C++.
+#[test]
+fn two_properties_one_field_name_apart_are_refused() {
+    check(
+        "types/ToolCapture.json",
+        stdout_renamed("exitCODE"),
+        LintRule::CamelCase,
+        "/properties/exitCode",
+    );
+}
+
 /// A violation prints as one line whatever the schema names: a property
 /// named with a newline and a workflow command forges no line of its own.
 #[test]

@@ -1,6 +1,8 @@
 //! The walk over one schema file: its root against the meta-schema, then
 //! every subschema, shapes and assertions told apart.
 
+use heck::ToSnakeCase;
+
 use super::*;
 
 /// The meta-schema of `schema/`, compiled in so the lint needs no files but the set.
@@ -204,6 +206,23 @@ impl Linter<'_> {
     /// (described, always shapes), and every other subschema.
     fn walk_below(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer, shape: bool) {
         if let Some(props) = map.get("properties").and_then(Value::as_object) {
+            // Rust and C++ name a field by its property in snake_case, so two
+            // names that meet there (`fooBar`, `fooBAR`) would generate a
+            // struct that does not compile.
+            let mut fields: BTreeMap<String, &str> = BTreeMap::new();
+            for name in props.keys() {
+                if let Some(first) = fields.insert(name.to_snake_case(), name) {
+                    self.report(
+                        &at.push("properties").push(name),
+                        LintRule::CamelCase,
+                        format!(
+                            "properties {first:?} and {name:?} are both the field `{}` in Rust \
+                             and C++; rename one",
+                            name.to_snake_case()
+                        ),
+                    );
+                }
+            }
             for (name, sub) in props {
                 let here = at.push("properties").push(name);
                 if !is_camel_case(name) {

@@ -141,11 +141,15 @@ impl Builder<'_> {
             .get("properties")
             .and_then(Value::as_object)
             .with_context(|| format!("{origin}/properties: not an object"))?;
+        let mut field_names = BTreeMap::new();
         for (json, sub) in props {
             let at = format!(
                 "{pointer}/properties/{}",
                 contract::escape_pointer_token(json)
             );
+            if let Some(other) = field_names.insert(json.to_snake_case(), json) {
+                bail!("{origin}/properties: {other:?} and {json:?} are both the field `{}` in Rust and C++", json.to_snake_case());
+            }
             let inner_name = format!("{name}{}", json.to_pascal_case());
             let (ty, nullable) = self.ty(doc, &at, &inner_name, sub)?;
             fields.push(Field {
