@@ -13,14 +13,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{anyhow, bail, Context};
 use contract::{resolve_ref, DocKind, SchemaDoc, SchemaSet};
-use heck::ToPascalCase;
+use heck::{ToPascalCase, ToSnakeCase};
 use serde_json::{Map, Value};
 
 mod build;
+mod names;
 mod rules;
 mod surface;
 
 use build::{bare_ref, Builder};
+use names::declared;
 use rules::rule;
 pub use surface::surface;
 
@@ -272,13 +274,15 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
         .filter_map(|part| Some((part, set.get(DocKind::Envelope, part)?)))
         .map(|(part, doc)| Ok((part, part_doc(doc, part)?)))
         .collect::<anyhow::Result<_>>()?;
-    Ok(Model {
+    let model = Model {
         types,
         calls,
         events,
         protocol_version,
         parts,
-    })
+    };
+    declared(&model)?;
+    Ok(model)
 }
 
 /// The envelope's `v`: `envelope/ProtocolVersion.json` is one integer.
@@ -626,6 +630,18 @@ mod tests {
                 serde_json::json!({"$ref": "TaskError.json"});
         });
         assert!(err.contains("contains itself"), "{err}");
+    }
+
+    #[test]
+    fn two_properties_that_are_one_field_in_rust_and_cpp_are_refused() {
+        let err = refused(|set| {
+            doc(set, "ToolCapture")["properties"]["exitCODE"] =
+                serde_json::json!({"type": "integer", "description": "d"});
+        });
+        assert!(
+            err.contains("types/ToolCapture.json#/properties") && err.contains("`exit_code`"),
+            "{err}"
+        );
     }
 
     #[test]
