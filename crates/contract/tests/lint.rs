@@ -288,6 +288,38 @@ fn an_enum_value_not_in_snake_case_is_refused() {
 }
 
 #[test]
+fn an_enum_value_listed_twice_is_refused() {
+    check(
+        "types/TaskState.json",
+        |v| {
+            let first = at(v, "/enum/0").clone();
+            at(v, "/enum").as_array_mut().expect("enum").push(first);
+        },
+        LintRule::SnakeCase,
+        "/enum/12",
+    );
+    // 32700 written as a fraction is still the one value.
+    check(
+        "types/RpcErrorCode.json",
+        |v| {
+            let first = at(v, "/enum/0").as_i64().expect("a code");
+            at(v, "/enum/1").clone_from(&json!(first as f64));
+        },
+        LintRule::SnakeCase,
+        "/enum/1",
+    );
+    check(
+        "types/RpcErrorCode.json",
+        |v| {
+            // The two names no method's `x-errors` uses.
+            *at(v, "/x-enum-varnames/7") = at(v, "/x-enum-varnames/0").clone();
+        },
+        LintRule::SnakeCase,
+        "/x-enum-varnames/7",
+    );
+}
+
+#[test]
 fn a_reference_to_a_missing_file_is_refused() {
     check(
         "types/TaskDetail.json",

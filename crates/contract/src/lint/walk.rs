@@ -188,7 +188,22 @@ impl Linter<'_> {
             }
         }
         if let Some(values) = map.get("enum").and_then(Value::as_array) {
+            // A repeated value names one thing twice: the bindings would
+            // declare its enumerator twice. A number is keyed by its value,
+            // as JSON Schema compares them (`1` and `1.0` are one).
+            let mut seen = BTreeSet::new();
             for (index, value) in values.iter().enumerate() {
+                let key = match value.as_f64() {
+                    Some(number) => format!("{number:e}"),
+                    None => value.to_string(),
+                };
+                if !seen.insert(key) {
+                    self.report(
+                        &at.push("enum").push(index),
+                        LintRule::SnakeCase,
+                        format!("enum value {value} is listed twice"),
+                    );
+                }
                 if let Some(text) = value.as_str() {
                     if !is_snake_case(text) {
                         self.report(
@@ -329,7 +344,15 @@ impl Linter<'_> {
             let count = value.get("enum").and_then(Value::as_array).map(Vec::len);
             match names.as_array() {
                 Some(list) if Some(list.len()) == count => {
+                    let mut seen = BTreeSet::new();
                     for (index, name) in list.iter().enumerate() {
+                        if !seen.insert(name.to_string()) {
+                            self.report(
+                                &at.push(index),
+                                LintRule::SnakeCase,
+                                format!("{name} names two values"),
+                            );
+                        }
                         if !name.as_str().is_some_and(is_snake_case) {
                             self.report(
                                 &at.push(index),
