@@ -561,22 +561,22 @@ function r_Checksum(v, at, key) {
   const f_value = v.value;
   missing(f_value, p, "value");
   const o = { algorithm: r_ChecksumAlgorithm(f_algorithm, p, "algorithm"), value: readString(f_value, 32, 128, PATTERN_0, "^[0-9a-fA-F]+$", p, "value") };
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "md5") {
     if (o.value !== undefined && (codePoints(o.value) < 32 || codePoints(o.value) > 32)) fail(p, "value", "checksum.length: A md5 digest is 32 hex digits.");
   } else {
   }
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "sha1") {
     if (o.value !== undefined && (codePoints(o.value) < 40 || codePoints(o.value) > 40)) fail(p, "value", "checksum.length: A sha1 digest is 40 hex digits.");
   } else {
   }
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "sha256") {
     if (o.value !== undefined && (codePoints(o.value) < 64 || codePoints(o.value) > 64)) fail(p, "value", "checksum.length: A sha256 digest is 64 hex digits.");
   } else {
   }
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "sha512") {
     if (o.value !== undefined && (codePoints(o.value) < 128 || codePoints(o.value) > 128)) fail(p, "value", "checksum.length: A sha512 digest is 128 hex digits.");
   } else {
@@ -754,13 +754,13 @@ function r_TaskError(v, at, key) {
   if (f_cause !== undefined) o.cause = r_TaskErrorCode(f_cause, p, "cause");
   const f_httpStatus = v.httpStatus;
   if (f_httpStatus !== undefined) o.httpStatus = readInt(f_httpStatus, 100, 599, p, "httpStatus");
-  // error.http_status
+  /* error.http_status */
   if (o.code === "http_client_error" || o.code === "http_server_error" || o.code === "auth_required" || o.code === "proxy_auth_required" || o.code === "forbidden" || o.code === "not_found" || o.code === "range_not_supported" || o.code === "server_file_changed") {
     if (o.httpStatus === undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
   } else {
     if (o.httpStatus !== undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
   }
-  // error.cause
+  /* error.cause */
   if (o.code === "max_retries_exhausted") {
     if (o.cause === "max_retries_exhausted") fail(p, "cause", "error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.");
   } else {
@@ -814,7 +814,7 @@ function r_TaskSummary(v, at, key) {
   if (f_effectiveBufferBytes !== undefined) o.effectiveBufferBytes = readInt(f_effectiveBufferBytes, 4096, 67108864, p, "effectiveBufferBytes");
   const f_error = v.error;
   if (f_error !== undefined) o.error = r_TaskError(f_error, p, "error");
-  // summary.error_state
+  /* summary.error_state */
   if (o.state === "failed" || o.state === "retry_wait") {
     if (o.error === undefined) fail(p, "error", "summary.error_state: error is present exactly when the task failed or waits to retry.");
   } else {

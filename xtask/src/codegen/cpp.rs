@@ -133,8 +133,15 @@ fn enumerator(value: &str) -> String {
 }
 
 fn comment(out: &mut String, indent: &str, text: &str) {
-    for line in text.lines() {
-        let _ = writeln!(out, "{indent}/// {line}");
+    // A compiler ends a line at a bare CR too.
+    for line in text.replace("\r\n", "\n").split(['\n', '\r']) {
+        // A `//` comment whose line ends in a backslash goes on into the
+        // next line of code (`C:\` would hide the field below it).
+        if line.trim_end().ends_with('\\') {
+            let _ = writeln!(out, "{indent}/** {} */", line.replace("*/", "*\\/"));
+        } else {
+            let _ = writeln!(out, "{indent}/// {line}");
+        }
     }
 }
 
@@ -208,6 +215,31 @@ pub(super) fn support_alone() -> String {
         "{}{SUPPORT}}}  // namespace vdm::contract\n",
         head("test", "no schemas", "0.0.0", 1)
     )
+}
+
+/// Whatever a description holds, each line of its comment stays a comment
+/// and hides no line after it: a bare CR ends a line for the compiler, and
+/// a backslash at the end of a `//` line continues it.
+#[test]
+fn a_comment_ends_on_its_own_line_whatever_the_text() {
+    let mut out = String::new();
+    comment(
+        &mut out,
+        "  ",
+        "one\rint injected = 1;\r\nC:\\\nend */ here\\ ",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "  /// one",
+            "  /// int injected = 1;",
+            "  /** C:\\ */",
+            "  /** end *\\/ here\\  */",
+        ],
+        "{out}"
+    );
+    assert!(!out.contains('\r'));
 }
 
 struct Emitter<'a> {

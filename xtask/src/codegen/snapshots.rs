@@ -149,6 +149,7 @@ fn small_set_with(when: Value, more: Vec<(String, String)>) -> SchemaSet {
 /// of maps) name each level's variables apart: the C++ header compiles
 /// with the strict warnings lanes build with (`-Wshadow` among them), and
 /// both languages read a value of every level and write it back as it was.
+/// Descriptions that end in a backslash continue no comment onto a field.
 #[test]
 fn nested_containers_read_and_compile_with_strict_warnings() {
     let digits = json!({"type": "array", "maxItems": 4, "items": {"type": "integer", "minimum": 0, "maximum": 9}});
@@ -158,8 +159,8 @@ fn nested_containers_read_and_compile_with_strict_warnings() {
         json!({
             "type": "object",
             "properties": {
-                "rows": {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}, "description": "Cells."},
-                "byName": {"type": "object", "additionalProperties": digits, "description": "Digits by name."},
+                "rows": {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}, "description": "Cells, each a path such as C:\\"},
+                "byName": {"type": "object", "additionalProperties": digits, "description": "Digits by name (*/ is no end)\\ "},
                 "maps": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": digits}}, "description": "Maps."},
             },
             "required": [],

@@ -384,7 +384,12 @@ impl<'a> Emitter<'a> {
             .map(|value| format!("o.{} === {}", tested.json, literal(value)))
             .collect();
         let why = literal(&format!("{}: {}", rule.id, rule.description));
-        let mut out = format!("  // {}\n  if ({}) {{\n", rule.id, tests.join(" || "));
+        // A block comment: the id may not end a line of code whatever it holds.
+        let mut out = format!(
+            "  /* {} */\n  if ({}) {{\n",
+            rule.id.replace("*/", "*\\/"),
+            tests.join(" || ")
+        );
         out.push_str(&clauses(&rule.then, &why));
         out.push_str("  } else {\n");
         out.push_str(&clauses(&rule.otherwise, &why));

@@ -554,7 +554,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
       out.value = text;
     }
   }
-  // checksum.length: A md5 digest is 32 hex digits.
+  /// checksum.length: A md5 digest is 32 hex digits.
   if (out.algorithm == ChecksumAlgorithm::md5) {
     if ((code_points(out.value) < 32 || code_points(out.value) > 32)) {
       Step step(at, "value");
@@ -562,7 +562,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     }
   } else {
   }
-  // checksum.length: A sha1 digest is 40 hex digits.
+  /// checksum.length: A sha1 digest is 40 hex digits.
   if (out.algorithm == ChecksumAlgorithm::sha1) {
     if ((code_points(out.value) < 40 || code_points(out.value) > 40)) {
       Step step(at, "value");
@@ -570,7 +570,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     }
   } else {
   }
-  // checksum.length: A sha256 digest is 64 hex digits.
+  /// checksum.length: A sha256 digest is 64 hex digits.
   if (out.algorithm == ChecksumAlgorithm::sha256) {
     if ((code_points(out.value) < 64 || code_points(out.value) > 64)) {
       Step step(at, "value");
@@ -578,7 +578,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     }
   } else {
   }
-  // checksum.length: A sha512 digest is 128 hex digits.
+  /// checksum.length: A sha512 digest is 128 hex digits.
   if (out.algorithm == ChecksumAlgorithm::sha512) {
     if ((code_points(out.value) < 128 || code_points(out.value) > 128)) {
       Step step(at, "value");
@@ -1187,7 +1187,7 @@ inline void read_TaskError(const json& v, TaskError& out, Path& at) {
     const json& value = required(v, "retryable", at);
     read_bool(value, out.retryable, at);
   }
-  // error.http_status: httpStatus is present exactly when the code carries one.
+  /// error.http_status: httpStatus is present exactly when the code carries one.
   if (out.code == TaskErrorCode::http_client_error || out.code == TaskErrorCode::http_server_error || out.code == TaskErrorCode::auth_required || out.code == TaskErrorCode::proxy_auth_required || out.code == TaskErrorCode::forbidden || out.code == TaskErrorCode::not_found || out.code == TaskErrorCode::range_not_supported || out.code == TaskErrorCode::server_file_changed) {
     if (!out.http_status) {
       Step step(at, "httpStatus");
@@ -1199,7 +1199,7 @@ inline void read_TaskError(const json& v, TaskError& out, Path& at) {
       fail(at, "error.http_status: httpStatus is present exactly when the code carries one.");
     }
   }
-  // error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.
+  /// error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.
   if (out.code == TaskErrorCode::max_retries_exhausted) {
     if (out.cause && *out.cause == TaskErrorCode::max_retries_exhausted) {
       Step step(at, "cause");
@@ -1424,7 +1424,7 @@ inline void read_TaskSummary(const json& v, TaskSummary& out, Path& at) {
       out.url = text;
     }
   }
-  // summary.error_state: error is present exactly when the task failed or waits to retry.
+  /// summary.error_state: error is present exactly when the task failed or waits to retry.
   if (out.state == TaskState::failed || out.state == TaskState::retry_wait) {
     if (!out.error) {
       Step step(at, "error");

@@ -239,7 +239,9 @@ impl Emitter<'_> {
             format!("{member} && ({})", tests.join(" || "))
         };
         let why = format!("{}: {}", rule.id, rule.description);
-        let mut out = format!("  // {why}\n  if ({condition}) {{\n");
+        let mut out = String::new();
+        comment(&mut out, "  ", &why);
+        let _ = writeln!(out, "  if ({condition}) {{");
         out.push_str(&self.clauses(&rule.then, fields, &why)?);
         out.push_str("  } else {\n");
         out.push_str(&self.clauses(&rule.otherwise, fields, &why)?);
