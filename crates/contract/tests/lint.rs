@@ -155,6 +155,45 @@ fn a_property_without_a_description_is_refused() {
     );
 }
 
+/// A bare CR ends a C++ comment's line: what follows it would be code.
+#[test]
+fn a_description_with_a_control_character_is_refused() {
+    for text in ["One.\rint injected = 1;", "Bell \u{7}", "C1 \u{9b}"] {
+        check(
+            "types/TaskError.json",
+            |v| *at(v, "/properties/message/description") = json!(text),
+            LintRule::Description,
+            "/properties/message/description",
+        );
+    }
+    // Line breaks and tabs are text.
+    let mut set = real_set();
+    let doc = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/TaskError.json")
+        .expect("TaskError");
+    *at(&mut doc.value, "/properties/message/description") = json!("One.\n\tTwo.\n");
+    assert!(lint(&set).is_empty());
+}
+
+#[test]
+fn a_rule_id_that_is_not_dotted_snake_case_is_refused() {
+    for id in [
+        "checksum length",
+        "checksum.length\nprocess.exit(1)",
+        "Checksum.Length",
+        "checksum..length",
+    ] {
+        check(
+            "types/Checksum.json",
+            |v| *at(v, "/allOf/0/x-rule") = json!(id),
+            LintRule::Annotation,
+            "/allOf/0/x-rule",
+        );
+    }
+}
+
 #[test]
 fn a_shape_without_a_description_is_refused() {
     check(
@@ -712,6 +751,34 @@ fn a_pattern_with_an_inline_flag_is_refused() {
         |v| *at(v, "/properties/url/pattern") = json!("^(?i:https?)://"),
         LintRule::Pattern,
         "/properties/url/pattern",
+    );
+}
+
+/// The C++ reader tests UTF-8 bytes: `[^/]{1,8}` counts bytes there and
+/// characters elsewhere, so "ééééé" would be valid in one reader only.
+#[test]
+fn a_pattern_the_readers_read_differently_is_refused() {
+    for pattern in ["^[^/]{1,8}$", "^\\d+$", "^.+$", "^é"] {
+        check(
+            "types/DownloadSpec.json",
+            |v| *at(v, "/properties/url/pattern") = json!(pattern),
+            LintRule::Pattern,
+            "/properties/url/pattern",
+        );
+    }
+    check(
+        "types/DownloadSpec.json",
+        |v| {
+            at(v, "/properties/headers")
+                .as_object_mut()
+                .expect("headers")
+                .insert(
+                    "patternProperties".into(),
+                    json!({"^x-\\w+$": {"type": "string", "maxLength": 8}}),
+                );
+        },
+        LintRule::Pattern,
+        "/properties/headers/patternProperties/^x-\\w+$",
     );
 }
 

@@ -15,10 +15,12 @@ use serde_json::Value;
 
 use crate::{resolve_ref, DocKind, Pointer, SchemaDoc, SchemaSet, MAX_SAFE_INTEGER};
 
+mod pattern;
 mod rules;
 mod set;
 mod walk;
 
+pub use pattern::pattern_reads_alike;
 pub use rules::{LintRule, Violation, INHERITED_NAMES, KNOWN_EXTENSIONS};
 use set::{envelope_coverage, expansion_bound, secret_transport};
 use walk::{Linter, MetaValidators};

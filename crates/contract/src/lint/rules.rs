@@ -107,7 +107,7 @@ impl LintRule {
             LintRule::Meta => "the file's root has what schema/contract-schema.json asks of its kind",
             LintRule::Id => "`$id` is present and is the file's own place under the contract base, and no schema inside a file has one",
             LintRule::Title => "`title` equals the type, method or event name (the file's stem)",
-            LintRule::Description => "the root, every `$defs` entry and every property say what they mean",
+            LintRule::Description => "the root, every `$defs` entry and every property say what they mean, in text with no control character but line breaks and tabs",
             LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",
             LintRule::IntegerBounds => "every integer has a `minimum` and a `maximum`, within ±(2^53 − 1)",
             LintRule::CamelCase => "property names are camelCase, distinct in snake_case (Rust and C++ field names), and none is a name every JavaScript object inherits (`constructor`, `toString`, …)",
@@ -121,8 +121,8 @@ impl LintRule {
             LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
             LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
-            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length), and `x-carriesHttpStatus` names the codes TaskError's `error.http_status` rule asks `httpStatus` of",
-            LintRule::Pattern => "every `pattern` is a regular expression every validator reads the same (ECMA-262: no inline flags)",
+            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length), `x-carriesHttpStatus` names the codes TaskError's `error.http_status` rule asks `httpStatus` of, and `x-rule` ids are snake_case words joined by `.`",
+            LintRule::Pattern => "every `pattern` keeps to what every reader reads alike: ASCII literals, escaped punctuation, classes of ASCII members, groups, alternation, quantifiers, `^` and `$`",
             LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
         }
     }

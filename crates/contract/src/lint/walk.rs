@@ -182,9 +182,52 @@ impl Linter<'_> {
                 self.report(&at.push("$ref"), LintRule::Ref, why);
             }
         }
+        if let Some(text) = map.get("description").and_then(Value::as_str) {
+            // The bindings copy descriptions into comments: a bare CR ends a
+            // C++ comment's line, and Rust refuses one in a doc comment.
+            if let Some(bad) = text
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+            {
+                self.report(
+                    &at.push("description"),
+                    LintRule::Description,
+                    format!(
+                        "the description holds the control character U+{:04X}; only line breaks (\\n) and tabs may stand in it",
+                        u32::from(bad)
+                    ),
+                );
+            }
+        }
+        if let Some(id) = map.get("x-rule") {
+            if !id
+                .as_str()
+                .is_some_and(|id| id.split('.').all(is_snake_case))
+            {
+                self.report(
+                    &at.push("x-rule"),
+                    LintRule::Annotation,
+                    format!("the rule id {id} is not snake_case words joined by `.` (`checksum.length`)"),
+                );
+            }
+        }
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-            if let Err(why) = portable_pattern(pattern) {
+            if let Err(why) = pattern_reads_alike(pattern) {
                 self.report(&at.push("pattern"), LintRule::Pattern, why);
+            }
+        }
+        for key in map
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|patterns| patterns.keys())
+        {
+            if let Err(why) = pattern_reads_alike(key) {
+                self.report(
+                    &at.push("patternProperties").push(key),
+                    LintRule::Pattern,
+                    why,
+                );
             }
         }
         if let Some(values) = map.get("enum").and_then(Value::as_array) {
@@ -425,33 +468,6 @@ impl Linter<'_> {
             }
         }
     }
-}
-
-/// JSON Schema patterns are ECMA-262 regular expressions. Rust's and
-/// JavaScript's engines disagree on inline flags (`(?i)`, `(?i:...)`), which
-/// a JavaScript validator refuses outright; the common subset is the rule.
-pub(super) fn portable_pattern(pattern: &str) -> Result<(), String> {
-    let bytes = pattern.as_bytes();
-    for (at, window) in bytes.windows(3).enumerate() {
-        let escaped = at > 0 && bytes.get(at - 1) == Some(&b'\\');
-        if let [b'(', b'?', flag] = window {
-            if !flag.is_ascii_alphabetic() || escaped {
-                continue;
-            }
-            return Err(format!(
-                "pattern {pattern:?} uses an inline flag group at byte {at}; JavaScript validators refuse it: \
-                 spell the alternatives out (for example [Hh][Tt][Tt][Pp] for a case-insensitive http)"
-            ));
-        }
-    }
-    for anchor in ["\\A", "\\z", "\\Z"] {
-        if pattern.contains(anchor) {
-            return Err(format!(
-                "pattern {pattern:?} uses {anchor}, which ECMA-262 does not have; use ^ and $"
-            ));
-        }
-    }
-    Ok(())
 }
 
 pub(super) fn has_description(schema: &Value) -> bool {

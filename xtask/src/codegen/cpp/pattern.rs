@@ -4,8 +4,9 @@
 //! becomes a DFA instead, built by regex-automata when the bindings are
 //! generated and written out as tables: one lookup per byte. On such a
 //! pattern a byte-wise DFA and ECMAScript's code-point regex agree, since no
-//! atom of it can match a byte of a non-ASCII character. Any other pattern
-//! keeps `std::regex`.
+//! atom of it can match a byte of a non-ASCII character. `lint.pattern`
+//! refuses any other pattern; a plain one whose DFA is too large, or another
+//! in a set the lint refuses, keeps `std::regex`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -49,24 +50,11 @@ impl Tables {
     }
 }
 
-/// Whether every atom of `pattern` is ASCII and matches only ASCII: no `.`,
-/// no negated class, no class escape (`\d`, `\w`, …), no non-ASCII character.
+/// Whether `pattern` keeps to what every reader reads alike
+/// ([`contract::pattern_reads_alike`], rule `lint.pattern`): every atom is
+/// ASCII and matches only ASCII, so bytes and code points count alike.
 pub fn plain_ascii(pattern: &str) -> bool {
-    if !pattern.is_ascii() || pattern.contains("[^") {
-        return false;
-    }
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '.' => return false,
-            '\\' => match chars.next() {
-                Some(escaped) if "\\.-/+*?()[]{}|^$".contains(escaped) => {}
-                _ => return false,
-            },
-            _ => {}
-        }
-    }
-    true
+    contract::pattern_reads_alike(pattern).is_ok()
 }
 
 /// The DFA tables of `pattern`, when it is plain ASCII and small.
