@@ -81,8 +81,12 @@ fn reads_alike(bytes: &[u8]) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// ASCII punctuation an escape may make literal in every engine.
-const PUNCTUATION: &[u8] = b"\\.-/+*?()[]{}|^$";
+/// ASCII punctuation an escape may make literal in every engine: the
+/// characters ECMAScript's `u` mode lets an escape make literal.
+const PUNCTUATION: &[u8] = b"\\./+*?()[]{}|^$";
+
+/// In a class, `\-` too.
+const CLASS_PUNCTUATION: &[u8] = b"\\./+*?()[]{}|^$-";
 
 /// The end of the class that opens at `start`, or where and what it uses
 /// that not every reader reads alike.
@@ -100,7 +104,7 @@ fn class(bytes: &[u8], start: usize) -> Result<usize, (usize, &'static str)> {
             Some(b']') if at > start + 1 => return Ok(at + 1),
             Some(b']') => return Err((at, "an empty class")),
             Some(b'\\') => match bytes.get(at + 1) {
-                Some(next) if PUNCTUATION.contains(next) => at += 2,
+                Some(next) if CLASS_PUNCTUATION.contains(next) => at += 2,
                 _ => return Err((at, "an escape in a class that is not escaped punctuation")),
             },
             // The `regex` crate reads `[` in a class as a nested class, and
@@ -184,6 +188,7 @@ mod tests {
             ("[a", 0),
             ("\\A", 0),
             ("\\", 0),
+            ("a\\-b", 1),
         ] {
             let why = pattern_reads_alike(pattern).expect_err(pattern);
             assert!(why.contains(&format!("at byte {at},")), "{pattern}: {why}");

@@ -244,3 +244,214 @@ mod tests {
         }
     }
 }
+
+/// Patterns drawn from `lint.pattern`'s vocabulary, and texts of the
+/// characters that tell byte from character and one engine's classes from
+/// another's, read by every engine that reads a contract pattern.
+#[cfg(test)]
+mod engines {
+    use std::fmt::Write as _;
+    use std::process::Command;
+
+    use serde_json::{json, Value};
+
+    use super::tables;
+
+    struct Draw(u64);
+
+    impl Draw {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % n
+        }
+
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len())]
+        }
+    }
+
+    const LITERALS: &[&str] = &[
+        "a", "b", "c", "A", "Z", "0", "9", "_", "-", "/", ":", "x", "\\.", "\\+", "\\/", "\\{",
+        "\\[", "\\]", "\\\\", "\\$",
+    ];
+    const MEMBERS: &[&str] = &[
+        "a", "b", "x", "0", "_", "/", ":", ".", "a-c", "0-9", "A-Z", "\\-", "\\]", "\\[", "^",
+    ];
+    const QUANTIFIERS: &[&str] = &[
+        "", "", "", "*", "+", "?", "{2}", "{1,3}", "{2,}", "*?", "+?", "{0,1}",
+    ];
+
+    fn atom(draw: &mut Draw, depth: usize) -> String {
+        match draw.below(if depth > 1 { 2 } else { 4 }) {
+            0 => draw.pick(LITERALS).to_string(),
+            1 => {
+                // `^` first would negate the class.
+                let mut class = String::from("[");
+                for index in 0..1 + draw.below(3) {
+                    let member = draw.pick(MEMBERS);
+                    class.push_str(if index == 0 && member == "^" {
+                        "a"
+                    } else {
+                        member
+                    });
+                }
+                class + "]"
+            }
+            2 => format!("({})", alternation(draw, depth + 1)),
+            _ => format!("(?:{})", alternation(draw, depth + 1)),
+        }
+    }
+
+    fn alternation(draw: &mut Draw, depth: usize) -> String {
+        let mut out = String::new();
+        for branch in 0..1 + draw.below(2) {
+            if branch > 0 {
+                out.push('|');
+            }
+            for _ in 0..1 + draw.below(3) {
+                out.push_str(&atom(draw, depth));
+                out.push_str(draw.pick(QUANTIFIERS));
+            }
+        }
+        out
+    }
+
+    fn pattern(draw: &mut Draw) -> String {
+        let start = if draw.below(2) == 0 { "^" } else { "" };
+        let end = if draw.below(2) == 0 { "$" } else { "" };
+        format!("{start}{}{end}", alternation(draw, 0))
+    }
+
+    fn text(draw: &mut Draw) -> String {
+        const CHARS: &[&str] = &[
+            "a", "b", "c", "x", "A", "Z", "0", "9", "_", "-", "/", ":", ".", "{", "[", "]", "\\",
+            "$", "^", " ", "\t", "\n", "\r", "\u{2028}", "\u{a0}", "é", "😀", "ａ",
+        ];
+        (0..draw.below(8)).map(|_| draw.pick(CHARS)).collect()
+    }
+
+    /// What `script` prints: one line of `0`/`1` per pattern, one digit per text.
+    fn rows(program: &mut Command, what: &str) -> Vec<String> {
+        let output = program.output().unwrap_or_else(|err| {
+            panic!("{what} cannot start ({err}); `cargo xtask test` installs it")
+        });
+        assert!(
+            output.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn patterns_of_the_vocabulary_read_alike_in_every_engine() {
+        let mut draw = Draw(0x5eed_1e55);
+        let patterns: Vec<String> = (0..160).map(|_| pattern(&mut draw)).collect();
+        let texts: Vec<String> = (0..120).map(|_| text(&mut draw)).collect();
+        let dir = std::env::temp_dir().join(format!("vdm-patterns-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+
+        // ECMAScript, as the TypeScript bindings build it.
+        let cases = dir.join("cases.json");
+        std::fs::write(
+            &cases,
+            json!({"patterns": patterns, "texts": texts}).to_string(),
+        )
+        .expect("the cases are written");
+        let ecmascript = rows(
+            Command::new("node").arg("-e").arg(format!(
+                "const c = JSON.parse(require('fs').readFileSync({:?}, 'utf8'));\n\
+                 for (const p of c.patterns) {{ const r = new RegExp(p, 'u');\n\
+                 console.log(c.texts.map((t) => (r.test(t) ? '1' : '0')).join('')); }}",
+                cases.display().to_string()
+            )),
+            "node",
+        );
+
+        // C++ std::regex, as the bindings build a pattern without tables.
+        let mut source = String::from(
+            "#include <iostream>\n#include <regex>\n#include <string>\n\
+             static const char* patterns[] = {",
+        );
+        for pattern in &patterns {
+            let _ = write!(source, "{},", super::super::literal(pattern));
+        }
+        source.push_str("};\nstatic const char* texts[] = {");
+        for text in &texts {
+            let _ = write!(source, "{},", super::super::literal(text));
+        }
+        source.push_str(
+            "};\nint main() {\n  for (const char* p : patterns) {\n\
+             \x20   std::regex r(p, std::regex::ECMAScript);\n\
+             \x20   for (const char* t : texts) std::cout << (std::regex_search(std::string(t), r) ? '1' : '0');\n\
+             \x20   std::cout << '\\n';\n  }\n}\n",
+        );
+        std::fs::write(dir.join("patterns.cpp"), source).expect("the source is written");
+        let built = Command::new("g++")
+            .args(["-std=c++17", "-O1", "-o"])
+            .arg(dir.join("patterns"))
+            .arg(dir.join("patterns.cpp"))
+            .output()
+            .unwrap_or_else(|err| {
+                panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
+            });
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let cpp = rows(&mut Command::new(dir.join("patterns")), "the C++ program");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(ecmascript.len(), patterns.len());
+        assert_eq!(cpp.len(), patterns.len());
+
+        let mut with_tables = 0;
+        let mut matched = 0;
+        for (index, pattern) in patterns.iter().enumerate() {
+            assert_eq!(contract::pattern_reads_alike(pattern), Ok(()), "{pattern}");
+            let validator = jsonschema::validator_for(&json!({"pattern": pattern}))
+                .unwrap_or_else(|err| panic!("{pattern}: {err}"));
+            let generator =
+                regex::Regex::new(pattern).unwrap_or_else(|err| panic!("{pattern}: {err}"));
+            let dfa = tables(pattern);
+            with_tables += usize::from(dfa.is_some());
+            for (at, text) in texts.iter().enumerate() {
+                let expected = ecmascript[index].as_bytes().get(at) == Some(&b'1');
+                matched += usize::from(expected);
+                let seen = [
+                    (
+                        "jsonschema",
+                        validator.is_valid(&Value::from(text.as_str())),
+                    ),
+                    ("regex", generator.is_match(text)),
+                    ("std::regex", cpp[index].as_bytes().get(at) == Some(&b'1')),
+                    (
+                        "the C++ tables",
+                        dfa.as_ref()
+                            .map_or(expected, |dfa| dfa.test(text.as_bytes())),
+                    ),
+                ];
+                for (engine, answer) in seen {
+                    assert_eq!(
+                        answer, expected,
+                        "{engine} and ECMAScript differ on {pattern:?} against {text:?}"
+                    );
+                }
+            }
+        }
+        // The draw covers both answers, and both C++ paths.
+        let total = patterns.len() * texts.len();
+        assert!(
+            matched > total / 20 && matched < total - total / 20,
+            "{matched} of {total}"
+        );
+        assert!(with_tables > patterns.len() / 2, "{with_tables}");
+        assert!(with_tables < patterns.len(), "{with_tables}");
+    }
+}
