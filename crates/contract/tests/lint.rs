@@ -754,6 +754,19 @@ fn a_pattern_with_an_inline_flag_is_refused() {
     );
 }
 
+/// The validator would assert `email` and the bindings would not.
+#[test]
+fn a_format_the_contract_does_not_know_is_refused() {
+    for format in [json!("email"), json!("uint64"), json!(7)] {
+        check(
+            "types/DownloadSpec.json",
+            |v| *at(v, "/properties/url/format") = format,
+            LintRule::Format,
+            "/properties/url/format",
+        );
+    }
+}
+
 /// The C++ reader tests UTF-8 bytes: `[^/]{1,8}` counts bytes there and
 /// characters elsewhere, so "ééééé" would be valid in one reader only.
 #[test]

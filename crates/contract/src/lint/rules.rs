@@ -55,6 +55,7 @@ pub enum LintRule {
     EnvelopeCoverage,
     Annotation,
     Pattern,
+    Format,
     Since,
 }
 
@@ -76,6 +77,7 @@ impl LintRule {
         LintRule::EnvelopeCoverage,
         LintRule::Annotation,
         LintRule::Pattern,
+        LintRule::Format,
         LintRule::Since,
     ];
 
@@ -97,6 +99,7 @@ impl LintRule {
             LintRule::EnvelopeCoverage => "lint.envelope_coverage",
             LintRule::Annotation => "lint.annotation",
             LintRule::Pattern => "lint.pattern",
+            LintRule::Format => "lint.format",
             LintRule::Since => "lint.since",
         }
     }
@@ -123,6 +126,7 @@ impl LintRule {
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
             LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length), `x-carriesHttpStatus` names the codes TaskError's `error.http_status` rule asks `httpStatus` of, and `x-rule` ids are snake_case words joined by `.`",
             LintRule::Pattern => "every `pattern` keeps to what every reader reads alike: ASCII literals, escaped punctuation, classes of ASCII members, groups, alternation, quantifiers, `^` and `$`",
+            LintRule::Format => "`format` is `date-time` or `uri` on a string, or an integer width (`uint64`, …) on an integer: the formats whose handling by each reader is written down",
             LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
         }
     }

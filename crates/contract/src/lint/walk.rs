@@ -211,6 +211,27 @@ impl Linter<'_> {
                 );
             }
         }
+        if let Some(format) = map.get("format") {
+            let known: &[&str] = if types_of(map).contains("integer") {
+                INTEGER_FORMATS
+            } else {
+                STRING_FORMATS
+            };
+            if !format
+                .as_str()
+                .is_some_and(|format| known.contains(&format))
+            {
+                self.report(
+                    &at.push("format"),
+                    LintRule::Format,
+                    format!(
+                        "format {format} is not one the contract knows here ({}): the validator \
+                         would assert it and the bindings would not, a difference nobody wrote down",
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
             if let Err(why) = pattern_reads_alike(pattern) {
                 self.report(&at.push("pattern"), LintRule::Pattern, why);
@@ -469,6 +490,16 @@ impl Linter<'_> {
         }
     }
 }
+
+/// The string formats the validator asserts and the bindings leave alone,
+/// as docs/bindings.md says.
+const STRING_FORMATS: &[&str] = &["date-time", "uri"];
+
+/// The integer formats typify reads as a Rust integer type; no validator
+/// asserts them.
+const INTEGER_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+];
 
 pub(super) fn has_description(schema: &Value) -> bool {
     schema
