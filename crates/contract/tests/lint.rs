@@ -337,6 +337,17 @@ fn an_enum_value_listed_twice_is_refused() {
         LintRule::SnakeCase,
         "/enum/12",
     );
+    // `a1` and `a_1` are both the Rust variant `A1`.
+    check(
+        "types/TaskState.json",
+        |v| {
+            let values = at(v, "/enum").as_array_mut().expect("enum");
+            values.push(json!("a1"));
+            values.push(json!("a_1"));
+        },
+        LintRule::SnakeCase,
+        "/enum/13",
+    );
     // 32700 written as a fraction is still the one value.
     check(
         "types/RpcErrorCode.json",

@@ -31,9 +31,15 @@ fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
 }
 
-/// The variant name typify gives a string value (it uses heck too).
+/// The variant name typify gives a string value (it uses heck too, and
+/// writes `Self_` for the one keyword a PascalCase name can be).
+/// `lint.snake_case` keeps values apart in PascalCase, where typify would
+/// otherwise rename one.
 fn variant(value: &str) -> Ident {
-    ident(&value.to_pascal_case())
+    match value.to_pascal_case().as_str() {
+        "Self" => ident("Self_"),
+        name => ident(name),
+    }
 }
 
 /// A type's comment: its description and the version that brought it.
@@ -569,4 +575,33 @@ fn reserialize(bundle: &Bundle) -> anyhow::Result<TokenStream> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::variant;
+
+    /// The tables name a string enum's variants as typify does, values it
+    /// renames included: typify's own output for the values is the oracle.
+    #[test]
+    fn a_variant_is_named_as_typify_names_it() {
+        let values = [
+            "self", "x_y_z", "http_2", "a1", "b2c", "type", "none", "ok_then",
+        ];
+        let root: schemars08::schema::RootSchema = serde_json::from_value(serde_json::json!({
+            "$defs": {"E": {"type": "string", "enum": values}},
+        }))
+        .unwrap();
+        let mut space = typify::TypeSpace::new(&typify::TypeSpaceSettings::default());
+        space.add_root_schema(root).unwrap();
+        let code = space.to_stream().to_string();
+        for value in values {
+            let renamed = format!("rename = \"{value}\")] ");
+            let at = code
+                .find(&renamed)
+                .unwrap_or_else(|| panic!("{value} in {code}"));
+            let typified = code[at + renamed.len()..].split([' ', ',']).next().unwrap();
+            assert_eq!(variant(value).to_string(), typified, "{value}");
+        }
+    }
 }

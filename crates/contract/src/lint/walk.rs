@@ -1,7 +1,7 @@
 //! The walk over one schema file: its root against the meta-schema, then
 //! every subschema, shapes and assertions told apart.
 
-use heck::ToSnakeCase;
+use heck::{ToPascalCase, ToSnakeCase};
 
 use super::*;
 
@@ -256,6 +256,7 @@ impl Linter<'_> {
             // declare its enumerator twice. A number is keyed by its value,
             // as JSON Schema compares them (`1` and `1.0` are one).
             let mut seen = BTreeSet::new();
+            let mut variants = BTreeMap::new();
             for (index, value) in values.iter().enumerate() {
                 let key = match value.as_f64() {
                     Some(number) => format!("{number:e}"),
@@ -266,6 +267,18 @@ impl Linter<'_> {
                         &at.push("enum").push(index),
                         LintRule::SnakeCase,
                         format!("enum value {value} is listed twice"),
+                    );
+                } else if let Some(first) = value
+                    .as_str()
+                    .and_then(|text| variants.insert(text.to_pascal_case(), text))
+                {
+                    self.report(
+                        &at.push("enum").push(index),
+                        LintRule::SnakeCase,
+                        format!(
+                            "enum values {first:?} and {value} are both the Rust variant `{}`; rename one",
+                            first.to_pascal_case()
+                        ),
                     );
                 }
                 if let Some(text) = value.as_str() {
@@ -410,11 +423,15 @@ impl Linter<'_> {
                 Some(list) if Some(list.len()) == count => {
                     let mut seen = BTreeSet::new();
                     for (index, name) in list.iter().enumerate() {
-                        if !seen.insert(name.to_string()) {
+                        // Each name is a Rust variant, in PascalCase.
+                        let key = name
+                            .as_str()
+                            .map_or_else(|| name.to_string(), str::to_pascal_case);
+                        if !seen.insert(key) {
                             self.report(
                                 &at.push(index),
                                 LintRule::SnakeCase,
-                                format!("{name} names two values"),
+                                format!("{name} names two values, or two that are one Rust variant in PascalCase"),
                             );
                         }
                         if !name.as_str().is_some_and(is_snake_case) {
