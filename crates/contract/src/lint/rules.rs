@@ -114,7 +114,7 @@ impl LintRule {
             LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",
             LintRule::IntegerBounds => "every integer has a `minimum` and a `maximum`, within ±(2^53 − 1)",
             LintRule::CamelCase => "property names are camelCase, distinct in snake_case (Rust and C++ field names), and none is a name every JavaScript object inherits (`constructor`, `toString`, …)",
-            LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case, and no value or name is listed twice",
+            LintRule::SnakeCase => "string enum values (and x-enum-varnames) are snake_case, and no two are one value or one Rust variant",
             LintRule::Ref => {
                 "every `$ref` is relative and resolves inside the schema set, and checking a value \
                  meets at most 100,000 subschemas, each reference followed where it stands, and \
