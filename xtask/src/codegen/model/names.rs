@@ -51,8 +51,10 @@ pub const SUPPORT_NAMES: &[&str] = &[
 
 /// Rust's prelude: `proto` takes the generated types in with a glob import,
 /// and a glob import hides the prelude, so a type named `Option` or `String`
-/// would stand in for the one every Rust file means.
+/// would stand in for the one every Rust file means. With `Self`, the one
+/// PascalCase keyword.
 pub const RUST_PRELUDE: &[&str] = &[
+    "Self",
     "AsMut",
     "AsRef",
     "Box",
@@ -226,6 +228,7 @@ mod tests {
             ("TaskStateValues", "types/TaskState.json#"),
             ("Secret", "the bindings' own code"),
             ("Option", "Rust's prelude"),
+            ("Self", "Rust's prelude"),
         ] {
             let err = refused(add_type(name));
             assert!(
