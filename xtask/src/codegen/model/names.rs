@@ -97,6 +97,29 @@ pub const RUST_PRELUDE: &[&str] = &[
     "Vec",
 ];
 
+/// The JavaScript globals the TypeScript bindings' runtime calls: an
+/// integer enum is a `const` of its name there, and one named `Error` would
+/// hide the global the runtime's errors extend.
+pub const JS_GLOBALS: &[&str] = &[
+    "Array",
+    "DataView",
+    "Error",
+    "Infinity",
+    "JSON",
+    "Map",
+    "Math",
+    "Number",
+    "Object",
+    "RegExp",
+    "Set",
+    "String",
+    "Symbol",
+    "TextDecoder",
+    "TextEncoder",
+    "Uint8Array",
+    "WeakMap",
+];
+
 /// Every name the bindings declare for the model, with where it comes from.
 /// A name derived twice, or derived once and also a support name, is an
 /// error naming both places.
@@ -108,6 +131,11 @@ pub fn declared(model: &Model) -> anyhow::Result<BTreeMap<String, String>> {
             RUST_PRELUDE
                 .iter()
                 .map(|name| (name.to_string(), "Rust's prelude".to_string())),
+        )
+        .chain(
+            JS_GLOBALS
+                .iter()
+                .map(|name| (name.to_string(), "JavaScript's globals".to_string())),
         )
         .collect();
     let mut claim = |name: String, origin: String| -> anyhow::Result<()> {
@@ -229,6 +257,7 @@ mod tests {
             ("Secret", "the bindings' own code"),
             ("Option", "Rust's prelude"),
             ("Self", "Rust's prelude"),
+            ("Error", "JavaScript's globals"),
         ] {
             let err = refused(add_type(name));
             assert!(
