@@ -191,7 +191,9 @@ fn rpc_error_code(model: &Model) -> anyhow::Result<TokenStream> {
 
         impl ::std::str::FromStr for RpcErrorCode {
             type Err = ::std::string::String;
-            fn from_str(name: &str) -> ::std::result::Result<Self, Self::Err> {
+            // Not `Self::Err`: a code may be named `err`, and its variant
+            // would make that path ambiguous.
+            fn from_str(name: &str) -> ::std::result::Result<Self, ::std::string::String> {
                 crate::wire::parse_code(name)
             }
         }

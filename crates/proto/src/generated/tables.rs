@@ -85,7 +85,7 @@ impl ::std::fmt::Display for RpcErrorCode {
 }
 impl ::std::str::FromStr for RpcErrorCode {
     type Err = ::std::string::String;
-    fn from_str(name: &str) -> ::std::result::Result<Self, Self::Err> {
+    fn from_str(name: &str) -> ::std::result::Result<Self, ::std::string::String> {
         crate::wire::parse_code(name)
     }
 }
