@@ -242,6 +242,31 @@ fn a_comment_ends_on_its_own_line_whatever_the_text() {
     assert!(!out.contains('\r'));
 }
 
+#[test]
+fn a_value_that_is_the_leading_ok_is_refused_at_its_enum() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut set = contract::SchemaSet::load(&root.join("contracts/schema")).unwrap();
+    let doc = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.name == "TaskErrorCode")
+        .unwrap();
+    doc.value["enum"].as_array_mut().unwrap().push("ok".into());
+    let model = super::model::model(&set).unwrap();
+    let origin = super::Origin {
+        command: "test",
+        schemas: "the contract".into(),
+    };
+    let err = format!(
+        "{:#}",
+        files(&model, "0.0.0", &origin).err().expect("refused")
+    );
+    assert!(
+        err.contains("types/TaskErrorCode.json#/enum") && err.contains("\"ok\""),
+        "{err}"
+    );
+}
+
 struct Emitter<'a> {
     model: &'a Model,
     out: String,
@@ -327,7 +352,9 @@ impl<'a> Emitter<'a> {
         comment(&mut self.out, "", doc.trim_start());
         match &named.def {
             Def::Struct(st) => self.struct_type(name, st),
-            Def::StringEnum(values) => self.string_enum(name, values),
+            Def::StringEnum(values) => self
+                .string_enum(name, values)
+                .with_context(|| format!("{}/enum", named.origin)),
             Def::IntEnum(values) => {
                 self.int_enum(name, values);
                 Ok(())
@@ -365,7 +392,10 @@ impl<'a> Emitter<'a> {
         }
         all.extend(values.iter().map(|value| enumerator(value)));
         if all.iter().collect::<BTreeSet<_>>().len() != all.len() {
-            bail!("two values of {name} have the same C++ name");
+            if leading_ok && values.iter().any(|value| value == "ok") {
+                bail!("the value \"ok\" is the C++ enumerator `ok` {name} starts with (no error, no wire spelling); rename it");
+            }
+            bail!("two values of {name} have the same C++ enumerator");
         }
         let _ = writeln!(
             self.out,
