@@ -259,7 +259,7 @@ fn a_value_that_is_the_leading_ok_is_refused_at_its_enum() {
     };
     let err = format!(
         "{:#}",
-        files(&model, "0.0.0", &origin).err().expect("refused")
+        files(&model, "0.0.0", &origin).expect_err("refused")
     );
     assert!(
         err.contains("types/TaskErrorCode.json#/enum") && err.contains("\"ok\""),
