@@ -59,6 +59,7 @@ impl Builder<'_> {
                     .map(|value| value.as_str().map(str::to_string))
                     .collect::<Option<_>>()
                     .with_context(|| format!("{origin}/enum: a string enum holds strings only"))?;
+                one_variant_each(&strings, &format!("{origin}/enum"))?;
                 Def::StringEnum(strings)
             } else {
                 let ints: Vec<i64> = values
@@ -69,6 +70,7 @@ impl Builder<'_> {
                 if ints.len() != names.len() {
                     bail!("{origin}: `enum` and `x-enum-varnames` differ in length");
                 }
+                one_variant_each(&names, &format!("{origin}/x-enum-varnames"))?;
                 Def::IntEnum(
                     ints.into_iter()
                         .zip(names.iter().map(|n| n.to_string()))
@@ -408,4 +410,21 @@ pub(super) fn bound(
             .map(Some)
             .with_context(|| format!("{origin}/{key}: not a non-negative integer")),
     }
+}
+
+/// Each of `names` is a Rust variant in PascalCase (`lint.snake_case` asks
+/// the same): two that meet there would be one variant in the typify's
+/// types and two in the tables, and `proto` would not compile.
+fn one_variant_each(names: &[impl AsRef<str>], at: &str) -> anyhow::Result<()> {
+    let mut seen = BTreeMap::new();
+    for name in names {
+        let name = name.as_ref();
+        if let Some(first) = seen.insert(name.to_pascal_case(), name) {
+            bail!(
+                "{at}: {first:?} and {name:?} are both the Rust variant `{}`",
+                name.to_pascal_case()
+            );
+        }
+    }
+    Ok(())
 }

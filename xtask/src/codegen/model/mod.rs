@@ -645,6 +645,20 @@ mod tests {
     }
 
     #[test]
+    fn enum_values_that_are_one_rust_variant_are_refused() {
+        for more in [["a1", "a_1"], ["info", "x"]] {
+            let err = refused(|set| {
+                let values = doc(set, "NotifyLevel")["enum"].as_array_mut().unwrap();
+                values.extend(more.map(Value::from));
+            });
+            assert!(
+                err.contains("types/NotifyLevel.json#/enum") && err.contains("Rust variant"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
     fn a_keyword_the_generators_do_not_read_is_refused_with_its_place() {
         let err = refused(|set| doc(set, "TaskId")["multipleOf"] = serde_json::json!(2));
         assert!(err.contains("types/TaskId.json#/multipleOf"), "{err}");
