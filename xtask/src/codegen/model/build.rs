@@ -413,7 +413,7 @@ pub(super) fn bound(
 }
 
 /// Each of `names` is a Rust variant in PascalCase (`lint.snake_case` asks
-/// the same): two that meet there would be one variant in the typify's
+/// the same): two that meet there would be one variant in typify's
 /// types and two in the tables, and `proto` would not compile.
 fn one_variant_each(names: &[impl AsRef<str>], at: &str) -> anyhow::Result<()> {
     let mut seen = BTreeMap::new();
