@@ -17,6 +17,8 @@
 mod broken;
 mod bundle;
 mod cpp;
+#[cfg(test)]
+mod edits;
 pub mod model;
 mod package;
 mod reference;

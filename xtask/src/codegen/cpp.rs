@@ -36,7 +36,8 @@ const LEADING_OK: &[&str] = &["TaskErrorCode"];
 /// `Transport::unix` reads the same in either dialect.
 const GNU_MACROS: &[&str] = &["unix", "linux", "i386", "sun", "sparc", "mips", "vax"];
 
-/// C++ keywords and the standard library's macros a member may not be named.
+/// C++ keywords (C++17's, C++20's and GNU's) and the standard library's
+/// macros a member or enumerator may not be named.
 const RESERVED: &[&str] = &[
     "alignas",
     "alignof",
@@ -105,6 +106,34 @@ const RESERVED: &[&str] = &[
     "volatile",
     "while",
     "xor",
+    "and_eq",
+    "bitand",
+    "bitor",
+    "compl",
+    "not_eq",
+    "or_eq",
+    "xor_eq",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "wchar_t",
+    "const_cast",
+    "dynamic_cast",
+    "reinterpret_cast",
+    "static_cast",
+    "static_assert",
+    "thread_local",
+    "decltype",
+    // C++20's, for a lane that builds the header in a later dialect.
+    "concept",
+    "consteval",
+    "constinit",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "requires",
+    // GNU's, in the GNU dialects GCC and Clang default to.
+    "typeof",
     "stdin",
     "stdout",
     "stderr",
