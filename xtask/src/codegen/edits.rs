@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use contract::{lint, LintRule, SchemaSet};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::model::model;
+use super::model::tests::doc;
 
 const NAMES: &[&str] = &[
     "for",
@@ -133,12 +134,23 @@ const NAMES: &[&str] = &[
     "eof",
     "some",
     "none",
+    "bitor",
+    "char8_t",
+    "concept",
+    "requires",
+    "co_await",
+    "decltype",
+    "static_assert",
+    "wchar_t",
+    "module",
+    "import",
 ];
 
-struct Draw(u64);
+/// A seeded draw (an LCG): the same seed, the same edits.
+pub(super) struct Draw(pub(super) u64);
 
 impl Draw {
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -146,18 +158,13 @@ impl Draw {
         ((self.0 >> 33) as usize) % n
     }
 
-    fn name(&mut self) -> &'static str {
-        NAMES[self.below(NAMES.len())]
+    pub(super) fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
     }
-}
 
-fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
-    &mut set
-        .docs
-        .iter_mut()
-        .find(|doc| doc.name == name)
-        .unwrap()
-        .value
+    fn name(&mut self) -> &'static str {
+        self.pick(NAMES)
+    }
 }
 
 fn edit(set: &mut SchemaSet, draw: &mut Draw) -> String {

@@ -256,22 +256,7 @@ mod engines {
     use serde_json::{json, Value};
 
     use super::tables;
-
-    struct Draw(u64);
-
-    impl Draw {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 33) as usize) % n
-        }
-
-        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-            from[self.below(from.len())]
-        }
-    }
+    use crate::codegen::edits::Draw;
 
     const LITERALS: &[&str] = &[
         "a", "b", "c", "A", "Z", "0", "9", "_", "-", "/", ":", "x", "\\.", "\\+", "\\/", "\\{",

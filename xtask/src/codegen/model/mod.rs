@@ -523,7 +523,7 @@ fn text(value: Option<&Value>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn working_tree() -> Model {
@@ -593,7 +593,8 @@ mod tests {
         )
     }
 
-    fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
+    /// The document of the type, method or event `name` in `set`.
+    pub(crate) fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
         &mut set
             .docs
             .iter_mut()
