@@ -17,7 +17,7 @@ use anyhow::{bail, Context};
 use heck::ToSnakeCase;
 
 use super::model::{
-    literal, Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Struct, Ty, BODY_PARTS,
+    Call, Clause, Def, Event, Field, Model, Named, Rule, StrRules, Struct, Ty, BODY_PARTS,
     ENVELOPE_PARTS,
 };
 
@@ -161,12 +161,27 @@ fn enumerator(value: &str) -> String {
     }
 }
 
+/// A C++ string literal of `text`: JSON's escapes are C++'s too, and where
+/// `??` stands every `?` is written `\?`, so no trigraph comes of the text
+/// (`??/` is a backslash before C++17, and `-Wtrigraphs` warns on one in
+/// every dialect).
+fn literal(text: &str) -> String {
+    let json = super::model::literal(text);
+    if json.contains("??") {
+        json.replace('?', "\\?")
+    } else {
+        json
+    }
+}
+
 fn comment(out: &mut String, indent: &str, text: &str) {
     // A compiler ends a line at a bare CR too.
     for line in text.replace("\r\n", "\n").split(['\n', '\r']) {
         // A `//` comment whose line ends in a backslash goes on into the
-        // next line of code (`C:\` would hide the field below it).
-        if line.trim_end().ends_with('\\') {
+        // next line of code (`C:\` would hide the field below it), and one
+        // that ends in `??/` is warned about, or is that backslash before C++17.
+        let end = line.trim_end();
+        if end.ends_with('\\') || end.ends_with("??/") {
             let _ = writeln!(out, "{indent}/** {} */", line.replace("*/", "*\\/"));
         } else {
             let _ = writeln!(out, "{indent}/// {line}");
@@ -255,7 +270,7 @@ fn a_comment_ends_on_its_own_line_whatever_the_text() {
     comment(
         &mut out,
         "  ",
-        "one\rint injected = 1;\r\nC:\\\nend */ here\\ ",
+        "one\rint injected = 1;\r\nC:\\\nend */ here\\ \nwhat??/",
     );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -265,10 +280,14 @@ fn a_comment_ends_on_its_own_line_whatever_the_text() {
             "  /// int injected = 1;",
             "  /** C:\\ */",
             "  /** end *\\/ here\\  */",
+            "  /** what??/ */",
         ],
         "{out}"
     );
     assert!(!out.contains('\r'));
+    // No trigraph comes of a literal either.
+    assert_eq!(literal("a??/b ? c"), "\"a\\?\\?/b \\? c\"");
+    assert_eq!(literal("a ? b"), "\"a ? b\"");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Lint-clean edits of the real contract, drawn at random: properties,
 //! enum values and error-code names spelled as the three languages' keywords,
-//! globals and macros. Whatever the lint passes, the model either refuses
+//! globals and macros, and descriptions that can end a comment or a line. Whatever the lint passes, the model either refuses
 //! with a place, or the C++ headers compile (GNU dialect, every strict
 //! warning an error) and the TypeScript declarations type-check and the
 //! module loads. A bounded run is part of `cargo test`; `CODEGEN_EDITS=N`
@@ -176,11 +176,28 @@ fn edit(set: &mut SchemaSet, draw: &mut Draw) -> String {
         json!({"$ref": "TaskId.json"}),
         json!({"type": ["integer", "null"], "minimum": 0, "maximum": 5}),
     ];
+    // Descriptions go into comments and, for rules, string literals.
+    let texts = [
+        "C:\\",
+        "ends in a backslash \\ ",
+        "no end */ here /* nor here",
+        "what??/",
+        "trigraphs ??= ??( ??) ??' ??! ??< ??> ??- and ???/",
+        "two\nlines\\\nand a tab\t",
+        "a line separator \u{2028} and a paragraph one \u{2029}",
+        "quotes \" ' ` and ${x}",
+    ];
     let mut said = Vec::new();
+    let text = texts[draw.below(texts.len())];
+    doc(set, "Checksum")["allOf"][0]["description"] = json!(text);
+    said.push(format!("a rule described {text:?}"));
     for _ in 0..4 {
         let name = draw.name();
         let mut shape = shapes[draw.below(shapes.len())].clone();
-        shape["description"] = json!(format!("The {name}."));
+        shape["description"] = json!(match draw.below(2) {
+            0 => format!("The {name}."),
+            _ => texts[draw.below(texts.len())].to_string(),
+        });
         doc(set, "Checksum")["properties"][name] = shape;
         said.push(format!("Checksum.{name}"));
     }

@@ -282,6 +282,7 @@ pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
         parts,
     };
     declared(&model)?;
+    rules::rules_fit(&model)?;
     Ok(model)
 }
 
@@ -643,6 +644,24 @@ pub(super) mod tests {
             err.contains("types/ToolCapture.json#/properties") && err.contains("`exit_code`"),
             "{err}"
         );
+    }
+
+    /// The keywords of a rule hold nothing on a field of another type; the
+    /// emitters would write a comparison that does not compile.
+    #[test]
+    fn a_rule_on_a_field_that_is_not_a_string_is_refused() {
+        for (field, says) in [
+            ("value", "counts its characters"),
+            ("algorithm", "tests it"),
+        ] {
+            let err = refused(|set| {
+                doc(set, "Checksum")["properties"][field] = serde_json::json!({"type": "integer", "minimum": 0, "maximum": 9, "description": "d"});
+            });
+            assert!(
+                err.contains("types/Checksum.json#/allOf/0") && err.contains(says),
+                "{field}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -128,3 +128,63 @@ pub(super) fn clauses(schema: &Value, fields: &[Field]) -> anyhow::Result<Vec<Cl
     }
     Ok(out)
 }
+
+/// What a rule does to a field, the emitters write for a string: a test of
+/// its value compares it with a string (or a string enum's value), and a
+/// length counts its characters. JSON Schema lets the same keywords stand on
+/// a field of another type, where they hold nothing; the emitters would
+/// write a comparison that does not compile, so such a rule is refused.
+pub(super) fn rules_fit(model: &Model) -> anyhow::Result<()> {
+    let text_kind = |ty: &Ty, enum_too: bool| -> bool {
+        let mut ty = ty;
+        // Aliases of aliases, bounded by the number of types.
+        for _ in 0..=model.types.len() {
+            match ty {
+                Ty::Str(_) => return true,
+                Ty::Named(name) => match model.get(name).map(|named| &named.def) {
+                    Some(Def::StringEnum(_)) => return enum_too,
+                    Some(Def::Alias(inner)) => ty = inner,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    };
+    for named in &model.types {
+        let Def::Struct(st) = &named.def else {
+            continue;
+        };
+        let ty_of = |name: &str| {
+            st.fields
+                .iter()
+                .find(|field| field.json == name)
+                .map(|field| &field.ty)
+        };
+        for (index, rule) in st.rules.iter().enumerate() {
+            let at = format!("{}/allOf/{index}", named.origin);
+            if !ty_of(&rule.field).is_some_and(|ty| text_kind(ty, true)) {
+                bail!(
+                    "{at}/if: {} is not a string, and the rule tests it against strings",
+                    rule.field
+                );
+            }
+            for clause in rule.then.iter().chain(&rule.otherwise) {
+                match clause {
+                    Clause::NotEqual(field, _)
+                        if !ty_of(field).is_some_and(|ty| text_kind(ty, true)) =>
+                    {
+                        bail!("{at}: {field} is not a string, and the rule compares it with one");
+                    }
+                    Clause::Length { field, .. }
+                        if !ty_of(field).is_some_and(|ty| text_kind(ty, false)) =>
+                    {
+                        bail!("{at}: {field} is not a string, and the rule counts its characters");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
