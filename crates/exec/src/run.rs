@@ -65,8 +65,13 @@ pub const PIPE_LINGER: Duration = Duration::from_millis(200);
 /// Environment variables every tool receives (when the executor has them).
 pub const DEFAULT_ENV: &[&str] = &["PATH", "LANG", "LC_ALL", "HOME", "TZ"];
 
-/// A refusal in the three facts: nothing ran, and one line says why and how to fix it.
+/// A refusal in the three facts: nothing ran, and one line says why and how
+/// to fix it. The reason may quote the call (a tool name, the input where it
+/// misses the `inputSchema`), so it is held to one line of bounded length:
+/// the reply must fit a frame whatever the call carried.
 pub fn refused(reason: &str) -> ToolCapture {
+    let reason = proto::wire::printable(reason);
+    let reason = proto::wire::shortened(&reason, proto::wire::SENTENCE_CHARS);
     ToolCapture::new(NOT_RUN, format!("{PREFIX} {reason}\n"), String::new())
 }
 

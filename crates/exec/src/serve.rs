@@ -10,7 +10,8 @@
 //! `method_not_found`, and `tool.invoke` with params that do not fit gets
 //! `invalid_params`; every answer carries the call's id whenever it was
 //! readable. Replies, errors and events are never answered: they are
-//! ignored with a log line, as is an empty frame. Only a frame longer than
+//! ignored with a log line, as is an empty frame. An answer that cannot be
+//! sent as a frame becomes `internal_error` for its call. Only a frame longer than
 //! `MAX_FRAME`, or input that ends inside a frame, ends the session early:
 //! the stream cannot be resynchronised.
 //!
@@ -23,8 +24,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
 use proto::{
-    CallBody, Envelope, FrameError, FrameReader, FrameWriter, ProtocolVersion, ReplyBody,
-    ToolInvokeParams,
+    CallBody, Envelope, FrameError, FrameReader, FrameWriter, ProtocolVersion, ReplyBody, RpcError,
+    RpcErrorCode, ToolInvokeParams,
 };
 
 use crate::config::Loaded;
@@ -71,7 +72,7 @@ where
             let mut writer = FrameWriter::new(output);
             reply_rx
                 .into_iter()
-                .try_for_each(|envelope| writer.write(&envelope))
+                .try_for_each(|envelope| write_answer(&mut writer, &envelope, log))
         });
         for _ in 0..jobs.max(1) {
             let job_rx = Arc::clone(&job_rx);
@@ -102,6 +103,42 @@ where
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })
+}
+
+/// Writes one answer. An answer the frame writer refuses (longer than a
+/// frame, or JSON the wire does not take) is not sent: the call gets
+/// `internal_error` with its id instead, so one call cannot end the session
+/// or be left unanswered. Only the stream failing is an error.
+fn write_answer<W: Write>(
+    writer: &mut FrameWriter<W>,
+    answer: &Envelope,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<(), FrameError> {
+    match writer.write(answer) {
+        Err(
+            err @ (FrameError::TooLarge(_) | FrameError::Unreadable(_) | FrameError::Encode(_)),
+        ) => {
+            let id = match answer {
+                Envelope::Reply { id, .. } => Some(**id),
+                Envelope::Error { id, .. } => *id,
+                _ => None,
+            };
+            let why = proto::wire::sentence(&err);
+            log(&format!(
+                "the answer to call {} cannot be sent ({why}); answering internal_error instead",
+                id.map_or_else(|| "null".to_string(), |id| id.to_string())
+            ));
+            writer.write(&Envelope::Error {
+                body: RpcError::new(
+                    RpcErrorCode::InternalError,
+                    format!("the executor's answer to this call cannot be sent: {why}"),
+                ),
+                id,
+                v: ProtocolVersion,
+            })
+        }
+        written => written,
+    }
 }
 
 /// Reads until the input closes (`Ok`), breaks (`Err`), or the replies can
@@ -170,5 +207,52 @@ fn read_calls<R: Read>(
                 return Ok(());
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used, clippy::panic)] // Test code: a failed assumption stops the run.
+mod tests {
+    use super::*;
+    use proto::ToolCapture;
+
+    /// An answer longer than a frame is replaced by `internal_error` for its
+    /// call, and the writer stays usable.
+    #[test]
+    fn an_answer_past_a_frame_becomes_internal_error_for_its_call() {
+        let mut writer = FrameWriter::new(Vec::new());
+        let lines = std::sync::Mutex::new(Vec::new());
+        let log = |line: &str| lines.lock().expect("log").push(line.to_string());
+        let huge = Envelope::Reply {
+            body: ReplyBody::ToolInvoke(ToolCapture::new(
+                0,
+                String::new(),
+                "x".repeat(proto::MAX_FRAME),
+            )),
+            id: 7.into(),
+            v: ProtocolVersion,
+        };
+        write_answer(&mut writer, &huge, &log).expect("the stream takes it");
+        let sent = writer.into_inner();
+        let answers: Vec<Envelope> = FrameReader::new(&sent[..])
+            .collect::<Result<_, _>>()
+            .expect("frames");
+        let [Envelope::Error { body, id, .. }] = &answers[..] else {
+            panic!("{answers:?}");
+        };
+        assert_eq!(*id, Some(7));
+        assert_eq!(body.code, RpcErrorCode::InternalError);
+        assert!(
+            body.message.contains("more than the 1048576"),
+            "{}",
+            body.message
+        );
+        let lines = lines.into_inner().expect("log");
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.starts_with("the answer to call 7 cannot be sent")),
+            "{lines:?}"
+        );
     }
 }

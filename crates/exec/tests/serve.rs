@@ -27,6 +27,8 @@ fn tools_file(name: &str) -> std::path::PathBuf {
         {"name": "echo", "command": [HELPER, "echo"]},
         {"name": "slow", "command": [HELPER, "sleep", "1"]},
         {"name": "exit", "command": [HELPER, "exit", "3"]},
+        {"name": "typed", "command": [HELPER, "echo"],
+         "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}},
     ]});
     std::fs::write(&path, tools.to_string()).expect("write tools");
     path
@@ -198,6 +200,56 @@ fn a_newer_peers_stream_is_answered_with_the_callers_ids() {
         ),
         "{stderr}"
     );
+}
+
+/// Calls whose answers would quote a frame's worth of what they carried:
+/// each is answered within a frame, and the session goes on.
+#[test]
+fn an_answer_that_quotes_the_call_still_fits_a_frame() {
+    let quotes = "\"".repeat(400_000);
+    let mut input = Vec::new();
+    input.extend(call(
+        1,
+        "tool.invoke",
+        json!({"tool": "typed", "input": {"x": vec!["\u{1}"; 110_000]}}),
+    ));
+    input.extend(call(2, "tool.invoke", json!({"tool": quotes, "input": {}})));
+    input.extend(call(3, &quotes, json!({})));
+    input.extend(call(
+        4,
+        "tool.invoke",
+        json!({"tool": "echo", "input": "hi"}),
+    ));
+    let (replies, code, stderr) = serve(&input, "quoting");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(replies.len(), 4, "{stderr}");
+    for reply in &replies {
+        let text = serde_json::to_string(reply).expect("encodes");
+        assert!(text.len() < 8192, "{} bytes: {}", text.len(), &text[..200]);
+        match reply {
+            Envelope::Reply {
+                body: ReplyBody::ToolInvoke(capture),
+                id,
+                ..
+            } if **id == 1 || **id == 2 => {
+                assert_eq!(capture.exit_code, 127);
+                assert!(
+                    capture.stderr.contains("characters left out"),
+                    "{}",
+                    capture.stderr
+                );
+            }
+            Envelope::Reply {
+                body: ReplyBody::ToolInvoke(capture),
+                id,
+                ..
+            } if **id == 4 => assert_eq!(capture.stdout, "\"hi\""),
+            Envelope::Error { body, id, .. } if *id == Some(3) => {
+                assert_eq!(body.code, RpcErrorCode::MethodNotFound);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
 }
 
 #[test]

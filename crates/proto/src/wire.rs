@@ -261,10 +261,37 @@ pub fn sentence(err: &dyn std::error::Error) -> String {
         text.push_str(&next.to_string());
         cause = next.source();
     }
-    match printable(&text) {
+    let text = match printable(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(escaped) => escaped,
+    };
+    match shortened(&text, SENTENCE_CHARS) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(short) => short,
     }
+}
+
+/// The most characters [`sentence`] writes. An error may quote what it
+/// read (serde quotes a string of the wrong type whole), and an answer
+/// built from it must still fit a frame, however large the call was.
+pub const SENTENCE_CHARS: usize = 1024;
+
+/// `text` cut to about `max` characters when longer: its start and its end
+/// (where serde says the line and column) kept, and how much was left out
+/// said between them.
+pub fn shortened(text: &str, max: usize) -> Cow<'_, str> {
+    let count = text.chars().count();
+    if count <= max {
+        return Cow::Borrowed(text);
+    }
+    let head = max / 2;
+    let tail = max / 4;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count.saturating_sub(tail)).collect();
+    Cow::Owned(format!(
+        "{start} … ({} characters left out) … {end}",
+        count.saturating_sub(head + tail)
+    ))
 }
 
 /// `text` with its control characters escaped (`\n`, `\u{1b}`): text that
@@ -285,6 +312,10 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(escaped)
 }
 
+/// The most characters of a method name an answer quotes: a name may be as
+/// long as a frame.
+const METHOD_CHARS: usize = 200;
+
 /// The answer to a call of a method this server does not serve (whether or
 /// not the contract knows it): `method_not_found` with the call's id.
 pub fn method_not_found(id: u64, method: &str, served: &[&str]) -> crate::Envelope {
@@ -292,7 +323,8 @@ pub fn method_not_found(id: u64, method: &str, served: &[&str]) -> crate::Envelo
         body: crate::RpcError {
             code: crate::RpcErrorCode::MethodNotFound,
             message: format!(
-                "this server does not serve {method:?}; it serves {}",
+                "this server does not serve {:?}; it serves {}",
+                shortened(method, METHOD_CHARS),
                 served.join(", ")
             ),
             data: None,

@@ -310,3 +310,60 @@ fn a_message_past_the_tape_is_read_from_its_text() {
         );
     }
 }
+
+/// What an answer quotes of the call is cut, so the answer fits a frame
+/// however large the call was: serde quotes a string of the wrong type
+/// whole, and escapes each `"` of it again inside the message.
+#[test]
+fn an_answer_fits_a_frame_whatever_the_call_quotes() {
+    let quotes = "\"".repeat(500_000);
+    let controls = "\u{1}".repeat(170_000);
+    let calls = [
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {
+            "spec": {"url": "https://example.org/a", "segments": quotes}}}}),
+        json!({"v": 1, "kind": "call", "id": 2, "body": {"method": "download.add", "params": {
+            "spec": {"url": "https://example.org/a", "segments": controls}}}}),
+        json!({"v": 1, "kind": "call", "id": 3, "body": {"method": "download.add", "params": {
+            "spec": {"url": "https://example.org/a", "checksum": {"algorithm": quotes, "value": "00"}}}}}),
+    ];
+    for call in calls {
+        let text = call.to_string();
+        assert!(text.len() <= proto::MAX_FRAME, "{} bytes", text.len());
+        let err = wire::decode::<Envelope>(text.as_bytes()).expect_err("refused");
+        let answer = err.answer().expect("a call is answered");
+        let mut sent = Vec::new();
+        proto::write_frame(&mut sent, &answer).expect("the answer fits a frame");
+        assert!(sent.len() < 4096, "{} bytes", sent.len());
+        let sentence = wire::sentence(&err);
+        assert!(sentence.contains("characters left out"), "{sentence}");
+        // The end, where serde says what it expected, is kept.
+        let mut cause: &dyn std::error::Error = &err;
+        while let Some(next) = cause.source() {
+            cause = next;
+        }
+        let said = cause.to_string();
+        let end: String = said.chars().skip(said.chars().count() - 20).collect();
+        assert!(
+            sentence.ends_with(&end),
+            "{sentence} does not end as {said}"
+        );
+    }
+    let name = quotes.clone() + "x";
+    let answer = wire::method_not_found(4, &name, &["tool.invoke"]);
+    let mut sent = Vec::new();
+    proto::write_frame(&mut sent, &answer).expect("the answer fits a frame");
+    assert!(sent.len() < 4096, "{} bytes", sent.len());
+}
+
+#[test]
+fn a_short_text_is_not_cut_and_a_long_one_keeps_both_ends() {
+    assert_eq!(wire::shortened("abc", 3), "abc");
+    let text: String = ('a'..='z').cycle().take(100).collect();
+    let short = wire::shortened(&text, 40);
+    assert!(short.starts_with(&text[..20]), "{short}");
+    assert!(short.ends_with(&text[90..]), "{short}");
+    assert!(short.contains("(70 characters left out)"), "{short}");
+    // Characters, not bytes: a cut never splits one.
+    let wide = "é".repeat(100);
+    assert_eq!(wire::shortened(&wide, 40).matches('é').count(), 30);
+}
