@@ -396,8 +396,17 @@ function readString(v, min, max, pattern, source, at, key) {
   return v;
 }
 
+/** A value from the input as JSON, cut after 200 characters: a message stays short however long the value was. */
+function quoted(v) {
+  const text = JSON.stringify(v) ?? "nothing";
+  if (text.length <= 200) return text;
+  // Not between the two halves of a surrogate pair.
+  const cut = /[\ud800-\udbff]/.test(text[199]) ? 199 : 200;
+  return `${text.slice(0, cut)}... (${text.length} characters)`;
+}
+
 function readEnum(v, values, type, at, key) {
-  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${JSON.stringify(v) ?? "nothing"} is not a ${type}`);
+  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${quoted(v)} is not a ${type}`);
   return v;
 }
 
@@ -1478,7 +1487,7 @@ function r_Envelope(v, at, key) {
       return { v: PROTOCOL_VERSION, kind, body: r_EventBody(body, p, "body") };
     default:
       if (typeof kind !== "string") fail(p, "kind", `expected a string, found ${typeName(kind)}`);
-      fail(p, "kind", `${JSON.stringify(kind)} is not one of call, reply, error, event`);
+      fail(p, "kind", `${quoted(kind)} is not one of call, reply, error, event`);
   }
 }
 

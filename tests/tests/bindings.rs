@@ -424,6 +424,42 @@ fn cpp_errors_escape_what_the_peer_wrote() {
     one_line_each(Lang::Cpp);
 }
 
+/// A value a message quotes may be as long as a frame; the message quotes
+/// its start and says how long it was, so the error stays short enough to
+/// log or to answer with.
+fn quotes_cut(lang: Lang) {
+    let long = "é".repeat(150) + &"x".repeat(300_000);
+    for line in [
+        format!(
+            r#"{{"v":1,"kind":"event","body":{{"name":"event.task.state","params":{{"taskId":"t_01","state":"{long}","previousState":"queued"}}}}}}"#
+        ),
+        format!(r#"{{"v":1,"kind":"{long}","body":{{}}}}"#),
+    ] {
+        let out = run(lang.roundtrip("Envelope"), format!("{line}\n").as_bytes());
+        assert!(out.starts_with("error: "), "{lang:?}: {out}");
+        assert!(
+            out.len() < 1024,
+            "{lang:?}: {} bytes: {}",
+            out.len(),
+            out.chars().take(300).collect::<String>()
+        );
+        assert!(
+            out.contains("éééé") && out.contains("..."),
+            "{lang:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn cpp_errors_quote_a_long_value_cut() {
+    quotes_cut(Lang::Cpp);
+}
+
+#[test]
+fn ts_errors_quote_a_long_value_cut() {
+    quotes_cut(Lang::Ts);
+}
+
 #[test]
 fn ts_errors_escape_what_the_peer_wrote() {
     one_line_each(Lang::Ts);

@@ -263,7 +263,15 @@ void check_unique(const std::vector<T>& items, const Path& at) {
   }
 }
 
-inline std::string quoted(const std::string& text) { return json(text).dump(); }
+/// A string from the input as JSON, cut after its first 200 bytes (at a
+/// character's start): a message stays short however long the value was.
+inline std::string quoted(const std::string& text) {
+  constexpr std::size_t shown = 200;
+  if (text.size() <= shown) return json(text).dump();
+  std::size_t cut = shown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return json(text.substr(0, cut)).dump() + "... (" + std::to_string(text.size()) + " bytes)";
+}
 
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;

@@ -57,7 +57,7 @@ function r_Envelope(v, at, key) {
       return { v: PROTOCOL_VERSION, kind, body: r_EventBody(body, p, "body") };
     default:
       if (typeof kind !== "string") fail(p, "kind", `expected a string, found ${typeName(kind)}`);
-      fail(p, "kind", `${JSON.stringify(kind)} is not one of call, reply, error, event`);
+      fail(p, "kind", `${quoted(kind)} is not one of call, reply, error, event`);
   }
 }
 

@@ -386,8 +386,17 @@ function readString(v, min, max, pattern, source, at, key) {
   return v;
 }
 
+/** A value from the input as JSON, cut after 200 characters: a message stays short however long the value was. */
+function quoted(v) {
+  const text = JSON.stringify(v) ?? "nothing";
+  if (text.length <= 200) return text;
+  // Not between the two halves of a surrogate pair.
+  const cut = /[\ud800-\udbff]/.test(text[199]) ? 199 : 200;
+  return `${text.slice(0, cut)}... (${text.length} characters)`;
+}
+
 function readEnum(v, values, type, at, key) {
-  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${JSON.stringify(v) ?? "nothing"} is not a ${type}`);
+  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${quoted(v)} is not a ${type}`);
   return v;
 }
 
