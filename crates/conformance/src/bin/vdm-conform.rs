@@ -123,7 +123,9 @@ struct DriveArgs {
     /// The seed the calls are drawn from.
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
-    /// Write the conversation as trace records to FILE.
+    /// Write the conversation as trace records to FILE. Messages are kept
+    /// whole, credentials included (`trace` checks them as sent): keep the
+    /// file as you would a capture.
     #[arg(long, value_name = "FILE")]
     record: Option<String>,
     /// Drive the peer listening on this unix socket instead of starting one.
