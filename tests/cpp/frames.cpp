@@ -1,6 +1,6 @@
 // write_frame and read_frame together: what is written reads back equal, an
-// envelope over MAX_FRAME is refused with nothing written, and a body that
-// is not an envelope is consumed so the next frame still reads.
+// envelope over MAX_FRAME or with text a reader refuses is not written, and
+// a body that is not an envelope is consumed so the next frame still reads.
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -50,6 +50,24 @@ int main() {
     check(error.kind() == vc::FrameError::Kind::too_large, "the refusal is too_large");
   }
   check(out.str().empty(), "nothing is written for a refused envelope");
+
+  // Text a reader would refuse is not written either: an integer past
+  // 2^53 - 1, nesting past 127, a string that is not UTF-8.
+  nlohmann::json deep = 1;
+  for (int i = 0; i < 200; ++i) deep = nlohmann::json::array({deep});
+  for (const nlohmann::json& input :
+       {nlohmann::json(std::uint64_t{1} << 60), deep, nlohmann::json(std::string("caf\xC3"))}) {
+    nlohmann::json unreadable = {{"v", 1}, {"kind", "call"}, {"id", 5},
+                                 {"body", {{"method", "tool.invoke"}, {"params", {{"tool", "t"}, {"input", input}}}}}};
+    std::stringstream refused;
+    try {
+      vc::write_frame(refused, unreadable.get<vc::Envelope>());
+      check(false, "an envelope a reader would refuse is not written");
+    } catch (const vc::FrameError& error) {
+      check(error.kind() == vc::FrameError::Kind::unreadable, "the refusal is unreadable");
+    }
+    check(refused.str().empty(), "nothing is written for an unreadable envelope");
+  }
 
   // A body that is not an envelope is consumed; the next frame reads.
   std::string body = "{\"v\":1,\"kind\":\"call\",\"id\":1,\"body\":{\"method\":\"download.pause\",\"params\":{}}}";

@@ -33,6 +33,7 @@ int main() {
         case vc::FrameError::Kind::too_large: kind = "too_large"; break;
         case vc::FrameError::Kind::unexpected_eof: kind = "unexpected_eof"; break;
         case vc::FrameError::Kind::io: kind = "io"; break;
+        case vc::FrameError::Kind::unreadable: kind = "unreadable"; break;
       }
       std::cout << "frame " << kind << std::endl;
       if (!error.recoverable()) return 0;

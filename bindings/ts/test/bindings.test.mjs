@@ -145,6 +145,15 @@ test("frames: an envelope too large to send is refused", () => {
   assert.throws(() => encodeFrame(big), { kind: "too_large" });
 });
 
+test("frames: an envelope whose text a reader would refuse is not encoded", () => {
+  let deep = 1;
+  for (let i = 0; i < 200; i++) deep = [deep];
+  for (const input of [2 ** 60, deep, "caf\ud83d", { big: 2 ** 53 }]) {
+    const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
+    assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable", JSON.stringify(input)?.slice(0, 40));
+  }
+});
+
 test("frames: the bytes ending inside a frame is unexpected_eof", () => {
   const frame = encodeFrame(parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "download.pause", params: { taskId: "t" } } }));
   const decoder = new FrameDecoder();

@@ -440,9 +440,18 @@ const encoder = new TextEncoder();
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
 export function encodeFrame(envelope) {
-  const body = encoder.encode(JSON.stringify(envelope));
+  const text = JSON.stringify(envelope);
+  const body = encoder.encode(text);
   if (body.length > MAX_FRAME) {
     throw new FrameError("too_large", body.length, `an envelope of ${body.length} bytes, more than the ${MAX_FRAME} a frame may carry`);
+  }
+  // Read back by the readers' own `readJson`: a string with half a
+  // surrogate pair, an integer past 2^53 - 1 or nesting past 127 would be
+  // refused by every reader, so it is not sent.
+  try {
+    readJson(text);
+  } catch (error) {
+    throw new FrameError("unreadable", 0, `the envelope encodes to JSON the wire does not take: ${error instanceof Error ? error.message : String(error)}`);
   }
   const frame = new Uint8Array(HEADER + body.length);
   new DataView(frame.buffer).setUint32(0, body.length, false);
