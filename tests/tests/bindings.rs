@@ -384,6 +384,45 @@ fn cpp_frames_written_read_back_and_oversize_is_refused_unwritten() {
     run(Command::new(cpp_programs().join("frames")), b"");
 }
 
+/// The same sources as `cpp_programs`, read by clang with the same strict
+/// warnings (a GCC-only one is passed over): a lane may build its engine
+/// with either compiler.
+#[test]
+fn cpp_headers_compile_clean_under_clang() {
+    let sources = [
+        "bindings/cpp/examples/roundtrip.cpp",
+        "bindings/cpp/examples/frame_outcomes.cpp",
+        "tests/cpp/secret.cpp",
+        "tests/cpp/frames.cpp",
+        "tests/cpp/limits.cpp",
+        "tests/cpp/reader_server.cpp",
+    ];
+    let children: Vec<_> = sources
+        .iter()
+        .map(|source| {
+            let child = Command::new("clang++")
+                .args(contract_tests::cxx_flags())
+                .args(["-Wno-unknown-warning-option", "-fsyntax-only", "-I"])
+                .arg(root().join("bindings/cpp/include"))
+                .arg(root().join(source))
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|err| {
+                    panic!("clang++ cannot start ({err}); `cargo xtask test` installs it")
+                });
+            (source, child)
+        })
+        .collect();
+    for (source, child) in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "clang++ -Werror refuses {source}:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
 #[test]
 fn cpp_never_prints_a_secret() {
     run(Command::new(cpp_programs().join("secret")), b"");

@@ -1,6 +1,6 @@
 //! `cargo xtask test`: the whole suite on any machine. What the C++ and
-//! TypeScript tests need besides Rust (g++, CMake, nlohmann::json, node and
-//! the pinned TypeScript compiler) is installed by `.ci/setup` when any of
+//! TypeScript tests need besides Rust (g++, clang++, CMake, nlohmann::json,
+//! node and the pinned TypeScript compiler) is installed by `.ci/setup` when any of
 //! it is missing; then `cargo test --workspace --all-features --locked`
 //! runs, with any further arguments passed on.
 
@@ -18,7 +18,7 @@ fn missing(root: &Path) -> Vec<&'static str> {
             .is_ok_and(|output| output.status.success())
     };
     let mut out = Vec::new();
-    for tool in ["g++", "cmake", "node", "npm"] {
+    for tool in ["g++", "clang++", "cmake", "node", "npm"] {
         if !on_path(tool) {
             out.push(tool);
         }
