@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use proto::wire::printable;
+use std::borrow::Cow;
+
+use proto::wire::{printable, shortened, SENTENCE_CHARS};
 use serde::Serialize;
 
 /// One violation, located in a file.
@@ -65,6 +67,10 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
     }
     let mut out = String::new();
     for v in violations {
+        // A message may quote a value of the input whole (a frame's worth),
+        // and a report is read in a log: at most SENTENCE_CHARS of it, both
+        // ends kept. The pointer stays exact in JSON, for tools.
+        let message = shortened(&v.finding.message, SENTENCE_CHARS);
         match format {
             Format::Human => {
                 // Names, pointers and messages can quote the input: each is
@@ -81,7 +87,9 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let pointer = if v.finding.pointer.is_empty() {
                     "(root)".into()
                 } else {
-                    printable(&v.finding.pointer)
+                    Cow::Owned(
+                        shortened(&printable(&v.finding.pointer), SENTENCE_CHARS).into_owned(),
+                    )
                 };
                 let warning = match level {
                     Level::Error => "",
@@ -92,14 +100,21 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                     out,
                     "{place} {pointer}: [{}] {warning}{}",
                     v.finding.rule,
-                    printable(&v.finding.message)
+                    printable(&message)
                 );
             }
             Format::Json => {
-                let leveled = Leveled {
-                    violation: v,
-                    level,
+                let cut;
+                let violation = match message {
+                    Cow::Borrowed(_) => v,
+                    Cow::Owned(message) => {
+                        let mut shown = v.clone();
+                        shown.finding.message = message;
+                        cut = shown;
+                        &cut
+                    }
                 };
+                let leveled = Leveled { violation, level };
                 let _ = writeln!(
                     out,
                     "{}",
@@ -113,9 +128,9 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                     "{} at {}",
                     v.finding.rule,
                     if v.finding.pointer.is_empty() {
-                        "/"
+                        Cow::Borrowed("/")
                     } else {
-                        &v.finding.pointer
+                        shortened(&v.finding.pointer, SENTENCE_CHARS)
                     }
                 );
                 let command = match level {
@@ -127,7 +142,7 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                     "::{command} file={}{line},title={}::{}",
                     escape_property(&v.file),
                     escape_property(&title),
-                    escape_data(&v.finding.message)
+                    escape_data(&message)
                 );
             }
         }

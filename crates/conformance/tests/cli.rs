@@ -164,6 +164,34 @@ fn what_the_input_names_cannot_forge_a_line() {
     }
 }
 
+/// A value the input holds may be a frame's worth; a report line quotes at
+/// most about a kilobyte of it, in every format, and still says where and
+/// which rule.
+#[test]
+fn a_long_value_is_quoted_cut_in_every_format() {
+    let long = "x".repeat(500_000);
+    let message = format!(
+        r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"download.add","params":{{"spec":{{"url":"https://example.org/a","segments":"{long}"}}}}}}}}"#
+    );
+    let file = Temp::new("long.jsonl", format!("{message}\n").as_bytes());
+    for format in ["human", "json", "github"] {
+        let output = run(&["--format", format, "check", file.path()], None);
+        assert_eq!(output.status.code(), Some(1), "{format}");
+        let text = stdout(&output);
+        assert_eq!(text.lines().count(), 1, "{format}");
+        assert!(text.len() < 2048, "{format}: {} bytes", text.len());
+        assert!(
+            text.contains("/body/params/spec/segments"),
+            "{format}: {text}"
+        );
+        assert!(text.contains("characters left out"), "{format}: {text}");
+        assert!(
+            text.contains("is not of type"),
+            "{format}: the end is kept: {text}"
+        );
+    }
+}
+
 #[test]
 fn standard_input_is_read_for_a_dash() {
     let output = run(&["check", "-"], Some(BAD_RANGES));
