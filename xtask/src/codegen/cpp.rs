@@ -36,8 +36,9 @@ const LEADING_OK: &[&str] = &["TaskErrorCode"];
 /// `Transport::unix` reads the same in either dialect.
 const GNU_MACROS: &[&str] = &["unix", "linux", "i386", "sun", "sparc", "mips", "vax"];
 
-/// C++ keywords (C++17's, C++20's and GNU's) and the standard library's
-/// macros a member or enumerator may not be named.
+/// C++ keywords (C++17's, C++20's and GNU's), and the macros of the
+/// standard library and of the Windows SDK, a member or enumerator may not be
+/// named.
 const RESERVED: &[&str] = &[
     "alignas",
     "alignof",
@@ -140,6 +141,18 @@ const RESERVED: &[&str] = &[
     "errno",
     "assert",
     "EOF",
+    // Lowercase object-like macros of the Windows SDK's headers, which an
+    // engine built for Windows includes before this one: `far`, `near`,
+    // `pascal` and `cdecl` (minwindef.h), `small` and `hyper` (rpcndr.h),
+    // `interface` (combaseapi.h). A function-like macro (`min`, `max`) is
+    // only expanded before `(`, which no generated name is.
+    "far",
+    "near",
+    "pascal",
+    "cdecl",
+    "small",
+    "hyper",
+    "interface",
     "NULL",
 ];
 

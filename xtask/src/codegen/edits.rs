@@ -122,6 +122,12 @@ const NAMES: &[&str] = &[
     "major",
     "minor",
     "interface",
+    "small",
+    "near",
+    "far",
+    "pascal",
+    "cdecl",
+    "hyper",
     "self",
     "std",
     "json",
@@ -252,7 +258,11 @@ fn compile(dir: &Path, root: &Path) -> Result<(), String> {
     let source = dir.join("all.cpp");
     std::fs::write(
         &source,
-        "#include \"vdm/contract.hpp\"\n#include \"vdm/frame.hpp\"\nint main() { return 0; }\n",
+        // Included after what <windows.h> defines in lowercase, as an
+        // engine built for Windows would include it.
+        "#define far\n#define near\n#define pascal\n#define cdecl\n#define small char\n\
+         #define hyper long long\n#define interface struct\n\
+         #include \"vdm/contract.hpp\"\n#include \"vdm/frame.hpp\"\nint main() { return 0; }\n",
     )
     .unwrap();
     let warnings = include_str!("../../../bindings/cpp/strict-warnings.txt")
