@@ -450,12 +450,11 @@ impl Checker {
         value: &Value,
         out: &mut Vec<Finding>,
     ) -> Result<(), Error> {
-        if self.validator(target)?.is_valid(value) {
-            return Ok(());
-        }
         let before = out.len();
-        self.findings_at(self.location(target)?, value, "", target, 0, out)?;
-        if out.len() == before {
+        // `findings_at` asks the validator first, so a valid value costs
+        // one `is_valid` and a failing one no second.
+        let failed = self.findings_at(self.location(target)?, value, "", target, 0, out)?;
+        if failed && out.len() == before {
             // Never a failure without a finding: the whole schema's account.
             self.whole_schema_errors(target, value, out)?;
         }
@@ -478,7 +477,8 @@ impl Checker {
 
     /// The findings of the schema at `at` (a key of `validators`) for
     /// `value`, which stands at `prefix` in what is checked; `depth` counts
-    /// the unions entered on the way.
+    /// the unions entered on the way. `Ok(false)` when the value is valid
+    /// there.
     ///
     /// A tagged union is passed for the branch the tag names (its
     /// validator is a reference to the branch where it stands, so its
@@ -496,10 +496,10 @@ impl Checker {
         target: &str,
         depth: usize,
         out: &mut Vec<Finding>,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         let mut validator = self.validator_at(at, target)?;
         if validator.is_valid(value) {
-            return Ok(());
+            return Ok(false);
         }
         let mut at = at.to_string();
         while let Some(branch) = self.tagged_branch(&at, value) {
@@ -514,7 +514,7 @@ impl Checker {
                         rule: Rule::Schema,
                         message,
                     });
-                    return Ok(());
+                    return Ok(true);
                 }
             };
             let inner = self.validator_at(&branch, target)?;
@@ -537,7 +537,7 @@ impl Checker {
             for error in validator.iter_errors(value) {
                 self.schema_findings(&error, prefix, out);
             }
-            return Ok(());
+            return Ok(true);
         }
         // The object without its union members; `required` missing them
         // is not a finding.
@@ -566,7 +566,7 @@ impl Checker {
                 self.findings_at(location, member, &prefix, target, depth + 1, out)?;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Where the branch `value`'s tag names lives, when the schema at `at`
