@@ -448,14 +448,29 @@ fn ts_survives_64_mib_of_any_shape_on_a_small_stack() {
 
 /// A member name may hold a newline; an error that quotes its place must not
 /// become two lines (the second one forged by the peer).
+/// A line separator, a C1 next-line or a right-to-left override in it must
+/// not start a line or turn the words around where the log is shown.
 fn one_line_each(lang: Lang) {
-    let line = r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.add","params":{"spec":{"url":"https://example.org/a","headers":{"X\nerror: forged":1}}}}}"#;
-    let out = run(lang.roundtrip("Envelope"), format!("{line}\n").as_bytes());
-    assert_eq!(out.lines().count(), 1, "{lang:?}: {out}");
-    assert!(
-        out.starts_with("error: ") && out.contains("\\u000a"),
-        "{lang:?}: {out}"
-    );
+    for (name, escaped) in [
+        (r"X\nerror: forged", r"\u000a"),
+        (r"X\u2028error: forged", r"\u2028"),
+        (r"X\u0085error: forged", r"\u0085"),
+        (r"X\u202edegrof :rorre", r"\u202e"),
+    ] {
+        let line = format!(
+            r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"download.add","params":{{"spec":{{"url":"https://example.org/a","headers":{{"{name}":1}}}}}}}}}}"#
+        );
+        let out = run(lang.roundtrip("Envelope"), format!("{line}\n").as_bytes());
+        assert_eq!(out.lines().count(), 1, "{lang:?}: {out}");
+        assert!(
+            out.starts_with("error: ") && out.contains(escaped),
+            "{lang:?}: {out}"
+        );
+        assert!(
+            !out.contains(['\u{2028}', '\u{85}', '\u{202e}']),
+            "{lang:?}: {out:?}"
+        );
+    }
 }
 
 #[test]

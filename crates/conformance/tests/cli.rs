@@ -145,7 +145,7 @@ fn github_format_gives_annotations_with_lines() {
 fn what_the_input_names_cannot_forge_a_line() {
     // JSON escapes, so the text holds no raw control character (the text
     // policy would refuse it before any name is read).
-    let forged = r"x\nbad.jsonl:1 [message 0] /: [schema] all good\u001b[2J\u0000";
+    let forged = r"x\nbad.jsonl:1 [message 0] /: [schema] all good\u001b[2J\u0000\u2028\u202e";
     let message = format!(
         r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"download.add","params":{{"spec":{{"url":"https://example.org/a","headers":{{"{forged}":7}}}},"{forged}":1}}}}}}"#
     );
@@ -159,6 +159,10 @@ fn what_the_input_names_cannot_forge_a_line() {
         assert_eq!(lines.len(), 2, "{format}: {text}");
         for line in &lines {
             assert!(!line.chars().any(char::is_control), "{format}: {line:?}");
+            assert!(
+                !line.contains(['\u{2028}', '\u{202e}']),
+                "{format}: {line:?}"
+            );
             assert!(line.contains(r"x\nbad.jsonl"), "{format}: {line}");
         }
     }

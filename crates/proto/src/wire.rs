@@ -294,22 +294,34 @@ pub fn shortened(text: &str, max: usize) -> Cow<'_, str> {
     ))
 }
 
-/// `text` with its control characters escaped (`\n`, `\u{1b}`): text that
-/// came from the input, printed in a message or a log line, cannot start a
-/// line of its own or move a terminal's cursor.
+/// `text` with its control characters escaped (`\n`, `\u{1b}`), and the
+/// characters that break or reorder a line where they are shown (U+2028,
+/// U+2029, the bidirectional marks, embeddings, overrides and isolates):
+/// text that came from the input, printed in a message or a log line,
+/// cannot start a line of its own, move a terminal's cursor, or show its
+/// words in another order than they are read.
 pub fn printable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(unprintable) {
         return Cow::Borrowed(text);
     }
     let mut escaped = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if c.is_control() {
             escaped.extend(c.escape_debug());
+        } else if unprintable(c) {
+            escaped.extend(c.escape_unicode());
         } else {
             escaped.push(c);
         }
     }
     Cow::Owned(escaped)
+}
+
+/// What [`printable`] escapes: C0 and C1 controls and DEL, the line and
+/// paragraph separators, and the bidirectional formatting characters.
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The most characters of a method name an answer quotes: a name may be as

@@ -367,3 +367,16 @@ fn a_short_text_is_not_cut_and_a_long_one_keeps_both_ends() {
     let wide = "é".repeat(100);
     assert_eq!(wire::shortened(&wide, 40).matches('é').count(), 30);
 }
+
+#[test]
+fn printable_escapes_what_breaks_or_reorders_a_line() {
+    let text = "a\nb\u{85}c\u{2028}d\u{202e}e\u{2066}f\u{200f}g\u{1b}h é 😀";
+    assert_eq!(
+        wire::printable(text),
+        r"a\nb\u{85}c\u{2028}d\u{202e}e\u{2066}f\u{200f}g\u{1b}h é 😀"
+    );
+    assert!(matches!(
+        wire::printable("plain é 😀"),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}

@@ -38,20 +38,40 @@ std::optional<Enum> parse(std::string_view text);
 
 namespace detail {
 
-/// Text from the input, with its control characters escaped: a message built
-/// from it stays one line and says only what it says.
+/// Text from the input with what would break or reorder its line escaped
+/// as a backslash, `u` and four hex digits: C0 and C1 controls and DEL,
+/// U+2028 and U+2029, and the bidirectional marks, embeddings, overrides
+/// and isolates. A message built from it stays one line and says only what
+/// it says. The text is UTF-8 (the readers refuse anything else), so each
+/// of these is one two- or three-byte sequence.
 inline std::string printable(std::string_view text) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
+  auto escape = [&out](unsigned code) {
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4) out.push_back(hex[(code >> shift) & 0xfu]);
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    auto next = [&](std::size_t at) { return at < text.size() ? static_cast<unsigned char>(text[at]) : 0u; };
     if (byte < 0x20 || byte == 0x7f) {
-      out += "\\u00";
-      out.push_back(hex[byte >> 4]);
-      out.push_back(hex[byte & 0xf]);
+      escape(byte);
+    } else if (byte == 0xc2 && next(i + 1) >= 0x80 && next(i + 1) <= 0x9f) {
+      escape(next(i + 1));  // U+0080..U+009F
+      i += 1;
+    } else if (byte == 0xe2 && (next(i + 1) == 0x80 || next(i + 1) == 0x81)) {
+      unsigned code = 0x2000u | ((next(i + 1) & 0x3fu) << 6) | (next(i + 2) & 0x3fu);
+      bool breaks_or_reorders = code == 0x200e || code == 0x200f || code == 0x2028 || code == 0x2029 ||
+                                (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+      if (breaks_or_reorders) {
+        escape(code);
+        i += 2;
+      } else {
+        out.push_back(text[i]);
+      }
     } else {
-      out.push_back(c);
+      out.push_back(text[i]);
     }
   }
   return out;

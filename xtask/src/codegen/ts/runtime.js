@@ -92,9 +92,14 @@ function fail(at, key, why) {
   throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
 }
 
-/** Text from the input with its control characters escaped: a message stays one line. */
+/**
+ * Text from the input with what would break or reorder its line escaped:
+ * C0 and C1 controls and DEL, U+2028 and U+2029, and the bidirectional
+ * marks, embeddings, overrides and isolates. A message stays one line and
+ * says only what it says.
+ */
 function printable(text) {
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 const MAX_DEPTH = 127;
