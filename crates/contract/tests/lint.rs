@@ -806,6 +806,29 @@ fn a_pattern_the_readers_read_differently_is_refused() {
     );
 }
 
+/// Generated comments and pages copy schema text: an unpaired override
+/// makes GCC refuse the header, a paired one reorders what a reviewer reads.
+#[test]
+fn a_bidirectional_override_anywhere_in_a_file_is_refused() {
+    check(
+        "types/DownloadSpec.json",
+        |v| *at(v, "/properties/url/description") = json!("The URL \u{202e}to fetch\u{202c}."),
+        LintRule::Text,
+        "/properties/url/description",
+    );
+    check(
+        "types/DownloadSpec.json",
+        |v| {
+            at(v, "/properties/url")
+                .as_object_mut()
+                .expect("url")
+                .insert("$comment".into(), json!("\u{2066}hidden\u{2069}"));
+        },
+        LintRule::Text,
+        "/properties/url/$comment",
+    );
+}
+
 #[test]
 fn every_rule_is_documented() {
     let doc = std::fs::read_to_string(

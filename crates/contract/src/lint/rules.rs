@@ -57,6 +57,7 @@ pub enum LintRule {
     Pattern,
     Format,
     Since,
+    Text,
 }
 
 impl LintRule {
@@ -79,6 +80,7 @@ impl LintRule {
         LintRule::Pattern,
         LintRule::Format,
         LintRule::Since,
+        LintRule::Text,
     ];
 
     /// The stable id printed with every violation.
@@ -101,6 +103,7 @@ impl LintRule {
             LintRule::Pattern => "lint.pattern",
             LintRule::Format => "lint.format",
             LintRule::Since => "lint.since",
+            LintRule::Text => "lint.text",
         }
     }
 
@@ -128,6 +131,7 @@ impl LintRule {
             LintRule::Pattern => "every `pattern` keeps to what every reader reads alike: ASCII literals, escaped punctuation, classes of ASCII members, groups, alternation, quantifiers, `^` and `$`",
             LintRule::Format => "`format` is `date-time` or `uri` on a string, or an integer width (`uint64`, …) on an integer: the formats whose handling by each reader is written down",
             LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
+            LintRule::Text => "no string and no member name in a schema file holds a bidirectional formatting character (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)",
         }
     }
 }
