@@ -18,11 +18,13 @@ use crate::{resolve_ref, DocKind, Pointer, SchemaDoc, SchemaSet, MAX_SAFE_INTEGE
 mod pattern;
 mod rules;
 mod set;
+mod text;
 mod walk;
 
 pub use pattern::pattern_reads_alike;
 pub use rules::{LintRule, Violation, INHERITED_NAMES, KNOWN_EXTENSIONS};
 use set::{envelope_coverage, expansion_bound, secret_transport};
+pub use text::bidi_controls;
 use walk::{Linter, MetaValidators};
 
 /// Lints a whole set. The result is sorted and empty when the set is clean.

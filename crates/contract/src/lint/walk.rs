@@ -143,37 +143,10 @@ impl Linter<'_> {
         self.walk(value, &root, root_is_shape);
     }
 
-    /// `lint.text`, over every string and member name of the file: the
-    /// bindings and the reference copy schema text into comments, literals
-    /// and pages, where an unpaired bidirectional override makes GCC refuse
-    /// the header (`-Wbidi-chars`) and a paired one shows the text in
-    /// another order than a compiler or a reviewer reads it.
+    /// `lint.text`: generated code and the reference copy schema text into
+    /// comments, literals and pages (see [`bidi_controls`]).
     fn text(&mut self) {
-        let mut stack = vec![(&self.doc.value, Pointer::root())];
-        let mut found = Vec::new();
-        while let Some((value, at)) = stack.pop() {
-            match value {
-                Value::String(text) => {
-                    if let Some(c) = text.chars().find(|c| is_bidi_control(*c)) {
-                        found.push((at, c, "the string"));
-                    }
-                }
-                Value::Array(items) => {
-                    stack.extend(items.iter().enumerate().map(|(i, item)| (item, at.push(i))));
-                }
-                Value::Object(map) => {
-                    for (name, member) in map {
-                        let place = at.push(name);
-                        if let Some(c) = name.chars().find(|c| is_bidi_control(*c)) {
-                            found.push((place.clone(), c, "the member name"));
-                        }
-                        stack.push((member, place));
-                    }
-                }
-                _ => {}
-            }
-        }
-        for (at, c, what) in found {
+        for (at, c, what) in bidi_controls(&self.doc.value) {
             self.report(
                 &at,
                 LintRule::Text,
@@ -560,12 +533,6 @@ const STRING_FORMATS: &[&str] = &["date-time", "uri"];
 const INTEGER_FORMATS: &[&str] = &[
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
 ];
-
-/// The bidirectional formatting characters: the marks, embeddings,
-/// overrides and isolates.
-pub(super) fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
 
 pub(super) fn has_description(schema: &Value) -> bool {
     schema

@@ -235,6 +235,19 @@ impl Model {
 }
 
 pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
+    // The Rust types are written from these files too, and rustc refuses a
+    // bidirectional override in a doc comment: without this the xtask that
+    // writes them would no longer build (`lint.text` says the same).
+    for doc in &set.docs {
+        if let Some((at, c, what)) = contract::bidi_controls(&doc.value).into_iter().next() {
+            bail!(
+                "{}#{}: {what} holds the bidirectional formatting character U+{:04X}, which the bindings would copy into comments that rustc and GCC refuse (lint.text)",
+                doc.rel,
+                at.as_str(),
+                u32::from(c)
+            );
+        }
+    }
     let mut builder = Builder {
         set,
         names: BTreeMap::new(),
@@ -642,6 +655,21 @@ pub(super) mod tests {
         });
         assert!(
             err.contains("types/ToolCapture.json#/properties") && err.contains("`exit_code`"),
+            "{err}"
+        );
+    }
+
+    /// rustc refuses a bidirectional override in the doc comment the
+    /// description becomes, and then the xtask itself would not build.
+    #[test]
+    fn a_bidirectional_override_in_a_description_is_refused() {
+        let err = refused(|set| {
+            doc(set, "ToolCapture")["properties"]["stdout"]["description"] =
+                serde_json::json!("What it wrote \u{202e}backwards");
+        });
+        assert!(
+            err.contains("types/ToolCapture.json#/properties/stdout/description")
+                && err.contains("U+202E"),
             "{err}"
         );
     }
