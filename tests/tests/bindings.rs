@@ -478,9 +478,9 @@ fn cpp_errors_escape_what_the_peer_wrote() {
     one_line_each(Lang::Cpp);
 }
 
-/// A value a message quotes may be as long as a frame; the message quotes
-/// its start and says how long it was, so the error stays short enough to
-/// log or to answer with.
+/// A value a message quotes, or a member name in its pointer, may be as
+/// long as a frame; the message keeps a part and says how much it left out,
+/// so the error stays short enough to log or to answer with.
 fn quotes_cut(lang: Lang) {
     let long = "é".repeat(150) + &"x".repeat(300_000);
     for line in [
@@ -488,6 +488,10 @@ fn quotes_cut(lang: Lang) {
             r#"{{"v":1,"kind":"event","body":{{"name":"event.task.state","params":{{"taskId":"t_01","state":"{long}","previousState":"queued"}}}}}}"#
         ),
         format!(r#"{{"v":1,"kind":"{long}","body":{{}}}}"#),
+        // A pointer is made of member names, and a name may be as long.
+        format!(
+            r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"download.add","params":{{"spec":{{"url":"https://example.org/a","headers":{{"{long}":1}}}}}}}}}}"#
+        ),
     ] {
         let out = run(lang.roundtrip("Envelope"), format!("{line}\n").as_bytes());
         assert!(out.starts_with("error: "), "{lang:?}: {out}");

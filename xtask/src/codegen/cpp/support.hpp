@@ -46,15 +46,36 @@ inline std::string printable(std::string_view text) {
   return out;
 }
 
+/// `text` with its middle left out when it is longer than 1,024 bytes: the
+/// first 512 and the last 256 bytes kept (cut where a character starts),
+/// and how many bytes were left out said between them. A pointer is made of
+/// member names from the input, and a name may be as long as a frame.
+inline std::string shortened(std::string_view text) {
+  constexpr std::size_t most = 1024;
+  if (text.size() <= most) return std::string(text);
+  auto continuation = [&text](std::size_t at) {
+    return (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
+  };
+  std::size_t head = most / 2;
+  while (head > 0 && continuation(head)) --head;
+  std::size_t tail = text.size() - most / 4;
+  while (tail < text.size() && continuation(tail)) ++tail;
+  return std::string(text.substr(0, head)) + "... (" + std::to_string(tail - head) + " bytes left out) ..." +
+         std::string(text.substr(tail));
+}
+
 }  // namespace detail
 
 /// A JSON value that is not what the contract says. `pointer()` is the JSON
 /// pointer of the offending value inside what was decoded ("" for the
-/// whole), exactly; `what()` prints it with control characters escaped.
+/// whole), exactly; `what()` prints it with control characters escaped, and
+/// its middle left out past 1,024 bytes.
 class ContractError : public std::runtime_error {
  public:
   ContractError(std::string pointer, const std::string& why)
-      : std::runtime_error("at " + (pointer.empty() ? std::string("/") : detail::printable(pointer)) + ": " + why),
+      : std::runtime_error("at " +
+                           (pointer.empty() ? std::string("/") : detail::printable(detail::shortened(pointer))) +
+                           ": " + why),
         pointer_(std::move(pointer)) {}
   const std::string& pointer() const noexcept { return pointer_; }
 

@@ -5,8 +5,10 @@
 /** A value that is not what the contract says, at `pointer` inside what was read. */
 export class ContractError extends Error {
   constructor(pointer, why) {
-    // The pointer is exact; the message shows it with control characters escaped.
-    super(`at ${pointer === "" ? "/" : printable(pointer)}: ${why}`);
+    // The pointer is exact; the message shows it with control characters
+    // escaped and its middle left out past 1,024 characters (a member name
+    // may be as long as a frame).
+    super(`at ${pointer === "" ? "/" : printable(shortened(pointer))}: ${why}`);
     this.name = "ContractError";
     this.pointer = pointer;
   }
@@ -90,6 +92,15 @@ function escapeToken(key) {
 
 function fail(at, key, why) {
   throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
+}
+
+/** `text` with its middle left out past 1,024 characters: the first 512 and the last 256 kept. */
+function shortened(text) {
+  if (text.length <= 1024) return text;
+  // Not between the two halves of a surrogate pair.
+  const head = /[\ud800-\udbff]/.test(text[511]) ? 511 : 512;
+  const tail = /[\udc00-\udfff]/.test(text[text.length - 256]) ? text.length - 255 : text.length - 256;
+  return `${text.slice(0, head)}... (${tail - head} characters left out) ...${text.slice(tail)}`;
 }
 
 /**
