@@ -97,58 +97,71 @@ fn run(mut command: Command, input: &[u8]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-/// The C++ examples (and the secret test), compiled once per test run with
-/// the strict warnings of `cxx_flags` (the README's are a subset), in parallel.
+/// The C++ programs the tests run: the examples and the test programs.
+const CPP_PROGRAMS: &[(&str, &str)] = &[
+    ("roundtrip", "bindings/cpp/examples/roundtrip.cpp"),
+    ("frame_outcomes", "bindings/cpp/examples/frame_outcomes.cpp"),
+    ("secret", "tests/cpp/secret.cpp"),
+    ("frames", "tests/cpp/frames.cpp"),
+    ("limits", "tests/cpp/limits.cpp"),
+];
+
+/// Runs `compiler` with the strict warnings of `cxx_flags` and `args` on
+/// each source (its path relative to the root) in parallel, `out(name)`
+/// naming the program each writes; fails with the compiler's errors.
+fn compile_each(
+    compiler: &str,
+    args: &[&str],
+    sources: &[(&str, &str)],
+    out: impl Fn(&str) -> Option<PathBuf>,
+) {
+    let children: Vec<_> = sources
+        .iter()
+        .map(|(name, source)| {
+            let mut command = Command::new(compiler);
+            command
+                .args(contract_tests::cxx_flags())
+                .args(args)
+                .arg("-I")
+                .arg(root().join("bindings/cpp/include"))
+                .arg(root().join(source));
+            if let Some(program) = out(name) {
+                command.arg("-o").arg(program);
+            }
+            let child = command
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|err| {
+                    panic!("{compiler} cannot start ({err}); `cargo xtask test` installs it")
+                });
+            (source, child)
+        })
+        .collect();
+    for (source, child) in children {
+        let output = child.wait_with_output().unwrap();
+        let errors = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "{compiler} -Werror refuses {source}:\n{errors}{}",
+            if errors.contains("nlohmann/json.hpp") {
+                "\nnlohmann::json is missing: `cargo xtask test` installs it"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// The C++ examples (and the test programs), compiled once per test run
+/// with the strict warnings of `cxx_flags` (the README's are a subset).
 fn cpp_programs() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-bindings");
         std::fs::create_dir_all(&out).unwrap();
-        let sources = [
-            (
-                "roundtrip",
-                root().join("bindings/cpp/examples/roundtrip.cpp"),
-            ),
-            (
-                "frame_outcomes",
-                root().join("bindings/cpp/examples/frame_outcomes.cpp"),
-            ),
-            ("secret", root().join("tests/cpp/secret.cpp")),
-            ("frames", root().join("tests/cpp/frames.cpp")),
-            ("limits", root().join("tests/cpp/limits.cpp")),
-        ];
-        let children: Vec<_> = sources
-            .iter()
-            .map(|(name, source)| {
-                let child = Command::new("g++")
-                    .args(contract_tests::cxx_flags())
-                    .args(["-O2", "-pthread", "-I"])
-                    .arg(root().join("bindings/cpp/include"))
-                    .arg(source)
-                    .arg("-o")
-                    .arg(out.join(name))
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap_or_else(|err| {
-                        panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
-                    });
-                (source, child)
-            })
-            .collect();
-        for (source, child) in children {
-            let output = child.wait_with_output().unwrap();
-            assert!(
-                output.status.success(),
-                "g++ -Werror refuses {}:\n{}{}",
-                source.display(),
-                String::from_utf8_lossy(&output.stderr),
-                if String::from_utf8_lossy(&output.stderr).contains("nlohmann/json.hpp") {
-                    "\nnlohmann::json is missing: `cargo xtask test` installs it"
-                } else {
-                    ""
-                }
-            );
-        }
+        compile_each("g++", &["-O2", "-pthread"], CPP_PROGRAMS, |name| {
+            Some(out.join(name))
+        });
         out
     })
 }
@@ -384,43 +397,19 @@ fn cpp_frames_written_read_back_and_oversize_is_refused_unwritten() {
     run(Command::new(cpp_programs().join("frames")), b"");
 }
 
-/// The same sources as `cpp_programs`, read by clang with the same strict
-/// warnings (a GCC-only one is passed over): a lane may build its engine
-/// with either compiler.
+/// The same sources as `cpp_programs` and the reader server, read by clang
+/// with the same strict warnings (a GCC-only one is passed over): a lane
+/// may build its engine with either compiler.
 #[test]
 fn cpp_headers_compile_clean_under_clang() {
-    let sources = [
-        "bindings/cpp/examples/roundtrip.cpp",
-        "bindings/cpp/examples/frame_outcomes.cpp",
-        "tests/cpp/secret.cpp",
-        "tests/cpp/frames.cpp",
-        "tests/cpp/limits.cpp",
-        "tests/cpp/reader_server.cpp",
-    ];
-    let children: Vec<_> = sources
-        .iter()
-        .map(|source| {
-            let child = Command::new("clang++")
-                .args(contract_tests::cxx_flags())
-                .args(["-Wno-unknown-warning-option", "-fsyntax-only", "-I"])
-                .arg(root().join("bindings/cpp/include"))
-                .arg(root().join(source))
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap_or_else(|err| {
-                    panic!("clang++ cannot start ({err}); `cargo xtask test` installs it")
-                });
-            (source, child)
-        })
-        .collect();
-    for (source, child) in children {
-        let output = child.wait_with_output().unwrap();
-        assert!(
-            output.status.success(),
-            "clang++ -Werror refuses {source}:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    let mut sources = CPP_PROGRAMS.to_vec();
+    sources.push(("reader_server", "tests/cpp/reader_server.cpp"));
+    compile_each(
+        "clang++",
+        &["-Wno-unknown-warning-option", "-fsyntax-only"],
+        &sources,
+        |_| None,
+    );
 }
 
 #[test]
