@@ -12,14 +12,17 @@
 //! readable. Replies, errors and events are never answered: they are
 //! ignored with a log line, as is an empty frame. An answer that cannot be
 //! sent as a frame becomes `internal_error` for its call. Only a frame longer than
-//! `MAX_FRAME`, or input that ends inside a frame, ends the session early:
-//! the stream cannot be resynchronised.
+//! `MAX_FRAME`, or input that ends inside a frame, ends the session early
+//! (the stream cannot be resynchronised), and a peer that stops reading:
+//! once an answer cannot be written, the calls still queued are dropped
+//! unrun and nothing more is read.
 //!
 //! A client reads answers while it sends: calls and answers queue
 //! 32 deep each, and past that serve reads no further until the
 //! client has read, as over any stream with back-pressure.
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
@@ -48,7 +51,8 @@ pub enum End {
     /// A frame was too long, or the input ended inside a frame; calls in
     /// flight were still answered.
     Broken(FrameError),
-    /// Replies could not be written (the peer went away).
+    /// Replies could not be written (the peer went away); the calls still
+    /// queued were not run.
     WriteFailed(FrameError),
 }
 
@@ -67,12 +71,22 @@ where
     let (reply_tx, reply_rx) = mpsc::sync_channel::<Envelope>(QUEUED);
     let (job_tx, job_rx) = mpsc::sync_channel::<(u64, ToolInvokeParams)>(QUEUED);
     let job_rx = Arc::new(Mutex::new(job_rx));
+    // Set when answers can no longer be written (the peer closed its end):
+    // the calls still queued are dropped unrun, and the reader stops at the
+    // next frame, so a peer that stops reading ends the session instead of
+    // leaving the reader blocked on a full queue no worker takes from.
+    let gone = AtomicBool::new(false);
+    let gone = &gone;
     thread::scope(|scope| {
         let writer = scope.spawn(move || {
             let mut writer = FrameWriter::new(output);
-            reply_rx
-                .into_iter()
-                .try_for_each(|envelope| write_answer(&mut writer, &envelope, log))
+            let written = reply_rx
+                .iter()
+                .try_for_each(|envelope| write_answer(&mut writer, &envelope, log));
+            if written.is_err() {
+                gone.store(true, Ordering::SeqCst);
+            }
+            written
         });
         for _ in 0..jobs.max(1) {
             let job_rx = Arc::clone(&job_rx);
@@ -81,17 +95,20 @@ where
             scope.spawn(move || loop {
                 let next = job_rx.lock().ok().and_then(|rx| rx.recv().ok());
                 let Some((id, params)) = next else { return };
+                if gone.load(Ordering::SeqCst) {
+                    continue;
+                }
                 let reply = Envelope::Reply {
                     body: ReplyBody::ToolInvoke(execute(&tools, &params)),
                     id: id.into(),
                     v: ProtocolVersion,
                 };
-                if reply_tx.send(reply).is_err() {
-                    return;
-                }
+                // A failed send means the writer is gone (and `gone` set):
+                // the queue is drained, not left full.
+                let _ = reply_tx.send(reply);
             });
         }
-        let read = read_calls(input, &job_tx, &reply_tx, log);
+        let read = read_calls(input, &job_tx, &reply_tx, gone, log);
         drop(job_tx);
         drop(reply_tx);
         match writer.join() {
@@ -147,10 +164,14 @@ fn read_calls<R: Read>(
     input: R,
     jobs: &mpsc::SyncSender<(u64, ToolInvokeParams)>,
     replies: &mpsc::SyncSender<Envelope>,
+    gone: &AtomicBool,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<(), FrameError> {
     let mut reader = FrameReader::new(input);
     loop {
+        if gone.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         let answer = match reader.read() {
             Ok(Envelope::Call {
                 body: CallBody::ToolInvoke(params),

@@ -63,9 +63,24 @@ fn serve(input: &[u8], name: &str) -> (Vec<Envelope>, Option<i32>, String) {
         .spawn()
         .expect("vdm-exec starts");
     let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(input).expect("write frames");
+    let pid = child.id();
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    // Written here while the other thread reads the answers: a session
+    // larger than the pipes would otherwise wait on itself.
+    let written = stdin.write_all(input);
     drop(stdin);
-    let output = child.wait_with_output().expect("vdm-exec finishes");
+    // A session that never ends is a failure, not a test run that hangs.
+    let output = match ended.recv_timeout(Duration::from_secs(300)) {
+        Ok(output) => output.expect("vdm-exec finishes"),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            panic!("serve did not end within 300 s of its input's end");
+        }
+    };
+    written.expect("write frames");
     let replies: Result<Vec<Envelope>, _> = FrameReader::new(&output.stdout[..]).collect();
     let _ = std::fs::remove_file(tools);
     (
@@ -252,6 +267,136 @@ fn an_answer_that_quotes_the_call_still_fits_a_frame() {
     }
 }
 
+/// A string an answer may quote, made as long as a frame allows of what
+/// escaping doubles or more: quotes, backslashes, controls, line
+/// separators and bidirectional overrides.
+fn hostile(rng: &mut sample::Rng) -> String {
+    let piece = ["\"", "\\", "\u{1}", "\u{2028}", "\u{202e}", "é", "x"];
+    let unit = piece[rng.below(piece.len())];
+    unit.repeat(rng.between(1, 150_000) as usize)
+}
+
+/// Replaces one string of `value`, drawn at random, with [`hostile`] text.
+fn lengthen_a_string(value: &mut serde_json::Value, rng: &mut sample::Rng) {
+    let mut strings = Vec::new();
+    let mut stack = vec![String::new()];
+    while let Some(at) = stack.pop() {
+        match value.pointer(&at) {
+            Some(serde_json::Value::String(_)) => strings.push(at),
+            Some(serde_json::Value::Array(items)) => {
+                stack.extend((0..items.len()).map(|i| format!("{at}/{i}")))
+            }
+            Some(serde_json::Value::Object(map)) => stack.extend(
+                map.keys()
+                    .map(|key| format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"))),
+            ),
+            _ => {}
+        }
+    }
+    if strings.is_empty() {
+        return;
+    }
+    let at = strings.swap_remove(rng.below(strings.len()));
+    if let Some(slot) = value.pointer_mut(&at) {
+        *slot = json!(hostile(rng));
+    }
+}
+
+/// Calls drawn at random in one session: the valid calls of the fixtures
+/// and calls of the tool set, each changed in one place (a one-step
+/// mutation, a string made a frame's worth of text an answer escapes, or
+/// both). Every call is answered once, with its id, within a frame, and the
+/// session ends when the input does. `SERVE_CALLS` and `SERVE_SEED` draw
+/// more, or others.
+#[test]
+fn every_call_drawn_at_random_is_answered_once_within_a_frame() {
+    let setting = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(default)
+    };
+    let (count, seed) = (setting("SERVE_CALLS", 120), setting("SERVE_SEED", 1));
+    let valid = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/valid");
+    let mut bases: Vec<serde_json::Value> = std::fs::read_dir(&valid)
+        .expect("conformance/valid")
+        .map(|entry| {
+            let text = std::fs::read_to_string(entry.expect("entry").path()).expect("fixture");
+            serde_json::from_str::<serde_json::Value>(&text).expect("fixture JSON")
+        })
+        .filter(|fixture| fixture["type"] == "Envelope" && fixture["value"]["kind"] == "call")
+        .map(|fixture| fixture["value"].clone())
+        .collect();
+    for (tool, input) in [
+        ("echo", json!("hi")),
+        ("typed", json!({"x": "a"})),
+        ("exit", json!(null)),
+    ] {
+        bases.push(json!({"v": 1, "kind": "call", "id": 0, "body": {"method": "tool.invoke", "params": {"tool": tool, "input": input}}}));
+    }
+    let mut rng = sample::Rng::new(seed);
+    let mut input = Vec::new();
+    let mut calls = BTreeMap::new();
+    for id in 0..count {
+        let base = &bases[rng.below(bases.len())];
+        let mut value = match rng.below(3) {
+            0 => base.clone(),
+            _ => {
+                let mutants = sample::one_step_mutations(base, &Default::default());
+                mutants[rng.below(mutants.len())].clone()
+            }
+        };
+        if rng.chance(50) {
+            lengthen_a_string(&mut value, &mut rng);
+        }
+        // Every frame's id its own, so no answer can be taken for another's;
+        // a frame that is not a call may be answered too (`kind` null is
+        // an invalid request, with its id), but at most once.
+        let call = match value.as_object_mut() {
+            Some(envelope) => {
+                if envelope.contains_key("id") || envelope.get("kind") == Some(&json!("call")) {
+                    envelope.insert("id".into(), json!(id));
+                }
+                envelope.get("kind") == Some(&json!("call"))
+            }
+            None => false,
+        };
+        let body = value.to_string();
+        if call {
+            calls.insert(id, body.chars().take(200).collect::<String>());
+        }
+        if body.len() <= proto::MAX_FRAME {
+            input.extend(frame(body.as_bytes()));
+        } else {
+            calls.remove(&id);
+        }
+    }
+    let (replies, code, stderr) = serve(&input, &format!("drawn-{seed}"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let mut answered = BTreeMap::new();
+    for reply in &replies {
+        let id = match reply {
+            Envelope::Reply { id, .. } => Some(**id),
+            Envelope::Error { id, .. } => *id,
+            other => panic!("not an answer: {other:?}"),
+        };
+        if let Some(id) = id {
+            *answered.entry(id).or_insert(0) += 1;
+        }
+    }
+    for (id, call) in &calls {
+        assert_eq!(answered.get(id), Some(&1), "call {id} ({call}…): {stderr}");
+    }
+    assert!(
+        answered.values().all(|&times| times == 1),
+        "an id answered twice: {answered:?}"
+    );
+    assert!(
+        answered.keys().all(|id| *id < count),
+        "an answer to an id nothing had: {answered:?}"
+    );
+}
+
 #[test]
 fn replies_and_errors_sent_to_the_executor_are_ignored_with_a_log_line() {
     let mut input = Vec::new();
@@ -359,6 +504,52 @@ fn a_peer_that_never_reads_is_not_read_without_bound() {
     assert!(
         taken.is_err(),
         "serve read {CALLS} calls while nothing was read of its answers"
+    );
+}
+
+/// A peer that closes its reading end while it still sends calls: the
+/// answers cannot be written, and serve ends (code 2, saying why) rather
+/// than wait on a full queue of calls no worker takes any more.
+#[test]
+fn a_peer_that_stops_reading_ends_the_session() {
+    let tools = tools_file("stops-reading.json");
+    let mut child = Command::new(EXEC)
+        .args(["serve", "--jobs", "2", "--tools"])
+        .arg(&tools)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vdm-exec starts");
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Tool calls, far more than the queues hold; the input is then kept
+    // open (held in the channel) until serve has ended.
+    let (keep, kept) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for id in 1..=2_000 {
+            let invoke = call(id, "tool.invoke", json!({"tool": "echo", "input": id}));
+            if stdin.write_all(&invoke).is_err() {
+                return;
+            }
+        }
+        let _ = keep.send(stdin);
+    });
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let output = ended
+        .recv_timeout(Duration::from_secs(60))
+        .expect("serve ends once its answers cannot be written")
+        .expect("vdm-exec finishes");
+    drop(kept);
+    let _ = std::fs::remove_file(tools);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("replies cannot be written"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }
 
