@@ -26,12 +26,15 @@ pub use since::{since, Released};
 use std::path::PathBuf;
 
 /// Text from a schema file or a validator (a name, a pointer, a message
-/// quoting a value) with its control characters escaped, so what a tool
-/// prints from it is one line that says only what it says.
+/// quoting a value) with its control characters, U+2028, U+2029 and the
+/// bidirectional formatting characters escaped, so what a tool prints from
+/// it (a review comment too) is one line that says only what it says, in
+/// the order it is read. (`proto::wire::printable` escapes the same for the
+/// wire's side; neither crate depends on the other.)
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
-        if ch.is_control() {
+        if ch.is_control() || matches!(ch, '\u{2028}' | '\u{2029}') || lint::is_bidi_control(ch) {
             out.extend(ch.escape_default());
         } else {
             out.push(ch);

@@ -842,3 +842,13 @@ fn every_rule_is_documented() {
         );
     }
 }
+
+/// What a tool prints of schema text (a lint finding, a compat review)
+/// cannot start a line or reorder one.
+#[test]
+fn plain_text_escapes_what_breaks_or_reorders_a_line() {
+    assert_eq!(
+        contract::plain("a\u{202e}b\nc\u{2028}d\u{2066}e é"),
+        r"a\u{202e}b\nc\u{2028}d\u{2066}e é"
+    );
+}

@@ -25,6 +25,7 @@ pub use pattern::pattern_reads_alike;
 pub use rules::{LintRule, Violation, INHERITED_NAMES, KNOWN_EXTENSIONS};
 use set::{envelope_coverage, expansion_bound, secret_transport};
 pub use text::bidi_controls;
+pub(crate) use text::is_bidi_control;
 use walk::{Linter, MetaValidators};
 
 /// Lints a whole set. The result is sorted and empty when the set is clean.

@@ -7,7 +7,7 @@ use crate::Pointer;
 
 /// The bidirectional formatting characters: the marks, embeddings,
 /// overrides and isolates.
-fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
