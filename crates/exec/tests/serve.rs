@@ -51,17 +51,33 @@ fn call(id: u64, method: &str, params: serde_json::Value) -> Vec<u8> {
     )
 }
 
+/// `vdm-exec serve` started on the tool set at `tools` with `jobs` workers
+/// (its default when `None`), its three streams piped (stderr to nowhere
+/// unless `stderr`).
+fn spawn_serve(tools: &std::path::Path, jobs: Option<&str>, stderr: bool) -> std::process::Child {
+    let mut command = Command::new(EXEC);
+    command.arg("serve");
+    if let Some(jobs) = jobs {
+        command.args(["--jobs", jobs]);
+    }
+    command
+        .arg("--tools")
+        .arg(tools)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(if stderr {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .spawn()
+        .expect("vdm-exec starts")
+}
+
 /// Runs `serve` on `input`; returns the replies in arrival order, the exit code and stderr.
 fn serve(input: &[u8], name: &str) -> (Vec<Envelope>, Option<i32>, String) {
     let tools = tools_file(name);
-    let mut child = Command::new(EXEC)
-        .args(["serve", "--jobs", "4", "--tools"])
-        .arg(&tools)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("vdm-exec starts");
+    let mut child = spawn_serve(&tools, Some("4"), true);
     let mut stdin = child.stdin.take().expect("stdin");
     let pid = child.id();
     let (done, ended) = std::sync::mpsc::channel();
@@ -475,14 +491,7 @@ fn a_peer_that_never_reads_is_not_read_without_bound() {
     // bytes; a pipe holds 64 KiB, the queues 32 each).
     const CALLS: u64 = 20_000;
     let tools = tools_file("never-reads.json");
-    let mut child = Command::new(EXEC)
-        .args(["serve", "--tools"])
-        .arg(&tools)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("vdm-exec starts");
+    let mut child = spawn_serve(&tools, None, false);
     let mut stdin = child.stdin.take().expect("stdin");
     let (done, written) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -513,14 +522,7 @@ fn a_peer_that_never_reads_is_not_read_without_bound() {
 #[test]
 fn a_peer_that_stops_reading_ends_the_session() {
     let tools = tools_file("stops-reading.json");
-    let mut child = Command::new(EXEC)
-        .args(["serve", "--jobs", "2", "--tools"])
-        .arg(&tools)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("vdm-exec starts");
+    let mut child = spawn_serve(&tools, Some("2"), true);
     drop(child.stdout.take());
     let mut stdin = child.stdin.take().expect("stdin");
     // Tool calls, far more than the queues hold; the input is then kept
@@ -653,14 +655,7 @@ fn run_prints_the_rendered_result_and_exits_with_the_tools_code() {
 #[test]
 fn serve_holds_every_rule_drive_exercises() {
     let tools = tools_file("drive");
-    let mut child = Command::new(EXEC)
-        .args(["serve", "--jobs", "2", "--tools"])
-        .arg(&tools)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("vdm-exec starts");
+    let mut child = spawn_serve(&tools, Some("2"), false);
     let (to_peer, from_peer) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
     let checker = conformance::Checker::embedded().unwrap();
     let options = conformance::drive::Options {
