@@ -466,7 +466,13 @@ const encoder = new TextEncoder();
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
 export function encodeFrame(envelope) {
-  const text = JSON.stringify(envelope);
+  let text;
+  try {
+    text = JSON.stringify(envelope);
+  } catch (error) {
+    // A BigInt or a cycle in a free-form value: nothing a reader could read.
+    throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const body = encoder.encode(text);
   if (body.length > MAX_FRAME) {
     throw new FrameError("too_large", body.length, `an envelope of ${body.length} bytes, more than the ${MAX_FRAME} a frame may carry`);

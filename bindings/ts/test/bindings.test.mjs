@@ -152,6 +152,12 @@ test("frames: an envelope whose text a reader would refuse is not encoded", () =
     const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
     assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable", JSON.stringify(input)?.slice(0, 40));
   }
+  const cycle = {};
+  cycle.self = cycle;
+  for (const input of [10n, cycle]) {
+    const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
+    assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable");
+  }
 });
 
 test("frames: the bytes ending inside a frame is unexpected_eof", () => {
