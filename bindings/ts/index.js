@@ -234,7 +234,9 @@ function namesAsWritten(text, refuse) {
         fractional = true;
         if (!Number.isFinite(Number(text.slice(i, end)))) refuse("a number is beyond what a double holds");
       } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
-        refuse(`the integer ${text.slice(i, end)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
+        // A literal may be as long as a frame: its start, and how long it is.
+        const shown = end - i <= 40 ? text.slice(i, end) : `${text.slice(i, i + 20)}... (${end - i} characters)`;
+        refuse(`the integer ${shown} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
       }
       i = end;
     } else {

@@ -160,6 +160,16 @@ test("frames: an envelope whose text a reader would refuse is not encoded", () =
   }
 });
 
+test("readJson: an integer literal as long as a frame is quoted cut", () => {
+  for (const digits of [17, 300000]) {
+    const literal = "9".repeat(digits);
+    assert.throws(
+      () => readJson(`{"n": ${literal}}`),
+      (error) => error instanceof ContractError && error.message.includes("beyond") && error.message.length < 200,
+    );
+  }
+});
+
 test("frames: the bytes ending inside a frame is unexpected_eof", () => {
   const frame = encodeFrame(parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "download.pause", params: { taskId: "t" } } }));
   const decoder = new FrameDecoder();
