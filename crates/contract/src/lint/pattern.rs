@@ -145,13 +145,14 @@ fn quantifier(bytes: &[u8], start: usize) -> Option<usize> {
 mod tests {
     use super::pattern_reads_alike;
 
+    /// The contract's own patterns pass too: `tests/lint.rs` lints the real
+    /// schema set clean.
     #[test]
-    fn the_contracts_patterns_read_alike() {
+    fn the_common_constructs_read_alike() {
         for pattern in [
             "^[A-Za-z0-9_-]+$",
-            "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://",
-            "^[0-9a-fA-F]+$",
-            "^[0-9]+\\.[0-9]+\\.[0-9]+$",
+            "^(a[Bb]?|c)://",
+            "\\.[0-9]+$",
             "^/",
             "a{2,3}b?$",
             "(?:ab|cd)*?e{2,}",
