@@ -29,7 +29,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use proto::wire::{printable, shortened, SENTENCE_CHARS};
+
 use crate::generate::GenerateError;
+use crate::report::{escape_data, escape_property, Format};
 use crate::{Checker, Rule};
 
 /// How one rule fared.
@@ -39,9 +42,22 @@ pub struct Tally {
     pub exercised: usize,
     /// How often the peer kept it.
     pub held: usize,
-    /// What broke it, a sentence each.
+    /// What broke it, a sentence each: the first [`KEPT_PER_RULE`].
     pub broken: Vec<String>,
+    /// How many more times it broke, past the sentences kept.
+    pub more_broken: usize,
 }
+
+impl Tally {
+    /// How often the peer broke the rule.
+    pub fn broken_count(&self) -> usize {
+        self.broken.len().saturating_add(self.more_broken)
+    }
+}
+
+/// The most sentences kept per rule: a peer that breaks one rule in every
+/// frame it floods the driver with is counted, not quoted, past these.
+pub const KEPT_PER_RULE: usize = 100;
 
 /// What a drive found: per rule, and the conversation as trace records.
 #[derive(Clone, Debug, Default)]
@@ -58,6 +74,55 @@ impl Driven {
         self.rules.values().all(|tally| tally.broken.is_empty())
     }
 
+    /// The report, per rule in `format`. `human`: a line of counts per
+    /// rule, then each break kept, indented. `json`: one object per rule
+    /// (`rule`, `exercised`, `held`, `broken`, and `why`, the sentences
+    /// kept). `github`: the lines of counts, and a workflow annotation per
+    /// break kept, titled with its rule.
+    pub fn render(&self, format: Format) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (rule, tally) in &self.rules {
+            let id = rule.id();
+            // Strings and numbers: writing to a String cannot fail.
+            if format == Format::Json {
+                let line = json!({
+                    "rule": id,
+                    "exercised": tally.exercised,
+                    "held": tally.held,
+                    "broken": tally.broken_count(),
+                    "why": tally.broken,
+                });
+                let _ = writeln!(out, "{line}");
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "{id}\texercised {}\theld {}\tbroken {}",
+                tally.exercised,
+                tally.held,
+                tally.broken_count()
+            );
+            for why in &tally.broken {
+                if format == Format::Github {
+                    let _ = writeln!(
+                        out,
+                        "::error title={}::{}",
+                        escape_property(id),
+                        escape_data(why)
+                    );
+                } else {
+                    // What the peer wrote cannot start a line of its own here.
+                    let _ = writeln!(out, "  {id}: {}", printable(why));
+                }
+            }
+            if tally.more_broken > 0 {
+                let _ = writeln!(out, "  {id}: … and {} more", tally.more_broken);
+            }
+        }
+        out
+    }
+
     /// Judges `drive.carries_on` by how a started client ended: its exit
     /// status, or why none came.
     pub fn judge_exit(&mut self, exit: Result<(), String>) {
@@ -69,7 +134,8 @@ impl Driven {
         tally.exercised += 1;
         match broken {
             None => tally.held += 1,
-            Some(why) => tally.broken.push(why),
+            Some(why) if tally.broken.len() < KEPT_PER_RULE => tally.broken.push(why),
+            Some(_) => tally.more_broken = tally.more_broken.saturating_add(1),
         }
     }
 }
@@ -219,6 +285,8 @@ pub fn drive(
         gone: None,
         last_heard: Instant::now(),
         silent: None,
+        heard_frames: 0,
+        heard_bytes: 0,
         peer_is: match options.role {
             Role::Client => "server",
             Role::Server => "client",
@@ -320,8 +388,18 @@ const HEARD_AHEAD: usize = 16;
 /// driver with events ends the wait as the timeout would.
 const MAX_PASSED: usize = 10_000;
 
-/// The most frames the server side hears from a client in one session.
-const MAX_HEARD: usize = 100_000;
+/// The most frames the driver hears from a peer in one session.
+pub const MAX_HEARD: usize = 100_000;
+
+/// The most bytes of frames the driver hears from a peer in one session:
+/// what it heard is kept for `--record`, so a peer that floods the driver
+/// with large frames ends the session rather than filling this process's
+/// memory.
+pub const MAX_HEARD_BYTES: usize = 64 << 20;
+
+/// The most frames a client sent where it should have carried on that
+/// `drive.event_unanswered` quotes (it counts them all).
+const QUOTED_NEWER_ANSWERS: usize = 10;
 
 /// The client's sequence: every method, the newer peer's messages, a last
 /// call, and the oversize length that ends the session.
@@ -407,17 +485,12 @@ fn as_server(
         None => messages.methods(),
     };
     let mut calls = 0usize;
-    // Frames the client sent after the newer messages that were not calls.
+    // Frames the client sent after the newer messages that were not calls:
+    // the first few quoted, all counted.
     let mut answered_newer = Vec::new();
+    let mut answered_newer_count = 0usize;
     let mut newer_sent = false;
-    let mut heard = 0usize;
     let ended = loop {
-        if heard >= MAX_HEARD {
-            break Silence::Timeout(format!(
-                "the client sent {MAX_HEARD} frames, as many as one session hears"
-            ));
-        }
-        heard += 1;
         let msg = match driver.hear() {
             Ok(msg) => msg,
             Err(silence) => break silence,
@@ -433,7 +506,10 @@ fn as_server(
                 driver.shown(&msg)
             };
             if newer_sent {
-                answered_newer.push(sent);
+                answered_newer_count = answered_newer_count.saturating_add(1);
+                if answered_newer.len() < QUOTED_NEWER_ANSWERS {
+                    answered_newer.push(sent);
+                }
             } else {
                 driver.driven.judge(
                     Rule::DriveClientCalls,
@@ -459,8 +535,14 @@ fn as_server(
     driver.driven.judge(Rule::DriveClientCalls, no_calls);
     if newer_sent {
         let broken = (!answered_newer.is_empty()).then(|| {
+            let more = answered_newer_count.saturating_sub(answered_newer.len());
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
             format!(
-                "after the newer server's messages the client sent {}",
+                "after the newer server's messages the client sent {}{more}",
                 answered_newer.join(", ")
             )
         });
@@ -571,6 +653,9 @@ struct Driver<'c> {
     silent: Option<String>,
     /// What the peer is called in the records: `server` or `client`.
     peer_is: &'static str,
+    /// Frames heard from the peer so far, and their bytes.
+    heard_frames: usize,
+    heard_bytes: usize,
 }
 
 impl Driver<'_> {
@@ -637,6 +722,14 @@ impl Driver<'_> {
             ));
         }
         let wait = deadline.saturating_duration_since(Instant::now());
+        // Only a wait that passed over frames gets here with no time left:
+        // one that always finds the next frame ready ends on time too.
+        if wait.is_zero() {
+            return Err(Silence::Timeout(format!(
+                "{:.1} s ran out while the peer sent other frames",
+                self.timeout.as_secs_f64()
+            )));
+        }
         let heard = match self.rx.recv_timeout(wait) {
             Ok(heard) => heard,
             Err(_) => {
@@ -658,7 +751,27 @@ impl Driver<'_> {
         };
         self.last_heard = Instant::now();
         let body = match heard {
-            Heard::Frame(body) => body,
+            Heard::Frame(body) => {
+                self.heard_frames = self.heard_frames.saturating_add(1);
+                self.heard_bytes = self.heard_bytes.saturating_add(body.len());
+                if self.heard_frames > MAX_HEARD || self.heard_bytes > MAX_HEARD_BYTES {
+                    // Taken as gone, its stream still open, as a silent
+                    // peer is: what is left is judged at once.
+                    let much = if self.heard_frames > MAX_HEARD {
+                        format!("{MAX_HEARD} frames")
+                    } else {
+                        format!("{} MiB", MAX_HEARD_BYTES >> 20)
+                    };
+                    let gone = format!(
+                        "the peer sent more than the {much} one session hears, and was taken as gone"
+                    );
+                    self.closed = true;
+                    self.silent = Some(gone.clone());
+                    self.gone = Some(gone.clone());
+                    return Err(Silence::Timeout(gone));
+                }
+                body
+            }
             Heard::Closed => {
                 self.closed = true;
                 self.gone = Some("the peer closed its stream".into());
@@ -694,9 +807,11 @@ impl Driver<'_> {
         for finding in findings {
             self.driven.judge(
                 finding.rule,
+                // As `check` reports: a message may quote a value a frame long.
                 Some(format!(
                     "{quoted} at {:?}: {}",
-                    finding.pointer, finding.message
+                    shortened(&finding.pointer, SENTENCE_CHARS),
+                    shortened(&finding.message, SENTENCE_CHARS)
                 )),
             );
         }

@@ -152,13 +152,13 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
 
 /// GitHub workflow commands escape `%`, CR and LF in data, and `:`/`,` too
 /// in properties; other control characters are escaped as everywhere else.
-fn escape_data(text: &str) -> String {
+pub(crate) fn escape_data(text: &str) -> String {
     printable(text)
         .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
-fn escape_property(text: &str) -> String {
+pub(crate) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }

@@ -31,11 +31,17 @@ enum Fault {
     SendsEvents,
     /// Reads nothing and writes events for as long as it can.
     FloodsEvents,
+    /// The same with events of half a megabyte, each with a member the
+    /// event does not have.
+    FloodsLargeEvents,
     /// Writes back every frame it reads, as it came.
     Echoes,
     /// Reads every frame and answers none.
     Silent,
 }
+
+/// The padding of each event a `FloodsLargeEvents` peer sends.
+const LARGE_EVENT: usize = 512 * 1024;
 
 /// An event a peer sends of its own accord.
 fn own_event() -> Value {
@@ -54,6 +60,12 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
     if fault == Fault::FloodsEvents {
         // Until the driver stops reading.
         while write_frame(&mut output, &own_event()) {}
+        return;
+    }
+    if fault == Fault::FloodsLargeEvents {
+        let mut event = own_event();
+        event["body"]["params"]["padding"] = json!("x".repeat(LARGE_EVENT));
+        while write_frame(&mut output, &event) {}
         return;
     }
     if fault == Fault::Silent {
@@ -148,7 +160,8 @@ fn drive_peer(fault: Fault) -> Driven {
     let options = Options {
         methods: Some(methods),
         // A peer that drops ids is waited for until the time runs out;
-        // the others answer at once.
+        // the others answer at once, or flood (the large frames until the
+        // driver has heard its fill, whatever the time each takes to judge).
         timeout: Duration::from_secs(match fault {
             Fault::DropsIds | Fault::WaitsForOversizeBody => 2,
             Fault::FloodsEvents | Fault::Silent => 1,
@@ -226,6 +239,43 @@ fn events_between_a_call_and_its_answer_are_passed_over() {
     assert_eq!(driven.rules[&Rule::DriveEventUnanswered].held, 2);
 }
 
+/// A peer that floods the driver with large frames ends the session once
+/// it has sent 64 MiB: what the driver keeps of it (the records, the
+/// sentences) stays bounded however long it would go on.
+#[test]
+fn a_peer_that_floods_large_frames_is_heard_up_to_a_bound() {
+    let driven = ends(|| drive_peer(Fault::FloodsLargeEvents));
+    let from_peer = driven
+        .records
+        .iter()
+        .filter(|record| record.starts_with(r#"{"from":"server""#))
+        .count();
+    let most = conformance::drive::MAX_HEARD_BYTES / LARGE_EVENT;
+    assert!(
+        from_peer > 0 && from_peer <= most,
+        "{from_peer} frames kept, at most {most}"
+    );
+    let schema = &driven.rules[&Rule::Schema];
+    assert_eq!(
+        schema.broken_count(),
+        from_peer,
+        "each event breaks `schema` once"
+    );
+    assert_eq!(schema.broken.len(), conformance::drive::KEPT_PER_RULE);
+    assert!(
+        schema.broken.iter().all(|why| why.len() < 2 * 1024),
+        "each sentence is cut"
+    );
+    let answer = &driven.rules[&Rule::DriveAnswer];
+    assert!(
+        answer
+            .broken
+            .iter()
+            .any(|why| why.contains("more than the 64 MiB one session hears")),
+        "{answer:#?}"
+    );
+}
+
 /// Every wait ends, however many events come instead of an answer.
 #[test]
 fn a_peer_that_floods_events_ends_every_wait() {
@@ -242,6 +292,47 @@ fn a_peer_that_floods_events_ends_every_wait() {
         broken(&driven).contains(&"drive.oversize"),
         "{:#?}",
         driven.rules
+    );
+}
+
+/// Each format says the same: every rule with its counts, every break kept.
+#[test]
+fn the_report_says_the_same_in_every_format() {
+    use conformance::report::Format;
+    let driven = drive_peer(Fault::DropsIds);
+    let human = driven.render(Format::Human);
+    let json: Vec<Value> = driven
+        .render(Format::Json)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let github = driven.render(Format::Github);
+    assert_eq!(json.len(), driven.rules.len());
+    for ((rule, tally), line) in driven.rules.iter().zip(&json) {
+        assert_eq!(line["rule"], rule.id());
+        assert_eq!(line["exercised"], tally.exercised);
+        assert_eq!(line["held"], tally.held);
+        assert_eq!(line["broken"], tally.broken_count());
+        assert_eq!(line["why"].as_array().unwrap().len(), tally.broken.len());
+        let counts = format!(
+            "{}\texercised {}\theld {}\tbroken {}\n",
+            rule.id(),
+            tally.exercised,
+            tally.held,
+            tally.broken_count()
+        );
+        assert!(human.contains(&counts), "{human}");
+        assert!(github.contains(&counts), "{github}");
+        let title = format!("::error title={}::", rule.id());
+        assert_eq!(
+            github.matches(&title).count(),
+            tally.broken.len(),
+            "{github}"
+        );
+    }
+    assert!(
+        driven.rules[&Rule::DriveAnswer].broken_count() > 0,
+        "{human}"
     );
 }
 

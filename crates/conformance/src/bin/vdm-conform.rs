@@ -293,7 +293,7 @@ fn generate_into(
 
 /// `vdm-conform drive`: drives the peer and prints per rule; `Ok(true)`
 /// when every rule held.
-fn drive(checker: &Checker, args: DriveArgs) -> Result<bool, String> {
+fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, String> {
     let DriveArgs {
         role,
         methods,
@@ -321,6 +321,7 @@ fn drive(checker: &Checker, args: DriveArgs) -> Result<bool, String> {
     report_driven(
         conformance::drive::drive_peer(checker, &peer, &options),
         record.as_deref(),
+        format,
     )
 }
 
@@ -328,6 +329,7 @@ fn drive(checker: &Checker, args: DriveArgs) -> Result<bool, String> {
 fn report_driven(
     driven: Result<conformance::drive::Driven, conformance::drive::DriveError>,
     record: Option<&str>,
+    format: Format,
 ) -> Result<bool, String> {
     let driven = driven.map_err(|err| err.to_string())?;
     if let Some(path) = record {
@@ -338,19 +340,7 @@ fn report_driven(
             .collect();
         std::fs::write(path, text).map_err(|err| format!("{path}: {err}"))?;
     }
-    for (rule, tally) in &driven.rules {
-        println!(
-            "{}\texercised {}\theld {}\tbroken {}",
-            rule.id(),
-            tally.exercised,
-            tally.held,
-            tally.broken.len()
-        );
-        for why in &tally.broken {
-            // What the peer wrote cannot start a line of its own here.
-            println!("  {}: {}", rule.id(), proto::wire::printable(why));
-        }
-    }
+    print!("{}", driven.render(format));
     Ok(driven.held())
 }
 
@@ -446,7 +436,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             }
             return Ok(true);
         }
-        Command::Drive(args) => return drive(&checker()?, args),
+        Command::Drive(args) => return drive(&checker()?, args, format),
         Command::Rules => {
             print_rules();
             return Ok(true);
