@@ -22,19 +22,36 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
     let clean = strip_comments(text);
     let mut rest = clean.as_str();
     let mut offset = 0;
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    // Every offset below is found by `find` or past an ASCII character:
+    // each `get` is on a character boundary, and `None` only ends the search.
     while let Some(at) = rest.find("enum class") {
-        let after = &rest[at + "enum class".len()..];
+        let Some(after) = rest.get(at + "enum class".len()..) else {
+            break;
+        };
+        // `enum classes`, `my_enum class`: not the keywords.
+        let before = clean
+            .get(..offset + at)
+            .and_then(|head| head.chars().next_back());
+        if before.is_some_and(word) || after.starts_with(word) {
+            let consumed = at + "enum class".len();
+            offset += consumed;
+            rest = after;
+            continue;
+        }
         let name: String = after
             .trim_start()
             .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .take_while(|c| word(*c))
             .collect();
         let Some(open) = after.find('{') else { break };
-        let Some(close) = after[open..].find('}') else {
+        let Some(close) = after.get(open..).and_then(|tail| tail.find('}')) else {
             break;
         };
         let body_start = offset + at + "enum class".len() + open + 1;
-        let body = &after[open + 1..open + close];
+        let Some(body) = after.get(open + 1..open + close) else {
+            break;
+        };
         let enumerators = enumerators(&clean, body_start, body);
         let starts_ok = enumerators.first().is_some_and(|e| e.name == "ok");
         if wanted.map_or(starts_ok, |wanted| wanted == name) {
@@ -47,7 +64,10 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
         }
         let consumed = at + "enum class".len() + open + close;
         offset += consumed;
-        rest = &rest[consumed..];
+        let Some(tail) = rest.get(consumed..) else {
+            break;
+        };
+        rest = tail;
     }
     Err(match wanted {
         Some(name) => format!("no `enum class {name}` in the header"),
@@ -57,22 +77,25 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
 
 fn enumerators(full: &str, body_start: usize, body: &str) -> Vec<Enumerator> {
     let mut out = Vec::new();
-    let mut position = body_start;
+    // Lines are counted as the items pass, not from the top for each one:
+    // a header of many enumerators costs its length, not its square.
+    let mut line = full
+        .get(..body_start)
+        .map_or(0, |head| head.matches('\n').count())
+        + 1;
     for item in body.split(',') {
+        let trimmed = item.trim_start();
+        let lead = item.get(..item.len() - trimmed.len()).unwrap_or_default();
+        line += lead.matches('\n').count();
         // `split` yields at least one piece: the default is never taken.
-        let name = item.split('=').next().unwrap_or_default().trim();
+        let name = trimmed.split('=').next().unwrap_or_default().trim();
         if !name.is_empty() {
-            let lead = item.len() - item.trim_start().len();
-            let line = full
-                .get(..position + lead)
-                .map_or(0, |head| head.matches('\n').count())
-                + 1;
             out.push(Enumerator {
                 name: snake(name),
                 line,
             });
         }
-        position += item.len() + 1;
+        line += trimmed.matches('\n').count();
     }
     out
 }
@@ -204,4 +227,19 @@ pub fn compare(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_header;
+
+    #[test]
+    fn only_the_keywords_start_an_enum() {
+        let header = "enum classes_of_things { ok, wrong };\nint my_enum class_count;\n\
+                      enum class Error : int {\n  ok,\n  // a comment, with commas\n  kDiskFull = 3,\n  InvalidUrl\n};\n";
+        let (name, values) = parse_header(header, None).expect("the enum");
+        assert_eq!(name, "Error");
+        let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
+        assert_eq!(found, [("disk_full", 6), ("invalid_url", 7)]);
+    }
 }
