@@ -977,6 +977,47 @@ fn a_transition_table_with_a_state_that_is_no_task_state_is_refused() {
         br#"{"queued": ["probing"], "queued": ["paused"]}"#,
         "/queued is named twice",
     );
+    // `generate --conversation` reads the table as `trace` does, and names
+    // its file too.
+    let table = Temp::new("transitions.json", br#"{"queued": ["probing"#);
+    let output = run(
+        &[
+            "generate",
+            "--conversation",
+            "-n",
+            "1",
+            "--transitions",
+            table.path(),
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("{}: not JSON", table.path())),
+        "{stderr}"
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+/// `--type` says what values to draw; conversations are of whole messages,
+/// so the two together are a usage error, not a type silently ignored.
+#[test]
+fn a_type_with_conversations_is_refused() {
+    let output = run(
+        &[
+            "generate",
+            "--conversation",
+            "-n",
+            "1",
+            "--type",
+            "TaskError",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be used with"));
+    assert_eq!(stdout(&output), "");
 }
 
 #[test]

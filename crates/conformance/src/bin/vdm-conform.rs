@@ -140,7 +140,12 @@ struct DriveArgs {
 #[derive(clap::Args)]
 struct GenerateArgs {
     /// The type to generate (e.g. TaskDetail); default: whole messages.
-    #[arg(long = "type", value_name = "NAME", default_value = "Envelope")]
+    #[arg(
+        long = "type",
+        value_name = "NAME",
+        default_value = "Envelope",
+        conflicts_with = "conversation"
+    )]
     type_name: String,
     /// How many values.
     #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 100)]
@@ -231,6 +236,12 @@ fn generate(
     args: &GenerateArgs,
 ) -> Result<Option<String>, String> {
     let table = args.transitions.as_deref().map(read_text).transpose()?;
+    if let (Some(path), Some(text)) = (&args.transitions, &table) {
+        // Read as `trace --transitions` reads it, so a bad table is named
+        // by its file here too.
+        conformance::trace::Transitions::parse_for(checker, text)
+            .map_err(|why| format!("{path}: {why}"))?;
+    }
     match generate_into(checker, contract, args, table.as_deref()) {
         Ok(summary) => Ok(Some(summary)),
         Err(GenerateError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(None),
