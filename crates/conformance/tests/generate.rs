@@ -279,3 +279,95 @@ fn every_conversation_mutant_breaks_exactly_its_trace_rule_and_every_trace_rule_
         "no conversation mutant breaks {missing:?}"
     );
 }
+
+/// What a spread of generated values was asked to reach, and missed.
+#[derive(Default)]
+struct Edges {
+    asked: usize,
+    missed: Vec<String>,
+}
+
+impl Edges {
+    fn ask(&mut self, reached: bool, what: impl FnOnce() -> String) {
+        self.asked += 1;
+        if !reached {
+            self.missed.push(what());
+        }
+    }
+
+    /// The bounds and enum values of `schema`, among `values` (at `at`).
+    fn of(&mut self, at: &str, schema: &serde_json::Value, values: &[&serde_json::Value]) {
+        let lengths: BTreeSet<u64> = values
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(|s| s.chars().count() as u64)
+            .collect();
+        let numbers: Vec<f64> = values.iter().filter_map(|v| v.as_f64()).collect();
+        for word in ["minLength", "maxLength"] {
+            if let Some(n) = schema[word].as_u64() {
+                self.ask(lengths.contains(&n), || format!("{at}: {word} {n}"));
+            }
+        }
+        for word in ["minimum", "maximum"] {
+            if let Some(n) = schema[word].as_f64() {
+                self.ask(numbers.contains(&n), || format!("{at}: {word} {n}"));
+            }
+        }
+        for value in schema["enum"].as_array().into_iter().flatten() {
+            self.ask(values.contains(&value), || {
+                format!("{at}: enum value {value}")
+            });
+        }
+    }
+}
+
+/// Generated values spread to the edges of every type the contract
+/// declares: every enum value, a string's length bounds, an integer's
+/// bounds, every field present and every optional one absent, in 600
+/// values of the type (the schemas read from `contracts/schema/types/`).
+#[test]
+fn generated_values_reach_the_edges_of_every_type() {
+    use serde_json::Value;
+    let checker = Checker::embedded().unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/schema/types");
+    let mut edges = Edges::default();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for file in files {
+        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let values: Vec<Value> = lines(&checker, &name, 600, 21)
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        edges.of(&name, &schema, &values.iter().collect::<Vec<_>>());
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for (field, field_schema) in schema["properties"].as_object().into_iter().flatten() {
+            let present: Vec<&Value> = values.iter().filter_map(|v| v.get(field)).collect();
+            let at = format!("{name}.{field}");
+            edges.ask(!present.is_empty(), || format!("{at}: never present"));
+            if !required.contains(&field.as_str()) {
+                edges.ask(present.len() < values.len(), || {
+                    format!("{at}: never absent")
+                });
+            }
+            edges.of(&at, field_schema, &present);
+        }
+    }
+    assert!(edges.asked > 50, "{} edges asked", edges.asked);
+    assert!(
+        edges.missed.is_empty(),
+        "{} of {} edges missed:\n{}",
+        edges.missed.len(),
+        edges.asked,
+        edges.missed.join("\n")
+    );
+}

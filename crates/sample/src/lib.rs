@@ -115,6 +115,10 @@ const HARD_DEPTH: usize = 64;
 /// The longest string and the most items a draw builds, whatever the schema asks.
 const MAX_BUILT: usize = 4096;
 
+/// The longest string a draw builds at a schema's `maxLength` (a URL's
+/// 8,192 among them); any other string stops at [`MAX_BUILT`].
+const MAX_STRING: usize = 16 * 1024;
+
 /// How many bytes of a string count as one more value against
 /// [`Limits::values`].
 const CHARS_PER_VALUE: usize = 64;
@@ -495,41 +499,69 @@ impl<'r> Sampler<'r> {
         };
         let min = count(|w| w.min_length).into_iter().max().unwrap_or(0);
         let max = count(|w| w.max_length).into_iter().min();
-        if let Some(sample) = self.formatted(parts, min, max) {
+        // Now and then a length bound itself, so that a reader's length check
+        // is tried at its edge: a schema's `maxLength`, and one past
+        // `limits.string` (up to MAX_STRING) less often, since it makes
+        // the message that much longer; with no `maxLength`, that limit.
+        let cap = self.limits.string.max(min);
+        let edge = if self.rng.chance(30) {
+            Some(if self.rng.chance(50) {
+                min
+            } else {
+                max.map_or(cap, |max| {
+                    if max <= cap || self.rng.chance(20) {
+                        max
+                    } else {
+                        cap
+                    }
+                })
+            })
+        } else {
+            None
+        }
+        .map(|edge| edge.min(MAX_STRING));
+        if let Some(sample) = self.formatted(parts, min, max, edge) {
             return sample;
         }
-        if let Some(text) = self.patterned(parts, min, max) {
+        if let Some(text) = self.patterned(parts, min, max, edge) {
             return text;
         }
         // Lengths no string of the pattern meets (conditions taken together
         // may ask for two lengths at once): a string of the pattern still,
         // which a caller can resize, rather than one that matches nothing.
-        if let Some(text) = self.patterned(parts, min.min(max.unwrap_or(min)), None) {
+        if let Some(text) = self.patterned(parts, min.min(max.unwrap_or(min)), None, None) {
             return text;
         }
         // A schema may ask for more than is worth building: past the cap the
         // string is cut short, and the validator will refuse it.
-        let min = min.min(MAX_BUILT);
-        let cap = self.limits.string.max(min);
-        let max = max.unwrap_or(cap).min(cap);
-        let len = if self.rng.chance(30) {
-            if self.rng.chance(50) {
-                min
-            } else {
-                max
-            }
-        } else {
-            let upper = max.min(min + 8);
+        let len = edge.unwrap_or_else(|| {
+            let min = min.min(MAX_BUILT);
+            let cap = self.limits.string.max(min);
+            let upper = max.unwrap_or(cap).min(cap).min(min + 8);
             usize::try_from(self.rng.between(min as i128, upper as i128)).unwrap_or(min)
-        };
+        });
         (0..len).map(|_| self.character()).collect()
     }
 
     /// A sample of the `format` the parts name, when it also matches their
-    /// patterns and lengths.
-    fn formatted(&mut self, parts: &[NodeId], min: usize, max: Option<usize>) -> Option<String> {
+    /// patterns and lengths; a URI lengthened to `edge` when it is longer.
+    fn formatted(
+        &mut self,
+        parts: &[NodeId],
+        min: usize,
+        max: Option<usize>,
+        edge: Option<usize>,
+    ) -> Option<String> {
         let format = parts.iter().find_map(|p| self.words(*p).format)?;
-        let sample = format_sample(format, &mut self.rng)?;
+        let mut sample = format_sample(format, &mut self.rng)?;
+        if let Some(edge) = edge.filter(|edge| format == "uri" && *edge > sample.chars().count()) {
+            // Letters in a fragment keep any URI a URI.
+            if !sample.contains('#') {
+                sample.push('#');
+            }
+            let missing = edge.saturating_sub(sample.chars().count());
+            sample.extend(std::iter::repeat_n('a', missing));
+        }
         // A format sample must match the patterns beside it too (a
         // `urn:` is a URI, but not one an `^https?://` takes).
         let nodes = &self.nodes;
@@ -548,18 +580,29 @@ impl<'r> Sampler<'r> {
     }
 
     /// A string the first pattern matches, within the lengths: first as the
-    /// pattern likes, then aiming at a length the bounds allow.
-    fn patterned(&mut self, parts: &[NodeId], min: usize, max: Option<usize>) -> Option<String> {
+    /// pattern likes (or at `edge`, when given), then aiming at a length the
+    /// bounds allow.
+    fn patterned(
+        &mut self,
+        parts: &[NodeId],
+        min: usize,
+        max: Option<usize>,
+        edge: Option<usize>,
+    ) -> Option<String> {
         let pattern = parts.iter().find_map(|p| self.words(*p).pattern)?;
         for attempt in 0..6 {
-            let want = (attempt >= 2).then(|| {
-                let upper = max
-                    .unwrap_or(min + 16)
-                    .min(min.max(1) * 2 + 16)
-                    .min(MAX_BUILT);
-                usize::try_from(self.rng.between(min as i128, upper.max(min) as i128))
-                    .unwrap_or(min)
-            });
+            let want = if attempt < 2 {
+                edge
+            } else {
+                Some({
+                    let upper = max
+                        .unwrap_or(min + 16)
+                        .min(min.max(1) * 2 + 16)
+                        .min(MAX_BUILT);
+                    usize::try_from(self.rng.between(min as i128, upper.max(min) as i128))
+                        .unwrap_or(min)
+                })
+            };
             let hir = self
                 .patterns
                 .entry(pattern.to_string())
@@ -983,6 +1026,24 @@ mod tests {
         }
     }
 
+    /// A string held to a pattern reaches both its length bounds, as one
+    /// without a pattern does: a reader's length check is tried at its edge.
+    #[test]
+    fn a_patterned_string_reaches_both_its_length_bounds() {
+        let schema = json!({"type": "string", "pattern": "^[A-Za-z0-9_-]+$",
+            "minLength": 2, "maxLength": 64});
+        let registry = registry(schema);
+        let mut sampler = Sampler::new(&registry, 9);
+        let mut lengths = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            let value = sampler
+                .draw("https://sample.invalid/s.json")
+                .expect("draws");
+            lengths.insert(value.as_str().expect("a string").chars().count());
+        }
+        assert!(lengths.contains(&2) && lengths.contains(&64), "{lengths:?}");
+    }
+
     #[test]
     fn most_draws_from_ordinary_schemas_are_valid() {
         let cases = [
@@ -1077,7 +1138,7 @@ mod tests {
             let items = value.as_array().expect("an array");
             let bytes: usize = items.iter().filter_map(Value::as_str).map(str::len).sum();
             assert!(
-                bytes > 0 && bytes <= (limits.values + MAX_BUILT) * CHARS_PER_VALUE,
+                bytes > 0 && bytes <= limits.values * CHARS_PER_VALUE + MAX_STRING,
                 "{bytes} bytes of strings in one draw"
             );
         }
