@@ -607,9 +607,17 @@ impl<'r> Sampler<'r> {
                 .patterns
                 .entry(pattern.to_string())
                 .or_insert_with(|| pattern::parse(pattern));
-            let text = hir
-                .as_ref()
-                .and_then(|hir| pattern::matching_parsed(hir, &mut self.rng, want));
+            let hir = hir.as_ref()?;
+            let mut text = pattern::matching_parsed(hir, &mut self.rng, want);
+            // A pattern with nothing that looks at the end (`^/`) matches
+            // whatever follows its match: a string short of the length
+            // aimed at is lengthened.
+            if let (Some(text), Some(want)) = (text.as_mut(), want) {
+                if hir.properties().look_set_suffix_any().is_empty() {
+                    let missing = want.saturating_sub(text.chars().count());
+                    text.extend(std::iter::repeat_n('a', missing));
+                }
+            }
             if let Some(text) = text.filter(|text| fits(text, min, max)) {
                 return Some(text);
             }

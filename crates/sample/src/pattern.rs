@@ -82,8 +82,23 @@ pub(crate) fn matching_parsed(hir: &Hir, rng: &mut Rng, want: Option<usize>) -> 
                 };
                 let count = match want {
                     Some(want) => {
-                        let missing =
-                            want.saturating_sub(String::from_utf8_lossy(&out).chars().count());
+                        // Room is left for what the rest of the pattern needs
+                        // at least, and each turn counted at its own least
+                        // length, so that `\d+\.\d+` can be aimed at exactly.
+                        let rest: usize = stack
+                            .iter()
+                            .filter_map(|rest| rest.properties().minimum_len())
+                            .sum();
+                        let per_turn = repetition
+                            .sub
+                            .properties()
+                            .minimum_len()
+                            .unwrap_or(1)
+                            .max(1);
+                        let missing = want
+                            .saturating_sub(String::from_utf8_lossy(&out).chars().count())
+                            .saturating_sub(rest)
+                            / per_turn;
                         let missing = u32::try_from(missing).unwrap_or(u32::MAX);
                         i128::from(missing.clamp(
                             repetition.min,
@@ -129,6 +144,23 @@ mod tests {
                     "{text:?} does not match {pattern}"
                 );
             }
+        }
+    }
+
+    /// Aimed at a length, a pattern of several repetitions reaches it
+    /// exactly: the first does not take the room the others need.
+    #[test]
+    fn a_length_aimed_at_is_reached_across_repetitions() {
+        let mut rng = Rng::new(5);
+        for want in [5, 6, 17, 32] {
+            let text = super::matching_length("^[0-9]+\\.[0-9]+\\.[0-9]+$", &mut rng, Some(want))
+                .expect("a string");
+            assert_eq!(text.len(), want, "{text:?}");
+            let text = super::matching_length("^(ab)+c$", &mut rng, Some(want)).expect("a string");
+            assert!(
+                text.len() <= want && text.len() + 2 > want,
+                "{want}: {text:?}"
+            );
         }
     }
 
