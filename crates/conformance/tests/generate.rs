@@ -308,6 +308,18 @@ impl Edges {
                 self.ask(lengths.contains(&n), || format!("{at}: {word} {n}"));
             }
         }
+        let counts: BTreeSet<u64> = values
+            .iter()
+            .filter_map(|v| v.as_array())
+            .map(|items| items.len() as u64)
+            .collect();
+        for word in ["minItems", "maxItems"] {
+            // A list of 100,000 tasks fits no frame: the sampler draws an
+            // array at its `maxItems` up to 256 items.
+            if let Some(n) = schema[word].as_u64().filter(|n| *n <= 256) {
+                self.ask(counts.contains(&n), || format!("{at}: {word} {n}"));
+            }
+        }
         for word in ["minimum", "maximum"] {
             if let Some(n) = schema[word].as_f64() {
                 self.ask(numbers.contains(&n), || format!("{at}: {word} {n}"));
@@ -358,9 +370,9 @@ fn declared_types() -> Vec<(String, serde_json::Value)> {
 }
 
 /// Generated values spread to the edges of every type the contract
-/// declares: every enum value, a string's length bounds, an integer's
-/// bounds, every field present and every optional one absent, in 600
-/// values of the type.
+/// declares: every enum value, a string's length bounds, an array's item
+/// counts, a number's bounds, every field present and every optional one
+/// absent, in 600 values of the type.
 #[test]
 fn generated_values_reach_the_edges_of_every_type() {
     use serde_json::Value;

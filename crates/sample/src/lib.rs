@@ -115,6 +115,10 @@ const HARD_DEPTH: usize = 64;
 /// The longest string and the most items a draw builds, whatever the schema asks.
 const MAX_BUILT: usize = 4096;
 
+/// The most items a draw builds at a schema's `maxItems`; a larger one
+/// (a list of 100,000 tasks, which no frame holds) is not drawn at its edge.
+const MAX_EDGE_ITEMS: usize = 256;
+
 /// The longest string a draw builds at a schema's `maxLength` (a URL's
 /// 8,192 among them); any other string stops at [`MAX_BUILT`].
 const MAX_STRING: usize = 16 * 1024;
@@ -664,24 +668,38 @@ impl<'r> Sampler<'r> {
         let mut upper = max
             .unwrap_or(usize::MAX)
             .min(positions.closed_after.unwrap_or(usize::MAX));
+        let full = upper;
         upper = upper.min(min.saturating_add(if deep { 0 } else { self.limits.extra_items }));
         let len = if self.rng.chance(25) {
             if self.rng.chance(50) {
                 min
+            } else if full > upper && full <= MAX_EDGE_ITEMS && !deep && self.rng.chance(20) {
+                // `maxItems` itself now and then, past the few extra items
+                // drawn otherwise: a reader that holds 32 segments in a
+                // fixed array is tried at 32.
+                full
             } else {
                 upper.max(min)
             }
         } else {
             usize::try_from(self.rng.between(min as i128, upper.max(min) as i128)).unwrap_or(min)
         };
-        let mut items = Vec::with_capacity(len.min(1024));
-        for index in 0..len {
+        let unique = parts.iter().any(|p| self.words(*p).unique_items);
+        let mut items: Vec<Value> = Vec::with_capacity(len.min(1024));
+        // Unique items are drawn again while they repeat, a few times over
+        // (an enum of 12 values drawn 12 times rarely gives all 12).
+        let mut draws_left = if unique { len.saturating_mul(8) } else { len };
+        while items.len() < len && draws_left > 0 {
+            draws_left -= 1;
             let schemas = positions
                 .tuples
-                .get(index)
+                .get(items.len())
                 .cloned()
                 .unwrap_or_else(|| positions.rest.clone());
-            items.push(self.value(schemas, depth + 1));
+            let item = self.value(schemas, depth + 1);
+            if !unique || !items.contains(&item) {
+                items.push(item);
+            }
         }
         let contains: Vec<NodeId> = parts
             .iter()
@@ -695,14 +713,15 @@ impl<'r> Sampler<'r> {
                 None => items.push(value),
             }
         }
-        if parts.iter().any(|p| self.words(*p).unique_items) {
-            let mut unique: Vec<Value> = Vec::with_capacity(items.len());
+        if unique {
+            // The `contains` value may repeat one drawn already.
+            let mut kept: Vec<Value> = Vec::with_capacity(items.len());
             for item in items {
-                if !unique.contains(&item) {
-                    unique.push(item);
+                if !kept.contains(&item) {
+                    kept.push(item);
                 }
             }
-            items = unique;
+            items = kept;
         }
         Value::Array(items)
     }
