@@ -320,9 +320,22 @@ impl Edges {
                 self.ask(counts.contains(&n), || format!("{at}: {word} {n}"));
             }
         }
-        for word in ["minimum", "maximum"] {
+        for (word, inward) in [("minimum", 1.0), ("maximum", -1.0)] {
             if let Some(n) = schema[word].as_f64() {
                 self.ask(numbers.contains(&n), || format!("{at}: {word} {n}"));
+                // And its neighbour inside, for an integer, where that is valid.
+                let next = n + inward;
+                let inside = schema["minimum"].as_f64().is_none_or(|min| next >= min)
+                    && schema["maximum"].as_f64().is_none_or(|max| next <= max);
+                if schema["type"] == "integer"
+                    && schema["enum"].is_null()
+                    && inside
+                    && next.abs() < 9.0e15
+                {
+                    self.ask(numbers.contains(&next), || {
+                        format!("{at}: {word} {n} + {inward}")
+                    });
+                }
             }
         }
         for value in schema["enum"].as_array().into_iter().flatten() {
@@ -371,8 +384,8 @@ fn declared_types() -> Vec<(String, serde_json::Value)> {
 
 /// Generated values spread to the edges of every type the contract
 /// declares: every enum value, a string's length bounds, an array's item
-/// counts, a number's bounds, every field present and every optional one
-/// absent, in 600 values of the type.
+/// counts, a number's bounds (and an integer's next ones inside), every
+/// field present and every optional one absent, in 600 values of the type.
 #[test]
 fn generated_values_reach_the_edges_of_every_type() {
     use serde_json::Value;
