@@ -1,7 +1,9 @@
 //! `vdm-conform drive`: a live peer, driven over frames.
 //!
-//! As the peer's client ([`Role::Client`], the default) the driver sends a generated valid call of every method it is told to
-//! (`--methods`, else every method of the contract), then what a newer peer
+//! As the peer's client ([`Role::Client`], the default) the driver sends a
+//! generated valid call of every method the peer offers (`session.hello`
+//! first, then what its reply lists) or it is told to (`--methods`), then
+//! what a newer peer
 //! may send (an unknown method, a known method with bad params, an unknown
 //! event, an event with a field this version lacks, a body that is not
 //! JSON), then a last call to see the peer still answers, and last a length
@@ -143,7 +145,8 @@ impl Driven {
 /// How to drive.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The methods to call (default: every method of the contract).
+    /// The methods to call (default: those the peer's hello offers, else
+    /// every method of the contract).
     pub methods: Option<Vec<String>>,
     /// How long to wait for each answer.
     pub timeout: Duration,
@@ -401,24 +404,19 @@ pub const MAX_HEARD_BYTES: usize = 64 << 20;
 /// `drive.event_unanswered` quotes (it counts them all).
 const QUOTED_NEWER_ANSWERS: usize = 10;
 
-/// The client's sequence: every method, the newer peer's messages, a last
+/// The client's sequence: every method offered, the newer peer's messages, a last
 /// call, and the oversize length that ends the session.
 fn as_client(
     driver: &mut Driver<'_>,
     to_peer: &mut impl Write,
     options: &Options,
 ) -> Result<(), DriveError> {
-    let methods = match &options.methods {
-        Some(methods) => methods.clone(),
-        None => driver
-            .checker
-            .schema_set()
-            .of_kind(contract::DocKind::Method)
-            .map(|doc| doc.name.clone())
-            .collect(),
-    };
     let mut served: Option<Value> = None;
     let mut messages = crate::generate::Messages::new(driver.checker, options.seed)?;
+    let methods = match &options.methods {
+        Some(methods) => methods.clone(),
+        None => offered(driver, to_peer, &mut messages, &mut served)?,
+    };
     for method in &methods {
         let Some(call) = messages.call(method, driver.next_id)? else {
             return Err(DriveError::UnknownMethod(method.clone()));
@@ -459,6 +457,52 @@ fn as_client(
     driver.oversize(to_peer);
     Ok(())
 }
+
+/// The methods to call when `--methods` is not given: those the peer
+/// offers. `session.hello` is called first (as a client does), and each
+/// method its reply lists that this contract has is called after, in the
+/// contract's order; when the hello is not answered with such a list,
+/// every method of the contract.
+fn offered(
+    driver: &mut Driver<'_>,
+    to_peer: &mut impl Write,
+    messages: &mut crate::generate::Messages<'_>,
+    served: &mut Option<Value>,
+) -> Result<Vec<String>, DriveError> {
+    let contract: Vec<String> = driver
+        .checker
+        .schema_set()
+        .of_kind(contract::DocKind::Method)
+        .map(|doc| doc.name.clone())
+        .collect();
+    let Some(hello) = messages.call(HELLO, driver.next_id)? else {
+        return Ok(contract);
+    };
+    let listed: Option<Vec<String>> = match driver.call(to_peer, hello.clone())? {
+        Some(answer) if answer.get("kind").and_then(Value::as_str) == Some("reply") => {
+            served.get_or_insert(hello);
+            answer
+                .pointer("/body/result/methods")
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+        }
+        _ => None,
+    };
+    Ok(contract
+        .into_iter()
+        .filter(|method| method != HELLO)
+        .filter(|method| listed.as_ref().is_none_or(|listed| listed.contains(method)))
+        .collect())
+}
+
+/// The method that opens a session and says what the peer serves.
+const HELLO: &str = "session.hello";
 
 /// A body that is not JSON.
 const NOT_JSON: &[u8] = b"{not json";

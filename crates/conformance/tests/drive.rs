@@ -38,6 +38,9 @@ enum Fault {
     Echoes,
     /// Reads every frame and answers none.
     Silent,
+    /// Answers `session.hello`, offering `download.pause` alone; driven
+    /// without `--methods`.
+    OffersPause,
 }
 
 /// The padding of each event a `FloodsLargeEvents` peer sends.
@@ -118,6 +121,12 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
                 json!({"v": 1, "kind": "error", "id": null, "body": {"code": -32600, "message": "an event"}})
             }
             _ => match msg["body"]["method"].as_str() {
+                Some("session.hello")
+                    if fault == Fault::OffersPause && msg["body"]["params"].is_object() =>
+                {
+                    json!({"v": 1, "kind": "reply", "id": id, "body": {"method": "session.hello",
+                        "result": {"daemon": "test/1", "contractVersion": "1.1.0", "methods": ["download.pause", "vdm.later"]}}})
+                }
                 Some("download.pause") if msg["body"]["params"].is_object() => {
                     let method = if fault == Fault::WrongMethodsResult {
                         "download.resume"
@@ -126,7 +135,7 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
                     };
                     json!({"v": 1, "kind": "reply", "id": id, "body": {"method": method, "result": {}}})
                 }
-                Some("download.pause") => {
+                Some("download.pause" | "session.hello") => {
                     json!({"v": 1, "kind": "error", "id": id, "body": {"code": -32602, "message": "bad params"}})
                 }
                 _ => {
@@ -158,7 +167,7 @@ fn drive_peer(fault: Fault) -> Driven {
         vec!["download.pause".into(), "download.list".into()]
     };
     let options = Options {
-        methods: Some(methods),
+        methods: (fault != Fault::OffersPause).then_some(methods),
         // A peer that drops ids is waited for until the time runs out;
         // the others answer at once, or flood (the large frames until the
         // driver has heard its fill, whatever the time each takes to judge).
@@ -220,6 +229,37 @@ fn broken(driven: &Driven) -> Vec<&'static str> {
         .filter(|(_, tally)| !tally.broken.is_empty())
         .map(|(rule, _)| rule.id())
         .collect()
+}
+
+/// Without `--methods` the driver says hello first and calls what the
+/// peer offers: `download.pause`, and not a method this contract lacks
+/// (`vdm.later`) nor one the peer did not list.
+#[test]
+fn the_methods_called_are_those_the_hello_offers() {
+    let driven = drive_peer(Fault::OffersPause);
+    assert!(driven.held(), "{:#?}", driven.rules);
+    let called: Vec<String> = driven
+        .records
+        .iter()
+        .map(|record| serde_json::from_str::<Value>(record).unwrap())
+        .filter(|record| record["from"] == "client" && record["msg"]["kind"] == "call")
+        .map(|record| {
+            record["msg"]["body"]["method"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        called[..2],
+        ["session.hello", "download.pause"],
+        "{called:?}"
+    );
+    assert!(
+        called[2..].iter().all(|method| method != "download.list"),
+        "{called:?}"
+    );
+    assert_eq!(driven.rules[&Rule::DriveAnswer].held, 2);
 }
 
 #[test]

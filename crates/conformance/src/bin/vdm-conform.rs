@@ -112,8 +112,9 @@ struct DriveArgs {
     /// answers a client.
     #[arg(long = "as", value_enum, value_name = "SIDE", default_value = "client")]
     role: Side,
-    /// The methods to call, comma-separated (default: every method); as
-    /// the server, the methods offered.
+    /// The methods to call, comma-separated (default: those the peer's
+    /// session.hello reply lists, else every method); as the server, the
+    /// methods offered.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     methods: Option<Vec<String>>,
     /// Seconds to wait for each answer (as the server: for each call, and
