@@ -196,7 +196,8 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
     line(
         &mut out,
         format_args!(
-            "**Contract compatibility ({label}): {} needed** — W {} · R {} · API {}{} ({})",
+            "**Contract compatibility ({}): {} needed** — W {} · R {} · API {}{} ({})",
+            markdown_text(label),
             match comparison.bump {
                 Bump::None => "no bump".to_string(),
                 bump => format!("{bump} bump"),
@@ -227,19 +228,20 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
     );
     line(&mut out, format_args!("|---|---|---|---|---|---|---|"));
     for change in review_order(comparison) {
-        let example = change.example.as_ref().map_or(String::new(), |e| {
-            format!("`{}`", short(&e.value).replace('|', "\\|"))
-        });
+        let example = change
+            .example
+            .as_ref()
+            .map_or(String::new(), |e| code_cell(&short(&e.value)));
         line(
             &mut out,
             format_args!(
-                "| `{}` | {} | {} | {} | `{}` | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} | {} |",
                 change.rule,
                 cell(change.writer),
                 cell(change.reader),
                 cell(change.api),
-                where_of(change),
-                change.detail.replace('|', "\\|"),
+                code_cell(where_of(change)),
+                markdown_text(&change.detail),
                 example
             ),
         );
@@ -250,7 +252,10 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
         out.push('\n');
         for group in comparison.reaches.keys() {
             if let Some(reaches) = reaches(comparison, group) {
-                line(&mut out, format_args!("- `{group}`: {reaches}"));
+                line(
+                    &mut out,
+                    format_args!("- {}: {}", code(group), markdown_text(&reaches)),
+                );
             }
         }
     }
@@ -267,13 +272,62 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
         if let Some(why) = &change.why {
             line(
                 &mut out,
-                format_args!("- `{}` at `{}`: {}", change.rule, where_of(change), why),
+                format_args!(
+                    "- `{}` at {}: {}",
+                    change.rule,
+                    code(where_of(change)),
+                    markdown_text(why)
+                ),
             );
         }
     }
     out.push('\n');
     line(&mut out, format_args!("</details>"));
     out
+}
+
+/// Text markdown shows as it is: what could open a code span, emphasis, a
+/// link, math, an HTML comment or tag, or end a table cell is escaped
+/// (CommonMark shows an escaped punctuation character as itself), so a
+/// value from a schema (an enum value `<!--`) cannot hide the rest of a
+/// review or change what it says.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '&' | '~' | '$'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `text` as one inline code span: fenced by one backtick more than its
+/// longest run of them, and spaced when it starts or ends with one
+/// (CommonMark), so no value ends the span early.
+fn code(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// [`code`] in a table cell, where GitHub ends the cell at any `|` not
+/// escaped, code spans included.
+fn code_cell(text: &str) -> String {
+    code(&text.replace('|', "\\|"))
 }
 
 /// How much an annotation weighs: a break is an error unless `VERSION`

@@ -337,3 +337,86 @@ fn a_name_with_a_newline_forges_no_line() {
         );
     }
 }
+
+/// A review comment says what changed whatever the values hold: an enum
+/// value that would open an HTML comment, a code span, emphasis, a link or
+/// math, or end a table cell, is shown as it is. The comment is read back
+/// with a CommonMark parser (GitHub's tables, strikethrough and math on).
+#[test]
+fn markdown_shows_hostile_values_as_they_are() {
+    use pulldown_cmark::{Event, Options as Markdown, Parser, Tag, TagEnd};
+    const HOSTILE: [&str; 8] = [
+        "<!-- hidden",
+        "a`b|c",
+        "**bold**",
+        "``x`` `",
+        "$x$",
+        "[l](https://example.org)",
+        "~~s~~",
+        "&lt;<b>",
+    ];
+    let new = release("1.1.0");
+    let mut old = new.clone();
+    for doc in &mut old.docs {
+        if doc.name == "TaskState" {
+            let values = doc.value["enum"].as_array_mut().expect("an enum");
+            values.extend(HOSTILE.iter().map(|v| serde_json::json!(v)));
+        }
+    }
+    let comparison = compare_sets(&old, &new, Options::default()).expect("compares");
+    let markdown = report::markdown(&comparison, None, "a <!-- b");
+    let options = Markdown::ENABLE_TABLES | Markdown::ENABLE_STRIKETHROUGH | Markdown::ENABLE_MATH;
+    let (mut rows, mut cells, mut cell, mut strong) = (Vec::new(), Vec::new(), String::new(), 0);
+    let mut in_cell = false;
+    for event in Parser::new_ext(&markdown, options) {
+        match event {
+            // The report's own fold, and nothing else.
+            Event::Html(ref html)
+                if html.as_ref() == "<details><summary>Why each break</summary>\n"
+                    || html.as_ref() == "</details>\n" => {}
+            Event::Html(_)
+            | Event::InlineHtml(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_) => {
+                panic!("{event:?} in:\n{markdown}")
+            }
+            Event::Start(Tag::Emphasis | Tag::Strikethrough | Tag::Link { .. }) => {
+                panic!("{event:?} in:\n{markdown}")
+            }
+            Event::Start(Tag::Strong) => strong += 1,
+            Event::Start(Tag::TableCell) => {
+                in_cell = true;
+                cell.clear();
+            }
+            Event::End(TagEnd::TableCell) => {
+                in_cell = false;
+                cells.push(std::mem::take(&mut cell));
+            }
+            Event::End(TagEnd::TableRow | TagEnd::TableHead) => {
+                rows.push(std::mem::take(&mut cells))
+            }
+            Event::Text(text) | Event::Code(text) if in_cell => cell.push_str(&text),
+            _ => {}
+        }
+    }
+    // The summary, and R and API breaking in each of the eight rows.
+    assert_eq!(strong, 1 + 2 * HOSTILE.len(), "{markdown}");
+    assert_eq!(rows.len(), 1 + comparison.changes.len(), "{markdown}");
+    assert!(rows.iter().all(|row| row.len() == 7), "{rows:#?}");
+    let details: std::collections::BTreeSet<&str> =
+        rows.iter().skip(1).map(|row| row[5].as_str()).collect();
+    for change in &comparison.changes {
+        assert!(
+            details.contains(change.detail.as_str()),
+            "{:?} in {details:#?}",
+            change.detail
+        );
+    }
+    for value in HOSTILE {
+        let shown = serde_json::json!(value).to_string();
+        assert!(
+            rows.iter().any(|row| row[6] == shown),
+            "{shown} in {rows:#?}"
+        );
+    }
+}
