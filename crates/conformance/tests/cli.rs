@@ -1197,6 +1197,7 @@ fn drive_connects_to_a_peer_on_a_unix_socket() {
             }
         }
     });
+    let record = dir.join("drive.jsonl");
     let output = run(
         &[
             "drive",
@@ -1204,12 +1205,23 @@ fn drive_connects_to_a_peer_on_a_unix_socket() {
             "download.list",
             "--timeout",
             "30",
+            "--record",
+            record.to_str().unwrap(),
             "--connect",
             path.to_str().unwrap(),
         ],
         None,
     );
     peer.join().unwrap();
+    // The record is whole, where it was asked for, and nothing beside it.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.lines().count() >= 10, "{recorded}");
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["drive.jsonl", "peer.sock"]);
     let _ = std::fs::remove_dir_all(&dir);
     let printed = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{output:?}");

@@ -350,7 +350,15 @@ fn report_driven(
             .iter()
             .map(|line| format!("{line}\n"))
             .collect();
-        std::fs::write(path, text).map_err(|err| format!("{path}: {err}"))?;
+        // To a sibling first, renamed into place: a failed write (a full
+        // disk) leaves no record that `trace` would take for a whole one.
+        let tmp = format!("{path}.tmp~");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|err| {
+                let _ = std::fs::remove_file(&tmp);
+                format!("{path}: {err}")
+            })?;
     }
     print!("{}", driven.render(format));
     Ok(driven.held())
