@@ -524,16 +524,22 @@ impl<'r> Sampler<'r> {
             None
         }
         .map(|edge| edge.min(MAX_STRING));
-        if let Some(sample) = self.formatted(parts, min, max, edge) {
+        let lengths = Lengths { min, max, edge };
+        if let Some(sample) = self.formatted(parts, lengths) {
             return sample;
         }
-        if let Some(text) = self.patterned(parts, min, max, edge) {
+        if let Some(text) = self.patterned(parts, lengths) {
             return text;
         }
         // Lengths no string of the pattern meets (conditions taken together
         // may ask for two lengths at once): a string of the pattern still,
         // which a caller can resize, rather than one that matches nothing.
-        if let Some(text) = self.patterned(parts, min.min(max.unwrap_or(min)), None, None) {
+        let any_length = Lengths {
+            min: min.min(max.unwrap_or(min)),
+            max: None,
+            edge: None,
+        };
+        if let Some(text) = self.patterned(parts, any_length) {
             return text;
         }
         // A schema may ask for more than is worth building: past the cap the
@@ -549,22 +555,18 @@ impl<'r> Sampler<'r> {
 
     /// A sample of the `format` the parts name, when it also matches their
     /// patterns and lengths; a URI lengthened to `edge` when it is longer.
-    fn formatted(
-        &mut self,
-        parts: &[NodeId],
-        min: usize,
-        max: Option<usize>,
-        edge: Option<usize>,
-    ) -> Option<String> {
+    fn formatted(&mut self, parts: &[NodeId], lengths: Lengths) -> Option<String> {
         let format = parts.iter().find_map(|p| self.words(*p).format)?;
         let mut sample = format_sample(format, &mut self.rng)?;
-        if let Some(edge) = edge.filter(|edge| format == "uri" && *edge > sample.chars().count()) {
+        if let Some(edge) = lengths
+            .edge
+            .filter(|edge| format == "uri" && *edge > sample.chars().count())
+        {
             // Letters in a fragment keep any URI a URI.
             if !sample.contains('#') {
                 sample.push('#');
             }
-            let missing = edge.saturating_sub(sample.chars().count());
-            sample.extend(std::iter::repeat_n('a', missing));
+            pad_to(&mut sample, edge);
         }
         // A format sample must match the patterns beside it too (a
         // `urn:` is a URI, but not one an `^https?://` takes).
@@ -580,19 +582,14 @@ impl<'r> Sampler<'r> {
                     .as_ref()
                     .is_none_or(|regex| regex.is_match(&sample))
             });
-        (matches && fits(&sample, min, max)).then_some(sample)
+        (matches && lengths.fit(&sample)).then_some(sample)
     }
 
     /// A string the first pattern matches, within the lengths: first as the
     /// pattern likes (or at `edge`, when given), then aiming at a length the
     /// bounds allow.
-    fn patterned(
-        &mut self,
-        parts: &[NodeId],
-        min: usize,
-        max: Option<usize>,
-        edge: Option<usize>,
-    ) -> Option<String> {
+    fn patterned(&mut self, parts: &[NodeId], lengths: Lengths) -> Option<String> {
+        let Lengths { min, max, edge } = lengths;
         let pattern = parts.iter().find_map(|p| self.words(*p).pattern)?;
         for attempt in 0..6 {
             let want = if attempt < 2 {
@@ -618,11 +615,10 @@ impl<'r> Sampler<'r> {
             // aimed at is lengthened.
             if let (Some(text), Some(want)) = (text.as_mut(), want) {
                 if hir.properties().look_set_suffix_any().is_empty() {
-                    let missing = want.saturating_sub(text.chars().count());
-                    text.extend(std::iter::repeat_n('a', missing));
+                    pad_to(text, want);
                 }
             }
-            if let Some(text) = text.filter(|text| fits(text, min, max)) {
+            if let Some(text) = text.filter(|text| lengths.fit(text)) {
                 return Some(text);
             }
         }
@@ -940,6 +936,26 @@ fn integer_value(x: i128) -> Value {
 }
 
 /// Whether `text` has a length (in characters) within `min..=max`.
+/// The lengths a string is held to, and the one it is aimed at, if any.
+#[derive(Clone, Copy)]
+struct Lengths {
+    min: usize,
+    max: Option<usize>,
+    edge: Option<usize>,
+}
+
+impl Lengths {
+    fn fit(self, text: &str) -> bool {
+        fits(text, self.min, self.max)
+    }
+}
+
+/// `text` lengthened with `a`s to `chars` characters.
+fn pad_to(text: &mut String, chars: usize) {
+    let missing = chars.saturating_sub(text.chars().count());
+    text.extend(std::iter::repeat_n('a', missing));
+}
+
 fn fits(text: &str, min: usize, max: Option<usize>) -> bool {
     let n = text.chars().count();
     n >= min && max.is_none_or(|m| n <= m)
