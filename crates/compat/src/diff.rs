@@ -8,7 +8,7 @@
 //! the old document in the [`Space`], the new part's references pointed at
 //! the new version), and asks the prover both ways between the two.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -467,7 +467,19 @@ impl<'p, 's> Differ<'p, 's> {
                 .unwrap_or_default()
         };
         let (was, now) = (list(here.old), list(here.new));
-        for value in now.iter().filter(|v| !was.contains(v)) {
+        // Each value's place in its list, by its JSON text (equal values
+        // write the same text: serde_json's objects keep their names
+        // sorted), so a list of many values is compared in one pass over
+        // each, not one pass over the other for every value.
+        let places = |values: &[Value]| -> HashMap<String, usize> {
+            let mut places = HashMap::with_capacity(values.len());
+            for (at, value) in values.iter().enumerate() {
+                places.entry(value.to_string()).or_insert(at);
+            }
+            places
+        };
+        let (was_at, now_at) = (places(&was), places(&now));
+        for value in now.iter().filter(|v| !was_at.contains_key(&v.to_string())) {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 if let Some(Value::Array(items)) = changed.get_mut("enum") {
@@ -481,12 +493,16 @@ impl<'p, 's> Differ<'p, 's> {
                 &edit,
                 Judged::new(Named::Rule(Rule::EnumValueAdded), detail).at(
                     keyword_at(here.old.value, "enum", None),
-                    keyword_at(here.new.value, "enum", now.iter().position(|v| v == value)),
+                    keyword_at(
+                        here.new.value,
+                        "enum",
+                        now_at.get(&value.to_string()).copied(),
+                    ),
                 ),
                 out,
             );
         }
-        for value in was.iter().filter(|v| !now.contains(v)) {
+        for value in was.iter().filter(|v| !now_at.contains_key(&v.to_string())) {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 if let Some(Value::Array(items)) = changed.get_mut("enum") {
@@ -499,7 +515,11 @@ impl<'p, 's> Differ<'p, 's> {
                 here,
                 &edit,
                 Judged::new(Named::Rule(Rule::EnumValueRemoved), detail).at(
-                    keyword_at(here.old.value, "enum", was.iter().position(|v| v == value)),
+                    keyword_at(
+                        here.old.value,
+                        "enum",
+                        was_at.get(&value.to_string()).copied(),
+                    ),
                     keyword_at(here.new.value, "enum", None),
                 ),
                 out,
