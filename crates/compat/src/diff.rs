@@ -236,14 +236,22 @@ impl<'p, 's> Differ<'p, 's> {
             .collect();
         keys.sort();
         keys.dedup();
+        // Looked up in the other side's map, not a list of its names made
+        // again for each name: an object of many properties is compared in
+        // one pass.
+        let declares = |map: &Map<String, Value>, name: &str| {
+            map.get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|properties| properties.contains_key(name))
+        };
         let fields = Fields {
             added: names(n, "properties")
                 .into_iter()
-                .filter(|p| !names(o, "properties").contains(p))
+                .filter(|p| !declares(o, p))
                 .collect(),
             removed: names(o, "properties")
                 .into_iter()
-                .filter(|p| !names(n, "properties").contains(p))
+                .filter(|p| !declares(n, p))
                 .collect(),
         };
         for key in keys {
@@ -407,9 +415,15 @@ impl<'p, 's> Differ<'p, 's> {
     fn required(&mut self, here: &Here<'_, 's>, fields: &Fields, out: &mut Vec<Change>) {
         let was = contract::string_list(here.old.value.get("required"));
         let now = contract::string_list(here.new.value.get("required"));
+        let (was_set, now_set): (HashSet<&str>, HashSet<&str>) =
+            (was.iter().copied().collect(), now.iter().copied().collect());
+        let (added, removed): (HashSet<&str>, HashSet<&str>) = (
+            fields.added.iter().map(String::as_str).collect(),
+            fields.removed.iter().map(String::as_str).collect(),
+        );
         for name in now
             .iter()
-            .filter(|r| !was.contains(r) && !fields.added.iter().any(|a| a == *r))
+            .filter(|r| !was_set.contains(*r) && !added.contains(*r))
         {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
@@ -433,7 +447,7 @@ impl<'p, 's> Differ<'p, 's> {
         }
         for name in was
             .iter()
-            .filter(|r| !now.contains(r) && !fields.removed.iter().any(|a| a == *r))
+            .filter(|r| !now_set.contains(*r) && !removed.contains(*r))
         {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
