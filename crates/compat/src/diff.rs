@@ -481,19 +481,11 @@ impl<'p, 's> Differ<'p, 's> {
                 .unwrap_or_default()
         };
         let (was, now) = (list(here.old), list(here.new));
-        // Each value's place in its list, by its JSON text (equal values
-        // write the same text: serde_json's objects keep their names
-        // sorted), so a list of many values is compared in one pass over
-        // each, not one pass over the other for every value.
-        let places = |values: &[Value]| -> HashMap<String, usize> {
-            let mut places = HashMap::with_capacity(values.len());
-            for (at, value) in values.iter().enumerate() {
-                places.entry(value.to_string()).or_insert(at);
-            }
-            places
-        };
-        let (was_at, now_at) = (places(&was), places(&now));
-        for value in now.iter().filter(|v| !was_at.contains_key(&v.to_string())) {
+        // Each list indexed once by a hash equal values share, each hit
+        // confirmed with `==`: a list of many values is compared in one pass
+        // over each, not one pass over the other for every value.
+        let (was_at, now_at) = (Positions::of(&was), Positions::of(&now));
+        for value in now.iter().filter(|v| was_at.find(&was, v).is_none()) {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 if let Some(Value::Array(items)) = changed.get_mut("enum") {
@@ -507,16 +499,12 @@ impl<'p, 's> Differ<'p, 's> {
                 &edit,
                 Judged::new(Named::Rule(Rule::EnumValueAdded), detail).at(
                     keyword_at(here.old.value, "enum", None),
-                    keyword_at(
-                        here.new.value,
-                        "enum",
-                        now_at.get(&value.to_string()).copied(),
-                    ),
+                    keyword_at(here.new.value, "enum", now_at.find(&now, value)),
                 ),
                 out,
             );
         }
-        for value in was.iter().filter(|v| !now_at.contains_key(&v.to_string())) {
+        for value in was.iter().filter(|v| now_at.find(&now, v).is_none()) {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 if let Some(Value::Array(items)) = changed.get_mut("enum") {
@@ -529,11 +517,7 @@ impl<'p, 's> Differ<'p, 's> {
                 here,
                 &edit,
                 Judged::new(Named::Rule(Rule::EnumValueRemoved), detail).at(
-                    keyword_at(
-                        here.old.value,
-                        "enum",
-                        was_at.get(&value.to_string()).copied(),
-                    ),
+                    keyword_at(here.old.value, "enum", was_at.find(&was, value)),
                     keyword_at(here.new.value, "enum", None),
                 ),
                 out,
@@ -949,6 +933,66 @@ fn address(value: &Value) -> usize {
     std::ptr::from_ref(value) as usize
 }
 
+/// Where each value of a list stands, by a hash equal values share.
+struct Positions(HashMap<u64, Vec<usize>>);
+
+impl Positions {
+    fn of(values: &[Value]) -> Self {
+        let mut at: HashMap<u64, Vec<usize>> = HashMap::with_capacity(values.len());
+        for (index, value) in values.iter().enumerate() {
+            at.entry(value_hash(value)).or_default().push(index);
+        }
+        Positions(at)
+    }
+
+    /// The first place of `value` in `values` (the list indexed).
+    fn find(&self, values: &[Value], value: &Value) -> Option<usize> {
+        self.0
+            .get(&value_hash(value))?
+            .iter()
+            .copied()
+            .find(|at| values.get(*at) == Some(value))
+    }
+}
+
+/// A hash that values equal under serde_json's `==` share: a number by its
+/// kind and value (a float's zero unsigned, as `-0.0 == 0.0`), an object's
+/// members in their sorted order. An explicit stack: a value may nest as
+/// deep as its schema file.
+fn value_hash(value: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Null => 0u8.hash(&mut hasher),
+            Value::Bool(b) => (1u8, b).hash(&mut hasher),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => (2u8, u).hash(&mut hasher),
+                (None, Some(i), _) => (3u8, i).hash(&mut hasher),
+                (None, None, f) => {
+                    let f = f.unwrap_or_default();
+                    let f = if f == 0.0 { 0.0f64 } else { f };
+                    (4u8, f.to_bits()).hash(&mut hasher);
+                }
+            },
+            Value::String(text) => (5u8, text).hash(&mut hasher),
+            Value::Array(items) => {
+                (6u8, items.len()).hash(&mut hasher);
+                stack.extend(items.iter().rev());
+            }
+            Value::Object(members) => {
+                (7u8, members.len()).hash(&mut hasher);
+                for name in members.keys() {
+                    name.hash(&mut hasher);
+                }
+                stack.extend(members.values().rev());
+            }
+        }
+    }
+    hasher.finish()
+}
+
 fn names(map: &Map<String, Value>, key: &str) -> Vec<String> {
     // No such keyword: no names.
     map.get(key)
@@ -995,5 +1039,40 @@ fn set_property(value: &mut Value, name: &str, schema: Option<Value>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{value_hash, Positions};
+    use serde_json::{json, Value};
+
+    /// Values serde_json calls equal share a hash (the index finds them);
+    /// some it does not call equal are told apart.
+    #[test]
+    fn equal_values_share_a_hash() {
+        let zero: Value = serde_json::from_str("0.0").unwrap_or_default();
+        let minus: Value = serde_json::from_str("-0.0").unwrap_or_default();
+        assert_eq!(zero, minus);
+        assert_eq!(value_hash(&zero), value_hash(&minus));
+        let a: Value =
+            serde_json::from_str(r#"{"b": [1, {"c": null}], "a": "x"}"#).unwrap_or_default();
+        let b = json!({"a": "x", "b": [1, {"c": null}]});
+        assert_eq!(a, b);
+        assert_eq!(value_hash(&a), value_hash(&b));
+        for (x, y) in [
+            (json!(1), json!(1.0)),
+            (json!("1"), json!(1)),
+            (json!([1, 2]), json!([2, 1])),
+        ] {
+            assert_ne!(x, y);
+            assert_ne!(value_hash(&x), value_hash(&y), "{x} {y}");
+        }
+        let list = [json!("a"), minus.clone(), json!({"k": 1}), json!("a")];
+        let at = Positions::of(&list);
+        assert_eq!(at.find(&list, &zero), Some(1));
+        assert_eq!(at.find(&list, &json!("a")), Some(0));
+        assert_eq!(at.find(&list, &json!({"k": 1})), Some(2));
+        assert_eq!(at.find(&list, &json!({"k": 2})), None);
     }
 }
