@@ -15,7 +15,10 @@ mod resolve;
 mod since;
 
 pub use json::{dismantle, read as read_json, TooDeep, MAX_JSON_DEPTH};
-pub use lint::{bidi_controls, lint, pattern_reads_alike, LintRule, Violation, INHERITED_NAMES};
+pub use lint::{
+    bidi_controls, lint, pattern_automaton, pattern_reads_alike, Automaton, LintRule, Violation,
+    INHERITED_NAMES, MAX_PATTERN_STATES,
+};
 pub use load::{utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet};
 pub use pointer::{escape as escape_pointer_token, Pointer};
 pub use resolve::{

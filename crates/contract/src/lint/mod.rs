@@ -15,12 +15,14 @@ use serde_json::Value;
 
 use crate::{resolve_ref, DocKind, Pointer, SchemaDoc, SchemaSet, MAX_SAFE_INTEGER};
 
+mod automaton;
 mod pattern;
 mod rules;
 mod set;
 mod text;
 mod walk;
 
+pub use automaton::{pattern_automaton, Automaton, MAX_PATTERN_STATES};
 pub use pattern::pattern_reads_alike;
 pub use rules::{LintRule, Violation, INHERITED_NAMES, KNOWN_EXTENSIONS};
 use set::{envelope_coverage, expansion_bound, secret_transport};

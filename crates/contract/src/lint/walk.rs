@@ -249,7 +249,7 @@ impl Linter<'_> {
             }
         }
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-            if let Err(why) = pattern_reads_alike(pattern) {
+            if let Err(why) = pattern_automaton(pattern) {
                 self.report(&at.push("pattern"), LintRule::Pattern, why);
             }
         }
@@ -259,7 +259,7 @@ impl Linter<'_> {
             .into_iter()
             .flat_map(|patterns| patterns.keys())
         {
-            if let Err(why) = pattern_reads_alike(key) {
+            if let Err(why) = pattern_automaton(key) {
                 self.report(
                     &at.push("patternProperties").push(key),
                     LintRule::Pattern,
