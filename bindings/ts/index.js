@@ -402,6 +402,36 @@ function codePoints(s) {
   return count;
 }
 
+/**
+ * A contract pattern as the tables of its automaton, built when the
+ * bindings were generated: `test` takes one step per UTF-16 unit, however
+ * the string is made. (`RegExp` backtracks: on some patterns a string that
+ * almost matches costs time exponential in its length.) `ascii` is the class
+ * of each ASCII unit, `other` the class of every other unit (no atom of a
+ * contract pattern matches one), `next` the next state by state and class,
+ * `matched` and `atEnd` the states where a match has ended, `dead` the state
+ * no match follows. State 0 is the start.
+ */
+function automaton(ascii, other, next, matched, atEnd, dead) {
+  const classes = Uint8Array.from(ascii);
+  const width = next.length / matched.length;
+  const table = Uint8Array.from(next);
+  const ends = Uint8Array.from(matched);
+  const endsAtEnd = Uint8Array.from(atEnd);
+  return {
+    test(text) {
+      let state = 0;
+      for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        state = table[state * width + (unit < 128 ? classes[unit] : other)];
+        if (ends[state] === 1) return true;
+        if (state === dead) return false;
+      }
+      return endsAtEnd[state] === 1;
+    },
+  };
+}
+
 /** The value itself is never quoted: it may be a credential. */
 function readString(v, min, max, pattern, source, at, key) {
   if (typeof v !== "string") fail(at, key, `expected a string, found ${typeName(v)}`);
@@ -569,11 +599,51 @@ export class FrameDecoder {
   }
 }
 
-const PATTERN_0 = new RegExp("^[0-9a-fA-F]+$", "u");
-const PATTERN_1 = new RegExp("^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", "u");
-const PATTERN_2 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-const PATTERN_3 = new RegExp("^[0-9]+\\.[0-9]+\\.[0-9]+$", "u");
-const PATTERN_4 = new RegExp("^/", "u");
+// "^[0-9a-fA-F]+$"
+const PATTERN_0 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,3,3,3,3,3,3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,5,5,5,5,5,5,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6],
+  6,
+  [1,2,1,2,1,2,1,1,1,1,1,1,1,1,1,2,1,2,1,2,1],
+  [0,0,0],
+  [0,0,1],
+  1,
+);
+// "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://"
+const PATTERN_1 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,2,2,2,2,2,2,2,2,2,3,4,4,4,4,4,4,4,4,4,4,4,5,6,7,8,8,8,8,8,8,8,9,10,10,11,12,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,14,15,16,17,17,17,17,17,17,17,18,19,19,20,21,22,22,22,22,22,22,22,22,22,22,22],
+  22,
+  [1,1,1,1,1,2,1,3,1,1,1,1,1,1,2,1,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,1,1,1,1,1,1,1,4,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,1,1,1,1,1,1,1,5,1,1,1,1,1,1,1,1,1,1,6,1,1,1,1,1,1,1,1,6,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,7,1,1,1,1,1,1,1,1,7,1,1,1,1,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,9,1,1,1,1,1,1,1,1,9,1,1,1,1,1,10,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,1,1,1,1,1,1,1,6,1,1,1,1,1,1,1,1,6,1,1,1,11,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],
+  [0,0,0,0,0,0,0,0,0,0,0,0,1],
+  [0,0,0,0,0,0,0,0,0,0,0,1,0],
+  1,
+);
+// "^[A-Za-z0-9_-]+$"
+const PATTERN_2 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,2,3,3,3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,6,6,6,6,7,8,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,10,10,10,10,10],
+  10,
+  [1,2,1,2,1,2,1,2,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,2,1,2,1,2,1,2,1],
+  [0,0,0],
+  [0,0,1],
+  1,
+);
+// "^[0-9]+\\.[0-9]+\\.[0-9]+$"
+const PATTERN_3 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,3,3,3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4],
+  4,
+  [1,1,1,2,1,1,1,1,1,1,1,3,1,2,1,1,1,1,4,1,1,5,1,4,1,1,1,1,6,1,1,1,1,6,1],
+  [0,0,0,0,0,0,0],
+  [0,0,0,0,0,0,1],
+  1,
+);
+// "^/"
+const PATTERN_4 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2],
+  2,
+  [1,2,1,1,1,1,3,3,3,1,1,1],
+  [0,0,0,1],
+  [0,0,1,0],
+  1,
+);
 
 function item_0(v, at, key) {
   return readString(v, 0, 8192, null, "", at, key);

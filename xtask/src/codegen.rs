@@ -21,6 +21,8 @@ mod cpp;
 mod edits;
 pub mod model;
 mod package;
+#[cfg(test)]
+mod patterns;
 mod reference;
 #[cfg(test)]
 mod snapshots;

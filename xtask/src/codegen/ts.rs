@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use anyhow::{bail, Context};
 
 use super::model::{
-    literal, BodyPart, Call, Clause, Def, Event, Field, Model, Named, Rule, Struct, Ty, BODY_PARTS,
-    ENVELOPE_PARTS,
+    literal, BodyPart, Call, Clause, Def, Event, Field, Model, Named, Pattern, Rule, Struct, Ty,
+    BODY_PARTS, ENVELOPE_PARTS,
 };
 
 pub const DIR: &str = "bindings/ts";
@@ -49,11 +49,7 @@ pub fn files(
     let (constants, dts_constants) = constants(version, model.protocol_version);
     let mut js = format!("{header}\n{constants}{RUNTIME_JS}\n");
     for (index, pattern) in emitter.patterns.iter().enumerate() {
-        let _ = writeln!(
-            js,
-            "const PATTERN_{index} = new RegExp({}, \"u\");",
-            literal(pattern)
-        );
+        js.push_str(&pattern_constant(index, pattern));
     }
     js.push('\n');
     for item in &emitter.items {
@@ -62,6 +58,24 @@ pub fn files(
     js.push_str(&emitter.js);
     let dts = format!("{header}\n{dts_constants}{RUNTIME_DTS}\n{}", emitter.dts);
     Ok(vec![("index.js", js), ("index.d.ts", dts)])
+}
+
+/// `const PATTERN_N`: the tables of a pattern's automaton, for the
+/// runtime's `automaton` to walk.
+pub(super) fn pattern_constant(index: usize, pattern: &Pattern) -> String {
+    let tables = &pattern.automaton;
+    let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(",");
+    let ascii = list(&mut tables.classes.iter().take(128).map(ToString::to_string));
+    let next = list(&mut tables.next.iter().flatten().map(ToString::to_string));
+    let flags = |items: &[bool]| list(&mut items.iter().map(|&b| u8::from(b).to_string()));
+    format!(
+        "// {}\nconst PATTERN_{index} = automaton(\n  [{ascii}],\n  {other},\n  [{next}],\n  [{matched}],\n  [{at_end}],\n  {dead},\n);\n",
+        literal(&pattern.source),
+        other = tables.non_ascii_class(),
+        matched = flags(&tables.matched),
+        at_end = flags(&tables.matched_at_end),
+        dead = tables.dead,
+    )
 }
 
 /// The constants before the hand-written part, in index.js and index.d.ts.
@@ -93,7 +107,7 @@ struct Emitter<'a> {
     model: &'a Model,
     js: String,
     dts: String,
-    patterns: Vec<String>,
+    patterns: Vec<Pattern>,
     /// Module-level readers of array items and map values that are not named types.
     items: Vec<String>,
 }
@@ -150,14 +164,18 @@ impl<'a> Emitter<'a> {
             Ty::Str(rules) => {
                 let (pattern, source) = match &rules.pattern {
                     Some(pattern) => {
-                        let index = match self.patterns.iter().position(|known| known == pattern) {
+                        let index = match self
+                            .patterns
+                            .iter()
+                            .position(|known| known.source == pattern.source)
+                        {
                             Some(index) => index,
                             None => {
                                 self.patterns.push(pattern.clone());
                                 self.patterns.len() - 1
                             }
                         };
-                        (format!("PATTERN_{index}"), literal(pattern))
+                        (format!("PATTERN_{index}"), literal(&pattern.source))
                     }
                     None => ("null".into(), "\"\"".into()),
                 };

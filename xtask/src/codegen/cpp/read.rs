@@ -138,7 +138,7 @@ impl Emitter<'_> {
             let _ = writeln!(
                 out,
                 "{indent}check_pattern(pattern_{index}({var}), {}, at);",
-                literal(pattern)
+                literal(&pattern.source)
             );
         }
         out

@@ -220,7 +220,17 @@ impl Builder<'_> {
                 pattern: map
                     .get("pattern")
                     .and_then(Value::as_str)
-                    .map(str::to_string),
+                    .map(|source| {
+                        contract::pattern_automaton(source)
+                            .map(|automaton| Pattern {
+                                source: source.to_string(),
+                                automaton: Box::new(automaton),
+                            })
+                            .map_err(|why| {
+                                anyhow::anyhow!("{origin}/pattern: {why} (lint.pattern)")
+                            })
+                    })
+                    .transpose()?,
             }),
             "array" => self.array_ty(doc, pointer, name, map)?,
             _ => self.object_ty(doc, pointer, name, map)?,

@@ -158,7 +158,17 @@ pub struct StrRules {
     pub min_len: Option<u64>,
     pub max_len: Option<u64>,
     /// An ECMA-262 regular expression, unanchored as in JSON Schema.
-    pub pattern: Option<String>,
+    pub pattern: Option<Pattern>,
+}
+
+/// A string's `pattern`, with the automaton the bindings run for it
+/// (`contract::pattern_automaton`: no reader runs a regex engine).
+#[derive(Clone)]
+pub struct Pattern {
+    /// As the schema writes it (for messages).
+    pub source: String,
+    /// Boxed: its byte table is larger than the rest of a type.
+    pub automaton: Box<contract::Automaton>,
 }
 
 /// One `if`/`then`/`else` of an object: when `field`'s value is one of

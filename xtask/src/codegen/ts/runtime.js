@@ -392,6 +392,36 @@ function codePoints(s) {
   return count;
 }
 
+/**
+ * A contract pattern as the tables of its automaton, built when the
+ * bindings were generated: `test` takes one step per UTF-16 unit, however
+ * the string is made. (`RegExp` backtracks: on some patterns a string that
+ * almost matches costs time exponential in its length.) `ascii` is the class
+ * of each ASCII unit, `other` the class of every other unit (no atom of a
+ * contract pattern matches one), `next` the next state by state and class,
+ * `matched` and `atEnd` the states where a match has ended, `dead` the state
+ * no match follows. State 0 is the start.
+ */
+function automaton(ascii, other, next, matched, atEnd, dead) {
+  const classes = Uint8Array.from(ascii);
+  const width = next.length / matched.length;
+  const table = Uint8Array.from(next);
+  const ends = Uint8Array.from(matched);
+  const endsAtEnd = Uint8Array.from(atEnd);
+  return {
+    test(text) {
+      let state = 0;
+      for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        state = table[state * width + (unit < 128 ? classes[unit] : other)];
+        if (ends[state] === 1) return true;
+        if (state === dead) return false;
+      }
+      return endsAtEnd[state] === 1;
+    },
+  };
+}
+
 /** The value itself is never quoted: it may be a credential. */
 function readString(v, min, max, pattern, source, at, key) {
   if (typeof v !== "string") fail(at, key, `expected a string, found ${typeName(v)}`);
