@@ -1234,7 +1234,8 @@ impl<'s> Prover<'s> {
             }
             "multipleOf" => same || divides(mr.get(key), mw.get(key)),
             "format" => same || self.space.options.formats == Formats::Annotation,
-            "pattern" | "enum" | "const" | "dependentRequired" | "maxContains" => same,
+            "pattern" => same || pattern_within(mw.get(key), mr.get(key)),
+            "enum" | "const" | "dependentRequired" | "maxContains" => same,
             "allOf" => child_list(r, draft, "allOf")
                 .iter()
                 .all(|part| self.inside(w, part, Step::Same, at, trail)),
@@ -1535,6 +1536,22 @@ fn type_names(types: &Value) -> Vec<&str> {
         Value::String(one) => vec![one.as_str()],
         Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// Whether every string the writer's `pattern` matches, the reader's
+/// matches too: exact on the patterns `lint.pattern` passes (both as
+/// automata, `contract::Automaton::within`); any other pattern is not
+/// compared here.
+fn pattern_within(writer: Option<&Value>, reader: Option<&Value>) -> bool {
+    let automaton = |pattern: Option<&Value>| {
+        pattern
+            .and_then(Value::as_str)
+            .and_then(|pattern| contract::pattern_automaton(pattern).ok())
+    };
+    match (automaton(writer), automaton(reader)) {
+        (Some(writer), Some(reader)) => writer.within(&reader),
+        _ => false,
     }
 }
 

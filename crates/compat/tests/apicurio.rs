@@ -66,7 +66,7 @@ fn expected(case: &Value) -> (bool, bool) {
 }
 
 #[test]
-fn agreement_with_the_apicurio_cases_is_at_least_97_percent_each_way() {
+fn agreement_with_the_apicurio_cases_is_at_least_96_percent_each_way() {
     let cases = data();
     let listed: BTreeMap<String, String> = serde_json::from_str(
         &std::fs::read_to_string(
@@ -116,8 +116,11 @@ fn agreement_with_the_apicurio_cases_is_at_least_97_percent_each_way() {
         explained_but_agreeing.is_empty(),
         "listed as disagreeing but now agree (remove them): {explained_but_agreeing:?}"
     );
+    // 97% while pattern changes could not be compared; since they are
+    // compared as automata, two cases where the suite reads a pattern change
+    // as a change of values are proven equal instead (both listed above).
     assert!(
-        w >= 97.0 && r >= 97.0,
-        "agreement W {w:.1}%, R {r:.1}% is under 97%"
+        w >= 96.0 && r >= 96.0,
+        "agreement W {w:.1}%, R {r:.1}% is under 96%"
     );
 }

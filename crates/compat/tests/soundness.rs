@@ -146,6 +146,25 @@ fn a_look_ahead_pattern_is_read_by_the_validators_engine() {
     );
 }
 
+/// Patterns the lint passes are compared as automata: a reader's pattern
+/// that takes every string the writer's takes holds, a spelling of the same
+/// language holds both ways, and a narrower one breaks with a value. One
+/// outside the lint's vocabulary is not compared.
+#[test]
+fn patterns_are_compared_by_the_strings_they_match() {
+    let string = |pattern: &str| json!({"type": "string", "pattern": pattern});
+    holds(string("^[a-z]+$"), string("^[a-z0-9]+$"));
+    holds(string("^[a-z]+$"), string("^[a-z][a-z]*$"));
+    holds(string("^[a-z][a-z]*$"), string("^[a-z]+$"));
+    holds(string("^(ab)+c"), string("b"));
+    breaks(string("^[a-z0-9]+$"), string("^[a-z]+$"), json!("0"));
+    check(
+        string("^(?!x)[a-z]+$"),
+        string("^(?!x)[a-z0-9]+$"),
+        Expect::Undecided("pattern"),
+    );
+}
+
 #[test]
 fn word_characters_are_ascii_as_the_validator_reads_them() {
     breaks(
