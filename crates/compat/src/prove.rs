@@ -151,6 +151,9 @@ pub struct Prover<'s> {
     covered: RefCell<HashMap<(Key, Key), Containment>>,
     reach: RefCell<HashMap<Key, Reach>>,
     matches: RefCell<HashMap<(String, String), Option<bool>>>,
+    /// Each pattern's automaton (`None`: the lint refuses it), built once:
+    /// a pattern near the lint's bounds takes milliseconds.
+    automata: RefCell<HashMap<String, Option<Rc<contract::Automaton>>>>,
     steps: Cell<usize>,
 }
 
@@ -167,6 +170,7 @@ impl<'s> Prover<'s> {
             covered: RefCell::new(HashMap::new()),
             reach: RefCell::new(HashMap::new()),
             matches: RefCell::new(HashMap::new()),
+            automata: RefCell::new(HashMap::new()),
             steps: Cell::new(MAX_STEPS),
         }
     }
@@ -1234,7 +1238,7 @@ impl<'s> Prover<'s> {
             }
             "multipleOf" => same || divides(mr.get(key), mw.get(key)),
             "format" => same || self.space.options.formats == Formats::Annotation,
-            "pattern" => same || pattern_within(mw.get(key), mr.get(key)),
+            "pattern" => same || self.pattern_within(mw.get(key), mr.get(key)),
             "enum" | "const" | "dependentRequired" | "maxContains" => same,
             "allOf" => child_list(r, draft, "allOf")
                 .iter()
@@ -1461,6 +1465,28 @@ impl<'s> Prover<'s> {
     }
 
     /// Whether `pattern` matches `name`, as the validator's regex engine says.
+    /// Whether every string the writer's `pattern` matches, the reader's
+    /// matches too: exact on the patterns `lint.pattern` passes (both as
+    /// automata, `contract::Automaton::within`); any other pattern is not
+    /// compared here.
+    fn pattern_within(&self, writer: Option<&Value>, reader: Option<&Value>) -> bool {
+        let automaton = |pattern: Option<&Value>| {
+            let pattern = pattern.and_then(Value::as_str)?;
+            if let Some(built) = self.automata.borrow().get(pattern) {
+                return built.clone();
+            }
+            let built = contract::pattern_automaton(pattern).ok().map(Rc::new);
+            self.automata
+                .borrow_mut()
+                .insert(pattern.to_string(), built.clone());
+            built
+        };
+        match (automaton(writer), automaton(reader)) {
+            (Some(writer), Some(reader)) => writer.within(&reader),
+            _ => false,
+        }
+    }
+
     fn pattern_matches(&self, pattern: &str, name: &str) -> Option<bool> {
         let key = (pattern.to_string(), name.to_string());
         if let Some(found) = self.matches.borrow().get(&key) {
@@ -1536,22 +1562,6 @@ fn type_names(types: &Value) -> Vec<&str> {
         Value::String(one) => vec![one.as_str()],
         Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
-    }
-}
-
-/// Whether every string the writer's `pattern` matches, the reader's
-/// matches too: exact on the patterns `lint.pattern` passes (both as
-/// automata, `contract::Automaton::within`); any other pattern is not
-/// compared here.
-fn pattern_within(writer: Option<&Value>, reader: Option<&Value>) -> bool {
-    let automaton = |pattern: Option<&Value>| {
-        pattern
-            .and_then(Value::as_str)
-            .and_then(|pattern| contract::pattern_automaton(pattern).ok())
-    };
-    match (automaton(writer), automaton(reader)) {
-        (Some(writer), Some(reader)) => writer.within(&reader),
-        _ => false,
     }
 }
 
