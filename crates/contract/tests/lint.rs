@@ -806,6 +806,31 @@ fn a_pattern_the_readers_read_differently_is_refused() {
     );
 }
 
+/// The bindings run a pattern as the tables of its automaton: one that
+/// needs more than 256 states, or whose automaton explodes while it is
+/// built, is refused (with a length bound as the way out); the pattern a
+/// backtracking engine stalls on is not, since no binding backtracks.
+#[test]
+fn a_pattern_too_large_for_an_automaton_is_refused() {
+    for pattern in ["^[a-z]{1,300}$", "(a|b)*a(a|b){30}"] {
+        check(
+            "types/DownloadSpec.json",
+            |v| *at(v, "/properties/url/pattern") = json!(pattern),
+            LintRule::Pattern,
+            "/properties/url/pattern",
+        );
+    }
+    let mut set = real_set();
+    let task_id = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/TaskId.json")
+        .expect("TaskId is in the set");
+    *at(&mut task_id.value, "/pattern") = json!("^([A-Za-z0-9_]+-?)*$");
+    let violations: Vec<String> = lint(&set).iter().map(ToString::to_string).collect();
+    assert_eq!(violations, Vec::<String>::new());
+}
+
 /// Generated comments and pages copy schema text: an unpaired override
 /// makes GCC refuse the header, a paired one reorders what a reviewer reads.
 #[test]

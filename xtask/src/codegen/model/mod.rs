@@ -648,6 +648,21 @@ pub(super) mod tests {
         );
     }
 
+    /// No binding runs a regex engine: a pattern with no automaton the
+    /// bindings can walk has no binding, whether or not the lint ran.
+    #[test]
+    fn a_pattern_without_an_automaton_is_refused_with_its_place() {
+        let err = refused(|set| {
+            doc(set, "TaskId")["pattern"] = serde_json::json!("^[a-z]{1,300}$");
+        });
+        assert!(
+            err.contains("types/TaskId.json#/pattern")
+                && err.contains("lint.pattern")
+                && err.contains("256 states"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn a_type_that_contains_itself_is_refused_not_a_stack_overflow() {
         let err = refused(|set| {
