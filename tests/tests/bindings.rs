@@ -811,6 +811,54 @@ fn the_header_compiles_under_gnu_extensions() {
     }
 }
 
+/// A generated struct is no aggregate: an initializer by position, which a
+/// member added by a later contract would shift onto another member (1.1.0
+/// added `TaskSummary::effective_buffer_bytes` third of twelve), does not
+/// compile; a struct default-constructed, or value-initialized, and set by
+/// name does.
+#[test]
+fn a_struct_is_built_by_name_not_by_position() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("by-position");
+    std::fs::create_dir_all(&out).unwrap();
+    let compile = |name: &str, body: &str| {
+        let source = out.join(format!("{name}.cpp"));
+        std::fs::write(
+            &source,
+            format!("#include <vdm/contract.hpp>\n\nint main() {{\n  using namespace vdm::contract;\n{body}\n}}\n"),
+        )
+        .unwrap();
+        Command::new("g++")
+            .args(contract_tests::cxx_flags())
+            .args(["-fsyntax-only", "-I"])
+            .arg(root().join("bindings/cpp/include"))
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|err| {
+                panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
+            })
+    };
+    let by_name = compile(
+        "by-name",
+        "  Segment s;\n  s.index = 1;\n  s.end_byte = 9;\n  Segment t{};\n  Segment u = {};\n\
+         \x20 std::vector<Segment> plan(2);\n  plan.push_back({});\n\
+         \x20 return s.index == 1 && t.index == 0 && u.index == 0 && plan.size() == 3 ? 0 : 1;",
+    );
+    assert!(
+        by_name.status.success(),
+        "{}",
+        String::from_utf8_lossy(&by_name.stderr)
+    );
+    let by_position = compile(
+        "by-position",
+        "  Segment s{1u, 2u, 3u, 4u, SegmentState::pending};\n  return s.index == 3u ? 0 : 1;",
+    );
+    let said = String::from_utf8_lossy(&by_position.stderr);
+    assert!(
+        !by_position.status.success() && said.contains("Segment"),
+        "an initializer by position compiled: {said}"
+    );
+}
+
 /// The match a lane writes, as `docs/bindings.md` shows it, compiles against
 /// the bindings: a C++ visitor and switch with strict warnings as errors, TypeScript with
 /// `tsc --strict` and the stricter checks lanes turn on.

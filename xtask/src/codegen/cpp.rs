@@ -434,7 +434,16 @@ impl<'a> Emitter<'a> {
 
     /// A struct, its reader (fields, then rules) and its writer.
     fn struct_type(&mut self, name: &str, st: &Struct) -> anyhow::Result<()> {
-        let _ = writeln!(self.out, "struct {name} {{");
+        // A later contract may add a member anywhere in the (alphabetical)
+        // order, so code sets members by name (docs/bindings.md). A
+        // user-provided constructor makes the struct no aggregate, and an
+        // initializer by position, which an added member would shift
+        // silently onto the wrong member, does not compile: C++'s
+        // `#[non_exhaustive]`.
+        let _ = writeln!(
+            self.out,
+            "struct {name} {{\n  /// Members are set by name: a later contract may add one anywhere.\n  {name}() {{}}"
+        );
         for field in &st.fields {
             if !field.description.is_empty() {
                 comment(&mut self.out, "  ", &field.description);

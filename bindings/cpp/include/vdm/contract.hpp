@@ -578,6 +578,8 @@ inline void from_json(const nlohmann::json& j, ChecksumAlgorithm& out) {
 /// 
 /// Since contract 1.0.0.
 struct Checksum {
+  /// Members are set by name: a later contract may add one anywhere.
+  Checksum() {}
   /// Which digest `value` holds.
   ChecksumAlgorithm algorithm{};
   /// The expected digest in hexadecimal, exactly as long as the algorithm's output (32, 40, 64 or 128 characters); either case.
@@ -652,6 +654,8 @@ inline void to_json(nlohmann::json& j, const Checksum& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadSpec {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadSpec() {}
   /// The requested write buffer size in bytes.
   std::optional<std::uint64_t> buffer_bytes{};
   /// A digest to verify once the file is assembled; the task fails with checksum_mismatch if it differs.
@@ -791,6 +795,8 @@ inline void to_json(nlohmann::json& j, const DownloadSpec& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadAddParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadAddParams() {}
   /// What to download and how.
   DownloadSpec spec{};
 };
@@ -836,6 +842,8 @@ inline void read_TaskId(const json& v, TaskId& out, Path& at) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadAddResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadAddResult() {}
   /// The new task.
   TaskId task_id{};
 };
@@ -865,6 +873,8 @@ inline void to_json(nlohmann::json& j, const DownloadAddResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadCancelParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadCancelParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -894,6 +904,8 @@ inline void to_json(nlohmann::json& j, const DownloadCancelParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadCancelResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadCancelResult() {}
 };
 
 namespace detail {
@@ -917,6 +929,8 @@ inline void to_json(nlohmann::json& j, const DownloadCancelResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadGetParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadGetParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -1002,6 +1016,8 @@ inline void from_json(const nlohmann::json& j, SegmentState& out) {
 /// 
 /// Since contract 1.0.0.
 struct Segment {
+  /// Members are set by name: a later contract may add one anywhere.
+  Segment() {}
   /// How many bytes of this range have been written, at most the range's length, and equal to it when the segment is complete.
   std::uint64_t downloaded_bytes{};
   /// Offset of the last byte of the range (inclusive, not one past it); never less than startByte.
@@ -1184,6 +1200,8 @@ inline void from_json(const nlohmann::json& j, TaskErrorCode& out) {
 /// 
 /// Since contract 1.0.0.
 struct TaskError {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskError() {}
   /// The code of the last underlying failure, present only when `code` is max_retries_exhausted, so a person learns what kept failing. Never max_retries_exhausted itself.
   std::optional<TaskErrorCode> cause{};
   /// The kind of failure.
@@ -1354,6 +1372,8 @@ inline void from_json(const nlohmann::json& j, TaskState& out) {
 /// 
 /// Since contract 1.0.0.
 struct TaskSummary {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskSummary() {}
   /// When the task was added (RFC 3339).
   std::string created_at{};
   /// Bytes written so far; at most sizeBytes when that is known, and equal to it once the task is complete.
@@ -1520,6 +1540,8 @@ inline void to_json(nlohmann::json& j, const TaskSummary& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskDetail {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskDetail() {}
   /// The task's byte ranges, in index order.
   std::vector<Segment> segment_detail{};
   /// What the client asked for when adding the task.
@@ -1575,6 +1597,8 @@ inline void to_json(nlohmann::json& j, const TaskDetail& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadGetResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadGetResult() {}
   /// The task in full.
   TaskDetail task{};
 };
@@ -1604,6 +1628,8 @@ inline void to_json(nlohmann::json& j, const DownloadGetResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadListParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadListParams() {}
   /// Only tasks in one of these states; every task when absent.
   std::optional<std::vector<TaskState>> states{};
 };
@@ -1648,6 +1674,8 @@ inline void to_json(nlohmann::json& j, const DownloadListParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadListResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadListResult() {}
   /// The matching tasks, oldest first.
   std::vector<TaskSummary> tasks{};
 };
@@ -1687,6 +1715,8 @@ inline void to_json(nlohmann::json& j, const DownloadListResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadPauseParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadPauseParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -1716,6 +1746,8 @@ inline void to_json(nlohmann::json& j, const DownloadPauseParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadPauseResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadPauseResult() {}
 };
 
 namespace detail {
@@ -1739,6 +1771,8 @@ inline void to_json(nlohmann::json& j, const DownloadPauseResult& value) {
 /// 
 /// Since contract 1.1.0.
 struct DownloadProvideAuthParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadProvideAuthParams() {}
   /// The password. Never logged: generated code does not print it.
   SecretString password{};
   /// Keep the credential for later tasks on the same host; it is used for this task only when absent or false.
@@ -1804,6 +1838,8 @@ inline void to_json(nlohmann::json& j, const DownloadProvideAuthParams& value) {
 /// 
 /// Since contract 1.1.0.
 struct DownloadProvideAuthResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadProvideAuthResult() {}
 };
 
 namespace detail {
@@ -1827,6 +1863,8 @@ inline void to_json(nlohmann::json& j, const DownloadProvideAuthResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadRemoveParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadRemoveParams() {}
   /// Also delete the downloaded or partial file; the file is kept when absent or false.
   std::optional<bool> delete_file{};
   /// The task.
@@ -1868,6 +1906,8 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadRemoveResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadRemoveResult() {}
 };
 
 namespace detail {
@@ -1891,6 +1931,8 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadResumeParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadResumeParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -1920,6 +1962,8 @@ inline void to_json(nlohmann::json& j, const DownloadResumeParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadResumeResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadResumeResult() {}
 };
 
 namespace detail {
@@ -1943,6 +1987,8 @@ inline void to_json(nlohmann::json& j, const DownloadResumeResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadUpdateParamsPatch {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadUpdateParamsPatch() {}
   /// The requested write buffer size in bytes.
   std::optional<std::uint64_t> buffer_bytes{};
   /// The requested number of connections. A request, like DownloadSpec.segments: TaskSummary.segments reports the count actually in use.
@@ -2010,6 +2056,8 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParamsPatch& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadUpdateParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadUpdateParams() {}
   /// The settings to change; absent fields stay as they are.
   DownloadUpdateParamsPatch patch{};
   /// The task.
@@ -2047,6 +2095,8 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadUpdateResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadUpdateResult() {}
 };
 
 namespace detail {
@@ -2117,6 +2167,8 @@ inline void from_json(const nlohmann::json& j, NotifyLevel& out) {
 /// 
 /// Since contract 1.0.0.
 struct NotifyEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  NotifyEvent() {}
   /// The failure it is about, if any.
   std::optional<TaskErrorCode> code{};
   /// How loudly to present it.
@@ -2269,6 +2321,8 @@ inline void from_json(const nlohmann::json& j, RpcErrorCode& out) {
 /// 
 /// Since contract 1.0.0.
 struct RpcError {
+  /// Members are set by name: a later contract may add one anywhere.
+  RpcError() {}
   /// The kind of failure.
   RpcErrorCode code{};
   /// Any structured detail the callee adds (for example the JSON pointer of a bad parameter). Free-form on purpose.
@@ -2321,6 +2375,8 @@ inline void to_json(nlohmann::json& j, const RpcError& value) {
 /// 
 /// Since contract 1.0.0.
 struct SessionHelloParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  SessionHelloParams() {}
   /// The client's name and version, for logs (for example `vdm-gui/0.3.1`).
   std::string client{};
   /// The contract version the client was built against (semver).
@@ -2367,6 +2423,8 @@ inline void to_json(nlohmann::json& j, const SessionHelloParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct SessionHelloResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  SessionHelloResult() {}
   /// The contract version the daemon speaks (semver).
   std::string contract_version{};
   /// The daemon's name and version, for logs.
@@ -2436,6 +2494,8 @@ inline void to_json(nlohmann::json& j, const SessionHelloResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskAddedEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskAddedEvent() {}
   /// The new task.
   TaskSummary task{};
 };
@@ -2465,6 +2525,8 @@ inline void to_json(nlohmann::json& j, const TaskAddedEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskProgressEventSegmentsItem {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskProgressEventSegmentsItem() {}
   /// Bytes of this range written so far.
   std::uint64_t downloaded_bytes{};
   /// The segment's index, as in TaskDetail.segmentDetail.
@@ -2510,6 +2572,8 @@ inline void to_json(nlohmann::json& j, const TaskProgressEventSegmentsItem& valu
 /// 
 /// Since contract 1.0.0.
 struct TaskProgressEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskProgressEvent() {}
   /// Bytes written so far for the whole task.
   std::uint64_t downloaded_bytes{};
   /// Each active range's progress.
@@ -2573,6 +2637,8 @@ inline void to_json(nlohmann::json& j, const TaskProgressEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskRemovedEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskRemovedEvent() {}
   /// The task.
   TaskId task_id{};
 };
@@ -2602,6 +2668,8 @@ inline void to_json(nlohmann::json& j, const TaskRemovedEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskStateEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskStateEvent() {}
   /// Why, when the new state is failed or retry_wait.
   std::optional<TaskError> error{};
   /// The state before.
@@ -2659,6 +2727,8 @@ inline void to_json(nlohmann::json& j, const TaskStateEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct ToolCapture {
+  /// Members are set by name: a later contract may add one anywhere.
+  ToolCapture() {}
   /// The tool's exit code; 124 when it overran its deadline, 127 when it could not be run, 128 when a signal the executor did not send ended it.
   std::int64_t exit_code{};
   /// What the tool wrote on standard error, bounded like stdout; the executor's own refusals appear here as one line.
@@ -2710,6 +2780,8 @@ inline void to_json(nlohmann::json& j, const ToolCapture& value) {
 /// 
 /// Since contract 1.0.0.
 struct ToolInvokeParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  ToolInvokeParams() {}
   /// An absolute working directory for this call; used only when the tool's configuration consents.
   std::optional<std::string> cwd{};
   /// The tool's input, any JSON value; written to the tool's standard input and never into its command line.
