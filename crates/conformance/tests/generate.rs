@@ -130,6 +130,9 @@ fn every_mutant_breaks_exactly_its_rule_and_every_message_rule_has_mutants() {
                 found.iter().all(|finding| finding.rule.id() == rule),
                 "{target}: a {rule} mutant breaks more: {line}\n{found:#?}"
             );
+            // Where a lane's reader should say it is.
+            let at = record["at"].as_str().unwrap();
+            assert_eq!(found[0].pointer, at, "{target}: {line}");
             reached.insert(rule.to_string());
         }
     }

@@ -154,7 +154,7 @@ struct GenerateArgs {
     /// The seed the values are drawn from.
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
-    /// Write single-fault mutants instead, one {"rule": ID, "msg": VALUE}
+    /// Write single-fault mutants instead, one {"rule": ID, "at": POINTER, "msg": VALUE}
     /// per line: `check` finds exactly the rule named in each msg. With
     /// --conversation: conversations that each break one trace rule,
     /// named in every record as "mutant".

@@ -201,8 +201,9 @@ pub struct Mutated {
 const TRIED_PER_BASE: usize = 48;
 
 /// Writes `count` single-fault mutants of `target`, one
-/// `{"rule": ID, "msg": VALUE}` per line: `check` finds in `msg` the rule
-/// `rule` names and no other. Each is a one-step mutation
+/// `{"rule": ID, "at": POINTER, "msg": VALUE}` per line: `check` finds in
+/// `msg` the rule `rule` names and no other, first at `at`. Each is a
+/// one-step mutation
 /// ([`sample::one_step_mutations_wide`]) of a valid value; the rules take turns,
 /// the one written least first, among those the mutations have reached.
 pub fn mutants(
@@ -223,14 +224,15 @@ pub fn mutants(
                 let pick = valid.sampler.rng().below(candidates.len());
                 let candidate = candidates.swap_remove(pick);
                 let text = Value::to_string(&candidate);
-                if let Some(rule) = only_rule(&checker.check_text(target, text.as_bytes())?) {
-                    offer(rule, candidate);
+                let found = checker.check_text(target, text.as_bytes())?;
+                if let (Some(rule), Some(first)) = (only_rule(&found), found.first()) {
+                    offer(rule, (candidate, first.pointer.clone()));
                 }
             }
             Ok(())
         },
-        &mut |rule, msg, _| {
-            let record = serde_json::json!({ "rule": rule.id(), "msg": msg });
+        &mut |rule, (msg, at), _| {
+            let record = serde_json::json!({ "rule": rule.id(), "at": at, "msg": msg });
             writeln!(out, "{record}")?;
             Ok(())
         },
