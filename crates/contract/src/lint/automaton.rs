@@ -20,7 +20,7 @@ use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
-use super::pattern::pattern_reads_alike;
+use super::pattern::{pattern_reads_alike, quoted};
 
 /// The most states a pattern's automaton may have: a state's number fits a
 /// byte in the generated tables, and a pattern that needs more is a counted
@@ -166,12 +166,21 @@ impl Automaton {
 /// states.
 pub fn pattern_automaton(pattern: &str) -> Result<Automaton, String> {
     pattern_reads_alike(pattern)?;
+    if let Err(err) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
+        return Err(format!(
+            "pattern {} is not a regular expression: {} (at byte {})",
+            quoted(pattern),
+            err.kind(),
+            err.span().start.offset
+        ));
+    }
     let too_large = |why: &str| {
         format!(
-            "pattern {pattern:?} {why}: every reader runs a pattern as an automaton of at most \
+            "pattern {} {why}: every reader runs a pattern as an automaton of at most \
              {MAX_PATTERN_STATES} states (a backtracking engine can take time exponential in \
              the input); bound a length with minLength and maxLength rather than a counted \
-             repetition"
+             repetition",
+            quoted(pattern)
         )
     };
     let dfa = dense::Builder::new()
@@ -338,6 +347,21 @@ mod tests {
     }
 
     #[test]
+    fn a_pattern_that_is_no_regular_expression_says_what_and_where() {
+        for (pattern, at) in [
+            ("a{2,1}", "at byte 1"),
+            ("(a", "at byte 0"),
+            ("[z-a]", "at byte 1"),
+        ] {
+            let why = pattern_automaton(pattern).expect_err(pattern);
+            assert!(
+                why.contains("is not a regular expression") && why.contains(at),
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
     fn only_plain_ascii_patterns_become_automata() {
         for pattern in ["^.+$", "^[^a]$", "^\\d+$", "^é$", "\\w"] {
             let why = pattern_automaton(pattern).expect_err(pattern);
@@ -362,6 +386,15 @@ mod tests {
         }
         let fits = "^[a-z]{1,60}$";
         assert!(pattern_automaton(fits).is_ok(), "{fits}");
+        // A message stays a line however long the pattern.
+        for long in ["a".repeat(1_000_000), "(".repeat(100_000)] {
+            let why = pattern_automaton(&long).expect_err("too large");
+            assert!(why.len() < 1_000, "{} bytes", why.len());
+            assert!(
+                why.contains(&format!("({} characters)", long.len())),
+                "{why}"
+            );
+        }
     }
 
     /// `within` is language inclusion: drawn pairs of patterns, and strings

@@ -22,10 +22,24 @@
 pub fn pattern_reads_alike(pattern: &str) -> Result<(), String> {
     reads_alike(pattern.as_bytes()).map_err(|(at, what, instead)| {
         format!(
-            "pattern {pattern:?} uses {what} at byte {at}, which the readers do not all read \
-             alike; {instead}"
+            "pattern {} uses {what} at byte {at}, which the readers do not all read \
+             alike; {instead}",
+            quoted(pattern)
         )
     })
+}
+
+/// A pattern as a message quotes it: the whole of it when short, its start
+/// and length when not (a message is one line of a report, and a pattern
+/// can be as long as its file).
+pub(super) fn quoted(pattern: &str) -> String {
+    const SHOWN: usize = 120;
+    let count = pattern.chars().count();
+    if count <= SHOWN {
+        return format!("{pattern:?}");
+    }
+    let start: String = pattern.chars().take(SHOWN).collect();
+    format!("{start:?}… ({count} characters)")
 }
 
 /// Where a pattern leaves the common constructs, what it uses there, and
