@@ -520,6 +520,13 @@ impl Comparison {
 
     fn from_changes(mut changes: Vec<Change>) -> Self {
         for change in &mut changes {
+            // A value the change quotes (an enum value, a name, the
+            // validator's words on a value) is as long as the schema made
+            // it; a report line, and a pull-request comment, are not.
+            bound(&mut change.detail, DETAIL_CHARS);
+            if let Some(why) = &mut change.why {
+                bound(why, WHY_CHARS);
+            }
             change.api = if change.rule.breaks_api() {
                 Verdict::Breaking
             } else {
@@ -578,6 +585,28 @@ impl Comparison {
         });
         self
     }
+}
+
+/// The most characters of a change's `detail` a report shows.
+const DETAIL_CHARS: usize = 300;
+
+/// The most characters of a change's `why` a report shows.
+const WHY_CHARS: usize = 1_000;
+
+/// `text` cut to its start and end, with how much was left out between them,
+/// when it is longer than `max` characters.
+fn bound(text: &mut String, max: usize) {
+    let count = text.chars().count();
+    if count <= max {
+        return;
+    }
+    let (head, tail) = (max * 2 / 3, max / 4);
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    *text = format!(
+        "{start} … ({} characters left out) … {end}",
+        count - head - tail
+    );
 }
 
 /// One direction's change verdicts brought in line with the whole-schema

@@ -338,6 +338,44 @@ fn a_name_with_a_newline_forges_no_line() {
     }
 }
 
+/// A change quoting a huge value (an enum value of 100,000 characters) is
+/// reported in lines of bounded length: a pull-request comment has a limit,
+/// and a log line is read by people. The counterexample in the JSON report
+/// stays whole, for a tool to check it.
+#[test]
+fn a_huge_value_is_reported_in_short_lines() {
+    let old = release("1.1.0");
+    let mut new = old.clone();
+    let huge = "y".repeat(100_000);
+    for doc in &mut new.docs {
+        if doc.name == "SegmentState" {
+            if let Some(values) = doc.value["enum"].as_array_mut() {
+                values.push(serde_json::json!(huge));
+            }
+        }
+    }
+    let comparison = compare_sets(&old, &new, Options::default()).expect("the schemas register");
+    assert!(!comparison.changes.is_empty());
+    let place = |_: &str| Some(("types/SegmentState.json".to_string(), 1));
+    for (format, text) in [
+        ("human", report::human(&comparison, None)),
+        (
+            "markdown",
+            report::markdown(&comparison, None, "1.1.0 → new"),
+        ),
+        ("github", report::github(&comparison, None, &place)),
+    ] {
+        let longest = text.lines().map(|line| line.chars().count()).max();
+        assert!(longest < Some(3_000), "{format}: a line of {longest:?}");
+        assert!(text.contains("characters left out"), "{format}:\n{text}");
+    }
+    let json = serde_json::to_string(&comparison).expect("a comparison is JSON");
+    assert!(
+        json.contains(&format!("\"{huge}\"")),
+        "the example is cut in JSON"
+    );
+}
+
 /// A review comment says what changed whatever the values hold: an enum
 /// value that would open an HTML comment, a code span, emphasis, a link or
 /// math, or end a table cell, is shown as it is. The comment is read back
