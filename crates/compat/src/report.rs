@@ -20,6 +20,24 @@ fn line(out: &mut String, text: std::fmt::Arguments<'_>) {
     out.push('\n');
 }
 
+/// [`line`], when `out` stays within `budget` bytes with it and nothing was
+/// left out before; otherwise counts it in `omitted`, so the rows shown are
+/// the first ones in order.
+fn line_within(
+    out: &mut String,
+    budget: usize,
+    omitted: &mut usize,
+    text: std::fmt::Arguments<'_>,
+) {
+    let text = contract::plain(&text.to_string());
+    if *omitted > 0 || out.len() + text.len() + 1 > budget {
+        *omitted += 1;
+        return;
+    }
+    out.push_str(&text);
+    out.push('\n');
+}
+
 /// The human report. `declared` is the bump `VERSION` makes, when known.
 pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
     let mut out = String::new();
@@ -185,8 +203,29 @@ fn readings(comparison: &Comparison) -> String {
     )
 }
 
+/// GitHub refuses a comment longer than 65,536 characters. The comment
+/// stops each part short of its share of this (in bytes, never fewer than
+/// characters) and says how many rows it left out.
+const COMMENT_BYTES: usize = 60_000;
+
+/// Says how many rows a part of the comment left out: the table stops at
+/// two thirds of the budget, who reads what at three quarters, the reasons
+/// at all of it (and the lines after the last part are short).
+fn left_out(out: &mut String, rows: usize, what: &str) {
+    if rows > 0 {
+        out.push('\n');
+        line(
+            out,
+            format_args!(
+                "*… and {rows} more {what}, left out to keep the comment within GitHub's size: `cargo xtask compat` prints every one.*"
+            ),
+        );
+    }
+}
+
 /// A pull-request comment: one summary line, a table of changes breaking
-/// first, the reasons and examples folded away.
+/// first, the reasons and examples folded away. Past about 60,000
+/// characters, the rows that do not fit are counted instead of shown.
 pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) -> String {
     let mut out = String::new();
     let cell = |v: Verdict| match v {
@@ -227,13 +266,16 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
         format_args!("| rule | W | R | API | where | change | example |"),
     );
     line(&mut out, format_args!("|---|---|---|---|---|---|---|"));
+    let mut omitted = 0;
     for change in review_order(comparison) {
         let example = change
             .example
             .as_ref()
             .map_or(String::new(), |e| code_cell(&short(&e.value)));
-        line(
+        line_within(
             &mut out,
+            COMMENT_BYTES * 2 / 3,
+            &mut omitted,
             format_args!(
                 "| `{}` | {} | {} | {} | {} | {} | {} |",
                 change.rule,
@@ -246,18 +288,23 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
             ),
         );
     }
+    left_out(&mut out, omitted, "changes");
     if !comparison.reaches.is_empty() {
         out.push('\n');
         line(&mut out, format_args!("Who reads what changed:"));
         out.push('\n');
+        let mut omitted = 0;
         for group in comparison.reaches.keys() {
             if let Some(reaches) = reaches(comparison, group) {
-                line(
+                line_within(
                     &mut out,
+                    COMMENT_BYTES * 3 / 4,
+                    &mut omitted,
                     format_args!("- {}: {}", code(group), markdown_text(&reaches)),
                 );
             }
         }
+        left_out(&mut out, omitted, "types");
     }
     if comparison.changes.iter().all(|c| c.why.is_none()) {
         return out;
@@ -268,10 +315,13 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
         format_args!("<details><summary>Why each break</summary>"),
     );
     out.push('\n');
+    let mut omitted = 0;
     for change in review_order(comparison) {
         if let Some(why) = &change.why {
-            line(
+            line_within(
                 &mut out,
+                COMMENT_BYTES,
+                &mut omitted,
                 format_args!(
                     "- `{}` at {}: {}",
                     change.rule,
@@ -281,6 +331,7 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
             );
         }
     }
+    left_out(&mut out, omitted, "reasons");
     out.push('\n');
     line(&mut out, format_args!("</details>"));
     out

@@ -376,6 +376,30 @@ fn a_huge_value_is_reported_in_short_lines() {
     );
 }
 
+/// A change set of thousands of changes still makes a comment GitHub takes
+/// (at most 65,536 characters): the first rows in review order are shown,
+/// the rest counted, and the comment still closes what it opens.
+#[test]
+fn a_comment_on_thousands_of_changes_fits_a_pull_request() {
+    let old = release("1.1.0");
+    let mut new = old.clone();
+    for doc in &mut new.docs {
+        if doc.name == "SegmentState" {
+            if let Some(values) = doc.value["enum"].as_array_mut() {
+                values.extend((0..3_000).map(|n| serde_json::json!(format!("state_{n}"))));
+            }
+        }
+    }
+    let comparison = compare_sets(&old, &new, Options::default()).expect("the schemas register");
+    assert!(comparison.changes.len() >= 3_000);
+    let text = report::markdown(&comparison, None, "1.1.0 → new");
+    assert!(text.chars().count() <= 65_536, "{} characters", text.chars().count());
+    assert!(text.contains("more changes, left out"), "{text}");
+    assert!(text.contains("more reasons, left out"), "{text}");
+    assert!(text.trim_end().ends_with("</details>"), "{text}");
+    assert!(text.contains("`enum.value_added`"), "no change is shown");
+}
+
 /// A review comment says what changed whatever the values hold: an enum
 /// value that would open an HTML comment, a code span, emphasis, a link or
 /// math, or end a table cell, is shown as it is. The comment is read back
