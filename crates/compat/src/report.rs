@@ -433,11 +433,20 @@ fn shortfall(comparison: &Comparison, declared: Option<Bump>) -> Option<String> 
     })
 }
 
-/// GitHub workflow annotations, one per change, at the changed keyword's
-/// file and line, weighed by [`level`]; and an error at `VERSION` when it
-/// declares less than the changes need.
+/// GitHub workflow annotations: an error at `VERSION` when it declares
+/// less than the changes need, then one per change, at the changed
+/// keyword's file and line, weighed by [`level`].
 pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'_>) -> String {
     let mut out = String::new();
+    // First: GitHub shows a step's first ten errors only, and this one says
+    // what to do about all the others.
+    if let Some(why) = shortfall(comparison, declared) {
+        let _ = writeln!(
+            out,
+            "::error file={VERSION_FILE},line=1,title=compat bump::{}",
+            escape_github(&why)
+        );
+    }
     for change in review_order(comparison) {
         let place = locate(where_of(change)).map_or(String::new(), |(file, line)| {
             format!(" file={},line={line},", escape_github_property(&file))
@@ -465,13 +474,6 @@ pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'
             },
             change.rule,
             escape_github(&message)
-        );
-    }
-    if let Some(why) = shortfall(comparison, declared) {
-        let _ = writeln!(
-            out,
-            "::error file={VERSION_FILE},line=1,title=compat bump::{}",
-            escape_github(&why)
         );
     }
     out

@@ -393,7 +393,11 @@ fn a_comment_on_thousands_of_changes_fits_a_pull_request() {
     let comparison = compare_sets(&old, &new, Options::default()).expect("the schemas register");
     assert!(comparison.changes.len() >= 3_000);
     let text = report::markdown(&comparison, None, "1.1.0 → new");
-    assert!(text.chars().count() <= 65_536, "{} characters", text.chars().count());
+    assert!(
+        text.chars().count() <= 65_536,
+        "{} characters",
+        text.chars().count()
+    );
     assert!(text.contains("more changes, left out"), "{text}");
     assert!(text.contains("more reasons, left out"), "{text}");
     assert!(text.trim_end().ends_with("</details>"), "{text}");
