@@ -175,17 +175,7 @@ fn patterns_of_the_vocabulary_read_alike_in_every_engine() {
          \x20   std::cout << '\\n';\n  }\n}\n",
     );
     std::fs::write(dir.join("patterns.cpp"), source).expect("the source is written");
-    let compiled = Command::new("g++")
-        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(dir.join("patterns"))
-        .arg(dir.join("patterns.cpp"))
-        .output()
-        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
-    assert!(
-        compiled.status.success(),
-        "{}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
+    compile(&dir.join("patterns.cpp"), &dir.join("patterns"), &dir);
     let cpp = rows(&mut Command::new(dir.join("patterns")), "the C++ program");
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(node.len(), patterns.len());
@@ -243,6 +233,23 @@ fn patterns_of_the_vocabulary_read_alike_in_every_engine() {
         "{matched} of {total}"
     );
     assert!(with_automata > patterns.len() * 9 / 10, "{with_automata}");
+}
+
+/// Builds `program` from `source`, headers looked up in `include`.
+fn compile(source: &Path, program: &Path, include: &Path) {
+    let compiled = Command::new("g++")
+        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(program)
+        .arg("-I")
+        .arg(include)
+        .arg(source)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
 }
 
 /// What a child printed, or `None` when it was still running at the
@@ -332,19 +339,7 @@ fn a_pattern_that_backtracks_elsewhere_is_read_in_linear_time_by_every_reader() 
     }
     program.push_str("}\n");
     std::fs::write(&source, program).expect("written");
-    let compiled = Command::new("g++")
-        .args(["-std=c++17", "-O1", "-o"])
-        .arg(dir.join("read"))
-        .arg("-I")
-        .arg(&dir)
-        .arg(&source)
-        .output()
-        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
-    assert!(
-        compiled.status.success(),
-        "{}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
+    compile(&source, &dir.join("read"), &dir);
     let reader = Command::new(dir.join("read"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
