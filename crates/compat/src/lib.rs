@@ -588,14 +588,14 @@ impl Comparison {
 }
 
 /// The most characters of a change's `detail` a report shows.
-const DETAIL_CHARS: usize = 300;
+pub(crate) const DETAIL_CHARS: usize = 300;
 
 /// The most characters of a change's `why` a report shows.
 const WHY_CHARS: usize = 1_000;
 
 /// `text` cut to its start and end, with how much was left out between them,
 /// when it is longer than `max` characters.
-fn bound(text: &mut String, max: usize) {
+pub(crate) fn bound(text: &mut String, max: usize) {
     let count = text.chars().count();
     if count <= max {
         return;

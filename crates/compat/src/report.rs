@@ -189,6 +189,14 @@ fn where_of(change: &crate::Change) -> &str {
     first.as_deref().or(second.as_deref()).unwrap_or("")
 }
 
+/// [`where_of`] as a comment shows it: a pointer through a name of
+/// thousands of characters is cut like a change's detail, so its row fits.
+fn shown_place(change: &crate::Change) -> String {
+    let mut place = where_of(change).to_string();
+    crate::bound(&mut place, crate::DETAIL_CHARS);
+    place
+}
+
 fn readings(comparison: &Comparison) -> String {
     format!(
         "{} readers, formats read as {}",
@@ -211,8 +219,9 @@ const COMMENT_BYTES: usize = 60_000;
 /// Says how many rows a part of the comment left out: the table stops at
 /// two thirds of the budget, who reads what at three quarters, the reasons
 /// at all of it (and the lines after the last part are short).
-fn left_out(out: &mut String, rows: usize, what: &str) {
+fn left_out(out: &mut String, rows: usize, [one, many]: [&str; 2]) {
     if rows > 0 {
+        let what = if rows == 1 { one } else { many };
         out.push('\n');
         line(
             out,
@@ -282,13 +291,13 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
                 cell(change.writer),
                 cell(change.reader),
                 cell(change.api),
-                code_cell(where_of(change)),
+                code_cell(&shown_place(change)),
                 markdown_text(&change.detail),
                 example
             ),
         );
     }
-    left_out(&mut out, omitted, "changes");
+    left_out(&mut out, omitted, ["change", "changes"]);
     if !comparison.reaches.is_empty() {
         out.push('\n');
         line(&mut out, format_args!("Who reads what changed:"));
@@ -304,7 +313,7 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
                 );
             }
         }
-        left_out(&mut out, omitted, "types");
+        left_out(&mut out, omitted, ["type", "types"]);
     }
     if comparison.changes.iter().all(|c| c.why.is_none()) {
         return out;
@@ -325,13 +334,13 @@ pub fn markdown(comparison: &Comparison, declared: Option<Bump>, label: &str) ->
                 format_args!(
                     "- `{}` at {}: {}",
                     change.rule,
-                    code(where_of(change)),
+                    code(&shown_place(change)),
                     markdown_text(why)
                 ),
             );
         }
     }
-    left_out(&mut out, omitted, "reasons");
+    left_out(&mut out, omitted, ["reason", "reasons"]);
     out.push('\n');
     line(&mut out, format_args!("</details>"));
     out

@@ -374,6 +374,25 @@ fn a_huge_value_is_reported_in_short_lines() {
         json.contains(&format!("\"{huge}\"")),
         "the example is cut in JSON"
     );
+
+    // A place through a name that long still gets its row in the comment.
+    let mut named = old.clone();
+    for doc in &mut named.docs {
+        if doc.name == "Segment" {
+            if let Some(props) = doc.value["properties"].as_object_mut() {
+                props.insert(
+                    huge.clone(),
+                    serde_json::json!({"type": "string", "description": "d"}),
+                );
+            }
+        }
+    }
+    let comparison = compare_sets(&old, &named, Options::default()).expect("the schemas register");
+    let text = report::markdown(&comparison, None, "1.1.0 → new");
+    let longest = text.lines().map(|line| line.chars().count()).max();
+    assert!(longest < Some(3_000), "markdown: a line of {longest:?}");
+    assert!(!text.contains("left out to keep"), "{text}");
+    assert!(text.contains("| `property.added` |"), "{text}");
 }
 
 /// A change set of thousands of changes still makes a comment GitHub takes
