@@ -102,14 +102,14 @@ impl Automaton {
                 return false;
             }
             for &byte in &bytes {
-                let theirs = other.step(theirs, byte);
+                let theirs = other.step(theirs, other.class(byte));
                 if other.matched.get(theirs) == Some(&true) {
                     continue; // `other` takes this text and every continuation
                 }
                 let mine = match mine {
                     None => None,
                     Some(w) => {
-                        let w = self.step(w, byte);
+                        let w = self.step(w, self.class(byte));
                         if self.matched.get(w) == Some(&true) {
                             None
                         } else if w == self.dead {
@@ -127,10 +127,11 @@ impl Automaton {
         true
     }
 
-    fn step(&self, state: usize, byte: u8) -> usize {
+    /// The state after `state` on a byte of `class`.
+    fn step(&self, state: usize, class: u8) -> usize {
         self.next
             .get(state)
-            .and_then(|row| row.get(usize::from(self.class(byte))))
+            .and_then(|row| row.get(usize::from(class)))
             .copied()
             .unwrap_or(self.dead)
     }
@@ -143,12 +144,7 @@ impl Automaton {
     fn walk(&self, classes: impl Iterator<Item = u8>) -> bool {
         let mut state = 0;
         for class in classes {
-            state = self
-                .next
-                .get(state)
-                .and_then(|row| row.get(usize::from(class)))
-                .copied()
-                .unwrap_or(self.dead);
+            state = self.step(state, class);
             if self.matched.get(state) == Some(&true) {
                 return true;
             }
