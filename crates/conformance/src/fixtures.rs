@@ -539,12 +539,10 @@ fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 /// an invalid trace.
 fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Result<(), Error> {
     let table_path = dir.join("transitions.json");
-    let table = std::fs::read_to_string(&table_path)
-        .map_err(|e| input(&table_path, e.to_string()))
-        .and_then(|text| {
-            crate::trace::Transitions::parse_for(checker, &text)
-                .map_err(|why| input(&table_path, why))
-        });
+    let table = read_file(&table_path).and_then(|bytes| {
+        let text = contract::utf8(&table_path, &bytes)?;
+        crate::trace::Transitions::parse_for(checker, text).map_err(|why| input(&table_path, why))
+    });
     // Every trace is judged against the table: without it there is nothing
     // to run them by, and that is the failure.
     let table = match table {

@@ -977,6 +977,10 @@ fn a_transition_table_with_a_state_that_is_no_task_state_is_refused() {
         br#"{"queued": ["probing"], "queued": ["paused"]}"#,
         "/queued is named twice",
     );
+    refused(
+        b"{\n  \"caf\xe9\": []}",
+        ":2:7: not UTF-8 text (byte offset 8)",
+    );
     // `generate --conversation` reads the table as `trace` does, and names
     // its file too.
     let table = Temp::new("transitions.json", br#"{"queued": ["probing"#);

@@ -218,6 +218,23 @@ fn a_transitions_table_that_cannot_be_read_fails_the_gate() {
     );
 }
 
+/// A byte of the table that is not UTF-8 is named by line and column, as in
+/// every other file of the folder.
+#[test]
+fn a_transitions_table_that_is_not_utf8_is_named_where() {
+    let scratch = Scratch::new("latin1-table");
+    std::fs::write(
+        scratch.0.join("traces/transitions.json"),
+        b"{\n  \"caf\xe9\": []\n}\n",
+    )
+    .expect("write");
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "traces/transitions.json:2:7: not UTF-8 text (byte offset 8)",
+    );
+}
+
 #[test]
 fn a_frame_fixture_whose_sidecar_disagrees_fails_the_gate() {
     let scratch = Scratch::new("frames");

@@ -4,6 +4,7 @@
 //! or I/O error. The schemas are compiled in; nothing else is needed.
 
 use std::io::{Read, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -576,6 +577,10 @@ fn read_bytes(file: &str) -> Result<Vec<u8>, String> {
     }
 }
 
+/// A file's text; a byte that is not UTF-8 is named by line and column.
 fn read_text(file: &str) -> Result<String, String> {
-    String::from_utf8(read_bytes(file)?).map_err(|e| format!("{file}: not UTF-8: {e}"))
+    let bytes = read_bytes(file)?;
+    contract::utf8(Path::new(file), &bytes)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
 }
