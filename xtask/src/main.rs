@@ -105,22 +105,32 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
             )
         }
     };
-    // (name, the check, whether it checks values against the schemas)
-    type Check<'a> = (&'a str, &'a dyn Fn() -> anyhow::Result<()>, bool);
-    let checks: [Check; 4] = [
-        ("lint", &|| lint::run(root), false),
-        (
-            "codegen --check",
-            &|| codegen::run(root, codegen::Mode::Check),
-            false,
-        ),
-        ("conformance", &|| conformance::run(root), true),
-        ("compat", &compat, true),
-    ];
     let mut failed = Vec::new();
+    // The checks of values against the schemas stop only when lint refused
+    // the schemas themselves, not when it could not read `VERSION` or the
+    // latest release: those checks say for themselves what they need.
+    let mut schemas_refused = false;
+    if let Err(lint::Failed {
+        schemas_refused: refused,
+        error,
+    }) = lint::check(root)
+    {
+        eprintln!("error: {error:#}");
+        failed.push("lint");
+        schemas_refused = refused;
+    }
+    if let Err(err) = codegen::run(root, codegen::Mode::Check) {
+        eprintln!("error: {err:#}");
+        failed.push("codegen --check");
+    }
+    type Check<'a> = (&'a str, &'a dyn Fn() -> anyhow::Result<()>);
+    let on_values: [Check; 2] = [
+        ("conformance", &|| conformance::run(root)),
+        ("compat", &compat),
+    ];
     let mut skipped = Vec::new();
-    for (name, check, on_values) in checks {
-        if on_values && failed.contains(&"lint") {
+    for (name, check) in on_values {
+        if schemas_refused {
             skipped.push(name);
             continue;
         }
@@ -170,6 +180,38 @@ mod tests {
         assert_eq!(
             format!("{gate:#}"),
             "gate: failed: lint, codegen --check (conformance, compat not run: they check values against schemas lint refuses)"
+        );
+        Ok(())
+    }
+
+    /// A byte that is not UTF-8 in the latest release fails lint's
+    /// `x-since` judgement, codegen and compat, each naming the file and line; the
+    /// working tree's schemas are not refused, so conformance still runs.
+    #[test]
+    fn a_bad_byte_in_a_release_does_not_stop_the_conformance_gate() -> anyhow::Result<()> {
+        let copy = crate::scratch::Scratch::new("gate-bad-release-byte")?;
+        let (version, dir) =
+            crate::contracts::latest(&copy.dir)?.ok_or_else(|| anyhow::anyhow!("no release"))?;
+        let path = dir.join("schema/types/TaskId.json");
+        let mut bytes = std::fs::read(&path)?;
+        bytes.insert(1, 0xff);
+        std::fs::write(&path, bytes)?;
+        let Err(lint) = super::lint::check(&copy.dir) else {
+            panic!("lint passed with a release it cannot read");
+        };
+        assert!(!lint.schemas_refused);
+        let said = format!("{:#}", lint.error);
+        assert!(
+            said.contains(&format!("loading release {version}"))
+                && said.contains("schema/types/TaskId.json:1:2: not UTF-8 text (byte offset 1)"),
+            "{said}"
+        );
+        let Err(gate) = super::gate(&copy.dir) else {
+            panic!("the gate passed with a release it cannot read");
+        };
+        assert_eq!(
+            format!("{gate:#}"),
+            "gate: failed: lint, codegen --check, compat"
         );
         Ok(())
     }
