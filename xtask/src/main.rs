@@ -8,6 +8,7 @@ mod codegen;
 mod compat;
 mod conformance;
 mod contracts;
+mod frozen;
 mod lint;
 mod release;
 #[cfg(test)]
@@ -41,7 +42,8 @@ commands:
          [--formats assertion|annotation] [--format human|json|markdown|github|sarif] [--search N]
                        the changes since the latest release, W/R/API verdicts, and the bump they need;
                        `cargo xtask compat --help` says more
-  gate                 the full contract gate: lint, codegen --check, conformance, compat (with its search)
+  gate                 the full contract gate: lint, codegen --check, every release as frozen, conformance,
+                       compat (with its search)
   test [ARGS...]       every test, Rust, C++ and TypeScript: installs what the C++ and TypeScript tests
                        need when it is missing (.ci/setup), then cargo test --workspace --all-features
                        --locked ARGS
@@ -123,6 +125,10 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
         eprintln!("error: {err:#}");
         failed.push("codegen --check");
     }
+    if let Err(err) = frozen::check(root) {
+        eprintln!("error: {err:#}");
+        failed.push("releases");
+    }
     type Check<'a> = (&'a str, &'a dyn Fn() -> anyhow::Result<()>);
     let on_values: [Check; 2] = [
         ("conformance", &|| conformance::run(root)),
@@ -185,7 +191,7 @@ mod tests {
     }
 
     /// A byte that is not UTF-8 in the latest release fails lint's
-    /// `x-since` judgement, codegen and compat, each naming the file and line; the
+    /// `x-since` judgement, codegen, the release's seal and compat, each naming the file; the
     /// working tree's schemas are not refused, so conformance still runs.
     #[test]
     fn a_bad_byte_in_a_release_does_not_stop_the_conformance_gate() -> anyhow::Result<()> {
@@ -211,7 +217,7 @@ mod tests {
         };
         assert_eq!(
             format!("{gate:#}"),
-            "gate: failed: lint, codegen --check, compat"
+            "gate: failed: lint, codegen --check, releases, compat"
         );
         Ok(())
     }

@@ -30,6 +30,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     copy_dir(&root.join("contracts/schema"), &staging.join("schema"))?;
     copy_dir(&root.join("conformance/valid"), &staging.join("valid"))?;
     freeze_bindings(&staging, version, &|_| false)?;
+    crate::frozen::seal(&staging)?;
     std::fs::rename(&staging, &dest)
         .with_context(|| format!("moving the release into {}", dest.display()))?;
     println!("released {version} into contracts/released/{version}");
@@ -61,6 +62,14 @@ pub const BINDINGS_DIR: &str = "rust";
 /// The folders inside a release that hold each language's frozen bindings.
 const LANGUAGES: [&str; 3] = [BINDINGS_DIR, "cpp/include/vdm", "ts"];
 
+/// What a release's generated files say they came from.
+fn origin(version: &str) -> crate::codegen::Origin {
+    crate::codegen::Origin {
+        command: "cargo xtask release",
+        schemas: format!("contracts/released/{version}/schema/"),
+    }
+}
+
 /// Writes each language's bindings from `<release>/schema/`, skipping the
 /// folders `keep` says exist already.
 fn freeze_bindings(
@@ -70,10 +79,7 @@ fn freeze_bindings(
 ) -> anyhow::Result<()> {
     let set = contract::SchemaSet::load(&release.join("schema"))
         .with_context(|| format!("loading the schemas of {version}"))?;
-    let origin = crate::codegen::Origin {
-        command: "cargo xtask release",
-        schemas: format!("contracts/released/{version}/schema/"),
-    };
+    let origin = origin(version);
     let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, version, &origin)?;
     let rust = crate::codegen::rust_bindings(&set, &origin)?;
     for (folder, files) in LANGUAGES.into_iter().zip([rust, cpp, ts]) {
@@ -94,12 +100,8 @@ fn freeze_bindings(
 /// Writes the CMake target and the npm manifest of a release (only those
 /// missing, unless `all`).
 fn write_packages(release: &Path, version: &str, all: bool) -> anyhow::Result<Vec<&'static str>> {
-    let origin = crate::codegen::Origin {
-        command: "cargo xtask release",
-        schemas: format!("contracts/released/{version}/schema/"),
-    };
     let mut written = Vec::new();
-    for (file, text) in crate::codegen::release_packages(version, &origin) {
+    for (file, text) in crate::codegen::release_packages(version, &origin(version)) {
         let path = release.join(file);
         if !all && path.exists() {
             continue;
@@ -128,10 +130,47 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
             .filter(|folder| release.join(folder).exists())
             .collect();
         let has = |folder: &str| had.contains(&folder);
+        // The list is written again below: a file edited since the release
+        // was frozen must not be sealed in with what this adds. What this
+        // writes again may be gone: a removed language folder, a package.
+        let packages =
+            crate::codegen::release_packages(&version, &origin(&version)).map(|(file, _)| file);
+        let regenerated = |path: &str| {
+            packages.contains(&path)
+                || LANGUAGES
+                    .iter()
+                    .any(|folder| !has(folder) && path.starts_with(&format!("{folder}/")))
+        };
+        let differences = crate::frozen::differences(&release)?;
+        let unsealed = differences
+            .iter()
+            .any(|d| matches!(d, crate::frozen::Difference::Unsealed));
+        let kept: Vec<String> = differences
+            .iter()
+            .filter(|d| match d {
+                crate::frozen::Difference::Unsealed => false,
+                crate::frozen::Difference::Gone(path) => !regenerated(path),
+                _ => true,
+            })
+            .map(|d| d.shown(&release))
+            .collect();
+        if !kept.is_empty() {
+            bail!(
+                "{version} differs from what was frozen, so nothing is added to it:\n{}",
+                kept.join("\n")
+            );
+        }
         for file in write_packages(&release, &version, false)? {
             println!("gave {version} its {file}");
         }
         if LANGUAGES.iter().all(|folder| has(folder)) {
+            crate::frozen::seal(&release)?;
+            if unsealed {
+                println!(
+                    "sealed {version} as it is: contracts/released/{version}/{}",
+                    crate::frozen::SUMS
+                );
+            }
             continue;
         }
         // Written beside, then renamed, so a failure leaves no half folder.
@@ -157,6 +196,7 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
             println!("froze the {folder} bindings of {version} into contracts/released/{version}/{folder}");
         }
         std::fs::remove_dir_all(&staging)?;
+        crate::frozen::seal(&release)?;
     }
     Ok(())
 }
@@ -254,6 +294,34 @@ mod tests {
         );
         assert!(!copy.dir.join("contracts/released/1.9.0").exists());
         assert!(!copy.dir.join("contracts/released/.1.9.0.partial").exists());
+        Ok(())
+    }
+
+    /// `--backfill-bindings` generates a removed language folder again and
+    /// seals the release with it; a release edited since it was frozen is
+    /// refused, naming the file, and nothing is written.
+    #[test]
+    fn backfill_regenerates_a_removed_folder_and_refuses_an_edited_release() -> anyhow::Result<()> {
+        let copy = Scratch::new("release-backfill")?;
+        let (_, release) = crate::contracts::latest(&copy.dir)?.context("a release")?;
+        std::fs::remove_dir_all(release.join("ts"))?;
+        super::backfill_bindings(&copy.dir)?;
+        assert!(release.join("ts/index.js").is_file());
+        assert!(release.join("ts/package.json").is_file());
+        crate::frozen::check(&copy.dir)?;
+        let schema = release.join("schema/types/TaskId.json");
+        let text = std::fs::read_to_string(&schema)?;
+        std::fs::write(&schema, text.replace("\"pattern\"", "\"$comment\""))?;
+        std::fs::remove_dir_all(release.join("ts"))?;
+        let Err(err) = super::backfill_bindings(&copy.dir) else {
+            panic!("backfilled an edited release");
+        };
+        let said = format!("{err:#}");
+        assert!(
+            said.contains("schema/types/TaskId.json: changed since the release was frozen"),
+            "{said}"
+        );
+        assert!(!release.join("ts").exists());
         Ok(())
     }
 
