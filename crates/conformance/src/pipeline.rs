@@ -281,11 +281,18 @@ fn finish_trace(
     closed: bool,
     out: &mut dyn Sink,
 ) {
-    let open_calls = trace_violations(files, tracer.unanswered());
-    if closed {
-        out.emit(open_calls);
-    } else {
-        out.warn(&open_calls);
+    // A piece at a time: a capture may leave millions open.
+    for piece in tracer.open_calls().chunks(BATCH) {
+        let findings = piece
+            .iter()
+            .map(|(place, id, method)| crate::trace::unanswered(*place, *id, method))
+            .collect();
+        let open_calls = trace_violations(files, findings);
+        if closed {
+            out.emit(open_calls);
+        } else {
+            out.warn(&open_calls);
+        }
     }
 }
 

@@ -204,21 +204,38 @@ impl<'a> Tracer<'a> {
 
     /// Calls still open at the end, each at the line of its call.
     pub fn unanswered(&self) -> Vec<TraceFinding> {
-        let mut out: Vec<TraceFinding> = self
+        self.open_calls()
+            .into_iter()
+            .map(|(place, id, method)| unanswered(place, id, method))
+            .collect()
+    }
+
+    /// Calls still open at the end as `(place, id, method)`, in the order
+    /// they were made: a capture of many unanswered calls is reported from
+    /// these, a piece at a time, rather than from a finding each held at
+    /// once.
+    pub fn open_calls(&self) -> Vec<(Place, u64, &str)> {
+        let mut out: Vec<(Place, u64, &str)> = self
             .connections
             .values()
             .flat_map(|connection| connection.open.iter())
-            .map(|(id, (method, place))| TraceFinding {
-                place: *place,
-                finding: Finding {
-                    pointer: "/msg/id".into(),
-                    rule: Rule::TraceUnanswered,
-                    message: format!("the call of {method} with id {id} was never answered"),
-                },
-            })
+            .map(|(id, (method, place))| (*place, *id, method.as_str()))
             .collect();
-        out.sort();
+        // One message per place: the place alone orders them.
+        out.sort_unstable_by_key(|(place, _, _)| *place);
         out
+    }
+}
+
+/// The finding for a call never answered.
+pub fn unanswered(place: Place, id: u64, method: &str) -> TraceFinding {
+    TraceFinding {
+        place,
+        finding: Finding {
+            pointer: "/msg/id".into(),
+            rule: Rule::TraceUnanswered,
+            message: format!("the call of {method} with id {id} was never answered"),
+        },
     }
 }
 
