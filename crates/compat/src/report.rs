@@ -61,9 +61,17 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
                 change.detail
             ),
         );
+        // A place through a name of thousands of characters is cut as the
+        // detail is; `--format json` keeps it whole.
         let pointers = [
-            change.old_pointer.as_deref().map(|p| format!("old {p}")),
-            change.new_pointer.as_deref().map(|p| format!("new {p}")),
+            change
+                .old_pointer
+                .as_deref()
+                .map(|p| format!("old {}", cut(p))),
+            change
+                .new_pointer
+                .as_deref()
+                .map(|p| format!("new {}", cut(p))),
         ];
         let pointers = pointers.into_iter().flatten().collect::<Vec<_>>();
         if !pointers.is_empty() {
@@ -76,7 +84,7 @@ pub fn human(comparison: &Comparison, declared: Option<Bump>) -> String {
             let at = if example.path.is_empty() {
                 "(root)".into()
             } else {
-                example.path.clone()
+                cut(&example.path)
             };
             line(
                 &mut out,
@@ -192,7 +200,13 @@ fn where_of(change: &crate::Change) -> &str {
 /// [`where_of`] as a comment shows it: a pointer through a name of
 /// thousands of characters is cut like a change's detail, so its row fits.
 fn shown_place(change: &crate::Change) -> String {
-    let mut place = where_of(change).to_string();
+    cut(where_of(change))
+}
+
+/// A place as people read it: cut like a change's detail past
+/// [`crate::DETAIL_CHARS`].
+fn cut(place: &str) -> String {
+    let mut place = place.to_string();
     crate::bound(&mut place, crate::DETAIL_CHARS);
     place
 }

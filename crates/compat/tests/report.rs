@@ -393,6 +393,21 @@ fn a_huge_value_is_reported_in_short_lines() {
     assert!(longest < Some(3_000), "markdown: a line of {longest:?}");
     assert!(!text.contains("left out to keep"), "{text}");
     assert!(text.contains("| `property.added` |"), "{text}");
+
+    // The human report cuts such a place too, and the counterexample's
+    // path through it, when the field's type changes.
+    let mut retyped = named.clone();
+    for doc in &mut retyped.docs {
+        if doc.name == "Segment" {
+            doc.value["properties"][&huge]["type"] = serde_json::json!("integer");
+        }
+    }
+    let comparison =
+        compare_sets(&named, &retyped, Options::default()).expect("the schemas register");
+    let text = report::human(&comparison, None);
+    assert!(text.contains("e.g. at /"), "{text}");
+    let longest = text.lines().map(|line| line.chars().count()).max();
+    assert!(longest < Some(3_000), "human: a line of {longest:?}");
 }
 
 /// A change set of thousands of changes still makes a comment GitHub takes
