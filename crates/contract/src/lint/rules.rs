@@ -110,7 +110,7 @@ impl LintRule {
     /// What the rule asks, in one sentence (for docs and `--explain`).
     pub fn summary(self) -> &'static str {
         match self {
-            LintRule::Meta => "the file's root has what schema/contract-schema.json asks of its kind",
+            LintRule::Meta => "the file is a draft 2020-12 schema (its meta-schema holds), and its root has what schema/contract-schema.json asks of its kind",
             LintRule::Id => "`$id` is present and is the file's own place under the contract base, and no schema inside a file has one",
             LintRule::Title => "`title` equals the type, method or event name (the file's stem)",
             LintRule::Description => "the root, every `$defs` entry and every property say what they mean, in text with no control character but line breaks and tabs",

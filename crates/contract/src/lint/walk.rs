@@ -78,6 +78,17 @@ impl Linter<'_> {
     pub(super) fn root(&mut self, meta: &MetaValidators) {
         let root = Pointer::root();
         let value = &self.doc.value;
+        // First a schema at all: `"maxLength": "12"` passed every rule of
+        // ours and then stopped codegen, conformance and compat each in its
+        // own words.
+        for error in jsonschema::draft202012::meta::validator().iter_errors(value) {
+            let at = Pointer::from_text(error.instance_path().as_str());
+            self.report(
+                &at,
+                LintRule::Meta,
+                format!("not a draft 2020-12 schema: {error}"),
+            );
+        }
         match meta.by_kind.get(&self.doc.kind) {
             Some(Ok(validator)) => {
                 for error in validator.iter_errors(value) {
