@@ -108,6 +108,15 @@ fn every_release_is_an_npm_package_the_gui_lane_installs() {
     let releases = releases();
     assert!(releases.len() >= 2, "{releases:?}");
     for (version, dir) in releases {
+        // Conditions are matched in the order written: `types` first,
+        // `default` (which always matches) last.
+        let manifest = std::fs::read_to_string(dir.join("ts/package.json")).expect("package.json");
+        let exports = manifest.split("\"exports\"").nth(1).expect("exports");
+        let (types, default) = (exports.find("\"types\""), exports.find("\"default\""));
+        assert!(
+            types.is_some() && types < default,
+            "{version}: `types` after `default`"
+        );
         let place = scratch.join(&version);
         let _ = std::fs::remove_dir_all(&place);
         let lane = place.join("gui");

@@ -30,20 +30,36 @@ target_link_libraries(vdm_contract INTERFACE nlohmann_json::nlohmann_json)
 /// `@vdm/contract` at the contract's version, with nothing to install
 /// beside it.
 pub fn npm(version: &str) -> String {
-    let manifest = serde_json::json!({
-        "name": "@vdm/contract",
-        "version": version,
-        "description": format!("The vdm contract {version}: its types, readers and frame codec, generated from its JSON Schemas."),
-        "license": "Apache-2.0",
-        "type": "module",
-        "main": "./index.js",
-        "types": "./index.d.ts",
-        "exports": {".": {"types": "./index.d.ts", "default": "./index.js"}},
-        "files": ["index.js", "index.d.ts"],
-        "sideEffects": false
-    });
-    // A `Value` has string keys only: writing it cannot fail.
-    let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-    text.push('\n');
-    text
+    // Written by hand rather than from a `serde_json::Value`, whose map
+    // sorts its keys: `exports` would list `default` before `types`, and
+    // a condition after `default` is never reached (Node's docs: `default`
+    // comes last; TypeScript's: `types` first).
+    let description = format!(
+        "The vdm contract {version}: its types, readers and frame codec, generated from its JSON Schemas."
+    );
+    format!(
+        r#"{{
+  "name": "@vdm/contract",
+  "version": {version},
+  "description": {description},
+  "license": "Apache-2.0",
+  "type": "module",
+  "main": "./index.js",
+  "types": "./index.d.ts",
+  "exports": {{
+    ".": {{
+      "types": "./index.d.ts",
+      "default": "./index.js"
+    }}
+  }},
+  "files": [
+    "index.js",
+    "index.d.ts"
+  ],
+  "sideEffects": false
+}}
+"#,
+        version = serde_json::Value::from(version),
+        description = serde_json::Value::from(description),
+    )
 }
