@@ -54,22 +54,30 @@ export declare class UnknownEvent {
   toJSON(): { name: string; params: unknown };
 }
 
-/** Why a frame could not be read or written. */
+/**
+ * Why a frame could not be read or written. `unreadable` is the writer's:
+ * the envelope's text is one every reader would refuse.
+ */
 export declare class FrameError extends Error {
-  constructor(kind: "empty" | "too_large" | "unexpected_eof", length: number, why: string);
-  readonly kind: "empty" | "too_large" | "unexpected_eof";
+  constructor(kind: "empty" | "too_large" | "unexpected_eof" | "unreadable", length: number, why: string);
+  readonly kind: "empty" | "too_large" | "unexpected_eof" | "unreadable";
   /** For `too_large`: the length claimed or written. */
   readonly length: number;
   /** Only after `empty` can the decoder go on. */
   readonly recoverable: boolean;
 }
 
-/** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
 /**
  * JSON text read as the wire takes it (docs/wire.md, "JSON text"); throws
  * ContractError naming the rule it breaks.
  */
 export declare function readJson(text: string): unknown;
+/**
+ * One envelope as a frame: 4 bytes of big-endian length, then the JSON.
+ * Throws FrameError `too_large` past MAX_FRAME, and `unreadable` for text
+ * a reader would refuse (read back with `readJson`) or a value
+ * `JSON.stringify` cannot write (a BigInt, a cycle).
+ */
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 
 /** Decodes one frame's body: UTF-8 JSON, then the envelope. */

@@ -15,8 +15,10 @@ export const MAX_FRAME = 1048576;
 /** A value that is not what the contract says, at `pointer` inside what was read. */
 export class ContractError extends Error {
   constructor(pointer, why) {
-    // The pointer is exact; the message shows it with control characters escaped.
-    super(`at ${pointer === "" ? "/" : printable(pointer)}: ${why}`);
+    // The pointer is exact; the message shows it with control characters
+    // escaped and its middle left out past 1,024 characters (a member name
+    // may be as long as a frame).
+    super(`at ${pointer === "" ? "/" : printable(shortened(pointer))}: ${why}`);
     this.name = "ContractError";
     this.pointer = pointer;
   }
@@ -102,9 +104,23 @@ function fail(at, key, why) {
   throw new ContractError(key === undefined ? at : `${at}/${key}`, why);
 }
 
-/** Text from the input with its control characters escaped: a message stays one line. */
+/** `text` with its middle left out past 1,024 characters: the first 512 and the last 256 kept. */
+function shortened(text) {
+  if (text.length <= 1024) return text;
+  // Not between the two halves of a surrogate pair.
+  const head = /[\ud800-\udbff]/.test(text[511]) ? 511 : 512;
+  const tail = /[\udc00-\udfff]/.test(text[text.length - 256]) ? text.length - 255 : text.length - 256;
+  return `${text.slice(0, head)}... (${tail - head} characters left out) ...${text.slice(tail)}`;
+}
+
+/**
+ * Text from the input with what would break or reorder its line escaped:
+ * C0 and C1 controls and DEL, U+2028 and U+2029, and the bidirectional
+ * marks, embeddings, overrides and isolates. A message stays one line and
+ * says only what it says.
+ */
 function printable(text) {
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 const MAX_DEPTH = 127;
@@ -218,7 +234,9 @@ function namesAsWritten(text, refuse) {
         fractional = true;
         if (!Number.isFinite(Number(text.slice(i, end)))) refuse("a number is beyond what a double holds");
       } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
-        refuse(`the integer ${text.slice(i, end)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
+        // A literal may be as long as a frame: its start, and how long it is.
+        const shown = end - i <= 40 ? text.slice(i, end) : `${text.slice(i, i + 20)}... (${end - i} characters)`;
+        refuse(`the integer ${shown} is beyond ±${MAX_SAFE}, which not every reader holds exactly`);
       }
       i = end;
     } else {
@@ -384,6 +402,36 @@ function codePoints(s) {
   return count;
 }
 
+/**
+ * A contract pattern as the tables of its automaton, built when the
+ * bindings were generated: `test` takes one step per UTF-16 unit, however
+ * the string is made. (`RegExp` backtracks: on some patterns a string that
+ * almost matches costs time exponential in its length.) `ascii` is the class
+ * of each ASCII unit, `other` the class of every other unit (no atom of a
+ * contract pattern matches one), `next` the next state by state and class,
+ * `matched` and `atEnd` the states where a match has ended, `dead` the state
+ * no match follows. State 0 is the start.
+ */
+function automaton(ascii, other, next, matched, atEnd, dead) {
+  const classes = Uint8Array.from(ascii);
+  const width = next.length / matched.length;
+  const table = Uint8Array.from(next);
+  const ends = Uint8Array.from(matched);
+  const endsAtEnd = Uint8Array.from(atEnd);
+  return {
+    test(text) {
+      let state = 0;
+      for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        state = table[state * width + (unit < 128 ? classes[unit] : other)];
+        if (ends[state] === 1) return true;
+        if (state === dead) return false;
+      }
+      return endsAtEnd[state] === 1;
+    },
+  };
+}
+
 /** The value itself is never quoted: it may be a credential. */
 function readString(v, min, max, pattern, source, at, key) {
   if (typeof v !== "string") fail(at, key, `expected a string, found ${typeName(v)}`);
@@ -396,8 +444,17 @@ function readString(v, min, max, pattern, source, at, key) {
   return v;
 }
 
+/** A value from the input as JSON, cut after 200 characters: a message stays short however long the value was. */
+function quoted(v) {
+  const text = JSON.stringify(v) ?? "nothing";
+  if (text.length <= 200) return text;
+  // Not between the two halves of a surrogate pair.
+  const cut = /[\ud800-\udbff]/.test(text[199]) ? 199 : 200;
+  return `${text.slice(0, cut)}... (${text.length} characters)`;
+}
+
 function readEnum(v, values, type, at, key) {
-  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${JSON.stringify(v) ?? "nothing"} is not a ${type}`);
+  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${quoted(v)} is not a ${type}`);
   return v;
 }
 
@@ -441,9 +498,24 @@ const encoder = new TextEncoder();
 
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
 export function encodeFrame(envelope) {
-  const body = encoder.encode(JSON.stringify(envelope));
+  let text;
+  try {
+    text = JSON.stringify(envelope);
+  } catch (error) {
+    // A BigInt or a cycle in a free-form value: nothing a reader could read.
+    throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const body = encoder.encode(text);
   if (body.length > MAX_FRAME) {
     throw new FrameError("too_large", body.length, `an envelope of ${body.length} bytes, more than the ${MAX_FRAME} a frame may carry`);
+  }
+  // Read back by the readers' own `readJson`: a string with half a
+  // surrogate pair, an integer past 2^53 - 1 or nesting past 127 would be
+  // refused by every reader, so it is not sent.
+  try {
+    readJson(text);
+  } catch (error) {
+    throw new FrameError("unreadable", 0, `the envelope encodes to JSON the wire does not take: ${error instanceof Error ? error.message : String(error)}`);
   }
   const frame = new Uint8Array(HEADER + body.length);
   new DataView(frame.buffer).setUint32(0, body.length, false);
@@ -527,11 +599,51 @@ export class FrameDecoder {
   }
 }
 
-const PATTERN_0 = new RegExp("^[0-9a-fA-F]+$", "u");
-const PATTERN_1 = new RegExp("^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", "u");
-const PATTERN_2 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-const PATTERN_3 = new RegExp("^[0-9]+\\.[0-9]+\\.[0-9]+$", "u");
-const PATTERN_4 = new RegExp("^/", "u");
+// "^[0-9a-fA-F]+$"
+const PATTERN_0 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,3,3,3,3,3,3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,5,5,5,5,5,5,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6],
+  6,
+  [1,2,1,2,1,2,1,1,1,1,1,1,1,1,1,2,1,2,1,2,1],
+  [0,0,0],
+  [0,0,1],
+  1,
+);
+// "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://"
+const PATTERN_1 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,2,2,2,2,2,2,2,2,2,3,4,4,4,4,4,4,4,4,4,4,4,5,6,7,8,8,8,8,8,8,8,9,10,10,11,12,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,14,15,16,17,17,17,17,17,17,17,18,19,19,20,21,22,22,22,22,22,22,22,22,22,22,22],
+  22,
+  [1,1,1,1,1,2,1,3,1,1,1,1,1,1,2,1,3,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,1,1,1,1,1,1,1,4,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,1,1,1,1,1,1,1,5,1,1,1,1,1,1,1,1,1,1,6,1,1,1,1,1,1,1,1,6,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,7,1,1,1,1,1,1,1,1,7,1,1,1,1,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,9,1,1,1,1,1,1,1,1,9,1,1,1,1,1,10,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,8,1,1,1,1,1,1,1,6,1,1,1,1,1,1,1,1,6,1,1,1,11,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],
+  [0,0,0,0,0,0,0,0,0,0,0,0,1],
+  [0,0,0,0,0,0,0,0,0,0,0,1,0],
+  1,
+);
+// "^[A-Za-z0-9_-]+$"
+const PATTERN_2 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,2,3,3,3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,6,6,6,6,7,8,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,10,10,10,10,10],
+  10,
+  [1,2,1,2,1,2,1,2,1,2,1,1,1,1,1,1,1,1,1,1,1,1,1,2,1,2,1,2,1,2,1,2,1],
+  [0,0,0],
+  [0,0,1],
+  1,
+);
+// "^[0-9]+\\.[0-9]+\\.[0-9]+$"
+const PATTERN_3 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,3,3,3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4],
+  4,
+  [1,1,1,2,1,1,1,1,1,1,1,3,1,2,1,1,1,1,4,1,1,5,1,4,1,1,1,1,6,1,1,1,1,6,1],
+  [0,0,0,0,0,0,0],
+  [0,0,0,0,0,0,1],
+  1,
+);
+// "^/"
+const PATTERN_4 = automaton(
+  [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2],
+  2,
+  [1,2,1,1,1,1,3,3,3,1,1,1],
+  [0,0,0,1],
+  [0,0,1,0],
+  1,
+);
 
 function item_0(v, at, key) {
   return readString(v, 0, 8192, null, "", at, key);
@@ -561,22 +673,22 @@ function r_Checksum(v, at, key) {
   const f_value = v.value;
   missing(f_value, p, "value");
   const o = { algorithm: r_ChecksumAlgorithm(f_algorithm, p, "algorithm"), value: readString(f_value, 32, 128, PATTERN_0, "^[0-9a-fA-F]+$", p, "value") };
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "md5") {
     if (o.value !== undefined && (codePoints(o.value) < 32 || codePoints(o.value) > 32)) fail(p, "value", "checksum.length: A md5 digest is 32 hex digits.");
   } else {
   }
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "sha1") {
     if (o.value !== undefined && (codePoints(o.value) < 40 || codePoints(o.value) > 40)) fail(p, "value", "checksum.length: A sha1 digest is 40 hex digits.");
   } else {
   }
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "sha256") {
     if (o.value !== undefined && (codePoints(o.value) < 64 || codePoints(o.value) > 64)) fail(p, "value", "checksum.length: A sha256 digest is 64 hex digits.");
   } else {
   }
-  // checksum.length
+  /* checksum.length */
   if (o.algorithm === "sha512") {
     if (o.value !== undefined && (codePoints(o.value) < 128 || codePoints(o.value) > 128)) fail(p, "value", "checksum.length: A sha512 digest is 128 hex digits.");
   } else {
@@ -754,13 +866,13 @@ function r_TaskError(v, at, key) {
   if (f_cause !== undefined) o.cause = r_TaskErrorCode(f_cause, p, "cause");
   const f_httpStatus = v.httpStatus;
   if (f_httpStatus !== undefined) o.httpStatus = readInt(f_httpStatus, 100, 599, p, "httpStatus");
-  // error.http_status
+  /* error.http_status */
   if (o.code === "http_client_error" || o.code === "http_server_error" || o.code === "auth_required" || o.code === "proxy_auth_required" || o.code === "forbidden" || o.code === "not_found" || o.code === "range_not_supported" || o.code === "server_file_changed") {
     if (o.httpStatus === undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
   } else {
     if (o.httpStatus !== undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
   }
-  // error.cause
+  /* error.cause */
   if (o.code === "max_retries_exhausted") {
     if (o.cause === "max_retries_exhausted") fail(p, "cause", "error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.");
   } else {
@@ -814,7 +926,7 @@ function r_TaskSummary(v, at, key) {
   if (f_effectiveBufferBytes !== undefined) o.effectiveBufferBytes = readInt(f_effectiveBufferBytes, 4096, 67108864, p, "effectiveBufferBytes");
   const f_error = v.error;
   if (f_error !== undefined) o.error = r_TaskError(f_error, p, "error");
-  // summary.error_state
+  /* summary.error_state */
   if (o.state === "failed" || o.state === "retry_wait") {
     if (o.error === undefined) fail(p, "error", "summary.error_state: error is present exactly when the task failed or waits to retry.");
   } else {
@@ -1478,7 +1590,7 @@ function r_Envelope(v, at, key) {
       return { v: PROTOCOL_VERSION, kind, body: r_EventBody(body, p, "body") };
     default:
       if (typeof kind !== "string") fail(p, "kind", `expected a string, found ${typeName(kind)}`);
-      fail(p, "kind", `${JSON.stringify(kind)} is not one of call, reply, error, event`);
+      fail(p, "kind", `${quoted(kind)} is not one of call, reply, error, event`);
   }
 }
 

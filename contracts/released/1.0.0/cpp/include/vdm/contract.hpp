@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -25,6 +24,10 @@ inline constexpr std::string_view CONTRACT_VERSION = "1.0.0";
 /// The envelope's `v`.
 inline constexpr std::uint64_t PROTOCOL_VERSION = 1;
 
+// GCC and Clang define these as 1 under GNU extensions (their default
+// dialect, and CMake's: -std=gnu++17), where the contract uses them as names.
+#undef unix
+
 // The hand-written part of contract.hpp: the errors a reader throws, the
 // secret string, and the checks the generated readers call.
 
@@ -34,34 +37,75 @@ std::optional<Enum> parse(std::string_view text);
 
 namespace detail {
 
-/// Text from the input, with its control characters escaped: a message built
-/// from it stays one line and says only what it says.
+/// Text from the input with what would break or reorder its line escaped
+/// as a backslash, `u` and four hex digits: C0 and C1 controls and DEL,
+/// U+2028 and U+2029, and the bidirectional marks, embeddings, overrides
+/// and isolates. A message built from it stays one line and says only what
+/// it says. The text is UTF-8 (the readers refuse anything else), so each
+/// of these is one two- or three-byte sequence.
 inline std::string printable(std::string_view text) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
+  auto escape = [&out](unsigned code) {
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4) out.push_back(hex[(code >> shift) & 0xfu]);
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    auto next = [&](std::size_t at) { return at < text.size() ? static_cast<unsigned char>(text[at]) : 0u; };
     if (byte < 0x20 || byte == 0x7f) {
-      out += "\\u00";
-      out.push_back(hex[byte >> 4]);
-      out.push_back(hex[byte & 0xf]);
+      escape(byte);
+    } else if (byte == 0xc2 && next(i + 1) >= 0x80 && next(i + 1) <= 0x9f) {
+      escape(next(i + 1));  // U+0080..U+009F
+      i += 1;
+    } else if (byte == 0xe2 && (next(i + 1) == 0x80 || next(i + 1) == 0x81)) {
+      unsigned code = 0x2000u | ((next(i + 1) & 0x3fu) << 6) | (next(i + 2) & 0x3fu);
+      bool breaks_or_reorders = code == 0x200e || code == 0x200f || code == 0x2028 || code == 0x2029 ||
+                                (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+      if (breaks_or_reorders) {
+        escape(code);
+        i += 2;
+      } else {
+        out.push_back(text[i]);
+      }
     } else {
-      out.push_back(c);
+      out.push_back(text[i]);
     }
   }
   return out;
+}
+
+/// `text` with its middle left out when it is longer than 1,024 bytes: the
+/// first 512 and the last 256 bytes kept (cut where a character starts),
+/// and how many bytes were left out said between them. A pointer is made of
+/// member names from the input, and a name may be as long as a frame.
+inline std::string shortened(std::string_view text) {
+  constexpr std::size_t most = 1024;
+  if (text.size() <= most) return std::string(text);
+  auto continuation = [&text](std::size_t at) {
+    return (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
+  };
+  std::size_t head = most / 2;
+  while (head > 0 && continuation(head)) --head;
+  std::size_t tail = text.size() - most / 4;
+  while (tail < text.size() && continuation(tail)) ++tail;
+  return std::string(text.substr(0, head)) + "... (" + std::to_string(tail - head) + " bytes left out) ..." +
+         std::string(text.substr(tail));
 }
 
 }  // namespace detail
 
 /// A JSON value that is not what the contract says. `pointer()` is the JSON
 /// pointer of the offending value inside what was decoded ("" for the
-/// whole), exactly; `what()` prints it with control characters escaped.
+/// whole), exactly; `what()` prints it with control characters escaped, and
+/// its middle left out past 1,024 bytes.
 class ContractError : public std::runtime_error {
  public:
   ContractError(std::string pointer, const std::string& why)
-      : std::runtime_error("at " + (pointer.empty() ? std::string("/") : detail::printable(pointer)) + ": " + why),
+      : std::runtime_error("at " +
+                           (pointer.empty() ? std::string("/") : detail::printable(detail::shortened(pointer))) +
+                           ": " + why),
         pointer_(std::move(pointer)) {}
   const std::string& pointer() const noexcept { return pointer_; }
 
@@ -227,7 +271,7 @@ void read_int(const json& v, Int& out, std::int64_t min, std::int64_t max, const
 /// checked the UTF-8, so counting the bytes that start one is enough.
 inline std::size_t code_points(const std::string& text) {
   std::size_t count = 0;
-  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return count;
 }
 
@@ -259,7 +303,15 @@ void check_unique(const std::vector<T>& items, const Path& at) {
   }
 }
 
-inline std::string quoted(const std::string& text) { return json(text).dump(); }
+/// A string from the input as JSON, cut after its first 200 bytes (at a
+/// character's start): a message stays short however long the value was.
+inline std::string quoted(const std::string& text) {
+  constexpr std::size_t shown = 200;
+  if (text.size() <= shown) return json(text).dump();
+  std::size_t cut = shown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return json(text.substr(0, cut)).dump() + "... (" + std::to_string(text.size()) + " bytes)";
+}
 
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
@@ -390,7 +442,7 @@ inline nlohmann::json parse_json(std::string_view text) {
 
 namespace detail {
 
-// "^[0-9a-fA-F]+$" as a DFA (regex-automata, when the bindings were generated):
+// "^[0-9a-fA-F]+$" as an automaton (regex-automata, when the bindings were generated):
 // one table lookup per byte.
 inline bool pattern_0(std::string_view text) {
   static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
@@ -398,15 +450,15 @@ inline bool pattern_0(std::string_view text) {
   static constexpr bool matched[3] = {false, false, false};
   static constexpr bool matched_at_end[3] = {false, false, true};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
   return matched_at_end[state];
 }
 
-// "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://" as a DFA (regex-automata, when the bindings were generated):
+// "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://" as an automaton (regex-automata, when the bindings were generated):
 // one table lookup per byte.
 inline bool pattern_1(std::string_view text) {
   static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 8, 8, 8, 8, 8, 8, 8, 9, 10, 10, 11, 12, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 14, 15, 16, 17, 17, 17, 17, 17, 17, 17, 18, 19, 19, 20, 21, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22};
@@ -414,15 +466,15 @@ inline bool pattern_1(std::string_view text) {
   static constexpr bool matched[13] = {false, false, false, false, false, false, false, false, false, false, false, false, true};
   static constexpr bool matched_at_end[13] = {false, false, false, false, false, false, false, false, false, false, false, true, false};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
   return matched_at_end[state];
 }
 
-// "^[A-Za-z0-9_-]+$" as a DFA (regex-automata, when the bindings were generated):
+// "^[A-Za-z0-9_-]+$" as an automaton (regex-automata, when the bindings were generated):
 // one table lookup per byte.
 inline bool pattern_2(std::string_view text) {
   static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 7, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10};
@@ -430,15 +482,15 @@ inline bool pattern_2(std::string_view text) {
   static constexpr bool matched[3] = {false, false, false};
   static constexpr bool matched_at_end[3] = {false, false, true};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
   return matched_at_end[state];
 }
 
-// "^[0-9]+\\.[0-9]+\\.[0-9]+$" as a DFA (regex-automata, when the bindings were generated):
+// "^[0-9]+\\.[0-9]+\\.[0-9]+$" as an automaton (regex-automata, when the bindings were generated):
 // one table lookup per byte.
 inline bool pattern_3(std::string_view text) {
   static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
@@ -446,15 +498,15 @@ inline bool pattern_3(std::string_view text) {
   static constexpr bool matched[7] = {false, false, false, false, false, false, false};
   static constexpr bool matched_at_end[7] = {false, false, false, false, false, false, true};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
   return matched_at_end[state];
 }
 
-// "^/" as a DFA (regex-automata, when the bindings were generated):
+// "^/" as an automaton (regex-automata, when the bindings were generated):
 // one table lookup per byte.
 inline bool pattern_4(std::string_view text) {
   static constexpr unsigned char classes[256] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
@@ -462,8 +514,8 @@ inline bool pattern_4(std::string_view text) {
   static constexpr bool matched[4] = {false, false, false, true};
   static constexpr bool matched_at_end[4] = {false, false, true, false};
   unsigned state = 0;
-  for (unsigned char byte : text) {
-    state = next[state][classes[byte]];
+  for (char byte : text) {
+    state = next[state][classes[static_cast<unsigned char>(byte)]];
     if (matched[state]) return true;
     if (state == 1) return false;
   }
@@ -526,6 +578,8 @@ inline void from_json(const nlohmann::json& j, ChecksumAlgorithm& out) {
 /// 
 /// Since contract 1.0.0.
 struct Checksum {
+  /// Members are set by name: a later contract may add one anywhere.
+  Checksum() {}
   /// Which digest `value` holds.
   ChecksumAlgorithm algorithm{};
   /// The expected digest in hexadecimal, exactly as long as the algorithm's output (32, 40, 64 or 128 characters); either case.
@@ -550,7 +604,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
       out.value = text;
     }
   }
-  // checksum.length: A md5 digest is 32 hex digits.
+  /// checksum.length: A md5 digest is 32 hex digits.
   if (out.algorithm == ChecksumAlgorithm::md5) {
     if ((code_points(out.value) < 32 || code_points(out.value) > 32)) {
       Step step(at, "value");
@@ -558,7 +612,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     }
   } else {
   }
-  // checksum.length: A sha1 digest is 40 hex digits.
+  /// checksum.length: A sha1 digest is 40 hex digits.
   if (out.algorithm == ChecksumAlgorithm::sha1) {
     if ((code_points(out.value) < 40 || code_points(out.value) > 40)) {
       Step step(at, "value");
@@ -566,7 +620,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     }
   } else {
   }
-  // checksum.length: A sha256 digest is 64 hex digits.
+  /// checksum.length: A sha256 digest is 64 hex digits.
   if (out.algorithm == ChecksumAlgorithm::sha256) {
     if ((code_points(out.value) < 64 || code_points(out.value) > 64)) {
       Step step(at, "value");
@@ -574,7 +628,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
     }
   } else {
   }
-  // checksum.length: A sha512 digest is 128 hex digits.
+  /// checksum.length: A sha512 digest is 128 hex digits.
   if (out.algorithm == ChecksumAlgorithm::sha512) {
     if ((code_points(out.value) < 128 || code_points(out.value) > 128)) {
       Step step(at, "value");
@@ -600,6 +654,8 @@ inline void to_json(nlohmann::json& j, const Checksum& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadSpec {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadSpec() {}
   /// The requested write buffer size in bytes.
   std::optional<std::uint64_t> buffer_bytes{};
   /// A digest to verify once the file is assembled; the task fails with checksum_mismatch if it differs.
@@ -673,7 +729,7 @@ inline void read_DownloadSpec(const json& v, DownloadSpec& out, Path& at) {
       if ((*value).size() > 64) fail(at, std::to_string((*value).size()) + " entries, more than the 64 allowed");
       slot.clear();
       for (const auto& entry : (*value).items()) {
-        Step step(at, entry.key());
+        Step entry_step(at, entry.key());
         std::string& into = slot[entry.key()];
         {
           {
@@ -739,6 +795,8 @@ inline void to_json(nlohmann::json& j, const DownloadSpec& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadAddParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadAddParams() {}
   /// What to download and how.
   DownloadSpec spec{};
 };
@@ -784,6 +842,8 @@ inline void read_TaskId(const json& v, TaskId& out, Path& at) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadAddResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadAddResult() {}
   /// The new task.
   TaskId task_id{};
 };
@@ -813,6 +873,8 @@ inline void to_json(nlohmann::json& j, const DownloadAddResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadCancelParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadCancelParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -842,6 +904,8 @@ inline void to_json(nlohmann::json& j, const DownloadCancelParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadCancelResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadCancelResult() {}
 };
 
 namespace detail {
@@ -865,6 +929,8 @@ inline void to_json(nlohmann::json& j, const DownloadCancelResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadGetParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadGetParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -950,6 +1016,8 @@ inline void from_json(const nlohmann::json& j, SegmentState& out) {
 /// 
 /// Since contract 1.0.0.
 struct Segment {
+  /// Members are set by name: a later contract may add one anywhere.
+  Segment() {}
   /// How many bytes of this range have been written, at most the range's length, and equal to it when the segment is complete.
   std::uint64_t downloaded_bytes{};
   /// Offset of the last byte of the range (inclusive, not one past it); never less than startByte.
@@ -1132,6 +1200,8 @@ inline void from_json(const nlohmann::json& j, TaskErrorCode& out) {
 /// 
 /// Since contract 1.0.0.
 struct TaskError {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskError() {}
   /// The code of the last underlying failure, present only when `code` is max_retries_exhausted, so a person learns what kept failing. Never max_retries_exhausted itself.
   std::optional<TaskErrorCode> cause{};
   /// The kind of failure.
@@ -1183,7 +1253,7 @@ inline void read_TaskError(const json& v, TaskError& out, Path& at) {
     const json& value = required(v, "retryable", at);
     read_bool(value, out.retryable, at);
   }
-  // error.http_status: httpStatus is present exactly when the code carries one.
+  /// error.http_status: httpStatus is present exactly when the code carries one.
   if (out.code == TaskErrorCode::http_client_error || out.code == TaskErrorCode::http_server_error || out.code == TaskErrorCode::auth_required || out.code == TaskErrorCode::proxy_auth_required || out.code == TaskErrorCode::forbidden || out.code == TaskErrorCode::not_found || out.code == TaskErrorCode::range_not_supported || out.code == TaskErrorCode::server_file_changed) {
     if (!out.http_status) {
       Step step(at, "httpStatus");
@@ -1195,7 +1265,7 @@ inline void read_TaskError(const json& v, TaskError& out, Path& at) {
       fail(at, "error.http_status: httpStatus is present exactly when the code carries one.");
     }
   }
-  // error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.
+  /// error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.
   if (out.code == TaskErrorCode::max_retries_exhausted) {
     if (out.cause && *out.cause == TaskErrorCode::max_retries_exhausted) {
       Step step(at, "cause");
@@ -1302,6 +1372,8 @@ inline void from_json(const nlohmann::json& j, TaskState& out) {
 /// 
 /// Since contract 1.0.0.
 struct TaskSummary {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskSummary() {}
   /// When the task was added (RFC 3339).
   std::string created_at{};
   /// Bytes written so far; at most sizeBytes when that is known, and equal to it once the task is complete.
@@ -1409,7 +1481,7 @@ inline void read_TaskSummary(const json& v, TaskSummary& out, Path& at) {
       out.url = text;
     }
   }
-  // summary.error_state: error is present exactly when the task failed or waits to retry.
+  /// summary.error_state: error is present exactly when the task failed or waits to retry.
   if (out.state == TaskState::failed || out.state == TaskState::retry_wait) {
     if (!out.error) {
       Step step(at, "error");
@@ -1456,6 +1528,8 @@ inline void to_json(nlohmann::json& j, const TaskSummary& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskDetail {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskDetail() {}
   /// The task's byte ranges, in index order.
   std::vector<Segment> segment_detail{};
   /// What the client asked for when adding the task.
@@ -1474,7 +1548,7 @@ inline void read_TaskDetail(const json& v, TaskDetail& out, Path& at) {
     out.segment_detail.clear();
     out.segment_detail.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       Segment& into = out.segment_detail.emplace_back();
       {
@@ -1511,6 +1585,8 @@ inline void to_json(nlohmann::json& j, const TaskDetail& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadGetResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadGetResult() {}
   /// The task in full.
   TaskDetail task{};
 };
@@ -1540,6 +1616,8 @@ inline void to_json(nlohmann::json& j, const DownloadGetResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadListParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadListParams() {}
   /// Only tasks in one of these states; every task when absent.
   std::optional<std::vector<TaskState>> states{};
 };
@@ -1555,7 +1633,7 @@ inline void read_DownloadListParams(const json& v, DownloadListParams& out, Path
       slot.clear();
       slot.reserve((*value).size());
       for (std::size_t index = 0; index < (*value).size(); ++index) {
-        Step step(at, index);
+        Step item_step(at, index);
         const json& item = (*value)[index];
         TaskState& into = slot.emplace_back();
         {
@@ -1584,6 +1662,8 @@ inline void to_json(nlohmann::json& j, const DownloadListParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadListResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadListResult() {}
   /// The matching tasks, oldest first.
   std::vector<TaskSummary> tasks{};
 };
@@ -1598,7 +1678,7 @@ inline void read_DownloadListResult(const json& v, DownloadListResult& out, Path
     out.tasks.clear();
     out.tasks.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       TaskSummary& into = out.tasks.emplace_back();
       {
@@ -1623,6 +1703,8 @@ inline void to_json(nlohmann::json& j, const DownloadListResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadPauseParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadPauseParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -1652,6 +1734,8 @@ inline void to_json(nlohmann::json& j, const DownloadPauseParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadPauseResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadPauseResult() {}
 };
 
 namespace detail {
@@ -1675,6 +1759,8 @@ inline void to_json(nlohmann::json& j, const DownloadPauseResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadRemoveParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadRemoveParams() {}
   /// Also delete the downloaded or partial file; the file is kept when absent or false.
   std::optional<bool> delete_file{};
   /// The task.
@@ -1716,6 +1802,8 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadRemoveResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadRemoveResult() {}
 };
 
 namespace detail {
@@ -1739,6 +1827,8 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadResumeParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadResumeParams() {}
   /// The task.
   TaskId task_id{};
 };
@@ -1768,6 +1858,8 @@ inline void to_json(nlohmann::json& j, const DownloadResumeParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadResumeResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadResumeResult() {}
 };
 
 namespace detail {
@@ -1791,6 +1883,8 @@ inline void to_json(nlohmann::json& j, const DownloadResumeResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadUpdateParamsPatch {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadUpdateParamsPatch() {}
   /// The requested write buffer size in bytes.
   std::optional<std::uint64_t> buffer_bytes{};
   /// The requested number of connections. A request, like DownloadSpec.segments: TaskSummary.segments reports the count actually in use.
@@ -1858,6 +1952,8 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParamsPatch& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadUpdateParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadUpdateParams() {}
   /// The settings to change; absent fields stay as they are.
   DownloadUpdateParamsPatch patch{};
   /// The task.
@@ -1895,6 +1991,8 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct DownloadUpdateResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  DownloadUpdateResult() {}
 };
 
 namespace detail {
@@ -1965,6 +2063,8 @@ inline void from_json(const nlohmann::json& j, NotifyLevel& out) {
 /// 
 /// Since contract 1.0.0.
 struct NotifyEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  NotifyEvent() {}
   /// The failure it is about, if any.
   std::optional<TaskErrorCode> code{};
   /// How loudly to present it.
@@ -2117,6 +2217,8 @@ inline void from_json(const nlohmann::json& j, RpcErrorCode& out) {
 /// 
 /// Since contract 1.0.0.
 struct RpcError {
+  /// Members are set by name: a later contract may add one anywhere.
+  RpcError() {}
   /// The kind of failure.
   RpcErrorCode code{};
   /// Any structured detail the callee adds (for example the JSON pointer of a bad parameter). Free-form on purpose.
@@ -2169,6 +2271,8 @@ inline void to_json(nlohmann::json& j, const RpcError& value) {
 /// 
 /// Since contract 1.0.0.
 struct SessionHelloParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  SessionHelloParams() {}
   /// The client's name and version, for logs (for example `vdm-gui/0.3.1`).
   std::string client{};
   /// The contract version the client was built against (semver).
@@ -2215,6 +2319,8 @@ inline void to_json(nlohmann::json& j, const SessionHelloParams& value) {
 /// 
 /// Since contract 1.0.0.
 struct SessionHelloResult {
+  /// Members are set by name: a later contract may add one anywhere.
+  SessionHelloResult() {}
   /// The contract version the daemon speaks (semver).
   std::string contract_version{};
   /// The daemon's name and version, for logs.
@@ -2252,7 +2358,7 @@ inline void read_SessionHelloResult(const json& v, SessionHelloResult& out, Path
     out.methods.clear();
     out.methods.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       std::string& into = out.methods.emplace_back();
       {
@@ -2284,6 +2390,8 @@ inline void to_json(nlohmann::json& j, const SessionHelloResult& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskAddedEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskAddedEvent() {}
   /// The new task.
   TaskSummary task{};
 };
@@ -2313,6 +2421,8 @@ inline void to_json(nlohmann::json& j, const TaskAddedEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskProgressEventSegmentsItem {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskProgressEventSegmentsItem() {}
   /// Bytes of this range written so far.
   std::uint64_t downloaded_bytes{};
   /// The segment's index, as in TaskDetail.segmentDetail.
@@ -2358,6 +2468,8 @@ inline void to_json(nlohmann::json& j, const TaskProgressEventSegmentsItem& valu
 /// 
 /// Since contract 1.0.0.
 struct TaskProgressEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskProgressEvent() {}
   /// Bytes written so far for the whole task.
   std::uint64_t downloaded_bytes{};
   /// Each active range's progress.
@@ -2383,7 +2495,7 @@ inline void read_TaskProgressEvent(const json& v, TaskProgressEvent& out, Path& 
     out.segments.clear();
     out.segments.reserve(value.size());
     for (std::size_t index = 0; index < value.size(); ++index) {
-      Step step(at, index);
+      Step item_step(at, index);
       const json& item = value[index];
       TaskProgressEventSegmentsItem& into = out.segments.emplace_back();
       {
@@ -2421,6 +2533,8 @@ inline void to_json(nlohmann::json& j, const TaskProgressEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskRemovedEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskRemovedEvent() {}
   /// The task.
   TaskId task_id{};
 };
@@ -2450,6 +2564,8 @@ inline void to_json(nlohmann::json& j, const TaskRemovedEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct TaskStateEvent {
+  /// Members are set by name: a later contract may add one anywhere.
+  TaskStateEvent() {}
   /// Why, when the new state is failed or retry_wait.
   std::optional<TaskError> error{};
   /// The state before.
@@ -2507,6 +2623,8 @@ inline void to_json(nlohmann::json& j, const TaskStateEvent& value) {
 /// 
 /// Since contract 1.0.0.
 struct ToolCapture {
+  /// Members are set by name: a later contract may add one anywhere.
+  ToolCapture() {}
   /// The tool's exit code; 124 when it overran its deadline, 127 when it could not be run, 128 when a signal the executor did not send ended it.
   std::int64_t exit_code{};
   /// What the tool wrote on standard error, bounded like stdout; the executor's own refusals appear here as one line.
@@ -2558,6 +2676,8 @@ inline void to_json(nlohmann::json& j, const ToolCapture& value) {
 /// 
 /// Since contract 1.0.0.
 struct ToolInvokeParams {
+  /// Members are set by name: a later contract may add one anywhere.
+  ToolInvokeParams() {}
   /// An absolute working directory for this call; used only when the tool's configuration consents.
   std::optional<std::string> cwd{};
   /// The tool's input, any JSON value; written to the tool's standard input and never into its command line.

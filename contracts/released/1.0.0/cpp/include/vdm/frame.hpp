@@ -23,10 +23,11 @@ namespace vdm::contract {
 inline constexpr std::size_t MAX_FRAME = 1048576;
 
 /// Why a frame could not be read or written. After `empty` the reader stands
-/// at the next frame and can go on; after the others it cannot.
+/// at the next frame and can go on; after the others it cannot. `unreadable`
+/// is the writer's: the envelope's text is one a reader would refuse.
 class FrameError : public std::runtime_error {
  public:
-  enum class Kind { empty, too_large, unexpected_eof, io };
+  enum class Kind { empty, too_large, unexpected_eof, io, unreadable };
 
   FrameError(Kind kind, std::size_t length, const std::string& why)
       : std::runtime_error(why), kind_(kind), length_(length) {}
@@ -86,14 +87,30 @@ inline std::optional<Envelope> read_frame(std::istream& in) {
   return parse_envelope(body);
 }
 
-/// Writes one envelope as a frame and flushes. An envelope over MAX_FRAME is
-/// refused (FrameError too_large) with nothing written.
+/// Writes one envelope as a frame and flushes. Nothing is written for an
+/// envelope over MAX_FRAME (FrameError too_large), or one whose text every
+/// reader would refuse (unreadable: a string that is not UTF-8, an integer
+/// past 2^53 - 1, nesting past 127; docs/wire.md, "JSON text"). The text is
+/// read back by the readers' own parse_json, so a writer and a reader
+/// cannot differ on what the wire takes.
 inline void write_frame(std::ostream& out, const Envelope& envelope) {
-  std::string body = nlohmann::json(envelope).dump();
+  std::string body;
+  try {
+    body = nlohmann::json(envelope).dump();
+  } catch (const nlohmann::json::type_error& error) {
+    throw FrameError(FrameError::Kind::unreadable, 0,
+                     std::string("the envelope holds a string that is not UTF-8: ") + error.what());
+  }
   if (body.size() > MAX_FRAME) {
     throw FrameError(FrameError::Kind::too_large, body.size(),
                      "an envelope of " + std::to_string(body.size()) + " bytes, more than the " +
                          std::to_string(MAX_FRAME) + " a frame may carry");
+  }
+  try {
+    (void)parse_json(body);
+  } catch (const ContractError& error) {
+    throw FrameError(FrameError::Kind::unreadable, 0,
+                     std::string("the envelope encodes to JSON the wire does not take: ") + error.what());
   }
   std::array<char, 4> header{};
   std::size_t length = body.size();
