@@ -418,7 +418,15 @@ pub(super) fn bound(
         Some(value) => value
             .as_u64()
             .map(Some)
-            .with_context(|| format!("{origin}/{key}: not a non-negative integer")),
+            // `12.0` is an integer to JSON Schema, and a count past 2^64 − 1
+            // one to the validator; the bindings hold counts as `u64`
+            // written as integers.
+            .with_context(|| {
+                format!(
+                    "{origin}/{key}: {value} is not a non-negative integer written as one, \
+                     up to 2^64 − 1 (write 12, not 12.0)"
+                )
+            }),
     }
 }
 

@@ -663,6 +663,23 @@ pub(super) mod tests {
         );
     }
 
+    /// `12.0` is a count to JSON Schema and to the lint, not to the
+    /// bindings: the refusal says how to write it.
+    #[test]
+    fn a_count_written_with_a_fraction_is_refused_saying_how_to_write_it() {
+        for written in [serde_json::json!(64.0), serde_json::json!(1e20)] {
+            let err = refused(|set| doc(set, "TaskId")["maxLength"] = written.clone());
+            assert!(
+                err.contains("types/TaskId.json#/maxLength")
+                    && err.contains(&format!(
+                        "{written} is not a non-negative integer written as one"
+                    ))
+                    && err.contains("not 12.0"),
+                "{err}"
+            );
+        }
+    }
+
     #[test]
     fn a_type_that_contains_itself_is_refused_not_a_stack_overflow() {
         let err = refused(|set| {
