@@ -883,6 +883,32 @@ fn a_bidirectional_override_anywhere_in_a_file_is_refused() {
     );
 }
 
+/// A field no value meets by its own keywords is named at the bound.
+#[test]
+fn a_schema_no_value_meets_is_refused() {
+    check(
+        "types/NotifyLevel.json",
+        |v| *at(v, "/enum") = json!([]),
+        LintRule::Satisfiable,
+        "/enum",
+    );
+    check(
+        "types/TaskId.json",
+        |v| *at(v, "/minLength") = json!(65),
+        LintRule::Satisfiable,
+        "/maxLength",
+    );
+    check(
+        "types/Segment.json",
+        |v| {
+            let index = at(v, "/properties/index");
+            index["exclusiveMinimum"] = index["maximum"].clone();
+        },
+        LintRule::Satisfiable,
+        "/properties/index/maximum",
+    );
+}
+
 #[test]
 fn every_rule_is_documented() {
     let doc = std::fs::read_to_string(

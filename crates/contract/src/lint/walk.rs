@@ -278,6 +278,7 @@ impl Linter<'_> {
                 );
             }
         }
+        self.satisfiable(map, at);
         if let Some(values) = map.get("enum").and_then(Value::as_array) {
             // A repeated value names one thing twice: the bindings would
             // declare its enumerator twice. A number is keyed by its value,
@@ -317,6 +318,46 @@ impl Linter<'_> {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// A schema no value meets, by its own keywords: a field no writer can
+    /// send, found here rather than as every fixture that carries it
+    /// failing. (What only a combination of schemas rules out is left to
+    /// those fixtures.)
+    fn satisfiable(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer) {
+        if map
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            self.report(
+                &at.push("enum"),
+                LintRule::Satisfiable,
+                "an empty `enum`: no value is valid",
+            );
+        }
+        let number = |key: &str| map.get(key).and_then(Value::as_f64);
+        for (lower, upper) in [
+            ("minimum", "maximum"),
+            ("minLength", "maxLength"),
+            ("minItems", "maxItems"),
+            ("minProperties", "maxProperties"),
+            ("exclusiveMinimum", "maximum"),
+            ("minimum", "exclusiveMaximum"),
+            ("exclusiveMinimum", "exclusiveMaximum"),
+        ] {
+            let (Some(low), Some(high)) = (number(lower), number(upper)) else {
+                continue;
+            };
+            let inclusive = !lower.starts_with("exclusive") && !upper.starts_with("exclusive");
+            if low > high || (low == high && !inclusive) {
+                self.report(
+                    &at.push(upper),
+                    LintRule::Satisfiable,
+                    format!("`{lower}` {low} and `{upper}` {high} leave no value valid"),
+                );
             }
         }
     }
