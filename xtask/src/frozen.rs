@@ -28,6 +28,11 @@ fn collect(dir: &Path, prefix: &str, out: &mut Vec<(String, String)>) -> anyhow:
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        // No release holds a hidden file; a desktop's `.DS_Store` or an
+        // editor's swap file beside the frozen ones is nothing anything reads.
+        if name.starts_with('.') {
+            continue;
+        }
         let path = entry.path();
         let rel = format!("{prefix}{name}");
         if path.is_dir() {
@@ -185,6 +190,7 @@ mod tests {
         std::fs::write(&schema, text.replace("\"pattern\"", "\"$comment\""))?;
         std::fs::remove_file(release.join("ts/package.json"))?;
         std::fs::write(release.join("valid/extra.json"), "{}")?;
+        std::fs::write(release.join("ts/.DS_Store"), "")?;
         let found = shown(super::differences(&release)?);
         let at = |rel: &str| format!("{}/{rel}", release.display());
         let [changed, gone, extra] = found.as_slice() else {
