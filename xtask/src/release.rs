@@ -70,6 +70,19 @@ fn origin(version: &str) -> crate::codegen::Origin {
     }
 }
 
+/// Each language's folder and the files the generator writes into it from
+/// `<release>/schema/`.
+type Bindings = Vec<(&'static str, Vec<(&'static str, String)>)>;
+
+fn bindings_of(release: &Path, version: &str) -> anyhow::Result<Bindings> {
+    let set = contract::SchemaSet::load(&release.join("schema"))
+        .with_context(|| format!("loading the schemas of {version}"))?;
+    let origin = origin(version);
+    let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, version, &origin)?;
+    let rust = crate::codegen::rust_bindings(&set, &origin)?;
+    Ok(LANGUAGES.into_iter().zip([rust, cpp, ts]).collect())
+}
+
 /// Writes each language's bindings from `<release>/schema/`, skipping the
 /// folders `keep` says exist already.
 fn freeze_bindings(
@@ -77,12 +90,7 @@ fn freeze_bindings(
     version: &str,
     keep: &dyn Fn(&str) -> bool,
 ) -> anyhow::Result<()> {
-    let set = contract::SchemaSet::load(&release.join("schema"))
-        .with_context(|| format!("loading the schemas of {version}"))?;
-    let origin = origin(version);
-    let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, version, &origin)?;
-    let rust = crate::codegen::rust_bindings(&set, &origin)?;
-    for (folder, files) in LANGUAGES.into_iter().zip([rust, cpp, ts]) {
+    for (folder, files) in bindings_of(release, version)? {
         if keep(folder) {
             continue;
         }
@@ -95,6 +103,31 @@ fn freeze_bindings(
     }
     write_packages(release, version, false)?;
     Ok(())
+}
+
+/// The frozen C++ and TypeScript binding folders that differ from what the
+/// generator writes today from their release's schemas, as `(version,
+/// folder)`: a reader fix made since has not reached the lanes pinned to
+/// that release. (The Rust bindings read through today's `proto::wire`,
+/// so its fixes reach them; their own code stays as frozen.)
+pub fn lagging(root: &Path) -> anyhow::Result<Vec<(String, &'static str)>> {
+    let mut out = Vec::new();
+    for (version, release) in crate::contracts::releases(root)? {
+        let set = contract::SchemaSet::load(&release.join("schema"))
+            .with_context(|| format!("loading the schemas of {version}"))?;
+        let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, &version, &origin(&version))?;
+        let [_, cpp_dir, ts_dir] = LANGUAGES;
+        for (folder, files) in [(cpp_dir, cpp), (ts_dir, ts)] {
+            let dir = release.join(folder);
+            let current = files.iter().all(|(file, text)| {
+                std::fs::read(dir.join(file)).is_ok_and(|bytes| bytes == text.as_bytes())
+            });
+            if !current {
+                out.push((version.clone(), folder));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Writes the CMake target and the npm manifest of a release (only those
