@@ -5,8 +5,10 @@ use heck::{ToPascalCase, ToSnakeCase};
 
 use super::*;
 
-/// The meta-schema of `schema/`, compiled in so the lint needs no files but the set.
-pub(super) const META_SCHEMA: &str = include_str!("../../../../schema/contract-schema.json");
+/// The meta-schema of `schema/`, compiled in so the lint needs no files but
+/// the set. As bytes: a byte that is not UTF-8 there is the lint's error,
+/// naming the place, where `include_str!` stopped the crate compiling.
+pub(super) const META_SCHEMA: &[u8] = include_bytes!("../../../../schema/contract-schema.json");
 
 pub(super) struct MetaValidators {
     pub(super) by_kind: BTreeMap<DocKind, Result<jsonschema::Validator, String>>,
@@ -14,9 +16,17 @@ pub(super) struct MetaValidators {
 
 impl MetaValidators {
     pub(super) fn new() -> Self {
+        Self::of(META_SCHEMA)
+    }
+
+    /// The validators of the meta-schema `bytes`; what cannot be read of
+    /// them is each kind's error, naming the place.
+    fn of(bytes: &[u8]) -> Self {
         let mut by_kind = BTreeMap::new();
         let meta: Result<Value, String> =
-            serde_json::from_str(META_SCHEMA).map_err(|err| err.to_string());
+            crate::utf8(std::path::Path::new("schema/contract-schema.json"), bytes)
+                .map_err(|err| err.to_string())
+                .and_then(|text| serde_json::from_str(text).map_err(|err| err.to_string()));
         for kind in [
             DocKind::Type,
             DocKind::Method,
@@ -692,4 +702,30 @@ pub(super) fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A meta-schema with a byte that is not UTF-8 is a finding naming its
+    /// line and column, for every kind, not a crate that fails to build.
+    #[test]
+    fn a_meta_schema_that_is_not_utf8_is_named_where() {
+        let mut bytes = META_SCHEMA.to_vec();
+        if let Some(byte) = bytes.get_mut(1) {
+            *byte = 0xff;
+        }
+        let meta = MetaValidators::of(&bytes);
+        assert_eq!(meta.by_kind.len(), 5);
+        for validator in meta.by_kind.values() {
+            let Err(why) = validator else {
+                panic!("a meta-schema that is not UTF-8 compiled");
+            };
+            assert_eq!(
+                why,
+                "schema/contract-schema.json:1:2: not UTF-8 text (byte offset 1)"
+            );
+        }
+    }
 }
