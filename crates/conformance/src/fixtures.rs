@@ -117,14 +117,20 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
 /// `failures`; the lines that can be read are still used.
 pub fn load_divergences(path: &Path, failures: &mut Vec<String>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let text = match read_file(path).and_then(|bytes| Ok(contract::utf8(path, &bytes)?.to_string()))
-    {
-        Ok(text) => text,
+    let bytes = match read_file(path) {
+        Ok(bytes) => bytes,
         Err(err) => {
             failures.push(err.to_string());
             return out;
         }
     };
+    // A byte that is not UTF-8 is a failure naming its place, and the
+    // other lines still count: dropping the whole list made every entry's
+    // fixture a failure of its own, burying the one that mattered.
+    if let Err(err) = contract::utf8(path, &bytes) {
+        failures.push(err.to_string());
+    }
+    let text = String::from_utf8_lossy(&bytes);
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {

@@ -201,6 +201,23 @@ fn a_divergence_without_a_reason_is_refused_and_the_others_are_used() {
 
 /// A transitions table that cannot be read fails the gate, saying so; the
 /// message fixtures are still checked.
+/// A byte that is not UTF-8 in the divergence list is one failure naming
+/// its place; the list's entries still hold, so nothing else fails.
+#[test]
+fn a_bad_byte_in_the_divergence_list_is_one_failure() {
+    let scratch = Scratch::new("latin1-divergences");
+    let path = scratch.0.join("known-divergences");
+    let mut bytes = b"# caf\xe9\n".to_vec();
+    bytes.extend(std::fs::read(&path).expect("read"));
+    std::fs::write(&path, bytes).expect("write");
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "known-divergences:1:6: not UTF-8 text (byte offset 5)",
+    );
+    assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+}
+
 #[test]
 fn a_transitions_table_that_cannot_be_read_fails_the_gate() {
     let scratch = Scratch::new("no-table");
