@@ -907,6 +907,19 @@ fn a_schema_no_value_meets_is_refused() {
         LintRule::Satisfiable,
         "/properties/index/maximum",
     );
+    // A listed value the node's own keywords refuse: no message carries it.
+    check(
+        "types/NotifyLevel.json",
+        |v| v["maxLength"] = json!(5),
+        LintRule::Satisfiable,
+        "/enum/1",
+    );
+    check(
+        "types/Segment.json",
+        |v| *at(v, "/properties/index") = json!({"type": "integer", "minimum": 0, "maximum": 31, "const": 32, "description": "d"}),
+        LintRule::Satisfiable,
+        "/properties/index/const",
+    );
 }
 
 #[test]

@@ -348,6 +348,7 @@ impl Linter<'_> {
                 "an empty `enum`: no value is valid",
             );
         }
+        self.listed_values_meet_their_node(map, at);
         let number = |key: &str| map.get(key).and_then(Value::as_f64);
         for (lower, upper) in [
             ("minimum", "maximum"),
@@ -367,6 +368,61 @@ impl Linter<'_> {
                     &at.push(upper),
                     LintRule::Satisfiable,
                     format!("`{lower}` {low} and `{upper}` {high} leave no value valid"),
+                );
+            }
+        }
+    }
+
+    /// Each value an `enum` or `const` lists meets the node's own value
+    /// keywords (`type`, bounds, lengths, `pattern`): one that does not is
+    /// a value no message can carry, and the bindings would still name it.
+    fn listed_values_meet_their_node(
+        &mut self,
+        map: &serde_json::Map<String, Value>,
+        at: &Pointer,
+    ) {
+        const OWN: [&str; 11] = [
+            "type",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "minItems",
+            "maxItems",
+        ];
+        let own: serde_json::Map<String, Value> = OWN
+            .iter()
+            .filter_map(|key| Some((key.to_string(), map.get(*key)?.clone())))
+            .collect();
+        if own.is_empty() {
+            return;
+        }
+        // A node the draft's meta-schema refuses is `lint.meta`'s; nothing
+        // to judge its values by.
+        let Ok(validator) = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&Value::Object(own))
+        else {
+            return;
+        };
+        let listed = map
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(index, value)| (at.push("enum").push(index), value))
+            .chain(map.get("const").map(|value| (at.push("const"), value)));
+        for (place, value) in listed {
+            if let Some(error) = validator.iter_errors(value).next() {
+                self.report(
+                    &place,
+                    LintRule::Satisfiable,
+                    format!("{value} is listed, but this schema refuses it: {error}"),
                 );
             }
         }
