@@ -74,9 +74,13 @@ fn origin(version: &str) -> crate::codegen::Origin {
 /// `<release>/schema/`.
 type Bindings = Vec<(&'static str, Vec<(&'static str, String)>)>;
 
+fn schemas_of(release: &Path, version: &str) -> anyhow::Result<contract::SchemaSet> {
+    contract::SchemaSet::load(&release.join("schema"))
+        .with_context(|| format!("loading the schemas of {version}"))
+}
+
 fn bindings_of(release: &Path, version: &str) -> anyhow::Result<Bindings> {
-    let set = contract::SchemaSet::load(&release.join("schema"))
-        .with_context(|| format!("loading the schemas of {version}"))?;
+    let set = schemas_of(release, version)?;
     let origin = origin(version);
     let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, version, &origin)?;
     let rust = crate::codegen::rust_bindings(&set, &origin)?;
@@ -113,8 +117,7 @@ fn freeze_bindings(
 pub fn lagging(root: &Path) -> anyhow::Result<Vec<(String, &'static str)>> {
     let mut out = Vec::new();
     for (version, release) in crate::contracts::releases(root)? {
-        let set = contract::SchemaSet::load(&release.join("schema"))
-            .with_context(|| format!("loading the schemas of {version}"))?;
+        let set = schemas_of(&release, &version)?;
         let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(&set, &version, &origin(&version))?;
         let [_, cpp_dir, ts_dir] = LANGUAGES;
         for (folder, files) in [(cpp_dir, cpp), (ts_dir, ts)] {
