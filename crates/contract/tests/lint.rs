@@ -907,6 +907,18 @@ fn a_schema_no_value_meets_is_refused() {
         LintRule::Satisfiable,
         "/properties/index/maximum",
     );
+    // A closed object requiring a name it does not list.
+    check(
+        "types/Segment.json",
+        |v| {
+            at(v, "/required")
+                .as_array_mut()
+                .unwrap()
+                .push(json!("indx"))
+        },
+        LintRule::Satisfiable,
+        "/required/5",
+    );
     // A listed value the node's own keywords refuse: no message carries it.
     check(
         "types/NotifyLevel.json",

@@ -349,6 +349,31 @@ impl Linter<'_> {
             );
         }
         self.listed_values_meet_their_node(map, at);
+        // A closed object that requires a name it does not list (a typo of
+        // one it does) refuses every value.
+        if map.get("additionalProperties") == Some(&Value::Bool(false))
+            && !map.contains_key("patternProperties")
+        {
+            let listed = map.get("properties").and_then(Value::as_object);
+            for (index, name) in map
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let Some(name) = name.as_str() else { continue };
+                if !listed.is_some_and(|props| props.contains_key(name)) {
+                    self.report(
+                        &at.push("required").push(index),
+                        LintRule::Satisfiable,
+                        format!(
+                            "{name:?} is required, but the object is closed and has no such property: no value is valid"
+                        ),
+                    );
+                }
+            }
+        }
         let number = |key: &str| map.get(key).and_then(Value::as_f64);
         for (lower, upper) in [
             ("minimum", "maximum"),
