@@ -35,9 +35,18 @@ fn collect(dir: &Path, prefix: &str, out: &mut Vec<(String, String)>) -> anyhow:
         }
         let path = entry.path();
         let rel = format!("{prefix}{name}");
-        if path.is_dir() {
+        // The entry's own type: a link to a folder is not followed, so a
+        // link back up cannot make the walk endless.
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", path.display()))?;
+        if kind.is_dir() {
             collect(&path, &format!("{rel}/"), out)?;
         } else {
+            // A FIFO would block the read, a folder behind a link fail it.
+            if !std::fs::metadata(&path).is_ok_and(|meta| meta.is_file()) {
+                bail!("{}: not a regular file", path.display());
+            }
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
             let mut hex = String::with_capacity(64);
@@ -200,6 +209,20 @@ mod tests {
         std::fs::remove_file(release.join("ts/package.json"))?;
         std::fs::write(release.join("valid/extra.json"), "{}")?;
         std::fs::write(release.join("ts/.DS_Store"), "")?;
+        // A link back up is named, not walked for ever.
+        #[cfg(unix)]
+        {
+            let link = release.join("cpp/loop");
+            std::os::unix::fs::symlink(&release, &link)?;
+            let Err(err) = super::differences(&release) else {
+                panic!("a link to a folder was walked");
+            };
+            assert!(
+                format!("{err:#}").contains("cpp/loop: not a regular file"),
+                "{err:#}"
+            );
+            std::fs::remove_file(&link)?;
+        }
         let found = shown(super::differences(&release)?);
         let at = |rel: &str| format!("{}/{rel}", release.display());
         let [changed, gone, extra] = found.as_slice() else {
