@@ -658,11 +658,20 @@ impl<'p, 's> Differ<'p, 's> {
             }
             changed
         };
-        let detail = format!(
-            "`{key}`: {} → {}",
-            show(here.old.value.get(key)),
-            show(here.new.value.get(key))
-        );
+        let (old_value, new_value) = (here.old.value.get(key), here.new.value.get(key));
+        // Two long values that start alike would read as one: name where
+        // they first differ.
+        let detail = match (old_value, new_value) {
+            (Some(old), Some(new)) => match first_difference(old, new, String::new()) {
+                Some((at, before, after)) if !at.is_empty() => format!(
+                    "`{key}`, first different at {at}: {} → {}",
+                    show(before),
+                    show(after)
+                ),
+                _ => format!("`{key}`: {} → {}", show(Some(old)), show(Some(new))),
+            },
+            _ => format!("`{key}`: {} → {}", show(old_value), show(new_value)),
+        };
         self.judge(
             here,
             &edit,
@@ -999,6 +1008,42 @@ fn names(map: &Map<String, Value>, key: &str) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// The first place (a JSON pointer below `at`, members in name order) where
+/// `old` and `new` differ, with what each holds there. Schema documents
+/// nest no deeper than the loader allows, which bounds the recursion.
+fn first_difference<'v>(
+    old: &'v Value,
+    new: &'v Value,
+    at: String,
+) -> Option<(String, Option<&'v Value>, Option<&'v Value>)> {
+    if old == new {
+        return None;
+    }
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|key| {
+                let place = format!("{at}/{}", contract::escape_pointer_token(key));
+                match (a.get(key), b.get(key)) {
+                    (Some(x), Some(y)) => first_difference(x, y, place),
+                    (x, y) if x != y => Some((place, x, y)),
+                    _ => None,
+                }
+            })
+        }
+        (Value::Array(a), Value::Array(b)) => (0..a.len().max(b.len())).find_map(|index| {
+            let place = format!("{at}/{index}");
+            match (a.get(index), b.get(index)) {
+                (Some(x), Some(y)) => first_difference(x, y, place),
+                (x, y) => Some((place, x, y)),
+            }
+        }),
+        _ => Some((at, Some(old), Some(new))),
+    }
 }
 
 fn show(value: Option<&Value>) -> String {

@@ -520,3 +520,29 @@ fn markdown_shows_hostile_values_as_they_are() {
         );
     }
 }
+
+/// Two long values that start alike read as one when each is cut to its
+/// start: a change inside a list of conditions names where they first
+/// differ.
+#[test]
+fn a_change_deep_in_a_long_keyword_names_where_it_is() {
+    let old = release("1.1.0");
+    let mut new = old.clone();
+    for doc in &mut new.docs {
+        if doc.name == "Checksum" {
+            doc.value["allOf"][0]["x-rule"] = serde_json::json!("checksum.size");
+        }
+    }
+    let comparison = compare_sets(&old, &new, Options::default()).expect("the schemas register");
+    let details: Vec<&str> = comparison
+        .changes
+        .iter()
+        .map(|change| change.detail.as_str())
+        .collect();
+    assert!(
+        details.contains(
+            &"`allOf`, first different at /0/x-rule: \"checksum.length\" → \"checksum.size\""
+        ),
+        "{details:#?}"
+    );
+}
