@@ -1,6 +1,7 @@
 // write_frame and read_frame together: what is written reads back equal, an
-// envelope over MAX_FRAME or with text a reader refuses is not written, and
-// a body that is not an envelope is consumed so the next frame still reads.
+// envelope over MAX_FRAME, or with text or a value a reader refuses, is not
+// written, and a body that is not an envelope is consumed so the next frame
+// still reads.
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -67,6 +68,23 @@ int main() {
       check(error.kind() == vc::FrameError::Kind::unreadable, "the refusal is unreadable");
     }
     check(refused.str().empty(), "nothing is written for an unreadable envelope");
+  }
+
+  // A value its schema refuses is not written: the reader it is read back
+  // by checks what the schemas state, not the JSON text alone.
+  for (const std::string& task_id : {std::string(""), std::string("t 01"), std::string(65, 'a')}) {
+    vc::Envelope built = call.get<vc::Envelope>();
+    std::get<vc::DownloadPauseCall>(std::get<vc::CallEnvelope>(built).body).params.task_id = task_id;
+    std::stringstream refused;
+    try {
+      vc::write_frame(refused, built);
+      check(false, "an envelope its schema refuses is not written");
+    } catch (const vc::FrameError& error) {
+      check(error.kind() == vc::FrameError::Kind::unreadable, "the schema's refusal is unreadable");
+      check(std::string(error.what()).find("/body/params/taskId") != std::string::npos,
+            "the schema's refusal names /body/params/taskId");
+    }
+    check(refused.str().empty(), "nothing is written for an envelope its schema refuses");
   }
 
   // A body that is not an envelope is consumed; the next frame reads.

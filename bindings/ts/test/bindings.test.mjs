@@ -160,6 +160,28 @@ test("frames: an envelope whose text a reader would refuse is not encoded", () =
   }
 });
 
+test("frames: an envelope a reader refuses by its schema is not encoded", () => {
+  const progress = () =>
+    parseEnvelope({ v: 1, kind: "event", body: { name: "event.task.progress", params: { taskId: "t_01", downloadedBytes: 10, speedBytesPerSec: 1, segments: [] } } });
+  const cases = [
+    ["/body/params/downloadedBytes", (p) => { p.downloadedBytes = NaN; }],
+    ["/body/params/downloadedBytes", (p) => { p.downloadedBytes = 1.5; }],
+    ["/body/params/downloadedBytes", (p) => { p.downloadedBytes = -1; }],
+    ["/body/params/taskId", (p) => { p.taskId = "t 01"; }],
+    ["/body/params/segments/0/index", (p) => { p.segments = [{ index: 32, downloadedBytes: 0, state: "downloading" }]; }],
+  ];
+  assert.doesNotThrow(() => encodeFrame(progress()));
+  for (const [pointer, spoil] of cases) {
+    const envelope = progress();
+    spoil(envelope.body.params);
+    assert.throws(
+      () => encodeFrame(envelope),
+      (error) => error instanceof FrameError && error.kind === "unreadable" && error.message.includes(pointer),
+      pointer,
+    );
+  }
+});
+
 test("readJson: an integer literal as long as a frame is quoted cut", () => {
   for (const digits of [17, 300000]) {
     const literal = "9".repeat(digits);
