@@ -74,9 +74,10 @@ export declare class FrameError extends Error {
 export declare function readJson(text: string): unknown;
 /**
  * One envelope as a frame: 4 bytes of big-endian length, then the JSON.
- * Throws FrameError `too_large` past MAX_FRAME, and `unreadable` for text
- * a reader would refuse (read back with `readJson`) or a value
- * `JSON.stringify` cannot write (a BigInt, a cycle).
+ * Throws FrameError `too_large` past MAX_FRAME, and `unreadable` for an
+ * envelope a reader would refuse (its text read back with
+ * `parseEnvelopeText`: the JSON text policy and every rule the schemas
+ * state) or a value `JSON.stringify` cannot write (a BigInt, a cycle).
  */
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 

@@ -509,13 +509,14 @@ export function encodeFrame(envelope) {
   if (body.length > MAX_FRAME) {
     throw new FrameError("too_large", body.length, `an envelope of ${body.length} bytes, more than the ${MAX_FRAME} a frame may carry`);
   }
-  // Read back by the readers' own `readJson`: a string with half a
-  // surrogate pair, an integer past 2^53 - 1 or nesting past 127 would be
-  // refused by every reader, so it is not sent.
+  // Read back by the reader's own `parseEnvelopeText`: a string with half a
+  // surrogate pair, an integer past 2^53 - 1, nesting past 127, `NaN`
+  // (written `null`), `1.5` where an integer is wanted or a value below its
+  // minimum would be refused by a reader, so it is not sent.
   try {
-    readJson(text);
+    parseEnvelopeText(text);
   } catch (error) {
-    throw new FrameError("unreadable", 0, `the envelope encodes to JSON the wire does not take: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FrameError("unreadable", 0, `the envelope is not one a reader takes: ${error instanceof Error ? error.message : String(error)}`);
   }
   const frame = new Uint8Array(HEADER + body.length);
   new DataView(frame.buffer).setUint32(0, body.length, false);

@@ -88,11 +88,12 @@ inline std::optional<Envelope> read_frame(std::istream& in) {
 }
 
 /// Writes one envelope as a frame and flushes. Nothing is written for an
-/// envelope over MAX_FRAME (FrameError too_large), or one whose text every
+/// envelope over MAX_FRAME (FrameError too_large), or one this binding's
 /// reader would refuse (unreadable: a string that is not UTF-8, an integer
-/// past 2^53 - 1, nesting past 127; docs/wire.md, "JSON text"). The text is
-/// read back by the readers' own parse_json, so a writer and a reader
-/// cannot differ on what the wire takes.
+/// past 2^53 - 1, nesting past 127, docs/wire.md, "JSON text"; or a value
+/// its schema refuses, such as a field below its minimum or a task id with
+/// a space). The text is read back by the reader's own parse_envelope, so
+/// a writer and a reader cannot differ on what the wire takes.
 inline void write_frame(std::ostream& out, const Envelope& envelope) {
   std::string body;
   try {
@@ -107,10 +108,10 @@ inline void write_frame(std::ostream& out, const Envelope& envelope) {
                          std::to_string(MAX_FRAME) + " a frame may carry");
   }
   try {
-    (void)parse_json(body);
+    (void)parse_envelope(body);
   } catch (const ContractError& error) {
     throw FrameError(FrameError::Kind::unreadable, 0,
-                     std::string("the envelope encodes to JSON the wire does not take: ") + error.what());
+                     std::string("the envelope is not one a reader takes: ") + error.what());
   }
   std::array<char, 4> header{};
   std::size_t length = body.size();
