@@ -14,8 +14,9 @@ pub(super) struct Connection {
     /// the answer, and the same in the order they came.
     pub(super) answered: HashMap<u64, Place>,
     pub(super) answer_order: VecDeque<(u64, Place)>,
-    /// The methods `session.hello` offered, once it answered.
-    pub(super) offered: Option<HashSet<String>>,
+    /// The methods `session.hello` offered, once it answered: sorted, and
+    /// shared with every connection offered the same list.
+    pub(super) offered: Option<Arc<[String]>>,
     /// What was told of each task, by task id: one entry, so an event looks
     /// its task up once.
     pub(super) tasks: HashMap<CompactString, Told>,
@@ -145,7 +146,10 @@ impl Connection {
             self.open.insert(id, (method.clone(), say.place));
         }
         if let Some(offered) = &self.offered {
-            if method != "session.hello" && !offered.contains(method.as_str()) {
+            let listed = offered
+                .binary_search_by(|name| name.as_str().cmp(method.as_str()))
+                .is_ok();
+            if method != "session.hello" && !listed {
                 say.say(
                     Rule::TraceNotOffered,
                     "/body/method",
@@ -170,7 +174,13 @@ impl Connection {
 
     /// A reply or an error: it answers an open call, once, and a reply
     /// names that call's method; session.hello's reply tells what is offered.
-    pub(super) fn answer(&mut self, kind: Kind, fact: Fact, say: &mut Say<'_>) {
+    pub(super) fn answer(
+        &mut self,
+        kind: Kind,
+        fact: Fact,
+        offers: &mut Offers,
+        say: &mut Say<'_>,
+    ) {
         let Some(id) = fact.id else {
             // An error with id null answers what could not be read.
             return;
@@ -186,8 +196,13 @@ impl Connection {
                         );
                     }
                     if method == "session.hello" {
-                        self.offered = fact.offered.map(|offered| *offered);
+                        self.offered = fact.offered.map(|offered| offers.share(offered));
                     }
+                }
+                if self.open.is_empty() {
+                    // A quiet connection holds no table for calls in flight:
+                    // a capture of many short connections keeps each one's.
+                    self.open = HashMap::new();
                 }
                 self.remember_answer(id, say.place);
             }

@@ -21,6 +21,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 
 use compact_str::CompactString;
 // The tracer's maps are keyed by ids and names from the input; foldhash is
@@ -100,6 +101,7 @@ pub struct Tracer<'a> {
     /// has one: a record naming another is refused.
     transports: Option<Vec<String>>,
     connections: HashMap<CompactString, Connection>,
+    offers: Offers,
     /// Records seen.
     pub records: usize,
 }
@@ -114,6 +116,7 @@ impl<'a> Tracer<'a> {
             transitions,
             transports,
             connections: HashMap::new(),
+            offers: Offers::default(),
             records: 0,
         }
     }
@@ -195,7 +198,9 @@ impl<'a> Tracer<'a> {
         }
         match fact.kind {
             Some(Kind::Call) => connection.call(self.checker, fact, &mut say),
-            Some(kind @ (Kind::Reply | Kind::Error)) => connection.answer(kind, fact, &mut say),
+            Some(kind @ (Kind::Reply | Kind::Error)) => {
+                connection.answer(kind, fact, &mut self.offers, &mut say)
+            }
             Some(Kind::Event) => connection.event(self.transitions.as_ref(), fact, &mut say),
             None => {}
         }
@@ -224,6 +229,25 @@ impl<'a> Tracer<'a> {
         // One message per place: the place alone orders them.
         out.sort_unstable_by_key(|(place, _, _)| *place);
         out
+    }
+}
+
+/// One copy of each list of methods a `session.hello` offered. A capture of
+/// many short connections is told the same list on each; kept per
+/// connection, the list (a dozen strings and a set around them) was most of
+/// what a connection costs.
+#[derive(Default)]
+pub(super) struct Offers(HashSet<Arc<[String]>>);
+
+impl Offers {
+    /// The shared copy of `methods` (sorted, no repeats).
+    fn share(&mut self, methods: Box<[String]>) -> Arc<[String]> {
+        if let Some(shared) = self.0.get(&*methods) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<[String]> = Arc::from(methods);
+        self.0.insert(Arc::clone(&shared));
+        shared
     }
 }
 
@@ -294,6 +318,60 @@ mod tests {
         assert_eq!(feed(call(2)), []);
         assert_eq!(feed(reply(2)), []);
         assert_eq!(feed(reply(2)), [Rule::TraceDuplicateAnswer]);
+    }
+
+    #[test]
+    fn connections_offered_the_same_methods_share_one_list() {
+        let checker = Checker::embedded_contract(NEWEST_CONTRACT).expect("the newest contract");
+        let mut tracer = Tracer::new(&checker, None);
+        let hello = |conn: &str| {
+            format!(
+                r#"{{"conn":"{conn}","from":"client","msg":{{"v":1,"kind":"call","id":1,"body":{{"method":"session.hello","params":{{"client":"gui/1","contractVersion":"1.1.0"}}}}}}}}"#
+            )
+        };
+        let offer = |conn: &str, methods: &str| {
+            format!(
+                r#"{{"conn":"{conn}","from":"server","msg":{{"v":1,"kind":"reply","id":1,"body":{{"method":"session.hello","result":{{"daemon":"d/1","contractVersion":"1.1.0","methods":[{methods}]}}}}}}}}"#
+            )
+        };
+        let pause = |conn: &str| {
+            format!(
+                r#"{{"conn":"{conn}","from":"client","msg":{{"v":1,"kind":"call","id":2,"body":{{"method":"download.pause","params":{{"taskId":"t_01"}}}}}}}}"#
+            )
+        };
+        let records = [
+            hello("a"),
+            offer("a", r#""session.hello","download.pause""#),
+            hello("b"),
+            // The same methods, in another order.
+            offer("b", r#""download.pause","session.hello""#),
+            hello("c"),
+            offer("c", r#""session.hello""#),
+        ];
+        for (line, text) in records.iter().enumerate() {
+            assert!(
+                tracer.feed_line(line + 1, text.as_bytes()).is_empty(),
+                "{text}"
+            );
+        }
+        let offered = |conn: &str| {
+            tracer.connections[conn]
+                .offered
+                .clone()
+                .expect("session.hello answered")
+        };
+        assert!(std::sync::Arc::ptr_eq(&offered("a"), &offered("b")));
+        assert!(!std::sync::Arc::ptr_eq(&offered("a"), &offered("c")));
+        // Each connection is still held to its own list.
+        let rules = |tracer: &mut Tracer, line: usize, text: String| {
+            tracer
+                .feed_line(line, text.as_bytes())
+                .into_iter()
+                .map(|finding| finding.finding.rule)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rules(&mut tracer, 7, pause("b")), []);
+        assert_eq!(rules(&mut tracer, 8, pause("c")), [Rule::TraceNotOffered]);
     }
 
     #[test]

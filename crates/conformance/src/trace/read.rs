@@ -121,11 +121,10 @@ pub(crate) struct Fact {
     pub id: Option<u64>,
     /// A call's or reply's `body.method`.
     pub method: Option<CompactString>,
-    /// A reply's `result.methods` (read for session.hello). Boxed: a fact
-    /// crosses from the thread that read it to the one that follows the
-    /// conversation, and most facts have none.
-    #[allow(clippy::box_collection)] // One pointer wide, for the reason above.
-    pub offered: Option<Box<HashSet<String>>>,
+    /// A reply's `result.methods` (read for session.hello), sorted and
+    /// without repeats, so a tracer can share one copy of each list among
+    /// the connections offered it ([`Offers`](super::Offers)).
+    pub offered: Option<Box<[String]>>,
     /// An event about a task.
     pub event: Option<EventFact>,
 }
@@ -172,13 +171,14 @@ impl Fact {
                 // Kept for whichever call the reply answers; only session.hello's has it.
                 let [methods] = fields(result, ["methods"]);
                 fact.offered = methods.as_array().map(|methods| {
-                    Box::new(
-                        methods
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect(),
-                    )
+                    let mut names: Vec<String> = methods
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect();
+                    names.sort_unstable();
+                    names.dedup();
+                    names.into_boxed_slice()
                 });
             }
             Some(Kind::Event) => {
