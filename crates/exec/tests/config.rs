@@ -95,6 +95,33 @@ fn an_input_schema_that_does_not_compile_is_refused() {
 }
 
 #[test]
+fn an_input_schema_with_a_pattern_that_backtracks_is_refused() {
+    for pattern in ["^(a|a)+\\1$", "^(?=a)a$", "^(?<=a)a$", "^(?!b)a$"] {
+        for schema in [
+            json!({"type": "string", "pattern": pattern}),
+            json!({"type": "object", "patternProperties": {pattern: {"type": "integer"}}}),
+        ] {
+            check_refused(
+                json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": schema}]}),
+                "/tools/0/inputSchema",
+                "linear time",
+            );
+        }
+    }
+    // What the linear engine reads still loads, and checks.
+    let set = exec::config::parse(
+        Path::new("tools.json"),
+        &json!({"tools": [{"name": "ls", "command": ["ls"],
+            "inputSchema": {"type": "array", "items": {"type": "string", "pattern": "^(a+)+$"}}}]})
+        .to_string(),
+    )
+    .expect("loads");
+    let validator = set.input_validator("ls").expect("compiled");
+    assert!(validator.is_valid(&json!(["aaa"])));
+    assert!(!validator.is_valid(&json!(["a".repeat(30) + "b"])));
+}
+
+#[test]
 fn an_input_schema_that_would_fetch_is_refused() {
     check_refused(
         json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"$ref": "https://example.org/schema.json"}}]}),
