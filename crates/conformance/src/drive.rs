@@ -290,6 +290,7 @@ pub fn drive(
         silent: None,
         heard_frames: 0,
         heard_bytes: 0,
+        unread: None,
         peer_is: match options.role {
             Role::Client => "server",
             Role::Server => "client",
@@ -591,9 +592,11 @@ fn as_server(
             )
         });
         driver.driven.judge(Rule::DriveEventUnanswered, broken);
+        // A client that reads none of its answers does not carry on, though
+        // the session ends as a closed stream does.
         let broken = match &ended {
             Silence::Broken(why) => Some(why.clone()),
-            Silence::Closed(_) | Silence::Timeout(_) => None,
+            Silence::Closed(_) | Silence::Timeout(_) => driver.unread.clone(),
         };
         driver.driven.judge(Rule::DriveCarriesOn, broken);
     }
@@ -700,6 +703,10 @@ struct Driver<'c> {
     /// Frames heard from the peer so far, and their bytes.
     heard_frames: usize,
     heard_bytes: usize,
+    /// Why a write to the peer was given up, when the peer read nothing of
+    /// it within the timeout (its pipe full): a fault of the peer's, where a
+    /// stream it closed is not.
+    unread: Option<String>,
 }
 
 impl Driver<'_> {
@@ -743,8 +750,11 @@ impl Driver<'_> {
         let written = to_peer.write_all(&frame).and_then(|()| to_peer.flush());
         if let Err(err) = written {
             self.closed = true;
-            self.gone
-                .get_or_insert_with(|| format!("the peer stopped reading: {err}"));
+            let why = format!("the peer stopped reading: {err}");
+            if err.kind() == std::io::ErrorKind::TimedOut {
+                self.unread.get_or_insert_with(|| why.clone());
+            }
+            self.gone.get_or_insert(why);
         }
         Ok(())
     }

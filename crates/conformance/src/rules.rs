@@ -222,7 +222,7 @@ impl Rule {
             Rule::DriveStillAnswers => "after all of that, the peer still answers a call",
             Rule::DriveOversize => "a length past 1,048,576 ends the session: the peer closes its stream without waiting for the body (an error before closing is allowed)",
             Rule::DriveClientCalls => "a client sends calls, at least one within the timeout, and nothing else: replies, errors and events come from the server",
-            Rule::DriveCarriesOn => "a client sent an unknown event, an event and a reply with a field this version lacks, and a body that is not JSON carries on: its stream stays whole and a started client exits 0",
+            Rule::DriveCarriesOn => "a client sent an unknown event, an event and a reply with a field this version lacks, and a body that is not JSON carries on: its stream stays whole, it reads its answers, and a started client exits 0",
         }
     }
 

@@ -533,6 +533,16 @@ fn a_client_that_never_reads_ends_the_session() {
         "{:#?}",
         driven.rules
     );
+    // And the report says why: not only how the client ended, but that it
+    // read none of its answers.
+    assert!(
+        driven.rules[&Rule::DriveCarriesOn]
+            .broken
+            .iter()
+            .any(|why| why.starts_with("the peer stopped reading: it read nothing")),
+        "{:#?}",
+        driven.rules
+    );
 }
 
 fn serve_client(fault: ClientFault) -> Driven {
