@@ -1,11 +1,13 @@
 // A reader held open for the differential tests: frames on stdin, one line
 // per frame on stdout, flushed, in the words tests/src/readers.rs reads:
-//   ok JSON            the envelope, written back
+//   ok JSON            the envelope, written back by write_frame (its body)
 //   text               refused by the JSON text policy (pointer "")
 //   contract POINTER   refused as not what the contract says (POINTER as a JSON string)
 //   version N          another protocol version
 //   frame KIND         a frame error (the server stops after one it cannot go on from)
 #include <iostream>
+#include <sstream>
+#include <string>
 
 #include "vdm/frame.hpp"
 
@@ -17,7 +19,17 @@ int main() {
     try {
       std::optional<vc::Envelope> envelope = vc::read_frame(std::cin);
       if (!envelope) return 0;
-      std::cout << "ok " << nlohmann::json(*envelope).dump() << std::endl;
+      // Written back by the frame writer, which reads its text back with
+      // the whole reader: what was read must be writable again.
+      std::ostringstream written;
+      try {
+        vc::write_frame(written, *envelope);
+      } catch (const vc::FrameError& error) {
+        std::cout << "crash " << nlohmann::json(std::string("write_frame refused it: ") + error.what()).dump()
+                  << std::endl;
+        continue;
+      }
+      std::cout << "ok " << written.str().substr(4) << std::endl;
     } catch (const vc::VersionError& error) {
       std::cout << "version " << error.version() << std::endl;
     } catch (const vc::ContractError& error) {

@@ -67,10 +67,20 @@ pub fn rust_from_text(body: &[u8]) -> Read {
     rust_read(proto::wire::decode_from_text::<proto::Envelope>(body))
 }
 
+/// What was read is written back by the frame writer (which holds the
+/// text policy as it writes): a value read must be writable again.
 fn rust_read(decoded: Result<proto::Envelope, proto::DecodeError>) -> Read {
     match decoded {
-        Ok(envelope) => serde_json::to_value(&envelope)
-            .map_or_else(|err| Read::Crash(err.to_string()), Read::Ok),
+        Ok(envelope) => {
+            let mut frame = Vec::new();
+            if let Err(err) = proto::write_frame(&mut frame, &envelope) {
+                return Read::Crash(format!("write_frame refused it: {err}"));
+            }
+            let mut json = serde_json::Deserializer::from_slice(frame.get(4..).unwrap_or_default());
+            json.disable_recursion_limit();
+            serde::Deserialize::deserialize(&mut json)
+                .map_or_else(|err| Read::Crash(err.to_string()), Read::Ok)
+        }
         Err(err) => match err.problem {
             proto::Problem::NotJson(_) => Read::Text,
             proto::Problem::BadVersion(v) => Read::Version(v),

@@ -1,16 +1,25 @@
 // A reader held open for the differential tests: frames on stdin, one line
 // per frame on stdout, in the words tests/src/readers.rs reads (see
-// tests/cpp/reader_server.cpp).
-import { ContractError, FrameDecoder, FrameError, VersionError } from "../../bindings/ts/index.js";
+// tests/cpp/reader_server.cpp); what is read is written back by encodeFrame.
+import { ContractError, FrameDecoder, FrameError, VersionError, encodeFrame } from "../../bindings/ts/index.js";
 
 const decoder = new FrameDecoder();
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 let stopped = false;
 
 function outcome() {
   try {
     const envelope = decoder.next();
     if (envelope === undefined) return undefined;
-    return `ok ${JSON.stringify(envelope)}`;
+    // Written back by the frame writer, which reads its text back with the
+    // whole reader: what was read must be writable again.
+    let frame;
+    try {
+      frame = encodeFrame(envelope);
+    } catch (error) {
+      return `crash ${JSON.stringify(`encodeFrame refused it: ${String(error)}`)}`;
+    }
+    return `ok ${utf8.decode(frame.subarray(4))}`;
   } catch (error) {
     if (error instanceof VersionError) return `version ${error.version}`;
     if (error instanceof ContractError) {
