@@ -259,8 +259,12 @@ fn a_rule_testing_other_than_strings_is_refused() {
             .err()
             .unwrap_or_else(|| panic!("{when} was modelled"));
         let text = format!("{err:#}");
-        assert!(text.contains("events/event.thing.json"), "{text}");
+        assert!(text.starts_with("events/event.thing.json#/"), "{text}");
         assert!(text.contains("`enum` or `const` of strings"), "{text}");
+        // Said as lint says its findings: the place, then the rule.
+        let (place, rest) = text.split_once(": ").expect("a place");
+        assert!(!place.contains(' '), "{text}");
+        assert!(rest.starts_with("[codegen.model] "), "{text}");
     }
 }
 

@@ -244,7 +244,29 @@ impl Model {
     }
 }
 
+/// The rule a schema the generators cannot read breaks; docs/bindings.md,
+/// "What the generators read", says what they read.
+pub const MODEL_RULE: &str = "codegen.model";
+
+/// The model of `set`, or why the generators cannot read it: a refusal is
+/// `FILE#POINTER: [codegen.model] sentence`, as lint writes its findings,
+/// unless it is one a lint rule names already (`(lint.text)`).
 pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
+    build_model(set).map_err(|err| {
+        let said = format!("{err:#}");
+        if said.contains("(lint.") {
+            return err;
+        }
+        match said.split_once(": ") {
+            Some((place, why)) if place.contains(".json") && !place.contains(' ') => {
+                anyhow!("{place}: [{MODEL_RULE}] {why}")
+            }
+            _ => anyhow!("[{MODEL_RULE}] {said}"),
+        }
+    })
+}
+
+fn build_model(set: &SchemaSet) -> anyhow::Result<Model> {
     // The Rust types are written from these files too, and rustc refuses a
     // bidirectional override in a doc comment: without this the xtask that
     // writes them would no longer build (`lint.text` says the same).
