@@ -635,10 +635,17 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         // Only a change a whole covers: one no whole judged keeps its own
         // verdict (the safe answer).
         let covered = |c: &Change| wholes.iter().any(|w| w.group == c.group && w.covers(c));
+        // How many changes each whole covers: a change with no other beside
+        // it broke only as its kind of change may, not by itself here.
+        let mut beside: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for change in changes.iter().filter(|c| covered(c)) {
+            *beside.entry(change.group.clone()).or_default() += 1;
+        }
         for change in changes
             .iter_mut()
             .filter(|c| !c.rule.is_method_or_event() && covered(c))
         {
+            let alone = beside.get(&change.group).copied().unwrap_or(0) <= 1;
             if !verdict_of(change, direction).holds() {
                 *verdict_of(change, direction) = Verdict::Compatible;
                 if verdict_of(change, direction.other()).holds() {
@@ -665,9 +672,11 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
                     (false, Direction::Writer) => "W ",
                     (false, Direction::Reader) => "R ",
                 };
-                change.detail.push_str(&format!(
-                    " ({way}breaks alone, holds together with the other changes here)"
-                ));
+                change.detail.push_str(&if alone {
+                    format!(" ({way}breaks as a change of its kind may; the schemas compared whole hold here)")
+                } else {
+                    format!(" ({way}breaks alone, holds together with the other changes here)")
+                });
             }
         }
         return;

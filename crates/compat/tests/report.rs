@@ -546,3 +546,28 @@ fn a_change_deep_in_a_long_keyword_names_where_it_is() {
         "{details:#?}"
     );
 }
+
+#[test]
+fn a_change_alone_that_holds_whole_is_not_said_to_hold_with_others() {
+    // `exclusiveMaximum` holds nothing on an object: taken away, a bound
+    // is widened, which breaks as a kind of change, and not here.
+    let new = release("1.1.0");
+    let mut old = new.clone();
+    for doc in &mut old.docs {
+        if doc.name == "download.get" {
+            doc.value["$defs"]["result"]["exclusiveMaximum"] = serde_json::json!(5);
+        }
+    }
+    let comparison = compare_sets(&old, &new, Options::default()).expect("compared");
+    assert!(comparison.writer.holds() && comparison.reader.holds());
+    let [widened] = &comparison.changes[..] else {
+        panic!("{:#?}", comparison.changes)
+    };
+    assert!(
+        widened.detail.ends_with(
+            "(breaks as a change of its kind may; the schemas compared whole hold here)"
+        ),
+        "{}",
+        widened.detail
+    );
+}
