@@ -1,7 +1,7 @@
 //! Reading messages from a file: one JSON value, a JSON array of them, or
 //! JSON Lines; and checking many at once on every core.
 
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 
 use serde_json::Value;
 
@@ -245,10 +245,8 @@ impl<R: BufRead> Lines<R> {
             let start = self.text.len();
             // Room for the line, `\r\n` and one byte more, which tells a
             // line past the limit.
-            let room = self.max_line.saturating_add(3) as u64;
-            let read = (&mut self.reader)
-                .take(room)
-                .read_until(b'\n', &mut self.text)?;
+            let room = self.max_line.saturating_add(3);
+            let read = read_line_within(&mut self.reader, &mut self.text, room)?;
             if read == 0 {
                 break;
             }
@@ -316,6 +314,46 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+/// `read_until(b'\n')` of at most `room` bytes onto `into`, its count of
+/// bytes read. `Vec`'s own growth would double the buffer past the limit
+/// (a line of 64 MiB and a byte more left 128 MiB reserved, and both copies
+/// alive while it moved): here it doubles too, but never past the room.
+fn read_line_within<R: BufRead>(
+    reader: &mut R,
+    into: &mut Vec<u8>,
+    room: usize,
+) -> std::io::Result<usize> {
+    let start = into.len();
+    loop {
+        let read = into.len() - start;
+        let left = room.saturating_sub(read);
+        if left == 0 {
+            return Ok(read);
+        }
+        let buffer = match reader.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        let window = buffer.get(..buffer.len().min(left)).unwrap_or_default();
+        if window.is_empty() {
+            return Ok(read);
+        }
+        let (used, ended) = match window.iter().position(|&byte| byte == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (window.len(), false),
+        };
+        if into.capacity() - into.len() < used {
+            into.reserve_exact(into.capacity().max(used).min(left));
+        }
+        into.extend_from_slice(window.get(..used).unwrap_or_default());
+        reader.consume(used);
+        if ended {
+            return Ok(into.len() - start);
+        }
+    }
+}
+
 fn check_one(
     checker: &Checker,
     target: &str,
@@ -333,7 +371,7 @@ mod tests {
     use super::{in_pieces, Line, Lines};
 
     /// Each batch's lines as `number:text`, `number:TOO LONG` past the limit.
-    fn batches(lines: &mut Lines<&[u8]>, count: usize) -> Vec<Vec<String>> {
+    fn batches<R: std::io::BufRead>(lines: &mut Lines<R>, count: usize) -> Vec<Vec<String>> {
         let mut seen = Vec::new();
         while lines.read_batch(count).map_err(|e| e.to_string()) == Ok(true) {
             seen.push(
@@ -415,7 +453,26 @@ mod tests {
                 read, expected,
                 "{text:?}, limit {limit}, batches of {count}"
             );
+            // The same through a reader that hands out a few bytes at a time.
+            let small = std::io::BufReader::with_capacity(1 + rng.below(5), text.as_slice());
+            let mut lines = Lines::with_limit(small, limit);
+            let read: Vec<String> = batches(&mut lines, count).into_iter().flatten().collect();
+            assert_eq!(
+                read, expected,
+                "{text:?}, limit {limit}, batches of {count}, read in pieces"
+            );
         }
+    }
+
+    #[test]
+    fn a_line_past_the_limit_reserves_no_more_than_the_limit() {
+        // Growth by doubling, as `Vec` grows, would reserve 2048 here.
+        let text = vec![b'a'; 5000];
+        let small = std::io::BufReader::with_capacity(7, text.as_slice());
+        let mut lines = Lines::with_limit(small, 1000);
+        assert_eq!(lines.read_batch(1).ok(), Some(true));
+        assert!(matches!(lines.batch().next(), Some((1, Line::TooLong))));
+        assert!(lines.text.capacity() <= 1003, "{}", lines.text.capacity());
     }
 
     #[test]
