@@ -43,6 +43,31 @@ int main() {
       return 1;
     }
   }
+  // Text that is not JSON: nlohmann's messages quote the text read last,
+  // which may be the credential; the reader keeps only what was expected.
+  const std::string start =
+      R"({"v":1,"kind":"call","id":7,"body":{"method":"download.provideAuth","params":{"taskId":"t","username":"u","password":)";
+  const std::pair<std::string, std::string> broken[] = {
+      {start + "hunter2}}}", "not JSON at byte 117: syntax error while parsing value - invalid literal"},
+      {start + R"("hunter2" "save":true}}})", "not JSON at byte 132: syntax error while parsing object - unexpected string literal; expected '}'"},
+      {start + "\"hunter2\x01\"}}}", "control character U+0001 (SOH) must be escaped"},
+      {start + R"("hunter2\ud800"}}})", "surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"},
+      {start + "1e400}}}", "a number beyond what a double holds"},
+      {start + "184467440737095516160}}}", "an integer beyond"},
+  };
+  for (const auto& [text, why] : broken) {
+    try {
+      (void)vdm::contract::parse_envelope(text);
+      std::cerr << "not JSON, and read: " << why << "\n";
+      return 1;
+    } catch (const vdm::contract::ContractError& error) {
+      std::string what = error.what();
+      if (what.find("hunter") != std::string::npos || what.find(why) == std::string::npos) {
+        std::cerr << "expected a message with \"" << why << "\" and no password, got: " << what << "\n";
+        return 1;
+      }
+    }
+  }
   // Read and written back, the wire keeps the value: only printing hides it.
   call["body"]["params"]["password"] = "hunter2";
   auto envelope = call.get<vdm::contract::Envelope>();

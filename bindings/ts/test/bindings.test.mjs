@@ -182,6 +182,37 @@ test("frames: an envelope a reader refuses by its schema is not encoded", () => 
   }
 });
 
+// V8's own message for text it refuses quotes the text around the fault,
+// which may be a password: the reader says where and what was expected.
+test("text that is not JSON is refused by place, never quoted", () => {
+  const call = '{"v":1,"kind":"call","id":7,"body":{"method":"download.provideAuth","params":{"taskId":"t","username":"u","password":';
+  const cases = [
+    [`${call}hunter2}}}`, "position 117: expected a value"],
+    [`${call}"hunter2" "save":true}}}`, "position 127: expected `,` or `}` after a member"],
+    [`${call}"hunter2",}}}`, "position 127: expected a member name in double quotes"],
+    [`${call}["hunter2" 1]}}}`, "position 128: expected `,` or `]` after an item"],
+    [`${call}"hunter2\\x"}}}`, "position 126: expected one of"],
+    [`${call}"hunter2\\u12"}}}`, "position 126: expected four hex digits"],
+    [`${call}"hunter2\\u0001\u0001"}}}`, "position 131: expected an escape, not a raw control character"],
+    [`${call}"hunter2`, "position 125: expected a closing quote"],
+    [`${call}-hunter2}}}`, "position 118: expected a digit"],
+    [`${call}1.hunter2}}}`, "position 119: expected a digit after `.`"],
+    [`${call}1ehunter2}}}`, "position 119: expected a digit in the exponent"],
+    [`${call}truehunter2}}}`, "position 121: expected `,` or `}` after a member"],
+    [`${call}nul}}}`, "position 117: expected true, false or null"],
+    [`${call}"hunter2"}}} hunter2`, "position 130: expected the end of the text"],
+    [`{"hunter2" 1}`, "position 11: expected `:` after a member name"],
+    ["", "position 0: expected a value"],
+  ];
+  for (const [text, why] of cases) {
+    assert.throws(
+      () => parseEnvelopeText(text),
+      (error) => error instanceof ContractError && error.message.includes(why) && !error.message.includes("hunter"),
+      text,
+    );
+  }
+});
+
 test("readJson: an integer literal as long as a frame is quoted cut", () => {
   for (const digits of [17, 300000]) {
     const literal = "9".repeat(digits);
