@@ -33,12 +33,18 @@ static std::vector<Shape> shapes() {
   for (std::size_t n = 0; members.size() < SIZE; ++n) members += "\"k" + std::to_string(n) + "\":0,";
   members += "\"k0\":1}";
   std::string string = "\"" + std::string(SIZE, 'a') + "\"";
+  std::string unclosed = wide.substr(0, wide.size() - 5);
+  std::string long_id = R"({"v":1,"kind":"call","id":)" + std::string(SIZE, '1') + R"(,"body":{"method":"download.list","params":{}}})";
+  std::string spaced = std::string(SIZE, ' ') + R"({"v":1,"kind":"call","id":1,"body":{"method":"download.list","params":{}}})" + "\n";
   return {
       {"arrays opened", repeat("["), false},
       {"objects opened", repeat("{\"a\":"), false},
       {"a call whose input is a wide array", wide, true},
       {"many members, one repeated last", members, false},
       {"one long string", string, false},
+      {"a wide array left open", unclosed, false},
+      {"an id as long as the text", long_id, false},
+      {"a call after 64 MiB of spaces", spaced, true},
       {"a NUL after an envelope", std::string(R"({"v":1,"kind":"event","body":{"name":"event.task.removed","params":{"taskId":"t"}}})") + '\0' + "x", false},
   };
 }

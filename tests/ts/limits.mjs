@@ -15,12 +15,16 @@ for (let n = 0; length < SIZE; n++) {
   members.push(member);
   length += member.length + 1;
 }
+const call = '{"v":1,"kind":"call","id":1,"body":{"method":"download.list","params":{}}}';
 const shapes = [
   ["arrays opened", repeat("["), false],
   ["objects opened", repeat('{"a":'), false],
   ["a call whose input is a wide array", wide, true],
   ["many members, one repeated last", `{${members.join(",")},"k0":1}`, false],
   ["one long string", `"${"a".repeat(SIZE)}"`, false],
+  ["a wide array left open", wide.slice(0, -5), false],
+  ["an id as long as the text", call.replace('"id":1', `"id":${"1".repeat(SIZE)}`), false],
+  ["a call after 64 MiB of spaces", `${" ".repeat(SIZE)}${call}\n`, true],
 ];
 
 let failures = 0;

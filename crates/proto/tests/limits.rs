@@ -31,6 +31,12 @@ fn shapes() -> Vec<(&'static str, Vec<u8>, bool)> {
         n += 1;
     }
     members.extend_from_slice(b"\"k0\":1}");
+    let unclosed = wide.get(..wide.len() - 5).unwrap_or_default().to_vec();
+    let mut long_id = b"{\"v\":1,\"kind\":\"call\",\"id\":".to_vec();
+    long_id.extend(std::iter::repeat_n(b'1', SIZE));
+    long_id.extend_from_slice(b",\"body\":{\"method\":\"download.list\",\"params\":{}}}");
+    let mut spaced = vec![b' '; SIZE];
+    spaced.extend_from_slice(b"{\"v\":1,\"kind\":\"call\",\"id\":1,\"body\":{\"method\":\"download.list\",\"params\":{}}}\n");
     let mut string = b"\"".to_vec();
     string.extend(std::iter::repeat_n(b'a', SIZE));
     string.push(b'"');
@@ -40,6 +46,9 @@ fn shapes() -> Vec<(&'static str, Vec<u8>, bool)> {
         ("a call whose input is a wide array", wide, true),
         ("many members, one repeated last", members, false),
         ("one long string", string, false),
+        ("a wide array left open", unclosed, false),
+        ("an id as long as the text", long_id, false),
+        ("a call after 64 MiB of spaces", spaced, true),
     ]
 }
 
