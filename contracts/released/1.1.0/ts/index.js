@@ -252,6 +252,113 @@ function namesAsWritten(text, refuse) {
 }
 
 /**
+ * Where text that JSON.parse refused stops being JSON, and what was expected
+ * there. V8's own message quotes the text around the fault, which may be a
+ * credential; this names the place and the expectation only. Read only once
+ * JSON.parse has refused, so its cost is the refusal's.
+ */
+function syntaxError(text) {
+  const n = text.length;
+  let i = 0;
+  const expected = (what) => `not JSON at position ${i}: expected ${what}`;
+  const digits = () => {
+    const from = i;
+    while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+    return i > from;
+  };
+  // Past one string from its opening quote, or why it cannot be passed.
+  const string = () => {
+    for (i++; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {
+        i++;
+        return null;
+      }
+      if (c < 0x20) return expected("an escape, not a raw control character, inside a string");
+      if (c === 92) {
+        i++;
+        if (i < n && '"\\/bfnrt'.includes(text[i])) continue;
+        if (text[i] !== "u") return expected("one of \" \\ / b f n r t u after a backslash");
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) return expected("four hex digits after \\u");
+        i += 4;
+      }
+    }
+    return expected("a closing quote");
+  };
+  const number = () => {
+    if (text[i] === "-") i++;
+    if (text[i] === "0") i++;
+    else if (!digits()) return expected("a digit");
+    if (text[i] === ".") {
+      i++;
+      if (!digits()) return expected("a digit after `.`");
+    }
+    if (text[i] === "e" || text[i] === "E") {
+      i++;
+      if (text[i] === "+" || text[i] === "-") i++;
+      if (!digits()) return expected("a digit in the exponent");
+    }
+    return null;
+  };
+  const space = () => {
+    while (i < n && isSpace(text.charCodeAt(i))) i++;
+  };
+  // A member's name and its colon, from where the name should start.
+  const name = () => {
+    if (text[i] !== '"') return expected("a member name in double quotes");
+    const fault = string();
+    if (fault !== null) return fault;
+    space();
+    if (text[i] !== ":") return expected("`:` after a member name");
+    i++;
+    return null;
+  };
+  const open = []; // the containers open, innermost last: "{" or "["
+  let wantValue = true;
+  for (;;) {
+    space();
+    let fault = null;
+    if (wantValue) {
+      const c = text[i];
+      wantValue = false;
+      if (c === "{" || c === "[") {
+        i++;
+        space();
+        if (text[i] === (c === "{" ? "}" : "]")) i++;
+        else {
+          // Deeper is refused whatever follows (and keeps this stack small).
+          if (open.length === MAX_DEPTH) return `arrays and objects nest more than ${MAX_DEPTH} deep`;
+          open.push(c);
+          wantValue = true;
+          if (c === "{") fault = name();
+        }
+      } else if (c === '"') fault = string();
+      else if (c === "-" || (c >= "0" && c <= "9")) fault = number();
+      else if (["true", "false", "null"].some((word) => text.startsWith(word, i))) i += text[i] === "f" ? 5 : 4;
+      else fault = expected(c === "t" || c === "f" || c === "n" ? "true, false or null" : "a value");
+    } else if (open.length === 0) {
+      return i < n ? expected("the end of the text after the value") : "not JSON";
+    } else {
+      const inObject = open[open.length - 1] === "{";
+      if (text[i] === (inObject ? "}" : "]")) {
+        i++;
+        open.pop();
+      } else if (text[i] !== ",") {
+        fault = expected(inObject ? "`,` or `}` after a member" : "`,` or `]` after an item");
+      } else {
+        i++;
+        wantValue = true;
+        if (inObject) {
+          space();
+          fault = name();
+        }
+      }
+    }
+    if (fault !== null) return fault;
+  }
+}
+
+/**
  * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
  * value and whitespace, nested at most 127 deep, no member named twice, no
  * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
@@ -265,8 +372,8 @@ export function readJson(text) {
   let value;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    refuse(printable(error instanceof Error ? error.message : String(error)));
+  } catch {
+    refuse(syntaxError(text));
   }
   // A half surrogate pair written raw (a JS string can hold one) is refused
   // here; one written as a `\u` escape only by the walk below, which looks

@@ -368,8 +368,27 @@ class PolicyBuilder {
     stack_.pop_back();
     return true;
   }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) {
-    if (why_.empty()) why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) {
+    if (!why_.empty()) return false;
+    // nlohmann refuses a literal no double holds (406) before number_float
+    // could see it; its message quotes the literal, so it is not passed on.
+    if (error.id == 406) {
+      if (token.find_first_of(".eE") == std::string::npos) return unsafe_integer();
+      return refuse("a number beyond what a double holds");
+    }
+    why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
+    // A syntax error's message says what was expected, then quotes the text
+    // read last ("; last read: '...'"), which may be a credential: only what
+    // comes before the quote is kept.
+    if (error.id == 101) {
+      std::string_view what = error.what();
+      std::size_t from = what.find(": ");
+      std::size_t to = what.find("; last read: ");
+      if (from != std::string_view::npos && from < to) {
+        what = what.substr(from, to == std::string_view::npos ? std::string_view::npos : to - from);
+        why_ += what;
+      }
+    }
     return false;
   }
 
