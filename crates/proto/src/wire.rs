@@ -216,7 +216,8 @@ pub enum Problem {
     BadContent {
         /// `the params of tool.invoke`, `the result of download.add`, …
         what: String,
-        /// serde's account of the misfit.
+        /// serde's account of the misfit, without the string values it
+        /// quotes (see `misfit`).
         #[source]
         source: serde_json::Error,
     },
@@ -327,6 +328,59 @@ fn unprintable(c: char) -> bool {
 /// The most characters of a method name an answer quotes: a name may be as
 /// long as a frame.
 const METHOD_CHARS: usize = 200;
+
+/// The most characters of an enum's unknown spelling a misfit quotes, as
+/// the C++ and TypeScript readers cut what they quote.
+const SPELLING_CHARS: usize = 200;
+
+/// serde's account of a misfit, as every reader of this contract tells it:
+/// a string value is never quoted (serde quotes a string of the wrong type
+/// whole, and a credential in the wrong place, such as a `params` sent as
+/// the text of an object, would be printed wherever the error is), an
+/// enum's unknown spelling is cut, and control and formatting characters
+/// are escaped ([`printable`]). serde writes a string value as `string`
+/// and the value as Rust's `{:?}` writes it, and an unknown spelling
+/// between backticks; a test holds each to this.
+fn misfit(source: &serde_json::Error) -> serde_json::Error {
+    let text = source.to_string();
+    let mut told = String::with_capacity(text.len().min(4 * SPELLING_CHARS));
+    let mut rest = text.as_str();
+    while let Some((before, after)) = rest.split_once("string \"") {
+        told.push_str(before);
+        told.push_str("a string");
+        rest = past_debug_string(after);
+    }
+    match rest.split_once("unknown variant `") {
+        Some((before, after)) => {
+            let (spelling, expected) = after.rsplit_once("`, expected").unwrap_or((after, ""));
+            told.push_str(before);
+            told.push_str("unknown variant `");
+            told.push_str(&shortened(spelling, SPELLING_CHARS));
+            if !expected.is_empty() {
+                told.push_str("`, expected");
+                told.push_str(expected);
+            }
+        }
+        None => told.push_str(rest),
+    }
+    serde_json::Error::custom(printable(&told))
+}
+
+/// What follows the string Rust's `{:?}` wrote from just past its opening
+/// quote: a backslash escapes the character after it, so the first quote
+/// not escaped closes it.
+fn past_debug_string(text: &str) -> &str {
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return text.get(at + 1..).unwrap_or_default(),
+            _ => {}
+        }
+    }
+    ""
+}
 
 /// The answer to a call of a method this server does not serve (whether or
 /// not the contract knows it): `method_not_found` with the call's id.
@@ -473,7 +527,7 @@ fn decode_in<E: EnvelopeParts>(
                 .map_err(|source| {
                     content_error(Problem::BadContent {
                         what: "the body of an error envelope (/body)".into(),
-                        source,
+                        source: misfit(&source),
                     })
                 })?;
             Ok(E::error(id, body))
@@ -612,9 +666,9 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
             part.content()
         )));
     };
-    let bad = |source| Problem::BadContent {
+    let bad = |source: serde_json::Error| Problem::BadContent {
         what: format!("the {0} of {name} (/body/{0})", part.content()),
-        source,
+        source: misfit(&source),
     };
     match T::decode_content(&name, content) {
         Some(Ok(body)) => Ok(body),
