@@ -273,8 +273,9 @@ pub fn sentence(err: &dyn std::error::Error) -> String {
 }
 
 /// The most characters [`sentence`] writes. An error may quote what it
-/// read (serde quotes a string of the wrong type whole), and an answer
-/// built from it must still fit a frame, however large the call was.
+/// read (a method name, an enum's unknown spelling, a member named twice),
+/// and an answer built from it must still fit a frame, however large the
+/// call was.
 pub const SENTENCE_CHARS: usize = 1024;
 
 /// `text` cut to about `max` characters when longer: its start and its end
