@@ -255,6 +255,9 @@ struct Frame {
 /// decoded from its text, as a message of a few hundred tokens never is.
 const MAX_TOKENS: usize = 1 << 16;
 
+/// The most characters of a member name a refusal quotes.
+const SHOWN_CHARS: usize = 200;
+
 /// One token of a scanned text: a value, or an object's member name (which
 /// comes right before its value). Tokens stand in the order of the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -656,8 +659,16 @@ impl Scanner<'_, '_> {
         }
         if repeated {
             let name = unescaped(raw);
-            // Writing a string as JSON cannot fail.
-            let shown = serde_json::to_string(&String::from_utf8_lossy(&name)).unwrap_or_default();
+            let name = String::from_utf8_lossy(&name);
+            // A name may be as long as a frame: its first characters are
+            // shown, as the C++ and TypeScript readers show them, then its
+            // length. Writing a string as JSON cannot fail.
+            let head: String = name.chars().take(SHOWN_CHARS).collect();
+            let mut shown = serde_json::to_string(&head).unwrap_or_default();
+            if head.len() < name.len() {
+                shown.push_str(&format!("... ({} characters)", name.chars().count()));
+            }
+            let shown = crate::wire::printable(&shown).into_owned();
             return Err(TextError {
                 offset: at,
                 problem: TextProblem::DuplicateKey(shown),
@@ -973,6 +984,21 @@ mod tests {
         assert_eq!(
             problem(text.as_bytes()),
             Some(TextProblem::DuplicateKey("\"k7\"".into()))
+        );
+    }
+
+    /// A repeated name is quoted cut, and with what breaks or reorders a
+    /// line escaped: a name may be as long as a frame.
+    #[test]
+    fn a_repeated_name_is_shown_cut_and_escaped() {
+        let name = format!("\u{2028}{}", "n".repeat(1000));
+        let text = format!("{{\"{name}\": 1, \"{name}\": 2}}");
+        let Some(TextProblem::DuplicateKey(shown)) = problem(text.as_bytes()) else {
+            panic!("a repeat");
+        };
+        assert_eq!(
+            shown,
+            format!("\"\\u{{2028}}{}\"... (1001 characters)", "n".repeat(199))
         );
     }
 
