@@ -661,14 +661,18 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
             part.tag()
         )));
     };
+    // The name may be one this reader does not know, as long as a frame and
+    // holding a line break: quoted cut and escaped, when a failure quotes it.
+    let shown = || printable(&shortened(&name, METHOD_CHARS)).into_owned();
     let Some(content) = content.map(|span| Content::in_scan(parts.text, span, parts.tokens)) else {
         return Err(Problem::NotEnvelope(format!(
-            "the body of {name} has no `{}`",
+            "the body of {} has no `{}`",
+            shown(),
             part.content()
         )));
     };
     let bad = |source: serde_json::Error| Problem::BadContent {
-        what: format!("the {0} of {name} (/body/{0})", part.content()),
+        what: format!("the {0} of {1} (/body/{0})", part.content(), shown()),
         source: misfit(&source),
     };
     match T::decode_content(&name, content) {

@@ -408,6 +408,24 @@ fn a_misfit_quotes_no_string_value() {
     }
 }
 
+/// An unknown name with no content is refused naming it; the name may be
+/// as long as a frame and hold a line break, so it is quoted cut and
+/// escaped in the error itself, not only in the answer.
+#[test]
+fn a_name_without_its_content_is_quoted_cut_and_escaped() {
+    let name = format!("x\nerror: forged{}", "y".repeat(100_000));
+    for wire in [
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": name}}),
+        json!({"v": 1, "kind": "event", "body": {"name": name}}),
+    ] {
+        let err = wire::decode::<Envelope>(wire.to_string().as_bytes()).expect_err("refused");
+        let said = err.to_string();
+        assert!(!said.contains('\n'), "{said}");
+        assert!(said.contains("x\\nerror: forged"), "{said}");
+        assert!(said.len() < 1000, "{} bytes", said.len());
+    }
+}
+
 #[test]
 fn a_short_text_is_not_cut_and_a_long_one_keeps_both_ends() {
     assert_eq!(wire::shortened("abc", 3), "abc");
