@@ -475,7 +475,10 @@ fn decode_in<E: EnvelopeParts>(
     }
     let Some(kind) = kind else {
         let why = match kind_name {
-            Some(name) => format!("`kind` is {name:?}, not one of call, reply, error, event"),
+            Some(name) => format!(
+                "`kind` is {:?}, not one of call, reply, error, event",
+                shortened(&name, METHOD_CHARS)
+            ),
             None => "`kind` is missing or not a string".into(),
         };
         return Err(fail(None, id, Problem::NotEnvelope(why)));

@@ -408,15 +408,16 @@ fn a_misfit_quotes_no_string_value() {
     }
 }
 
-/// An unknown name with no content is refused naming it; the name may be
-/// as long as a frame and hold a line break, so it is quoted cut and
-/// escaped in the error itself, not only in the answer.
+/// An unknown name with no content, or an unknown `kind`, is refused
+/// naming it; it may be as long as a frame and hold a line break, so it is
+/// quoted cut and escaped in the error itself, not only in the answer.
 #[test]
 fn a_name_without_its_content_is_quoted_cut_and_escaped() {
     let name = format!("x\nerror: forged{}", "y".repeat(100_000));
     for wire in [
         json!({"v": 1, "kind": "call", "id": 1, "body": {"method": name}}),
         json!({"v": 1, "kind": "event", "body": {"name": name}}),
+        json!({"v": 1, "kind": name, "body": {}}),
     ] {
         let err = wire::decode::<Envelope>(wire.to_string().as_bytes()).expect_err("refused");
         let said = err.to_string();
