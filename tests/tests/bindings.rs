@@ -467,6 +467,110 @@ fn cpp_errors_escape_what_the_peer_wrote() {
     one_line_each(Lang::Cpp);
 }
 
+const MARKER: &str = "hunter2-where-it-does-not-belong";
+
+/// Every valid envelope fixture with a credential put in each place in
+/// turn: the marker string where the value is not a string (a password
+/// where a count goes; an object sent as its own text), and an object
+/// holding it anywhere. A string where a string goes is left out: an enum's
+/// unknown spelling is quoted on purpose. (An array holding it is left out
+/// too: the Rust types read a struct from an array of its fields, the
+/// first of which may be an enum, whose spelling is then quoted.)
+fn misplaced_credentials() -> Vec<String> {
+    fn places(value: &Value, at: &mut Vec<Value>, out: &mut Vec<Vec<Value>>) {
+        if !at.is_empty() {
+            out.push(at.clone());
+        }
+        match value {
+            Value::Object(map) => map.iter().for_each(|(name, child)| {
+                at.push(Value::String(name.clone()));
+                places(child, at, out);
+                at.pop();
+            }),
+            Value::Array(items) => items.iter().enumerate().for_each(|(index, child)| {
+                at.push(Value::from(index));
+                places(child, at, out);
+                at.pop();
+            }),
+            _ => {}
+        }
+    }
+    fn slot<'v>(value: &'v mut Value, path: &[Value]) -> &'v mut Value {
+        path.iter().fold(value, |node, step| match step {
+            Value::String(name) => node.get_mut(name.as_str()).unwrap(),
+            index => node.get_mut(index.as_u64().unwrap() as usize).unwrap(),
+        })
+    }
+    let fixtures = load_fixtures(&root().join("conformance"), "valid").unwrap();
+    let mut lines = Vec::new();
+    for fixture in fixtures.iter().filter(|f| f.type_name == "Envelope") {
+        let mut paths = Vec::new();
+        places(&fixture.value, &mut Vec::new(), &mut paths);
+        for path in paths {
+            let original = slot(&mut fixture.value.clone(), &path).clone();
+            let mut misplaced = vec![serde_json::json!({ "p": MARKER })];
+            if !original.is_string() {
+                misplaced.push(Value::String(MARKER.into()));
+            }
+            if original.is_object() {
+                let mut text = original.clone();
+                text.as_object_mut()
+                    .unwrap()
+                    .insert("password".into(), MARKER.into());
+                misplaced.push(Value::String(text.to_string()));
+            }
+            for value in misplaced {
+                let mut wire = fixture.value.clone();
+                *slot(&mut wire, &path) = value;
+                lines.push(wire.to_string());
+            }
+        }
+    }
+    lines
+}
+
+/// No reader prints a credential sent where it does not belong: every
+/// refusal of [`misplaced_credentials`], in Rust (the error, its sources
+/// and the answer), C++ and TypeScript, names the place, never the value.
+#[test]
+fn no_reader_quotes_a_credential_in_the_wrong_place() {
+    let lines = misplaced_credentials();
+    assert!(lines.len() > 500, "{} inputs", lines.len());
+    let mut refused = 0;
+    for line in &lines {
+        let Err(err) = proto::wire::decode::<proto::Envelope>(line.as_bytes()) else {
+            continue;
+        };
+        refused += 1;
+        let mut said = err.to_string();
+        let mut cause = std::error::Error::source(&err);
+        while let Some(next) = cause {
+            said.push_str(&format!(": {next}"));
+            cause = next.source();
+        }
+        if let Some(answer) = err.answer() {
+            said.push_str(&serde_json::to_string(&answer).unwrap());
+        }
+        assert!(!said.contains("hunter2"), "Rust: {said}\n  for {line}");
+    }
+    assert!(
+        refused > lines.len() / 2,
+        "Rust refused {refused} of {}",
+        lines.len()
+    );
+    let input = lines.join("\n") + "\n";
+    for lang in [Lang::Cpp, Lang::Ts] {
+        let out = run(lang.roundtrip("Envelope"), input.as_bytes());
+        assert_eq!(out.lines().count(), lines.len(), "{lang:?}");
+        for (said, line) in out.lines().zip(&lines) {
+            assert!(
+                !said.starts_with("error: ") || !said.contains("hunter2"),
+                "{lang:?}: {said}\n  for {line}"
+            );
+        }
+    }
+}
+
 /// A value a message quotes, or a member name in its pointer, may be as
 /// long as a frame; the message keeps a part and says how much it left out,
 /// so the error stays short enough to log or to answer with.
