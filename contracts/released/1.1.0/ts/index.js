@@ -561,7 +561,9 @@ function quoted(v) {
 }
 
 function readEnum(v, values, type, at, key) {
-  if (typeof v !== "string" || !values.has(v)) fail(at, key, `${quoted(v)} is not a ${type}`);
+  // Only a string is quoted: an object or array here may hold a credential.
+  if (typeof v !== "string") fail(at, key, `expected a string, found ${typeName(v)}`);
+  if (!values.has(v)) fail(at, key, `${quoted(v)} is not a ${type}`);
   return v;
 }
 
