@@ -471,11 +471,9 @@ const MARKER: &str = "hunter2-where-it-does-not-belong";
 
 /// Every valid envelope fixture with a credential put in each place in
 /// turn: the marker string where the value is not a string (a password
-/// where a count goes; an object sent as its own text), and an object
-/// holding it anywhere. A string where a string goes is left out: an enum's
-/// unknown spelling is quoted on purpose. (An array holding it is left out
-/// too: the Rust types read a struct from an array of its fields, the
-/// first of which may be an enum, whose spelling is then quoted.)
+/// where a count goes; an object sent as its own text), and an object and
+/// an array holding it where no array goes. A string where a string goes
+/// is left out: an enum's unknown spelling is quoted on purpose.
 fn misplaced_credentials() -> Vec<String> {
     fn places(value: &Value, at: &mut Vec<Value>, out: &mut Vec<Vec<Value>>) {
         if !at.is_empty() {
@@ -509,6 +507,9 @@ fn misplaced_credentials() -> Vec<String> {
         for path in paths {
             let original = slot(&mut fixture.value.clone(), &path).clone();
             let mut misplaced = vec![serde_json::json!({ "p": MARKER })];
+            if !original.is_array() {
+                misplaced.push(serde_json::json!([MARKER]));
+            }
             if !original.is_string() {
                 misplaced.push(Value::String(MARKER.into()));
             }
@@ -535,7 +536,7 @@ fn misplaced_credentials() -> Vec<String> {
 #[test]
 fn no_reader_quotes_a_credential_in_the_wrong_place() {
     let lines = misplaced_credentials();
-    assert!(lines.len() > 500, "{} inputs", lines.len());
+    assert!(lines.len() > 1000, "{} inputs", lines.len());
     let mut refused = 0;
     for line in &lines {
         let Err(err) = proto::wire::decode::<proto::Envelope>(line.as_bytes()) else {

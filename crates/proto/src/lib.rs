@@ -9,6 +9,7 @@
 pub mod codec;
 pub mod frame;
 pub mod generated;
+mod strict;
 mod tape;
 pub mod text;
 pub mod wire;

@@ -8,16 +8,18 @@
 //! and reading the content's text through it lexed every string and number
 //! a second time; this deserializer gives every `Deserialize` impl the same
 //! calls serde_json would (numbers as serde_json types them, strings
-//! borrowed where they hold no escape), so a type reads the same from either.
+//! borrowed where they hold no escape), but for a struct and an enum value,
+//! taken in the schemas' shapes only (`crate::strict`, which holds the text
+//! path to the same), so a type reads the same from either.
 //! A differential test holds the two to the same answers on generated input.
 
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
-    Visitor,
+    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
 };
 use serde::forward_to_deserialize_any;
 use serde_json::Error;
 
+use crate::strict::{ObjectOnly, StringEnum};
 use crate::text::{Token, TokenKind};
 
 /// Deserializes the value whose token is `tokens[first]`, from a text the
@@ -174,34 +176,24 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
         visitor.visit_newtype_struct(self)
     }
 
+    // A struct from an object only, an enum value from a string only, as
+    // the schemas write them (`crate::strict`); serde_json takes more.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_any(ObjectOnly(visitor))
+    }
+
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let token = self.next()?;
-        match token.kind {
-            TokenKind::String { escaped: false } => {
-                let name = self.slice(token.start + 1, token.end.saturating_sub(1))?;
-                visitor.visit_enum(de::value::BorrowedStrDeserializer::new(name))
-            }
-            TokenKind::String { escaped: true } => {
-                let name: String = serde_json::from_str(self.slice(token.start, token.end)?)?;
-                visitor.visit_enum(name.into_deserializer())
-            }
-            // One member: the variant's name, then its content; serde_json
-            // says "expected value" for an empty object and for a second member.
-            TokenKind::Object if self.at < token.after as usize => {
-                let value = visitor.visit_enum(Variant { tokens: &mut *self })?;
-                if self.at != token.after as usize {
-                    return Err(de::Error::custom("expected value"));
-                }
-                Ok(value)
-            }
-            // serde_json's words for it.
-            _ => Err(de::Error::custom("expected value")),
-        }
+        self.deserialize_any(StringEnum(visitor))
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -212,7 +204,7 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
 
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -291,46 +283,6 @@ impl<'de> MapAccess<'de> for Within<'_, 'de> {
     }
 }
 
-/// An enum written as an object of one member: the variant's name, then its
-/// content.
-struct Variant<'a, 't> {
-    tokens: &'a mut Tokens<'t>,
-}
-
-impl<'de, 'a> de::EnumAccess<'de> for Variant<'a, 'de> {
-    type Error = Error;
-    type Variant = Self;
-
-    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Error> {
-        let name = seed.deserialize(&mut *self.tokens)?;
-        Ok((name, self))
-    }
-}
-
-impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
-    type Error = Error;
-
-    fn unit_variant(self) -> Result<(), Error> {
-        de::Deserialize::deserialize(self.tokens)
-    }
-
-    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Error> {
-        seed.deserialize(self.tokens)
-    }
-
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
-        self.tokens.deserialize_any(visitor)
-    }
-
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.tokens.deserialize_any(visitor)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     // Test code: a failed assumption here stops the run, as it should.
@@ -340,11 +292,71 @@ mod tests {
     use crate::text::{scan_recording, Layout};
     use serde_json::value::RawValue;
 
-    /// Reads `text` from its tokens and, as serde_json, from the text.
+    /// Reads `text` from its tokens and, as the decoder does past the tape,
+    /// from the text through serde_json.
     fn both<T: DeserializeOwned>(text: &str) -> (Result<T, Error>, Result<T, Error>) {
         let mut tape = Vec::new();
         scan_recording(text.as_bytes(), Layout::Contained, &mut tape).expect("policy");
-        (from_tokens(text, &tape, 0), serde_json::from_str(text))
+        (from_tokens(text, &tape, 0), crate::strict::from_str(text))
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    enum Algorithm {
+        #[serde(rename = "md5")]
+        Md5,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Inner {
+        algorithm: Algorithm,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Outer {
+        items: Option<Vec<Inner>>,
+    }
+
+    /// A struct from an object and an enum value from a string, at any
+    /// depth, and not in the other forms serde_json takes; the tokens and
+    /// the text say the same, word for word.
+    #[test]
+    fn structs_are_objects_and_enums_strings_only() {
+        let (tokens, text) = both::<Outer>(r#"{"items": [{"algorithm": "md5"}]}"#);
+        let read = Outer {
+            items: Some(vec![Inner {
+                algorithm: Algorithm::Md5,
+            }]),
+        };
+        assert_eq!(tokens.expect("tokens"), read);
+        assert_eq!(text.expect("text"), read);
+        for (refused, said) in [
+            (
+                r#"[[{"algorithm": "md5"}]]"#,
+                "invalid type: sequence, expected struct Outer",
+            ),
+            (
+                r#"{"items": [["md5"]]}"#,
+                "invalid type: sequence, expected struct Inner",
+            ),
+            (
+                r#"{"items": [{"algorithm": {"md5": null}}]}"#,
+                "invalid type: map, expected enum Algorithm",
+            ),
+            (
+                r#"{"items": [{"algorithm": 5}]}"#,
+                "invalid type: integer `5`, expected enum Algorithm",
+            ),
+            (
+                r#"{"items": [{"algorithm": "sha1"}]}"#,
+                "unknown variant `sha1`, expected `md5`",
+            ),
+        ] {
+            let (tokens, text) = both::<Outer>(refused);
+            let tokens = tokens.expect_err(refused).to_string();
+            let text = text.expect_err(refused).to_string();
+            assert!(tokens.starts_with(said), "{refused}: {tokens}");
+            assert!(text.starts_with(said), "{refused}: {text}");
+        }
     }
 
     #[test]

@@ -607,7 +607,7 @@ impl<'t> Content<'t> {
     pub fn read<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         match self.scanned {
             Some(at) => crate::tape::from_tokens(at.whole, at.tokens, at.first),
-            None => serde_json::from_str(self.text),
+            None => crate::strict::from_str(self.text),
         }
     }
 }
@@ -694,7 +694,7 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
 /// The content of a known variant, for the generated `decode_known`.
 #[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn content<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
-    serde_json::from_str(text)
+    crate::strict::from_str(text)
 }
 
 /// `Deserialize` for a generated `Envelope`: the raw text of the value, then
