@@ -309,6 +309,19 @@ fn a_message_past_the_tape_is_read_from_its_text() {
                 .as_ref()
         );
     }
+    // Read from its text, a struct is still an object and an enum value a
+    // string, at any depth.
+    for wire in [
+        json!({"v": 1, "kind": "call", "id": 3, "body": {"method": "download.add", "params": [
+            {"url": "https://example.org/a"}, many]}}),
+        json!({"v": 1, "kind": "call", "id": 4, "body": {"method": "download.add", "params": {
+            "spec": {"url": "https://example.org/a", "checksum": {"algorithm": {"md5": null},
+            "value": "00000000000000000000000000000000"}}, "later": many}}}),
+    ] {
+        let err = wire::decode::<Envelope>(wire.to_string().as_bytes()).expect_err("refused");
+        let said = wire::sentence(&err);
+        assert!(said.contains("invalid type: "), "{said}");
+    }
 }
 
 /// What an answer quotes of the call is cut, so the answer fits a frame
