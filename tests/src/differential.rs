@@ -40,9 +40,51 @@ pub fn format_fields() -> BTreeSet<String> {
     out
 }
 
-/// Every one-step mutation of `value` ([`sample::one_step_mutations`]).
+/// Every one-step mutation of `value` ([`sample::one_step_mutations`]), and
+/// serde's other forms of a struct and an enum value in each place
+/// ([`serde_forms`]).
 pub fn mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
-    sample::one_step_mutations(value, skip)
+    let mut out = sample::one_step_mutations(value, skip);
+    out.extend(serde_forms(value));
+    out
+}
+
+/// `value` with one object written as the array of its members' values (a
+/// struct as serde reads one from an array of its fields) or one string as
+/// an object naming it (an enum value as serde reads one from
+/// `{"name": null}`): forms serde_json takes and the schemas do not.
+pub fn serde_forms(value: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    match value {
+        Value::Object(map) => {
+            out.push(Value::Array(map.values().cloned().collect()));
+            for (name, child) in map {
+                for form in serde_forms(child) {
+                    let mut changed = map.clone();
+                    changed.insert(name.clone(), form);
+                    out.push(Value::Object(changed));
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                for form in serde_forms(child) {
+                    let mut changed = items.clone();
+                    if let Some(slot) = changed.get_mut(index) {
+                        *slot = form;
+                    }
+                    out.push(Value::Array(changed));
+                }
+            }
+        }
+        Value::String(text) => {
+            let mut named = serde_json::Map::new();
+            named.insert(text.clone(), Value::Null);
+            out.push(Value::Object(named));
+        }
+        _ => {}
+    }
+    out
 }
 
 /// Texts that readers have read differently somewhere, to splice in for a value.
