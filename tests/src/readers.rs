@@ -51,7 +51,8 @@ impl Read {
         }
     }
 
-    fn accepted(&self) -> bool {
+    /// Read and written back (not refused, not crashed).
+    pub fn accepted(&self) -> bool {
         matches!(self, Read::Ok(_))
     }
 }
