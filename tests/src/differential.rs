@@ -148,10 +148,13 @@ pub fn disagreements(
         let rust = crate::readers::rust(input);
         let conform = crate::readers::conform(checker, input);
         let from_text = crate::readers::rust_from_text(input);
-        let why = crate::readers::disagreement(&rust, c, t, &conform).or_else(|| {
-            (from_text != rust)
-                .then(|| format!("Rust read the tokens as {rust:?} and the text as {from_text:?}"))
-        });
+        let why = crate::readers::disagreement(&rust, c, t, &conform)
+            .or_else(|| {
+                (from_text != rust).then(|| {
+                    format!("Rust read the tokens as {rust:?} and the text as {from_text:?}")
+                })
+            })
+            .or_else(|| beyond_shapes(&rust, c, input));
         if let Some(why) = why {
             let shown: String = String::from_utf8_lossy(input).chars().take(600).collect();
             out.push(format!(
@@ -161,6 +164,107 @@ pub fn disagreements(
         }
     }
     out
+}
+
+/// Where Rust accepts what C++ refuses for a reason other than the ones
+/// its types leave to the validator: the input breaks the schemas even with
+/// those keywords taken out ([`shapes`]).
+fn beyond_shapes(
+    rust: &crate::readers::Read,
+    cpp: &crate::readers::Read,
+    input: &[u8],
+) -> Option<String> {
+    if !rust.accepted() || cpp.accepted() {
+        return None;
+    }
+    let Some(shapes) = shapes() else {
+        return Some("the schemas without their value assertions do not compile".to_string());
+    };
+    let broken: Vec<String> = match shapes.check_text("Envelope", input) {
+        Ok(findings) => findings
+            .into_iter()
+            .filter(|f| f.rule == conformance::Rule::Schema)
+            .map(|f| format!("{}: {}", f.pointer, f.message))
+            .collect(),
+        Err(err) => vec![err.to_string()],
+    };
+    (!broken.is_empty()).then(|| {
+        format!(
+            "Rust accepts what C++ refuses ({cpp:?}) for more than a bound, length, pattern, format or if/then rule: {}",
+            broken.join("; ")
+        )
+    })
+}
+
+/// The keywords a Rust type does not hold (docs/bindings.md, "What a reader
+/// checks"): value assertions and the `if`/`then` rules, which Rust leaves
+/// to the validator, and a closed object's `false`, which every binding
+/// reads tolerantly.
+const LEFT_TO_THE_VALIDATOR: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "if",
+    "then",
+    "else",
+];
+
+/// A checker of the contract's schemas as Rust's types hold them: what
+/// Rust accepts and C++ refuses must pass it.
+fn shapes() -> Option<&'static conformance::Checker> {
+    static SHAPES: std::sync::OnceLock<Option<conformance::Checker>> = std::sync::OnceLock::new();
+    SHAPES
+        .get_or_init(|| {
+            let mut set = contract::SchemaSet::load(&root().join("contracts/schema")).ok()?;
+            for doc in &mut set.docs {
+                strip(&mut doc.value, false);
+            }
+            conformance::Checker::new(set).ok()
+        })
+        .as_ref()
+}
+
+/// `schema` without [`LEFT_TO_THE_VALIDATOR`] and closed objects; `names`
+/// when its members are names (of properties or definitions), not keywords.
+fn strip(schema: &mut Value, names: bool) {
+    match schema {
+        Value::Object(map) => {
+            if !names {
+                map.retain(|key, value| {
+                    !LEFT_TO_THE_VALIDATOR.contains(&key.as_str())
+                        && !(matches!(
+                            key.as_str(),
+                            "additionalProperties" | "unevaluatedProperties"
+                        ) && *value == Value::Bool(false))
+                });
+            }
+            for (key, value) in map.iter_mut() {
+                let holds_names = !names
+                    && matches!(
+                        key.as_str(),
+                        "properties"
+                            | "$defs"
+                            | "definitions"
+                            | "patternProperties"
+                            | "dependentSchemas"
+                    );
+                strip(value, holds_names);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| strip(item, false)),
+        _ => {}
+    }
 }
 
 /// `count` inputs from the fixtures (and the schemas), seeded.

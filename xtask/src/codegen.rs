@@ -137,6 +137,7 @@ pub fn rust_bindings(
     bundle::patch_nullable(&mut types, &bundle.nullable_optional)?;
     bundle::open_enums(&mut types);
     bundle::keep_present_empties(&mut types);
+    bundle::refuse_null_where_absent_is_meant(&mut types);
     bundle::open_structs(&mut types);
     let types = quote::ToTokens::to_token_stream(&types);
     Ok(vec![

@@ -520,11 +520,20 @@ fn decode_in<E: EnvelopeParts>(
             ))
         }
         EnvelopeKind::Error => {
-            // An error answers something that may have had no readable id.
-            if head.id.is_some_and(|span| span.of(text) != "null") && id.is_none() {
-                return Err(not_envelope(
-                    "`id` is neither null nor an integer from 0 to 2^53 - 1".into(),
-                ));
+            // An error answers something that may have had no readable id,
+            // and says so with `null`: the member is there all the same.
+            match head.id {
+                None => {
+                    return Err(not_envelope(
+                        "an error envelope has an `id` (null when what it answers had none)".into(),
+                    ))
+                }
+                Some(span) if span.of(text) != "null" && id.is_none() => {
+                    return Err(not_envelope(
+                        "`id` is neither null nor an integer from 0 to 2^53 - 1".into(),
+                    ))
+                }
+                Some(_) => {}
             }
             let body = Content::in_scan(text, body, tape)
                 .read()
@@ -898,6 +907,19 @@ where
     T: Deserialize<'de>,
 {
     Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// Reads an optional field that is present as `Some(value)`; `null` is
+/// refused as the value's type refuses it (serde's own `Option` reads it as
+/// `None`, which the schema does not allow). An absent field takes the
+/// default, `None`.
+#[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 /// Reads a free-form field that is present, `null` included, as

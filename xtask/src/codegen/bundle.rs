@@ -379,6 +379,54 @@ pub fn keep_present_empties(file: &mut syn::File) {
     }
 }
 
+/// Makes each optional field that may not be `null` refuse it: serde reads
+/// `null` into an `Option` as `None`, so typify's `Option<T>` took
+/// `"code": null` where the schema, the validator and the other bindings
+/// refuse it. Runs after [`patch_nullable`] and [`keep_present_empties`]: a
+/// field that already reads with a `deserialize_with` (`null` allowed, a
+/// free-form value, a required nullable field) is left as it is.
+pub fn refuse_null_where_absent_is_meant(file: &mut syn::File) {
+    for item in &mut file.items {
+        let syn::Item::Struct(item) = item else {
+            continue;
+        };
+        let syn::Fields::Named(fields) = &mut item.fields else {
+            continue;
+        };
+        for field in &mut fields.named {
+            let ty_text = quote::ToTokens::to_token_stream(&field.ty)
+                .to_string()
+                .replace(' ', "");
+            let serde_attrs = serde_attrs(&field.attrs);
+            if !ty_text.starts_with("::std::option::Option<")
+                || serde_attrs.contains("deserialize_with")
+                || !serde_attrs.contains("skip_serializing_if")
+            {
+                continue;
+            }
+            let rename = serde_rename(&field.attrs);
+            field.attrs.retain(|attr| !attr.path().is_ident("serde"));
+            field.attrs.push(match rename {
+                Some(name) => syn::parse_quote! {
+                    #[serde(
+                        rename = #name,
+                        default,
+                        skip_serializing_if = "::std::option::Option::is_none",
+                        deserialize_with = "crate::wire::present"
+                    )]
+                },
+                None => syn::parse_quote! {
+                    #[serde(
+                        default,
+                        skip_serializing_if = "::std::option::Option::is_none",
+                        deserialize_with = "crate::wire::present"
+                    )]
+                },
+            });
+        }
+    }
+}
+
 /// Rewrites each optional, nullable field from `Option<T>` to
 /// `Option<Option<T>>`, so absent (`None`) and `null` (`Some(None)`) stay
 /// apart on both reading and writing.

@@ -129,7 +129,11 @@ Since contract 1.0.0.*/
 #[non_exhaustive]
 pub struct DownloadListParams {
     ///Only tasks in one of these states; every task when absent.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub states: ::std::option::Option<::std::vec::Vec<TaskState>>,
 }
 /**What download.list answers with.
@@ -160,7 +164,11 @@ pub struct DownloadProvideAuthParams {
     ///The password. Never logged: generated code does not print it.
     pub password: crate::wire::SecretString,
     ///Keep the credential for later tasks on the same host; it is used for this task only when absent or false.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub save: ::std::option::Option<bool>,
     ///The task waiting for a credential.
     #[serde(rename = "taskId")]
@@ -177,7 +185,9 @@ pub struct DownloadRemoveParams {
     ///Also delete the downloaded or partial file; the file is kept when absent or false.
     #[serde(
         rename = "deleteFile",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub delete_file: ::std::option::Option<bool>,
     ///The task.
@@ -203,33 +213,55 @@ pub struct DownloadSpec {
     ///The requested write buffer size in bytes.
     #[serde(
         rename = "bufferBytes",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub buffer_bytes: ::std::option::Option<u32>,
     ///A digest to verify once the file is assembled; the task fails with checksum_mismatch if it differs.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub checksum: ::std::option::Option<Checksum>,
     ///The directory to save into; the daemon's default directory when absent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub directory: ::std::option::Option<::std::string::String>,
     ///The name to save under; derived from the server's answer or the URL when absent.
     #[serde(
         rename = "fileName",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub file_name: ::std::option::Option<::std::string::String>,
     ///Extra HTTP request headers, by name. A map on purpose: any header name may appear.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub headers: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     ///The requested number of connections. This is a request: the count in use may be lower after the per-host cap, or 1 for a source that cannot resume; TaskSummary.segments reports what is in use.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub segments: ::std::option::Option<u8>,
     ///Add the task paused instead of queueing it.
     #[serde(
         rename = "startPaused",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub start_paused: ::std::option::Option<bool>,
     ///The absolute http, https or ftp URL to fetch.
@@ -253,11 +285,17 @@ pub struct DownloadUpdateParamsPatch {
     ///The requested write buffer size in bytes.
     #[serde(
         rename = "bufferBytes",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub buffer_bytes: ::std::option::Option<u32>,
     ///The requested number of connections. A request, like DownloadSpec.segments: TaskSummary.segments reports the count actually in use.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub segments: ::std::option::Option<u8>,
     ///A cap on this task's transfer rate in bytes per second; null removes the cap.
     #[serde(
@@ -275,7 +313,11 @@ Since contract 1.0.0.*/
 #[non_exhaustive]
 pub struct NotifyEvent {
     ///The failure it is about, if any.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub code: ::std::option::Option<TaskErrorCode>,
     ///How loudly to present it.
     pub level: NotifyLevel,
@@ -284,7 +326,9 @@ pub struct NotifyEvent {
     ///The task it is about, if any.
     #[serde(
         rename = "taskId",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub task_id: ::std::option::Option<TaskId>,
 }
@@ -555,14 +599,20 @@ Since contract 1.0.0.*/
 #[non_exhaustive]
 pub struct TaskError {
     ///The code of the last underlying failure, present only when `code` is max_retries_exhausted, so a person learns what kept failing. Never max_retries_exhausted itself.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub cause: ::std::option::Option<TaskErrorCode>,
     ///The kind of failure.
     pub code: TaskErrorCode,
     ///The status of the HTTP answer that caused the failure. Present exactly when `code` is one of TaskErrorCode's x-carriesHttpStatus codes.
     #[serde(
         rename = "httpStatus",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub http_status: ::std::option::Option<u16>,
     ///A sentence for a person, saying what failed and where. Not meant to be parsed.
@@ -900,7 +950,11 @@ Since contract 1.0.0.*/
 #[non_exhaustive]
 pub struct TaskStateEvent {
     ///Why, when the new state is failed or retry_wait.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub error: ::std::option::Option<TaskError>,
     ///The state before.
     #[serde(rename = "previousState")]
@@ -926,11 +980,17 @@ pub struct TaskSummary {
     ///The write buffer size in bytes actually in use now, as segments is the connection count actually in use; the requested size is DownloadSpec.bufferBytes. Absent while no buffer is allocated, and from daemons older than 1.1.0. (since contract 1.1.0)
     #[serde(
         rename = "effectiveBufferBytes",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
     )]
     pub effective_buffer_bytes: ::std::option::Option<u32>,
     ///Why the task failed or is waiting to retry; present exactly when state is failed or retry_wait.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub error: ::std::option::Option<TaskError>,
     ///Seconds until the task should finish, or null while that cannot be estimated.
     #[serde(
@@ -981,7 +1041,11 @@ Since contract 1.0.0.*/
 #[non_exhaustive]
 pub struct ToolInvokeParams {
     ///An absolute working directory for this call; used only when the tool's configuration consents.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "::std::option::Option::is_none",
+        deserialize_with = "crate::wire::present"
+    )]
     pub cwd: ::std::option::Option<::std::string::String>,
     ///The tool's input, any JSON value; written to the tool's standard input and never into its command line.
     pub input: ::serde_json::Value,
