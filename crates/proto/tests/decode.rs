@@ -465,3 +465,45 @@ fn printable_escapes_what_breaks_or_reorders_a_line() {
         std::borrow::Cow::Borrowed(_)
     ));
 }
+
+/// `null` stands only where the schema allows it: an optional field that
+/// may not be null refuses it (serde reads `null` into an `Option` as
+/// absent), a field that may be null keeps it apart from absent, and an
+/// error envelope's `id` may be null but must be there. From text, the
+/// text past the tape, and a `Value`, alike.
+#[test]
+fn null_stands_only_where_the_schema_allows_it() {
+    let refused = [
+        json!({"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "m", "code": null}}}),
+        json!({"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "m", "taskId": null}}}),
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.list", "params": {"states": null}}}),
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {"spec": {"url": "https://example.org/a", "headers": null}}}}),
+        json!({"v": 1, "kind": "error", "body": {"code": -32600, "message": "m"}}),
+    ];
+    for value in &refused {
+        let text = value.to_string();
+        assert!(decode(value).is_err(), "{text}");
+        assert!(
+            wire::decode_from_text::<Envelope>(text.as_bytes()).is_err(),
+            "{text}"
+        );
+        assert!(
+            serde_json::from_value::<Envelope>(value.clone()).is_err(),
+            "{text}"
+        );
+    }
+    let read = [
+        json!({"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "m"}}}),
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.list", "params": {}}}),
+        json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.update", "params": {"taskId": "t_01", "patch": {"speedLimitBytesPerSec": null}}}}),
+        json!({"v": 1, "kind": "error", "id": null, "body": {"code": -32600, "message": "m"}}),
+    ];
+    for value in &read {
+        let envelope = decode(value).unwrap_or_else(|err| panic!("{value}: {err}"));
+        assert_eq!(&serde_json::to_value(&envelope).unwrap(), value);
+        assert_eq!(
+            serde_json::from_value::<Envelope>(value.clone()).unwrap(),
+            envelope
+        );
+    }
+}
