@@ -242,11 +242,11 @@ fn strip(schema: &mut Value, names: bool) {
         Value::Object(map) => {
             if !names {
                 map.retain(|key, value| {
-                    !LEFT_TO_THE_VALIDATOR.contains(&key.as_str())
-                        && !(matches!(
-                            key.as_str(),
-                            "additionalProperties" | "unevaluatedProperties"
-                        ) && *value == Value::Bool(false))
+                    let closed = matches!(
+                        key.as_str(),
+                        "additionalProperties" | "unevaluatedProperties"
+                    ) && *value == Value::Bool(false);
+                    !closed && !LEFT_TO_THE_VALIDATOR.contains(&key.as_str())
                 });
             }
             for (key, value) in map.iter_mut() {
