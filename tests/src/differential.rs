@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use conformance::Rule;
 use sample::Rng;
 use serde_json::Value;
 
@@ -154,7 +155,7 @@ pub fn disagreements(
                     format!("Rust read the tokens as {rust:?} and the text as {from_text:?}")
                 })
             })
-            .or_else(|| beyond_shapes(&rust, c, input));
+            .or_else(|| beyond_the_bindings(&rust, c, &conform, input));
         if let Some(why) = why {
             let shown: String = String::from_utf8_lossy(input).chars().take(600).collect();
             out.push(format!(
@@ -166,9 +167,22 @@ pub fn disagreements(
     out
 }
 
+/// Where a binding accepts more than docs/bindings.md lets it: Rust what
+/// C++ refuses, beyond what its types leave to the validator; C++ and
+/// TypeScript what the schemas refuse, beyond formats and a tolerant
+/// reader's unknown members and names. `None` when neither.
+pub fn beyond_the_bindings(
+    rust: &crate::readers::Read,
+    cpp: &crate::readers::Read,
+    conform: &[Rule],
+    input: &[u8],
+) -> Option<String> {
+    beyond_shapes(rust, cpp, input).or_else(|| beyond_tolerance(cpp, conform, input))
+}
+
 /// Where Rust accepts what C++ refuses for a reason other than the ones
 /// its types leave to the validator: the input breaks the schemas even with
-/// those keywords taken out ([`shapes`]).
+/// those keywords taken out ([`Stripped::RustShapes`]).
 fn beyond_shapes(
     rust: &crate::readers::Read,
     cpp: &crate::readers::Read,
@@ -177,67 +191,117 @@ fn beyond_shapes(
     if !rust.accepted() || cpp.accepted() {
         return None;
     }
-    let Some(shapes) = shapes() else {
-        return Some("the schemas without their value assertions do not compile".to_string());
+    broken(Stripped::RustShapes, input).map(|broken| {
+        format!("Rust accepts what C++ refuses ({cpp:?}) for more than a bound, length, pattern, format or if/then rule: {broken}")
+    })
+}
+
+/// Where C++ and TypeScript accept what the schemas refuse for a reason
+/// other than the ones docs/bindings.md gives: a format, a semantic rule, a
+/// tolerant reader's unknown member or name ([`Stripped::Tolerant`]).
+fn beyond_tolerance(cpp: &crate::readers::Read, conform: &[Rule], input: &[u8]) -> Option<String> {
+    if !cpp.accepted() || !conform.contains(&Rule::Schema) || names_unknown(input) {
+        return None;
+    }
+    broken(Stripped::Tolerant, input).map(|broken| {
+        format!("C++ and TypeScript accept what the schemas refuse for more than a format or an unknown member: {broken}")
+    })
+}
+
+/// Whether the body names a method or event these bindings do not know:
+/// every binding reads it as such, and the schemas refuse it.
+fn names_unknown(input: &[u8]) -> bool {
+    let Ok(value) = serde_json::from_slice::<Value>(input) else {
+        return false;
     };
-    let broken: Vec<String> = match shapes.check_text("Envelope", input) {
+    let body = value.get("body");
+    let named = |key: &str| body.and_then(|b| b.get(key)).and_then(Value::as_str);
+    match (named("method"), named("name")) {
+        (Some(method), _) if value.get("kind") != Some(&Value::from("event")) => {
+            !proto::METHODS.iter().any(|m| m.name == method)
+        }
+        (_, Some(name)) => !proto::EVENTS.iter().any(|e| e.name == name),
+        _ => false,
+    }
+}
+
+/// The schema findings of a stripped checker on `input`, as one line;
+/// `None` when it finds none.
+fn broken(which: Stripped, input: &[u8]) -> Option<String> {
+    let Some(checker) = which.checker() else {
+        return Some(format!("the schemas stripped for {which:?} do not compile"));
+    };
+    let broken: Vec<String> = match checker.check_text("Envelope", input) {
         Ok(findings) => findings
             .into_iter()
-            .filter(|f| f.rule == conformance::Rule::Schema)
+            .filter(|f| f.rule == Rule::Schema)
             .map(|f| format!("{}: {}", f.pointer, f.message))
             .collect(),
         Err(err) => vec![err.to_string()],
     };
-    (!broken.is_empty()).then(|| {
-        format!(
-            "Rust accepts what C++ refuses ({cpp:?}) for more than a bound, length, pattern, format or if/then rule: {}",
-            broken.join("; ")
-        )
-    })
+    (!broken.is_empty()).then(|| broken.join("; "))
 }
 
-/// The keywords a Rust type does not hold (docs/bindings.md, "What a reader
-/// checks"): value assertions and the `if`/`then` rules, which Rust leaves
-/// to the validator, and a closed object's `false`, which every binding
-/// reads tolerantly.
-const LEFT_TO_THE_VALIDATOR: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "if",
-    "then",
-    "else",
-];
+/// The contract's schemas as a binding holds them (docs/bindings.md, "What
+/// a reader checks"), each without the keywords it leaves to the validator.
+/// A closed object's `false` goes from both: every binding reads
+/// tolerantly.
+#[derive(Clone, Copy, Debug)]
+enum Stripped {
+    /// Rust's types: shapes, without value assertions and `if`/`then` rules.
+    RustShapes,
+    /// C++ and TypeScript: everything a schema states but formats.
+    Tolerant,
+}
 
-/// A checker of the contract's schemas as Rust's types hold them: what
-/// Rust accepts and C++ refuses must pass it.
-fn shapes() -> Option<&'static conformance::Checker> {
-    static SHAPES: std::sync::OnceLock<Option<conformance::Checker>> = std::sync::OnceLock::new();
-    SHAPES
-        .get_or_init(|| {
+impl Stripped {
+    fn keywords(self) -> &'static [&'static str] {
+        match self {
+            Stripped::RustShapes => &[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+                "minLength",
+                "maxLength",
+                "pattern",
+                "format",
+                "minItems",
+                "maxItems",
+                "uniqueItems",
+                "minProperties",
+                "maxProperties",
+                "if",
+                "then",
+                "else",
+            ],
+            Stripped::Tolerant => &["format"],
+        }
+    }
+
+    fn checker(self) -> Option<&'static conformance::Checker> {
+        type Cell = std::sync::OnceLock<Option<conformance::Checker>>;
+        static SHAPES: Cell = Cell::new();
+        static TOLERANT: Cell = Cell::new();
+        let cell = match self {
+            Stripped::RustShapes => &SHAPES,
+            Stripped::Tolerant => &TOLERANT,
+        };
+        cell.get_or_init(|| {
             let mut set = contract::SchemaSet::load(&root().join("contracts/schema")).ok()?;
             for doc in &mut set.docs {
-                strip(&mut doc.value, false);
+                strip(&mut doc.value, self.keywords(), false);
             }
             conformance::Checker::new(set).ok()
         })
         .as_ref()
+    }
 }
 
-/// `schema` without [`LEFT_TO_THE_VALIDATOR`] and closed objects; `names`
-/// when its members are names (of properties or definitions), not keywords.
-fn strip(schema: &mut Value, names: bool) {
+/// `schema` without `keywords` and closed objects; `names` when its
+/// members are names (of properties or definitions), not keywords.
+fn strip(schema: &mut Value, keywords: &[&str], names: bool) {
     match schema {
         Value::Object(map) => {
             if !names {
@@ -246,7 +310,7 @@ fn strip(schema: &mut Value, names: bool) {
                         key.as_str(),
                         "additionalProperties" | "unevaluatedProperties"
                     ) && *value == Value::Bool(false);
-                    !closed && !LEFT_TO_THE_VALIDATOR.contains(&key.as_str())
+                    !closed && !keywords.contains(&key.as_str())
                 });
             }
             for (key, value) in map.iter_mut() {
@@ -259,10 +323,12 @@ fn strip(schema: &mut Value, names: bool) {
                             | "patternProperties"
                             | "dependentSchemas"
                     );
-                strip(value, holds_names);
+                strip(value, keywords, holds_names);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| strip(item, false)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| strip(item, keywords, false)),
         _ => {}
     }
 }

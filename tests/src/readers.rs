@@ -276,8 +276,9 @@ fn numbers_as_numbers(value: &Value) -> Value {
 /// - Rust checks less of a value (patterns, lengths and bounds beyond its
 ///   types are the validator's), so it accepts at least what they accept,
 ///   and writes back the same value where all three accept (what it
-///   accepts beyond them must still fit the schemas without those keywords:
-///   `differential::disagreements` asks that of every such input);
+///   accepts beyond them must still fit the schemas without those keywords,
+///   and what C++ and TypeScript accept must fit them but for formats and
+///   unknown members and names: `differential::beyond_the_bindings`);
 /// - what `vdm-conform` accepts, every binding accepts; where it finds
 ///   `json` or `json.integer`, every binding refuses.
 pub fn disagreement(rust: &Read, cpp: &Read, ts: &Read, conform: &[Rule]) -> Option<String> {

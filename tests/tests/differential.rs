@@ -222,3 +222,39 @@ fn the_rust_decoder_reads_tokens_as_serde_json_reads_text() {
         "{read} read, {refused} refused"
     );
 }
+
+/// What each binding may accept beyond the schemas is what
+/// docs/bindings.md says, and no more: the judge of it refuses a Rust
+/// acceptance of `null` where only absence is allowed and a C++ one of a
+/// bound, and lets pass a bound Rust leaves to the validator and a
+/// tolerant reader's unknown member and method.
+#[test]
+fn a_binding_may_accept_only_what_its_design_leaves_to_the_validator() {
+    use contract_tests::readers::Read;
+    let checker = conformance::Checker::embedded().expect("the embedded schemas compile");
+    let judge = |rust: &Read, cpp: &Read, text: &str| {
+        let conform = contract_tests::readers::conform(&checker, text.as_bytes());
+        differential::beyond_the_bindings(rust, cpp, &conform, text.as_bytes())
+    };
+    let (ok, refused) = (
+        Read::Ok(serde_json::Value::Null),
+        Read::Contract(String::new()),
+    );
+    let null_code = r#"{"v":1,"kind":"event","body":{"name":"event.notify","params":{"level":"info","message":"m","code":null}}}"#;
+    let segments_33 = r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.add","params":{"spec":{"url":"https://example.org/a","segments":33}}}}"#;
+    let unknown_member = r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.get","params":{"taskId":"t_01","zz":1}}}"#;
+    let unknown_method =
+        r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.zz","params":{"segments":33}}}"#;
+    let bad_format = r#"{"v":1,"kind":"event","body":{"name":"event.task.added","params":{"task":{"taskId":"t_01","url":"https://example.org/a","fileName":"a","state":"queued","sizeBytes":null,"downloadedBytes":0,"segments":0,"speedBytesPerSec":0,"etaSeconds":null,"createdAt":"yesterday"}}}}"#;
+    assert!(judge(&ok, &refused, null_code).is_some());
+    assert!(judge(&ok, &refused, segments_33).is_none());
+    assert!(judge(&ok, &ok, segments_33).is_some());
+    for allowed in [unknown_member, unknown_method, bad_format] {
+        let conform = contract_tests::readers::conform(&checker, allowed.as_bytes());
+        assert!(
+            conform.contains(&conformance::Rule::Schema),
+            "{allowed}: {conform:?}"
+        );
+        assert_eq!(judge(&ok, &ok, allowed), None, "{allowed}");
+    }
+}
