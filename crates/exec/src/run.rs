@@ -96,10 +96,14 @@ pub fn execute(tools: &Loaded, invocation: &ToolInvokeParams) -> ToolCapture {
     if let Some(validator) = tools.input_validator(&tool.name) {
         if let Some(error) = validator.iter_errors(&invocation.input).next() {
             let at = error.instance_path().as_str();
+            // Masked: the place and the rule, never the value, which may be a
+            // credential the caller passes its tool (an inputSchema has no
+            // `x-secret` to say so), and the refusal is shown and logged.
             return refused(&format!(
-                "the input does not match the inputSchema of {:?} at {}: {error}",
+                "the input does not match the inputSchema of {:?} at {}: {}",
                 tool.name,
-                if at.is_empty() { "(root)" } else { at }
+                if at.is_empty() { "(root)" } else { at },
+                error.masked()
             ));
         }
     }

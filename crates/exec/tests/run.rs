@@ -172,6 +172,37 @@ fn input_that_fails_the_input_schema_is_refused_before_anything_runs() {
     assert_eq!(call(&set, "echo", json!({"path": "."}), None).exit_code, 0);
 }
 
+/// A refusal names the place and the rule, never the value: a tool's input
+/// may carry a credential, and the refusal is shown and logged.
+#[test]
+fn a_refused_input_is_not_quoted() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "token": {"type": "string", "maxLength": 4},
+            "port": {"type": "integer"},
+            "mode": {"enum": ["a", "b"]}
+        }
+    });
+    let set = tools(&[("echo", &["echo"], json!({"inputSchema": schema}))]);
+    for input in [
+        json!({"token": "hunter2SECRET"}),
+        json!({"port": "hunter2SECRET"}),
+        json!({"mode": "hunter2SECRET"}),
+        json!({"port": {"password": "hunter2SECRET"}}),
+        json!("hunter2SECRET"),
+    ] {
+        let capture = call(&set, "echo", input.clone(), None);
+        assert_eq!(capture.exit_code, NOT_RUN, "{input}");
+        assert!(
+            capture.stderr.contains("does not match the inputSchema")
+                && !capture.stderr.contains("hunter2"),
+            "{input}: {}",
+            capture.stderr
+        );
+    }
+}
+
 #[test]
 fn a_tool_that_overruns_its_deadline_gets_124_on_time() {
     let set = tools(&[("sleep", &["pid", "sleep", "30"], json!({"deadlineSecs": 1}))]);
