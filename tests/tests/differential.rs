@@ -178,16 +178,18 @@ fn the_readers_read_every_generated_message_and_agree_on_every_mutant() {
 /// The Rust decoder reads a body's content from the tokens its policy scan
 /// recorded; read from the text by serde_json instead, every generated input
 /// gives the same envelope, or the same refusal (the same problem, and the
-/// same message but for serde_json's line and column).
+/// same message and pointer).
 #[test]
 fn the_rust_decoder_reads_tokens_as_serde_json_reads_text() {
     use proto::wire::{decode, decode_from_text, DecodeError, Problem};
     fn said(err: &DecodeError) -> String {
         let text = match &err.problem {
-            Problem::BadContent { what, source } => {
-                let source = source.to_string();
-                let cut = source.rfind(" at line ").unwrap_or(source.len());
-                format!("bad content: {what}: {}", &source[..cut])
+            Problem::BadContent {
+                what,
+                pointer,
+                source,
+            } => {
+                format!("bad content: {what} at {pointer}: {source}")
             }
             other => other.to_string(),
         };

@@ -20,6 +20,7 @@
 //! [`Unknown`].
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{DeserializeOwned, Error as _};
@@ -211,11 +212,17 @@ pub enum Problem {
     #[error("not an envelope: {0}")]
     NotEnvelope(String),
     /// A known method or event, or an error body, whose content does not fit
-    /// its schema. The source's line and column count within that content.
-    #[error("{what} do not fit the contract")]
+    /// its schema.
+    #[error("{what} do not fit the contract at {}", shown_pointer(.pointer))]
     BadContent {
         /// `the params of tool.invoke`, `the result of download.add`, …
         what: String,
+        /// The JSON pointer of the place in the envelope that does not fit
+        /// (`/body/params/spec/segments`; for a missing field, the object
+        /// that lacks it), as exact as the bindings can tell: the content's
+        /// own place when they read it as text (bindings frozen before
+        /// pointers were found).
+        pointer: String,
         /// serde's account of the misfit, without the string values it
         /// quotes (see `misfit`).
         #[source]
@@ -341,9 +348,15 @@ const SPELLING_CHARS: usize = 200;
 /// enum's unknown spelling is cut, and control and formatting characters
 /// are escaped ([`printable`]). serde writes a string value as `string`
 /// and the value as Rust's `{:?}` writes it, and an unknown spelling
-/// between backticks; a test holds each to this.
+/// between backticks; a test holds each to this. serde_json's line and
+/// column, which count within the content and only when it was read from
+/// its text, are left to the pointer.
 fn misfit(source: &serde_json::Error) -> serde_json::Error {
-    let text = source.to_string();
+    let mut text = source.to_string();
+    let position = format!(" at line {} column {}", source.line(), source.column());
+    if source.line() > 0 && text.ends_with(&position) {
+        text.truncate(text.len() - position.len());
+    }
     let mut told = String::with_capacity(text.len().min(4 * SPELLING_CHARS));
     let mut rest = text.as_str();
     while let Some((before, after)) = rest.split_once("string \"") {
@@ -381,6 +394,32 @@ fn past_debug_string(text: &str) -> &str {
         }
     }
     ""
+}
+
+/// A pointer as a message shows it: cut, and escaped (it may hold member
+/// names of a map, which come from the input).
+fn shown_pointer(pointer: &str) -> Cow<'_, str> {
+    match shortened(pointer, SPELLING_CHARS) {
+        Cow::Borrowed(short) => printable(short),
+        Cow::Owned(short) => Cow::Owned(printable(&short).into_owned()),
+    }
+}
+
+/// A JSON pointer (RFC 6901) from the path serde_path_to_error kept; it
+/// stops where the path has a step it could not name.
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    let mut out = String::new();
+    for segment in path.iter() {
+        let token: Cow<'_, str> = match segment {
+            serde_path_to_error::Segment::Seq { index } => Cow::Owned(index.to_string()),
+            serde_path_to_error::Segment::Map { key } => Cow::Borrowed(key),
+            serde_path_to_error::Segment::Enum { variant } => Cow::Borrowed(variant),
+            serde_path_to_error::Segment::Unknown => break,
+        };
+        out.push('/');
+        out.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    }
+    out
 }
 
 /// The answer to a call of a method this server does not serve (whether or
@@ -535,11 +574,14 @@ fn decode_in<E: EnvelopeParts>(
                 }
                 Some(_) => {}
             }
+            let misfit_at = Cell::new(None);
             let body = Content::in_scan(text, body, tape)
+                .noting_misfits(&misfit_at)
                 .read()
                 .map_err(|source| {
                     content_error(Problem::BadContent {
-                        what: "the body of an error envelope (/body)".into(),
+                        what: "the body of an error envelope".into(),
+                        pointer: format!("/body{}", misfit_at.take().unwrap_or_default()),
                         source: misfit(&source),
                     })
                 })?;
@@ -573,6 +615,9 @@ fn string(text: &str) -> Option<Cow<'_, str>> {
 pub struct Content<'t> {
     text: &'t str,
     scanned: Option<Scanned<'t>>,
+    /// Where a failed [`Content::read`] notes the pointer of the misfit,
+    /// below the content, when the decoder asks.
+    misfit_at: Option<&'t Cell<Option<String>>>,
 }
 
 /// A value's place among the tokens the policy scan recorded of a text.
@@ -591,6 +636,7 @@ impl<'t> Content<'t> {
         Content {
             text,
             scanned: None,
+            misfit_at: None,
         }
     }
 
@@ -603,6 +649,15 @@ impl<'t> Content<'t> {
                 tokens,
                 first,
             }),
+            misfit_at: None,
+        }
+    }
+
+    /// The same content, noting in `at` where a failed read failed.
+    fn noting_misfits(self, at: &'t Cell<Option<String>>) -> Self {
+        Content {
+            misfit_at: Some(at),
+            ..self
         }
     }
 
@@ -614,10 +669,27 @@ impl<'t> Content<'t> {
     /// The content as a `T`: from the recorded tokens when there are any,
     /// else from the text; either way as serde_json reads the text.
     pub fn read<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        match self.scanned {
+        let read = match self.scanned {
             Some(at) => crate::tape::from_tokens(at.whole, at.tokens, at.first),
             None => crate::strict::from_str(self.text),
+        };
+        if read.is_err() {
+            self.note_misfit::<T>();
         }
+        read
+    }
+
+    /// Reads again, keeping the path, where a read failed.
+    #[cold]
+    fn note_misfit<T: DeserializeOwned>(&self) {
+        let Some(at) = self.misfit_at else { return };
+        let path = match self.scanned {
+            Some(scanned) => {
+                crate::tape::misfit_path::<T>(scanned.whole, scanned.tokens, scanned.first)
+            }
+            None => crate::strict::misfit_path::<T>(self.text),
+        };
+        at.set(path.as_ref().map(pointer_of));
     }
 }
 
@@ -676,7 +748,10 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
     // The name may be one this reader does not know, as long as a frame and
     // holding a line break: quoted cut and escaped, when a failure quotes it.
     let shown = || printable(&shortened(&name, METHOD_CHARS)).into_owned();
-    let Some(content) = content.map(|span| Content::in_scan(parts.text, span, parts.tokens)) else {
+    let misfit_at = Cell::new(None);
+    let content = content
+        .map(|span| Content::in_scan(parts.text, span, parts.tokens).noting_misfits(&misfit_at));
+    let Some(content) = content else {
         return Err(Problem::NotEnvelope(format!(
             "the body of {} has no `{}`",
             shown(),
@@ -684,7 +759,12 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
         )));
     };
     let bad = |source: serde_json::Error| Problem::BadContent {
-        what: format!("the {0} of {1} (/body/{0})", part.content(), shown()),
+        what: format!("the {} of {}", part.content(), shown()),
+        pointer: format!(
+            "/body/{}{}",
+            part.content(),
+            misfit_at.take().unwrap_or_default()
+        ),
         source: misfit(&source),
     };
     match T::decode_content(&name, content) {

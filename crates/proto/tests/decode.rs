@@ -79,7 +79,7 @@ fn a_known_name_with_bad_content_is_an_error_never_the_unknown_variant() {
         RpcErrorCode::InvalidParams,
         Some(12),
         Some(EnvelopeKind::Call),
-        "the params of tool.invoke (/body/params) do not fit the contract: missing field `tool`",
+        "the params of tool.invoke do not fit the contract at /body/params: missing field `tool`",
     );
     check_refused(
         br#"{"v":1,"kind":"call","id":13,"body":{"method":"download.pause","params":{"taskId":7}}}"#,
@@ -219,7 +219,7 @@ fn deserialize_reads_envelopes_from_values_and_text_alike() {
     .expect_err("bad params");
     assert!(
         err.to_string().contains(
-            "the params of tool.invoke (/body/params) do not fit the contract: missing field `"
+            "the params of tool.invoke do not fit the contract at /body/params: missing field `"
         ),
         "{err}"
     );
@@ -505,5 +505,58 @@ fn null_stands_only_where_the_schema_allows_it() {
             serde_json::from_value::<Envelope>(value.clone()).unwrap(),
             envelope
         );
+    }
+}
+
+/// A misfit names its place exactly, as the C++ and TypeScript readers'
+/// `pointer()` does: the member or item that does not fit, or the object a
+/// required member is missing from; the same from the tokens and from the
+/// text, with the member names of a map escaped as RFC 6901 says.
+#[test]
+fn a_misfit_names_its_exact_place() {
+    let cases = [
+        (
+            json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {"spec": {"url": "https://e/a", "segments": "x"}}}}),
+            "/body/params/spec/segments",
+        ),
+        (
+            json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {"spec": {"url": "https://e/a", "headers": {"a/b~c": 1}}}}}),
+            "/body/params/spec/headers/a~1b~0c",
+        ),
+        (
+            json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.list", "params": {"states": ["queued", "nope"]}}}),
+            "/body/params/states/1",
+        ),
+        (
+            json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "tool.invoke", "params": {"input": {}}}}),
+            "/body/params",
+        ),
+        (
+            json!({"v": 1, "kind": "error", "id": 1, "body": {"code": -32600, "message": 5}}),
+            "/body/message",
+        ),
+        (
+            json!({"v": 1, "kind": "event", "body": {"name": "event.task.progress", "params": {"taskId": "t_01", "downloadedBytes": 1, "speedBytesPerSec": 1, "segments": [{"index": 0, "downloadedBytes": -1, "state": "downloading"}]}}}),
+            "/body/params/segments/0/downloadedBytes",
+        ),
+    ];
+    for (value, pointer) in cases {
+        let text = value.to_string();
+        for err in [
+            decode(&value).expect_err("refused"),
+            wire::decode_from_text::<Envelope>(text.as_bytes()).expect_err("refused"),
+        ] {
+            match &err.problem {
+                Problem::BadContent { pointer: found, .. } => {
+                    assert_eq!(found, pointer, "{text}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+            let sentence = wire::sentence(&err);
+            assert!(
+                sentence.contains(&format!("at {pointer}: ")) && !sentence.contains(" at line "),
+                "{text}: {sentence}"
+            );
+        }
     }
 }
