@@ -260,3 +260,25 @@ fn a_binding_may_accept_only_what_its_design_leaves_to_the_validator() {
         assert_eq!(judge(&ok, &ok, allowed), None, "{allowed}");
     }
 }
+
+/// A release's frozen bindings read a known name's content from its text
+/// (they were generated before the decoder lent them the scan's tokens), and
+/// their misfits name the same exact place as the working tree's.
+#[test]
+fn a_releases_bindings_name_a_misfits_exact_place() {
+    use proto::wire::{decode, Problem};
+    let text = br#"{"v":1,"kind":"call","id":1,"body":{"method":"download.add","params":{"spec":{"url":"https://e/a","segments":"x"}}}}"#;
+    let pointers = [
+        decode::<contract_tests::v1_0_0::tables::Envelope>(text).map(|_| ()),
+        decode::<contract_tests::v1_1_0::tables::Envelope>(text).map(|_| ()),
+        decode::<proto::Envelope>(text).map(|_| ()),
+    ]
+    .map(|read| match read.map_err(|err| err.problem) {
+        Err(Problem::BadContent { pointer, .. }) => pointer,
+        other => panic!("{other:?}"),
+    });
+    assert_eq!(
+        pointers,
+        ["/body/params/spec/segments"; 3].map(String::from)
+    );
+}

@@ -219,9 +219,7 @@ pub enum Problem {
         what: String,
         /// The JSON pointer of the place in the envelope that does not fit
         /// (`/body/params/spec/segments`; for a missing field, the object
-        /// that lacks it), as exact as the bindings can tell: the content's
-        /// own place when they read it as text (bindings frozen before
-        /// pointers were found).
+        /// that lacks it).
         pointer: String,
         /// serde's account of the misfit, without the string values it
         /// quotes (see `misfit`).
@@ -689,7 +687,7 @@ impl<'t> Content<'t> {
             }
             None => crate::strict::misfit_path::<T>(self.text),
         };
-        at.set(path.as_ref().map(pointer_of));
+        at.set(Some(path.as_ref().map(pointer_of).unwrap_or_default()));
     }
 }
 
@@ -763,7 +761,10 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
         pointer: format!(
             "/body/{}{}",
             part.content(),
-            misfit_at.take().unwrap_or_default()
+            misfit_at
+                .take()
+                .or_else(|| TEXT_MISFIT.with(Cell::take))
+                .unwrap_or_default()
         ),
         source: misfit(&source),
     };
@@ -771,7 +772,12 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
         Some(Ok(body)) => Ok(body),
         Some(Err(source)) => Err(bad(source)),
         None => {
-            let content = serde_json::from_str(content.text()).map_err(bad)?;
+            let content =
+                serde_json::from_str(content.text()).map_err(|source| Problem::BadContent {
+                    what: format!("the {} of {}", part.content(), shown()),
+                    pointer: format!("/body/{}", part.content()),
+                    source: misfit(&source),
+                })?;
             Ok(T::from_unknown(Unknown {
                 name: name.into_owned(),
                 content,
@@ -783,7 +789,28 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
 /// The content of a known variant, for the generated `decode_known`.
 #[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
 pub fn content<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
-    crate::strict::from_str(text)
+    let read = crate::strict::from_str(text);
+    if read.is_err() {
+        note_text_misfit::<T>(text);
+    }
+    read
+}
+
+thread_local! {
+    /// The pointer of the misfit [`content`] last found, below the content.
+    /// Bindings frozen before [`Content`] existed read through `content`,
+    /// whose signature is theirs; this is how their failures reach
+    /// [`tagged`] with a place. Set just before the failure it describes,
+    /// on the same thread, and taken by it.
+    static TEXT_MISFIT: Cell<Option<String>> = const { Cell::new(None) };
+}
+
+#[cold]
+fn note_text_misfit<T: DeserializeOwned>(text: &str) {
+    let pointer = crate::strict::misfit_path::<T>(text)
+        .as_ref()
+        .map(pointer_of);
+    TEXT_MISFIT.with(|cell| cell.set(pointer));
 }
 
 /// `Deserialize` for a generated `Envelope`: the raw text of the value, then
