@@ -251,13 +251,11 @@ pub(crate) fn from_str<'a, T: de::Deserialize<'a>>(text: &'a str) -> serde_json:
     Ok(value)
 }
 
-/// Where [`from_str`] fails, read again keeping the path to the place
+/// Where [`from_str`] fails, read again keeping the path to the place, and the error there
 /// (only on failure: tracking it costs every value a wrapper).
 pub(crate) fn misfit_path<T: de::DeserializeOwned>(
     text: &str,
-) -> Option<serde_path_to_error::Path> {
+) -> Option<serde_path_to_error::Error<serde_json::Error>> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize::<_, T>(Strict(&mut deserializer))
-        .err()
-        .map(|err| err.path().clone())
+    serde_path_to_error::deserialize::<_, T>(Strict(&mut deserializer)).err()
 }

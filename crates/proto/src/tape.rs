@@ -37,21 +37,19 @@ pub(crate) fn from_tokens<T: DeserializeOwned>(
     T::deserialize(&mut reader)
 }
 
-/// Where [`from_tokens`] fails, read again keeping the path to the place
+/// Where [`from_tokens`] fails, read again keeping the path to the place, and the error there
 /// (only on failure: tracking it costs every value a wrapper).
 pub(crate) fn misfit_path<T: DeserializeOwned>(
     text: &str,
     tokens: &[Token],
     first: usize,
-) -> Option<serde_path_to_error::Path> {
+) -> Option<serde_path_to_error::Error<Error>> {
     let mut reader = Tokens {
         text,
         tokens,
         at: first,
     };
-    serde_path_to_error::deserialize::<_, T>(&mut reader)
-        .err()
-        .map(|err| err.path().clone())
+    serde_path_to_error::deserialize::<_, T>(&mut reader).err()
 }
 
 /// The index of the token that starts at byte `start`, when one does.

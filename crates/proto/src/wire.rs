@@ -218,8 +218,8 @@ pub enum Problem {
         /// `the params of tool.invoke`, `the result of download.add`, …
         what: String,
         /// The JSON pointer of the place in the envelope that does not fit
-        /// (`/body/params/spec/segments`; for a missing field, the object
-        /// that lacks it).
+        /// (`/body/params/spec/segments`, or a required member that is
+        /// missing), as the C++ and TypeScript readers' `pointer()`.
         pointer: String,
         /// serde's account of the misfit, without the string values it
         /// quotes (see `misfit`).
@@ -403,19 +403,33 @@ fn shown_pointer(pointer: &str) -> Cow<'_, str> {
     }
 }
 
-/// A JSON pointer (RFC 6901) from the path serde_path_to_error kept; it
-/// stops where the path has a step it could not name.
-fn pointer_of(path: &serde_path_to_error::Path) -> String {
+/// A JSON pointer (RFC 6901) from the path serde_path_to_error kept (it
+/// stops where the path has a step it could not name), to the missing
+/// member itself when a member is missing, as the C++ and TypeScript
+/// readers point.
+fn pointer_of<E: std::error::Error>(err: &serde_path_to_error::Error<E>) -> String {
     let mut out = String::new();
-    for segment in path.iter() {
-        let token: Cow<'_, str> = match segment {
-            serde_path_to_error::Segment::Seq { index } => Cow::Owned(index.to_string()),
-            serde_path_to_error::Segment::Map { key } => Cow::Borrowed(key),
-            serde_path_to_error::Segment::Enum { variant } => Cow::Borrowed(variant),
-            serde_path_to_error::Segment::Unknown => break,
-        };
+    let mut push = |token: &str| {
         out.push('/');
         out.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    };
+    for segment in err.path().iter() {
+        match segment {
+            serde_path_to_error::Segment::Seq { index } => push(&index.to_string()),
+            serde_path_to_error::Segment::Map { key } => push(key),
+            serde_path_to_error::Segment::Enum { variant } => push(variant),
+            serde_path_to_error::Segment::Unknown => return out,
+        }
+    }
+    // serde's own `de::Error::missing_field` says it so, naming a field of
+    // the derived type (never text from the input).
+    let message = err.inner().to_string();
+    if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name)
+    {
+        push(name);
     }
     out
 }

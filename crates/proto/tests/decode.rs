@@ -79,7 +79,7 @@ fn a_known_name_with_bad_content_is_an_error_never_the_unknown_variant() {
         RpcErrorCode::InvalidParams,
         Some(12),
         Some(EnvelopeKind::Call),
-        "the params of tool.invoke do not fit the contract at /body/params: missing field `tool`",
+        "the params of tool.invoke do not fit the contract at /body/params/tool: missing field `tool`",
     );
     check_refused(
         br#"{"v":1,"kind":"call","id":13,"body":{"method":"download.pause","params":{"taskId":7}}}"#,
@@ -218,9 +218,8 @@ fn deserialize_reads_envelopes_from_values_and_text_alike() {
     )
     .expect_err("bad params");
     assert!(
-        err.to_string().contains(
-            "the params of tool.invoke do not fit the contract at /body/params: missing field `"
-        ),
+        err.to_string()
+            .contains("the params of tool.invoke do not fit the contract at /body/params/"),
         "{err}"
     );
 }
@@ -509,8 +508,8 @@ fn null_stands_only_where_the_schema_allows_it() {
 }
 
 /// A misfit names its place exactly, as the C++ and TypeScript readers'
-/// `pointer()` does: the member or item that does not fit, or the object a
-/// required member is missing from; the same from the tokens and from the
+/// `pointer()` does: the member or item that does not fit, or the required
+/// member that is missing; the same from the tokens and from the
 /// text, with the member names of a map escaped as RFC 6901 says.
 #[test]
 fn a_misfit_names_its_exact_place() {
@@ -529,7 +528,11 @@ fn a_misfit_names_its_exact_place() {
         ),
         (
             json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "tool.invoke", "params": {"input": {}}}}),
-            "/body/params",
+            "/body/params/tool",
+        ),
+        (
+            json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {"spec": {}}}}),
+            "/body/params/spec/url",
         ),
         (
             json!({"v": 1, "kind": "error", "id": 1, "body": {"code": -32600, "message": 5}}),
