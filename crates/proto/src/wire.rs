@@ -394,10 +394,14 @@ fn past_debug_string(text: &str) -> &str {
     ""
 }
 
+/// The most characters of a pointer a message shows (its first 512 and
+/// last 256 past that), as the C++ and TypeScript readers show one.
+const POINTER_CHARS: usize = 1024;
+
 /// A pointer as a message shows it: cut, and escaped (it may hold member
 /// names of a map, which come from the input).
 fn shown_pointer(pointer: &str) -> Cow<'_, str> {
-    match shortened(pointer, SPELLING_CHARS) {
+    match shortened(pointer, POINTER_CHARS) {
         Cow::Borrowed(short) => printable(short),
         Cow::Owned(short) => Cow::Owned(printable(&short).into_owned()),
     }

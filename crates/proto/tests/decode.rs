@@ -563,3 +563,25 @@ fn a_misfit_names_its_exact_place() {
         }
     }
 }
+
+/// A pointer holds a map's member names, which come from the input: the
+/// error keeps it exact, and its message shows it cut as the C++ and
+/// TypeScript readers cut one (its first 512 and last 256 characters past
+/// 1,024) and escaped.
+#[test]
+fn a_pointer_is_exact_and_shown_cut_and_escaped() {
+    let name = format!("\n{}\u{202e}", "k".repeat(5_000));
+    let value = json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {"spec": {"url": "https://e/a", "headers": {name.clone(): 1}}}}});
+    let err = decode(&value).expect_err("refused");
+    let Problem::BadContent { pointer, .. } = &err.problem else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*pointer, format!("/body/params/spec/headers/{name}"));
+    let shown = err.to_string();
+    assert!(shown.contains("characters left out"), "{shown}");
+    assert!(
+        shown.contains("\\u{202e}") && !shown.contains('\u{202e}'),
+        "{shown}"
+    );
+    assert!(!shown.contains('\n'), "{shown}");
+}
