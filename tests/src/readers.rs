@@ -18,8 +18,7 @@ pub enum Read {
     Ok(Value),
     /// Refused by the JSON text policy (`docs/wire.md`, "JSON text").
     Text,
-    /// Refused as not what the contract says, at this pointer (none from
-    /// Rust for an envelope's own members, `NotEnvelope`).
+    /// Refused as not what the contract says, at this pointer.
     Contract(String),
     /// Another protocol version.
     Version(u64),
@@ -86,8 +85,7 @@ fn rust_read(decoded: Result<proto::Envelope, proto::DecodeError>) -> Read {
         Err(err) => match err.problem {
             proto::Problem::NotJson(_) => Read::Text,
             proto::Problem::BadVersion(v) => Read::Version(v),
-            proto::Problem::BadContent { pointer, .. } => Read::Contract(pointer),
-            proto::Problem::NotEnvelope(_) => Read::Contract(String::new()),
+            _ => Read::Contract(err.pointer),
         },
     }
 }

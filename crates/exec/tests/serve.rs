@@ -472,7 +472,7 @@ fn replies_and_errors_sent_to_the_executor_are_ignored_with_a_log_line() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("ignoring an envelope of kind event that cannot be read: the params of event.task.removed do not fit the contract at /body/params/taskId: missing field `taskId`"),
+        stderr.contains("ignoring an envelope of kind event that cannot be read: at /body/params/taskId: the params of event.task.removed do not fit the contract: missing field `taskId`"),
         "{stderr}"
     );
 }

@@ -181,15 +181,25 @@ pub struct DecodeError {
     pub kind: Option<EnvelopeKind>,
     /// The envelope's `id`, when it was readable.
     pub id: Option<u64>,
+    /// The JSON pointer of the place that is wrong, as the C++ and
+    /// TypeScript readers' `pointer()` names it: `""` for text that is not
+    /// JSON or not an object, `/v`, `/kind`, `/id`, `/body`, `/body/method`,
+    /// and in a body's content the member or item that does not fit, or the
+    /// required member that is missing (`/body/params/spec/segments`).
+    pub pointer: String,
     /// What was wrong.
     pub problem: Problem,
 }
 
-// By hand rather than with thiserror: the message is the problem's, and so is
-// the source, so that neither is said twice.
+// By hand rather than with thiserror: the message is the place and the
+// problem's, and the source the problem's, so that neither is said twice.
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.problem.fmt(f)
+        if self.pointer.is_empty() {
+            self.problem.fmt(f)
+        } else {
+            write!(f, "at {}: {}", shown_pointer(&self.pointer), self.problem)
+        }
     }
 }
 
@@ -212,15 +222,11 @@ pub enum Problem {
     #[error("not an envelope: {0}")]
     NotEnvelope(String),
     /// A known method or event, or an error body, whose content does not fit
-    /// its schema.
-    #[error("{what} do not fit the contract at {}", shown_pointer(.pointer))]
+    /// its schema; the error's `pointer` says where.
+    #[error("{what} do not fit the contract")]
     BadContent {
         /// `the params of tool.invoke`, `the result of download.add`, …
         what: String,
-        /// The JSON pointer of the place in the envelope that does not fit
-        /// (`/body/params/spec/segments`, or a required member that is
-        /// missing), as the C++ and TypeScript readers' `pointer()`.
-        pointer: String,
         /// serde's account of the misfit, without the string values it
         /// quotes (see `misfit`).
         #[source]
@@ -498,18 +504,24 @@ fn decode_in<E: EnvelopeParts>(
     bytes: &[u8],
     mut tape: Option<&mut Vec<crate::text::Token>>,
 ) -> Result<E, DecodeError> {
-    let fail = |kind, id, problem| DecodeError { kind, id, problem };
+    let fail = |kind, id, pointer: &str, problem| DecodeError {
+        kind,
+        id,
+        pointer: pointer.to_string(),
+        problem,
+    };
     let layout = crate::text::Layout::Envelope;
     let (text, head) = match tape.as_deref_mut() {
         Some(tape) => crate::text::scan_recording(bytes, layout, tape),
         None => crate::text::scan(bytes, layout),
     }
-    .map_err(|err| fail(None, None, Problem::NotJson(err)))?;
+    .map_err(|err| fail(None, None, "", Problem::NotJson(err)))?;
     let tape: &[crate::text::Token] = tape.map_or(&[], |tape| tape.as_slice());
     if !head.object {
         return Err(fail(
             None,
             None,
+            "",
             Problem::NotEnvelope("an envelope is a JSON object".into()),
         ));
     }
@@ -518,14 +530,14 @@ fn decode_in<E: EnvelopeParts>(
     let kind = kind_name.as_deref().and_then(EnvelopeKind::from_name);
     match head.v.map(|span| integer(span.of(text))) {
         Some(Some(version)) if version == PROTOCOL_VERSION => {}
-        Some(Some(version)) => return Err(fail(kind, id, Problem::BadVersion(version))),
+        Some(Some(version)) => return Err(fail(kind, id, "/v", Problem::BadVersion(version))),
         Some(None) => {
             let why = "`v` is not an integer written as one (no fraction, no exponent)";
-            return Err(fail(kind, id, Problem::NotEnvelope(why.into())));
+            return Err(fail(kind, id, "/v", Problem::NotEnvelope(why.into())));
         }
         None => {
             let why = "`v`, the protocol version, is missing";
-            return Err(fail(kind, id, Problem::NotEnvelope(why.into())));
+            return Err(fail(kind, id, "/v", Problem::NotEnvelope(why.into())));
         }
     }
     let Some(kind) = kind else {
@@ -536,20 +548,29 @@ fn decode_in<E: EnvelopeParts>(
             ),
             None => "`kind` is missing or not a string".into(),
         };
-        return Err(fail(None, id, Problem::NotEnvelope(why)));
+        return Err(fail(None, id, "/kind", Problem::NotEnvelope(why)));
     };
-    let not_envelope = |why: String| fail(Some(kind), id, Problem::NotEnvelope(why));
+    let not_envelope =
+        |pointer: &str, why: String| fail(Some(kind), id, pointer, Problem::NotEnvelope(why));
     let Some(body) = head.body else {
-        return Err(not_envelope(format!("a {kind} envelope has a `body`")));
+        return Err(not_envelope(
+            "/body",
+            format!("a {kind} envelope has a `body`"),
+        ));
     };
     let required_id = || match (head.id, id) {
         (_, Some(id)) => Ok(id),
-        (None, None) => Err(not_envelope(format!("a {kind} envelope has an `id`"))),
+        (None, None) => Err(not_envelope(
+            "/id",
+            format!("a {kind} envelope has an `id`"),
+        )),
         (Some(_), None) => Err(not_envelope(
+            "/id",
             "`id` is not an integer from 0 to 2^53 - 1".into(),
         )),
     };
-    let content_error = |problem: Problem| fail(Some(kind), id, problem);
+    let content_error =
+        |(pointer, problem): (String, Problem)| fail(Some(kind), id, &pointer, problem);
     let parts = BodyParts {
         text,
         tokens: tape,
@@ -564,14 +585,14 @@ fn decode_in<E: EnvelopeParts>(
             let id = required_id()?;
             Ok(E::call(
                 id,
-                tagged::<E::Call>(&parts).map_err(content_error)?,
+                tagged::<E::Call>(&parts, "/body").map_err(content_error)?,
             ))
         }
         EnvelopeKind::Reply => {
             let id = required_id()?;
             Ok(E::reply(
                 id,
-                tagged::<E::Reply>(&parts).map_err(content_error)?,
+                tagged::<E::Reply>(&parts, "/body").map_err(content_error)?,
             ))
         }
         EnvelopeKind::Error => {
@@ -580,11 +601,13 @@ fn decode_in<E: EnvelopeParts>(
             match head.id {
                 None => {
                     return Err(not_envelope(
+                        "/id",
                         "an error envelope has an `id` (null when what it answers had none)".into(),
                     ))
                 }
                 Some(span) if span.of(text) != "null" && id.is_none() => {
                     return Err(not_envelope(
+                        "/id",
                         "`id` is neither null nor an integer from 0 to 2^53 - 1".into(),
                     ))
                 }
@@ -595,15 +618,19 @@ fn decode_in<E: EnvelopeParts>(
                 .noting_misfits(&misfit_at)
                 .read()
                 .map_err(|source| {
-                    content_error(Problem::BadContent {
-                        what: "the body of an error envelope".into(),
-                        pointer: format!("/body{}", misfit_at.take().unwrap_or_default()),
-                        source: misfit(&source),
-                    })
+                    content_error((
+                        format!("/body{}", misfit_at.take().unwrap_or_default()),
+                        Problem::BadContent {
+                            what: "the body of an error envelope".into(),
+                            source: misfit(&source),
+                        },
+                    ))
                 })?;
             Ok(E::error(id, body))
         }
-        EnvelopeKind::Event => Ok(E::event(tagged::<E::Event>(&parts).map_err(content_error)?)),
+        EnvelopeKind::Event => Ok(E::event(
+            tagged::<E::Event>(&parts, "/body").map_err(content_error)?,
+        )),
     }
 }
 
@@ -721,14 +748,21 @@ struct BodyParts<'t> {
     result: Option<crate::text::Span>,
 }
 
-/// Decodes a tagged body from its text (checked against the text policy).
+/// Decodes a tagged body from its text (checked against the text policy);
+/// pointers count from the body.
 #[doc(hidden)] // The generated bindings' plumbing (theirs and every release's), not an API.
-pub fn decode_body<T: Tagged>(text: &str) -> Result<T, Problem> {
+pub fn decode_body<T: Tagged>(text: &str) -> Result<T, DecodeError> {
+    let fail = |(pointer, problem): (String, Problem)| DecodeError {
+        kind: None,
+        id: None,
+        pointer,
+        problem,
+    };
     with_tape(|tape| {
         let (text, head) =
             crate::text::scan_recording(text.as_bytes(), crate::text::Layout::Body, tape)
-                .map_err(Problem::NotJson)?;
-        tagged::<T>(&BodyParts {
+                .map_err(|err| fail((String::new(), Problem::NotJson(err))))?;
+        let parts = BodyParts {
             text,
             tokens: tape,
             object: head.object,
@@ -736,19 +770,24 @@ pub fn decode_body<T: Tagged>(text: &str) -> Result<T, Problem> {
             name: head.name,
             params: head.params,
             result: head.result,
-        })
+        };
+        tagged::<T>(&parts, "").map_err(fail)
     })
 }
 
-/// A tagged body: its name first, then the content the name picks.
-fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
+/// A tagged body: its name first, then the content the name picks. A
+/// failure says where, below `at` (the body's own pointer).
+fn tagged<T: Tagged>(parts: &BodyParts<'_>, at: &str) -> Result<T, (String, Problem)> {
     let part = T::PART;
     if !parts.object {
-        return Err(Problem::NotEnvelope(format!(
-            "a body is an object with `{}` and `{}`",
-            part.tag(),
-            part.content()
-        )));
+        return Err((
+            at.to_string(),
+            Problem::NotEnvelope(format!(
+                "a body is an object with `{}` and `{}`",
+                part.tag(),
+                part.content()
+            )),
+        ));
     }
     let (name, content) = match part {
         BodyPart::Call => (parts.method, parts.params),
@@ -756,10 +795,10 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
         BodyPart::Event => (parts.name, parts.params),
     };
     let Some(name) = name.and_then(|span| string(span.of(parts.text))) else {
-        return Err(Problem::NotEnvelope(format!(
-            "the body has no `{}` string",
-            part.tag()
-        )));
+        return Err((
+            format!("{at}/{}", part.tag()),
+            Problem::NotEnvelope(format!("the body has no `{}` string", part.tag())),
+        ));
     };
     // The name may be one this reader does not know, as long as a frame and
     // holding a line break: quoted cut and escaped, when a failure quotes it.
@@ -768,34 +807,36 @@ fn tagged<T: Tagged>(parts: &BodyParts<'_>) -> Result<T, Problem> {
     let content = content
         .map(|span| Content::in_scan(parts.text, span, parts.tokens).noting_misfits(&misfit_at));
     let Some(content) = content else {
-        return Err(Problem::NotEnvelope(format!(
-            "the body of {} has no `{}`",
-            shown(),
-            part.content()
-        )));
+        return Err((
+            format!("{at}/{}", part.content()),
+            Problem::NotEnvelope(format!(
+                "the body of {} has no `{}`",
+                shown(),
+                part.content()
+            )),
+        ));
     };
-    let bad = |source: serde_json::Error| Problem::BadContent {
-        what: format!("the {} of {}", part.content(), shown()),
-        pointer: format!(
-            "/body/{}{}",
-            part.content(),
-            misfit_at
-                .take()
-                .or_else(|| TEXT_MISFIT.with(Cell::take))
-                .unwrap_or_default()
-        ),
-        source: misfit(&source),
+    let bad = |below: String, source: serde_json::Error| {
+        (
+            format!("{at}/{}{below}", part.content()),
+            Problem::BadContent {
+                what: format!("the {} of {}", part.content(), shown()),
+                source: misfit(&source),
+            },
+        )
     };
     match T::decode_content(&name, content) {
         Some(Ok(body)) => Ok(body),
-        Some(Err(source)) => Err(bad(source)),
+        Some(Err(source)) => {
+            let below = misfit_at
+                .take()
+                .or_else(|| TEXT_MISFIT.with(Cell::take))
+                .unwrap_or_default();
+            Err(bad(below, source))
+        }
         None => {
-            let content =
-                serde_json::from_str(content.text()).map_err(|source| Problem::BadContent {
-                    what: format!("the {} of {}", part.content(), shown()),
-                    pointer: format!("/body/{}", part.content()),
-                    source: misfit(&source),
-                })?;
+            let content = serde_json::from_str(content.text())
+                .map_err(|source| bad(String::new(), source))?;
             Ok(T::from_unknown(Unknown {
                 name: name.into_owned(),
                 content,

@@ -79,7 +79,7 @@ fn a_known_name_with_bad_content_is_an_error_never_the_unknown_variant() {
         RpcErrorCode::InvalidParams,
         Some(12),
         Some(EnvelopeKind::Call),
-        "the params of tool.invoke do not fit the contract at /body/params/tool: missing field `tool`",
+        "at /body/params/tool: the params of tool.invoke do not fit the contract: missing field `tool`",
     );
     check_refused(
         br#"{"v":1,"kind":"call","id":13,"body":{"method":"download.pause","params":{"taskId":7}}}"#,
@@ -219,7 +219,7 @@ fn deserialize_reads_envelopes_from_values_and_text_alike() {
     .expect_err("bad params");
     assert!(
         err.to_string()
-            .contains("the params of tool.invoke do not fit the contract at /body/params/"),
+            .contains("the params of tool.invoke do not fit the contract: missing field `"),
         "{err}"
     );
 }
@@ -549,19 +549,52 @@ fn a_misfit_names_its_exact_place() {
             decode(&value).expect_err("refused"),
             wire::decode_from_text::<Envelope>(text.as_bytes()).expect_err("refused"),
         ] {
-            match &err.problem {
-                Problem::BadContent { pointer: found, .. } => {
-                    assert_eq!(found, pointer, "{text}");
-                }
-                other => panic!("{text}: {other:?}"),
-            }
+            assert!(
+                matches!(err.problem, Problem::BadContent { .. }),
+                "{text}: {err:?}"
+            );
+            assert_eq!(err.pointer, pointer, "{text}");
             let sentence = wire::sentence(&err);
             assert!(
-                sentence.contains(&format!("at {pointer}: ")) && !sentence.contains(" at line "),
+                sentence.starts_with(&format!("at {pointer}: ")) && !sentence.contains(" at line "),
                 "{text}: {sentence}"
             );
         }
     }
+}
+
+/// Every refusal names its place as the C++ and TypeScript readers do, the
+/// envelope's own members too; text that is not JSON, or not an object,
+/// is refused at `""` and its message has no place.
+#[test]
+fn every_refusal_names_its_place() {
+    let cases: [(&[u8], &str); 11] = [
+        (br#"{"v":1,"kind":"call","body":{"method":"download.get","params":{"taskId":"t"}}}"#, "/id"),
+        (br#"{"v":1,"kind":"call","id":-1,"body":{"method":"download.get","params":{"taskId":"t"}}}"#, "/id"),
+        (br#"{"v":1,"id":1,"body":{"method":"download.get","params":{"taskId":"t"}}}"#, "/kind"),
+        (br#"{"v":1,"kind":"zz","id":1,"body":{}}"#, "/kind"),
+        (br#"{"v":1,"kind":"call","id":1}"#, "/body"),
+        (br#"{"v":1,"kind":"call","id":1,"body":[]}"#, "/body"),
+        (br#"{"v":1,"kind":"call","id":1,"body":{"params":{}}}"#, "/body/method"),
+        (br#"{"v":1,"kind":"call","id":1,"body":{"method":"download.get"}}"#, "/body/params"),
+        (br#"{"kind":"call","id":1,"body":{"method":"download.get","params":{"taskId":"t"}}}"#, "/v"),
+        (br#"{"v":2,"kind":"call","id":1,"body":{}}"#, "/v"),
+        (br#"[]"#, ""),
+    ];
+    for (text, pointer) in cases {
+        let err = wire::decode::<Envelope>(text).expect_err("refused");
+        let shown = String::from_utf8_lossy(text);
+        assert_eq!(err.pointer, pointer, "{shown}");
+        assert!(
+            err.to_string().starts_with(&format!("at {pointer}: ")) || pointer.is_empty(),
+            "{shown}: {err}"
+        );
+    }
+    let err = wire::decode::<Envelope>(b"{").expect_err("refused");
+    assert_eq!(
+        (err.pointer.as_str(), err.to_string().starts_with("at ")),
+        ("", false)
+    );
 }
 
 /// A pointer holds a map's member names, which come from the input: the
@@ -573,10 +606,7 @@ fn a_pointer_is_exact_and_shown_cut_and_escaped() {
     let name = format!("\n{}\u{202e}", "k".repeat(5_000));
     let value = json!({"v": 1, "kind": "call", "id": 1, "body": {"method": "download.add", "params": {"spec": {"url": "https://e/a", "headers": {name.clone(): 1}}}}});
     let err = decode(&value).expect_err("refused");
-    let Problem::BadContent { pointer, .. } = &err.problem else {
-        panic!("{err:?}");
-    };
-    assert_eq!(*pointer, format!("/body/params/spec/headers/{name}"));
+    assert_eq!(err.pointer, format!("/body/params/spec/headers/{name}"));
     let shown = err.to_string();
     assert!(shown.contains("characters left out"), "{shown}");
     assert!(

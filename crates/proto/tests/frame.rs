@@ -449,7 +449,7 @@ fn errors_read_as_sentences() {
             "the stream closed between frames",
             "the frame is empty (length 0); a frame carries one envelope",
             "the frame's body is 2000000 bytes, more than the 1048576 a frame may carry",
-            "the frame's body is not a usable envelope: the envelope is protocol version 2, and this reader speaks 1",
+            "the frame's body is not a usable envelope: at /v: the envelope is protocol version 2, and this reader speaks 1",
         ]
     );
 }
