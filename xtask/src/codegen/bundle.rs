@@ -327,55 +327,47 @@ pub fn open_structs(file: &mut syn::File) {
 /// collection that an absent field and `[]` both read as empty, and an
 /// optional free-form value as an `Option` that `null` reads as `None`.
 pub fn keep_present_empties(file: &mut syn::File) {
-    for item in &mut file.items {
-        let syn::Item::Struct(item) = item else {
+    for field in named_fields(file) {
+        let serde_attrs = serde_attrs(&field.attrs);
+        let ty = &field.ty;
+        let ty_text = quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(' ', "");
+        let rename = serde_rename(&field.attrs);
+        let collection = serde_attrs.contains("is_empty");
+        let free_form = ty_text == "::std::option::Option<::serde_json::Value>";
+        if !collection && !free_form {
             continue;
-        };
-        let syn::Fields::Named(fields) = &mut item.fields else {
-            continue;
-        };
-        for field in &mut fields.named {
-            let serde_attrs = serde_attrs(&field.attrs);
-            let ty = &field.ty;
-            let ty_text = quote::ToTokens::to_token_stream(ty)
-                .to_string()
-                .replace(' ', "");
-            let rename = serde_rename(&field.attrs);
-            let collection = serde_attrs.contains("is_empty");
-            let free_form = ty_text == "::std::option::Option<::serde_json::Value>";
-            if !collection && !free_form {
-                continue;
-            }
-            if collection {
-                let inner: syn::Type = syn::parse_quote!(::std::option::Option<#ty>);
-                field.ty = inner;
-            }
-            field.attrs.retain(|attr| !attr.path().is_ident("serde"));
-            let attr: syn::Attribute = match (collection, rename) {
-                (true, Some(name)) => syn::parse_quote! {
-                    #[serde(rename = #name, default, skip_serializing_if = "::std::option::Option::is_none")]
-                },
-                (true, None) => syn::parse_quote! {
-                    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-                },
-                (false, Some(name)) => syn::parse_quote! {
-                    #[serde(
-                        rename = #name,
-                        default,
-                        skip_serializing_if = "::std::option::Option::is_none",
-                        deserialize_with = "crate::wire::present_value"
-                    )]
-                },
-                (false, None) => syn::parse_quote! {
-                    #[serde(
-                        default,
-                        skip_serializing_if = "::std::option::Option::is_none",
-                        deserialize_with = "crate::wire::present_value"
-                    )]
-                },
-            };
-            field.attrs.push(attr);
         }
+        if collection {
+            let inner: syn::Type = syn::parse_quote!(::std::option::Option<#ty>);
+            field.ty = inner;
+        }
+        field.attrs.retain(|attr| !attr.path().is_ident("serde"));
+        let attr: syn::Attribute = match (collection, rename) {
+            (true, Some(name)) => syn::parse_quote! {
+                #[serde(rename = #name, default, skip_serializing_if = "::std::option::Option::is_none")]
+            },
+            (true, None) => syn::parse_quote! {
+                #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            },
+            (false, Some(name)) => syn::parse_quote! {
+                #[serde(
+                    rename = #name,
+                    default,
+                    skip_serializing_if = "::std::option::Option::is_none",
+                    deserialize_with = "crate::wire::present_value"
+                )]
+            },
+            (false, None) => syn::parse_quote! {
+                #[serde(
+                    default,
+                    skip_serializing_if = "::std::option::Option::is_none",
+                    deserialize_with = "crate::wire::present_value"
+                )]
+            },
+        };
+        field.attrs.push(attr);
     }
 }
 
@@ -386,44 +378,36 @@ pub fn keep_present_empties(file: &mut syn::File) {
 /// field that already reads with a `deserialize_with` (`null` allowed, a
 /// free-form value, a required nullable field) is left as it is.
 pub fn refuse_null_where_absent_is_meant(file: &mut syn::File) {
-    for item in &mut file.items {
-        let syn::Item::Struct(item) = item else {
+    for field in named_fields(file) {
+        let ty_text = quote::ToTokens::to_token_stream(&field.ty)
+            .to_string()
+            .replace(' ', "");
+        let serde_attrs = serde_attrs(&field.attrs);
+        if !ty_text.starts_with("::std::option::Option<")
+            || serde_attrs.contains("deserialize_with")
+            || !serde_attrs.contains("skip_serializing_if")
+        {
             continue;
-        };
-        let syn::Fields::Named(fields) = &mut item.fields else {
-            continue;
-        };
-        for field in &mut fields.named {
-            let ty_text = quote::ToTokens::to_token_stream(&field.ty)
-                .to_string()
-                .replace(' ', "");
-            let serde_attrs = serde_attrs(&field.attrs);
-            if !ty_text.starts_with("::std::option::Option<")
-                || serde_attrs.contains("deserialize_with")
-                || !serde_attrs.contains("skip_serializing_if")
-            {
-                continue;
-            }
-            let rename = serde_rename(&field.attrs);
-            field.attrs.retain(|attr| !attr.path().is_ident("serde"));
-            field.attrs.push(match rename {
-                Some(name) => syn::parse_quote! {
-                    #[serde(
-                        rename = #name,
-                        default,
-                        skip_serializing_if = "::std::option::Option::is_none",
-                        deserialize_with = "crate::wire::present"
-                    )]
-                },
-                None => syn::parse_quote! {
-                    #[serde(
-                        default,
-                        skip_serializing_if = "::std::option::Option::is_none",
-                        deserialize_with = "crate::wire::present"
-                    )]
-                },
-            });
         }
+        let rename = serde_rename(&field.attrs);
+        field.attrs.retain(|attr| !attr.path().is_ident("serde"));
+        field.attrs.push(match rename {
+            Some(name) => syn::parse_quote! {
+                #[serde(
+                    rename = #name,
+                    default,
+                    skip_serializing_if = "::std::option::Option::is_none",
+                    deserialize_with = "crate::wire::present"
+                )]
+            },
+            None => syn::parse_quote! {
+                #[serde(
+                    default,
+                    skip_serializing_if = "::std::option::Option::is_none",
+                    deserialize_with = "crate::wire::present"
+                )]
+            },
+        });
     }
 }
 
@@ -431,39 +415,46 @@ pub fn refuse_null_where_absent_is_meant(file: &mut syn::File) {
 /// `Option<Option<T>>`, so absent (`None`) and `null` (`Some(None)`) stay
 /// apart on both reading and writing.
 pub fn patch_nullable(file: &mut syn::File, names: &BTreeSet<String>) -> anyhow::Result<()> {
-    for item in &mut file.items {
-        let syn::Item::Struct(item) = item else {
+    for field in named_fields(file) {
+        // Named fields have identifiers; `Fields::Named` was matched above.
+        let ident = field
+            .ident
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let json_name = serde_rename(&field.attrs).unwrap_or(ident);
+        if !names.contains(&json_name) {
             continue;
-        };
-        let syn::Fields::Named(fields) = &mut item.fields else {
-            continue;
-        };
-        for field in &mut fields.named {
-            // Named fields have identifiers; `Fields::Named` was matched above.
-            let ident = field
-                .ident
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            let json_name = serde_rename(&field.attrs).unwrap_or(ident);
-            if !names.contains(&json_name) {
-                continue;
-            }
-            let ty = &field.ty;
-            let inner: syn::Type = syn::parse_quote!(::std::option::Option<#ty>);
-            field.ty = inner;
-            field.attrs.retain(|attr| !attr.path().is_ident("serde"));
-            field.attrs.push(syn::parse_quote! {
-                #[serde(
-                    rename = #json_name,
-                    default,
-                    skip_serializing_if = "::std::option::Option::is_none",
-                    deserialize_with = "crate::wire::present_or_null"
-                )]
-            });
         }
+        let ty = &field.ty;
+        let inner: syn::Type = syn::parse_quote!(::std::option::Option<#ty>);
+        field.ty = inner;
+        field.attrs.retain(|attr| !attr.path().is_ident("serde"));
+        field.attrs.push(syn::parse_quote! {
+            #[serde(
+                rename = #json_name,
+                default,
+                skip_serializing_if = "::std::option::Option::is_none",
+                deserialize_with = "crate::wire::present_or_null"
+            )]
+        });
     }
     Ok(())
+}
+
+/// Every named field of every struct in `file`, for the passes that
+/// rewrite fields one at a time.
+fn named_fields(file: &mut syn::File) -> impl Iterator<Item = &mut syn::Field> {
+    file.items
+        .iter_mut()
+        .filter_map(|item| match item {
+            syn::Item::Struct(syn::ItemStruct {
+                fields: syn::Fields::Named(fields),
+                ..
+            }) => Some(fields.named.iter_mut()),
+            _ => None,
+        })
+        .flatten()
 }
 
 /// A field's `#[serde(...)]` attributes as one text, to look for a
