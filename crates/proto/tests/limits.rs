@@ -70,3 +70,43 @@ fn sixty_four_mebibytes_of_any_shape_get_an_answer_on_a_small_stack() {
         assert_eq!(accepted, envelope, "{name}");
     }
 }
+
+/// A refusal reads the content again to find the misfit's place: an unknown
+/// member nested as deep as the policy allows, before the misfit, is walked
+/// again on that second read, on a small stack too, from the tokens and
+/// from the text.
+#[test]
+fn finding_a_misfits_place_past_deep_nesting_fits_a_small_stack() {
+    let deep = format!("{}1{}", "[".repeat(120), "]".repeat(120));
+    let objects = format!("{}1{}", "{\"a\":".repeat(120), "}".repeat(120));
+    let texts: Vec<String> = [deep, objects]
+        .iter()
+        .map(|nested| {
+            format!(
+                r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"download.add","params":{{"zz":{nested},"spec":{{"zz":{nested},"url":"https://e/a","segments":"x"}}}}}}}}"#
+            )
+        })
+        .collect();
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            texts
+                .iter()
+                .flat_map(|text| {
+                    [
+                        decode::<Envelope>(text.as_bytes()),
+                        proto::wire::decode_from_text::<Envelope>(text.as_bytes()),
+                    ]
+                })
+                .map(|read| read.map(|_| ()).map_err(|err| err.pointer))
+                .collect::<Vec<_>>()
+        })
+        .expect("a thread");
+    let pointers = handle
+        .join()
+        .expect("no reader overflowed its stack or panicked");
+    assert_eq!(pointers.len(), 4);
+    for pointer in pointers {
+        assert_eq!(pointer, Err("/body/params/spec/segments".to_string()));
+    }
+}
