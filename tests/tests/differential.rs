@@ -173,6 +173,24 @@ fn the_readers_read_every_generated_message_and_agree_on_every_mutant() {
         mutants.len(),
         &found[..found.len().min(5)]
     );
+    // A mutant breaks one rule in one place: the bindings that refuse it
+    // name that place alike.
+    let (from_cpp, from_ts) = (cpp.read_all(&mutants), ts.read_all(&mutants));
+    let mut pointed = 0;
+    for ((mutant, cpp), ts) in mutants.iter().zip(&from_cpp).zip(&from_ts) {
+        use contract_tests::readers::Read;
+        if let (Read::Contract(rust), Read::Contract(c), Read::Contract(t)) =
+            (contract_tests::readers::rust(mutant), cpp, ts)
+        {
+            assert!(
+                rust == *c && c == t,
+                "Rust {rust:?}, C++ {c:?}, TypeScript {t:?}: {}",
+                String::from_utf8_lossy(mutant)
+            );
+            pointed += 1;
+        }
+    }
+    assert!(pointed > 100, "{pointed} mutants refused by all three");
 }
 
 /// The Rust decoder reads a body's content from the tokens its policy scan
