@@ -167,6 +167,33 @@ pub fn disagreements(
     out
 }
 
+/// For inputs that break one rule in one place: how many all three
+/// bindings refuse as not fitting the contract, each naming the same JSON
+/// pointer; the first input where their pointers differ, if any.
+pub fn pointed_alike(
+    inputs: &[Vec<u8>],
+    cpp: &mut crate::readers::Server,
+    ts: &mut crate::readers::Server,
+) -> Result<usize, String> {
+    use crate::readers::Read;
+    let (from_cpp, from_ts) = (cpp.read_all(inputs), ts.read_all(inputs));
+    let mut compared = 0;
+    for ((input, cpp), ts) in inputs.iter().zip(&from_cpp).zip(&from_ts) {
+        if let (Read::Contract(rust), Read::Contract(c), Read::Contract(t)) =
+            (crate::readers::rust(input), cpp, ts)
+        {
+            if rust != *c || c != t {
+                return Err(format!(
+                    "Rust {rust:?}, C++ {c:?}, TypeScript {t:?}: {}",
+                    String::from_utf8_lossy(input)
+                ));
+            }
+            compared += 1;
+        }
+    }
+    Ok(compared)
+}
+
 /// Where a binding accepts more than docs/bindings.md lets it: Rust what
 /// C++ refuses, beyond what its types leave to the validator; C++ and
 /// TypeScript what the schemas refuse, beyond formats and a tolerant
