@@ -146,7 +146,22 @@ impl<'p, 's> Differ<'p, 's> {
         // read as every field of the target removed).
         let stops = |place: &Place<'s>| place.value.get("$ref").is_some();
         let (old, new) = match (space.follow(old), space.follow(new)) {
-            (Ok(o), Ok(n)) if stops(&o) == stops(&n) => (o, n),
+            (Ok(o), Ok(n)) if stops(&o) == stops(&n) => {
+                // What stands beside a reference followed here is compared
+                // here: past it, only the target is.
+                let moved =
+                    |from: &Place<'s>, to: &Place<'s>| address(from.value) != address(to.value);
+                if moved(old, &o) || moved(new, &n) {
+                    let site = Here {
+                        old,
+                        new,
+                        group,
+                        path,
+                    };
+                    self.inert(&site, out);
+                }
+                (o, n)
+            }
             _ => (old.clone(), new.clone()),
         };
         if self.skip.contains(&self.rel(&old)) || self.skip.contains(&self.rel(&new)) {
@@ -201,38 +216,13 @@ impl<'p, 's> Differ<'p, 's> {
             return;
         };
         let draft = self.space().draft(here.old);
-        // Definitions are compared where they are used, not as text.
-        let container = |k: &str| matches!(k, "$defs" | "definitions" | "$id" | "id" | "$schema");
-        let annotation = |k: &str| {
-            matches!(
-                vocab::handling(draft, k),
-                Handling::Annotation | Handling::Structure
-            ) && !container(k)
-                && k != "$ref"
-        };
-        if o.iter()
-            .chain(n.iter())
-            .any(|(k, _)| annotation(k) && o.get(k) != n.get(k))
-        {
-            out.push(Change {
-                group: here.group.to_string(),
-                rule: Rule::AnnotationChanged,
-                old_pointer: Some(self.at(here.old, "")),
-                new_pointer: Some(self.at(here.new, "")),
-                writer: Verdict::Compatible,
-                reader: Verdict::Compatible,
-                api: Verdict::Compatible,
-                detail: "descriptions or other annotations changed".into(),
-                why: None,
-                example: None,
-                undecided: None,
-                shape: false,
-            });
-        }
+        self.inert(here, out);
+        // Definitions are compared where they are used, not as text; what
+        // constrains nothing was compared just now.
         let mut keys: Vec<&String> = o
             .keys()
             .chain(n.keys())
-            .filter(|k| !annotation(k) && !container(k))
+            .filter(|k| !vocab::handling(draft, k).constrains_nothing())
             .collect();
         keys.sort();
         keys.dedup();
@@ -262,6 +252,80 @@ impl<'p, 's> Differ<'p, 's> {
             if !unchanged && !self.reordered(here, key) {
                 self.key(here, key, &fields, out);
             }
+        }
+    }
+
+    /// The keywords here that constrain no value: annotations changed (one
+    /// change, a patch), and each keyword that says what an accepted value
+    /// means (`default`, the `content…` ones) and differs: the values that
+    /// pass are the same, what one of them stands for is not, so both
+    /// directions break.
+    fn inert(&self, here: &Here<'_, 's>, out: &mut Vec<Change>) {
+        let (Some(o), Some(n)) = (here.old.value.as_object(), here.new.value.as_object()) else {
+            return;
+        };
+        let draft = self.space().draft(here.old);
+        let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let changed = |k: &&String| o.get(k.as_str()) != n.get(k.as_str());
+        // Definitions are compared where they are used, not as text.
+        let container = |k: &str| matches!(k, "$defs" | "definitions" | "$id" | "id" | "$schema");
+        let annotation = |k: &str| {
+            matches!(
+                vocab::handling(draft, k),
+                Handling::Annotation | Handling::Structure
+            ) && !container(k)
+        };
+        if keys.iter().filter(|k| changed(k)).any(|k| annotation(k)) {
+            out.push(Change {
+                group: here.group.to_string(),
+                rule: Rule::AnnotationChanged,
+                old_pointer: Some(self.at(here.old, "")),
+                new_pointer: Some(self.at(here.new, "")),
+                writer: Verdict::Compatible,
+                reader: Verdict::Compatible,
+                api: Verdict::Compatible,
+                detail: "descriptions or other annotations changed".into(),
+                why: None,
+                example: None,
+                undecided: None,
+                shape: false,
+            });
+        }
+        for key in keys.into_iter().filter(|k| changed(k)) {
+            let Handling::Meaning(what) = vocab::handling(draft, key) else {
+                continue;
+            };
+            let (old, new) = (o.get(key.as_str()), n.get(key.as_str()));
+            let why = match (old, new) {
+                (Some(old), Some(new)) => format!(
+                    "`{key}` ({what}) is {} to an old side and {} to a new one: a value both accept is read as two things",
+                    show(Some(old)),
+                    show(Some(new))
+                ),
+                (None, Some(_)) => format!(
+                    "cannot decide: `{key}` ({what}) is new; what an old side meant there the old schema does not say"
+                ),
+                _ => format!(
+                    "cannot decide: `{key}` ({what}) is gone; what a new side means there the new schema does not say"
+                ),
+            };
+            let undecided = (old.is_none() || new.is_none()).then(|| key.clone());
+            out.push(Change {
+                group: here.group.to_string(),
+                rule: Rule::MeaningChanged,
+                old_pointer: Some(self.at(here.old, &keyword_at(here.old.value, key, None))),
+                new_pointer: Some(self.at(here.new, &keyword_at(here.new.value, key, None))),
+                writer: Verdict::Breaking,
+                reader: Verdict::Breaking,
+                api: Verdict::Compatible,
+                detail: format!("`{key}`: {} → {}", show(old), show(new)),
+                why: Some(why),
+                example: None,
+                undecided,
+                shape: true,
+            });
         }
     }
 

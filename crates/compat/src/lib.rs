@@ -641,10 +641,10 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         for change in changes.iter().filter(|c| covered(c)) {
             *beside.entry(change.group.clone()).or_default() += 1;
         }
-        for change in changes
-            .iter_mut()
-            .filter(|c| !c.rule.is_method_or_event() && covered(c))
-        {
+        // Nor can a change of what a value means: the same values pass.
+        for change in changes.iter_mut().filter(|c| {
+            !c.rule.is_method_or_event() && c.rule != Rule::MeaningChanged && covered(c)
+        }) {
             let alone = beside.get(&change.group).copied().unwrap_or(0) <= 1;
             if !verdict_of(change, direction).holds() {
                 *verdict_of(change, direction) = Verdict::Compatible;

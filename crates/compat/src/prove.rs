@@ -692,6 +692,11 @@ impl<'s> Prover<'s> {
     /// Whether two places are the same schema: equal keywords, references
     /// followed in step. `Err` names the first place they differ.
     fn equal(&self, a: &Place<'s>, b: &Place<'s>) -> Result<(), Stuck> {
+        self.equal_in(a, b, Compare::Constraints)
+    }
+
+    /// [`Prover::equal`], comparing the keywords `compare` names.
+    fn equal_in(&self, a: &Place<'s>, b: &Place<'s>, compare: Compare) -> Result<(), Stuck> {
         let mut stack = vec![(a.clone(), b.clone())];
         let mut assumed: HashSet<(usize, usize)> = HashSet::new();
         let mut budget = vocab::MAX_POSITIONS;
@@ -699,13 +704,17 @@ impl<'s> Prover<'s> {
             budget = budget.checked_sub(1).ok_or_else(|| {
                 self.stuck_at(&b, "size", "the schemas are too large to compare".into())
             })?;
+            // Following a reference passes over the annotations beside it.
+            if compare == Compare::Written && written_beside_ref(&a) != written_beside_ref(&b) {
+                return Err(self.stuck_at(&b, "$ref", "what stands beside it changed".into()));
+            }
             let (a, b) = match (self.space.follow(&a), self.space.follow(&b)) {
                 (Ok(a), Ok(b)) => (a, b),
                 _ => return Err(self.stuck_at(&b, "$ref", "a reference does not resolve".into())),
             };
             // A pair met again is the same cycle met again.
             if assumed.insert((address(a.value), address(b.value))) {
-                self.equal_here(&a, &b, &mut stack)?;
+                self.equal_here(&a, &b, compare, &mut stack)?;
             }
         }
         Ok(())
@@ -717,6 +726,7 @@ impl<'s> Prover<'s> {
         &self,
         a: &Place<'s>,
         b: &Place<'s>,
+        compare: Compare,
         stack: &mut Vec<(Place<'s>, Place<'s>)>,
     ) -> Result<(), Stuck> {
         let differ = |keyword: &str, why: &str| self.stuck_at(b, keyword, why.into());
@@ -733,7 +743,10 @@ impl<'s> Prover<'s> {
                     "one schema is a boolean and the other is not, or both are different booleans",
                 )),
             };
-        let (ka, kb) = (judged_keys(draft_a, ma), judged_keys(draft_a, mb));
+        let (ka, kb) = (
+            compared_keys(draft_a, ma, compare),
+            compared_keys(draft_a, mb, compare),
+        );
         if ka != kb {
             // The lists differ, so one key is in only one of them.
             let first = ka
@@ -811,13 +824,15 @@ impl<'s> Prover<'s> {
         }
     }
 
-    /// Whether two places are the same schema (references followed).
+    /// Whether two places are the same schema as written, annotations too
+    /// (references followed), so nothing changed there to report.
     pub fn same(&self, a: &Place<'s>, b: &Place<'s>) -> bool {
-        self.equal(a, b).is_ok()
+        self.equal_in(a, b, Compare::Written).is_ok()
     }
 
-    /// Whether the subschemas under `key` are the same on both sides
-    /// (references followed), so a change there is no change.
+    /// Whether the subschemas under `key` are the same on both sides as
+    /// written, annotations too (references followed), so a change there is
+    /// no change.
     pub fn same_under(&self, a: &Place<'s>, b: &Place<'s>, key: &str) -> bool {
         let (draft_a, draft_b) = (self.space.draft(a), self.space.draft(b));
         let (Some(va), Some(vb)) = (a.value.get(key), b.value.get(key)) else {
@@ -830,7 +845,7 @@ impl<'s> Prover<'s> {
             return match (va.as_str(), vb.as_str()) {
                 (Some(ra), Some(rb)) => {
                     match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
-                        (Ok(ta), Ok(tb)) => self.equal(&ta, &tb).is_ok(),
+                        (Ok(ta), Ok(tb)) => self.equal_in(&ta, &tb, Compare::Written).is_ok(),
                         _ => false,
                     }
                 }
@@ -843,7 +858,7 @@ impl<'s> Prover<'s> {
         );
         ca.len() == cb.len()
             && ca.into_iter().zip(cb).all(|((ta, xa), (tb, xb))| {
-                self.equal(
+                self.equal_in(
                     &Place {
                         doc: a.doc,
                         pointer: format!("{}{ta}", a.pointer),
@@ -854,6 +869,7 @@ impl<'s> Prover<'s> {
                         pointer: format!("{}{tb}", b.pointer),
                         value: xb,
                     },
+                    Compare::Written,
                 )
                 .is_ok()
             })
@@ -894,19 +910,40 @@ impl<'s> Prover<'s> {
 
 /// The keywords of `map` that equality judges: those the prover models or
 /// cannot decide (annotations are left out), sorted.
-fn judged_keys(draft: Draft, map: &Map<String, Value>) -> Vec<String> {
+/// What [`Prover::equal_in`] compares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// The keywords that constrain values: the same values pass.
+    Constraints,
+    /// Every keyword but those that locate schemas: nothing a report could
+    /// name changed.
+    Written,
+}
+
+fn compared_keys(draft: Draft, map: &Map<String, Value>, compare: Compare) -> Vec<String> {
     let mut keys: Vec<String> = map
         .keys()
-        .filter(|k| {
-            matches!(
-                vocab::handling(draft, k),
-                Handling::Modelled | Handling::CannotDecide(_)
-            )
+        .filter(|k| match (vocab::handling(draft, k), compare) {
+            (Handling::Modelled | Handling::CannotDecide(_), _) => true,
+            (Handling::Structure, _) => false,
+            (Handling::Annotation | Handling::Meaning(_), Compare::Written) => true,
+            (Handling::Annotation | Handling::Meaning(_), Compare::Constraints) => false,
         })
         .cloned()
         .collect();
     keys.sort();
     keys
+}
+
+/// The keywords beside a `$ref` that following it passes over (none where
+/// the place has no `$ref`).
+fn written_beside_ref<'v>(place: &Place<'v>) -> Vec<(&'v String, &'v Value)> {
+    match place.value.as_object() {
+        Some(map) if map.contains_key("$ref") => {
+            map.iter().filter(|(k, _)| k.as_str() != "$ref").collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The values of a writer that can only send a fixed list.
@@ -1196,7 +1233,7 @@ impl<'s> Prover<'s> {
             return true;
         }
         mr.keys().all(|key| match vocab::handling(draft, key) {
-            Handling::Annotation | Handling::Structure => true,
+            Handling::Annotation | Handling::Structure | Handling::Meaning(_) => true,
             // Its meaning may hang on the keywords beside it: only whole
             // schemas that are equal prove anything (see `equal`).
             Handling::CannotDecide(_) => false,

@@ -11,6 +11,9 @@ pub enum Rule {
     SchemaReplaced,
     /// Descriptions or other annotations changed.
     AnnotationChanged,
+    /// A keyword that says what an accepted value means (`default`,
+    /// `contentEncoding`, ...) changed: the same value is read as two things.
+    MeaningChanged,
     /// A property became required.
     RequiredAdded,
     /// A property is no longer required.
@@ -200,6 +203,7 @@ impl Rule {
         Cow::Borrowed(match self {
             Rule::SchemaReplaced => "schema.replaced",
             Rule::AnnotationChanged => "annotation.changed",
+            Rule::MeaningChanged => "meaning.changed",
             Rule::RequiredAdded => "required.added",
             Rule::RequiredRemoved => "required.removed",
             Rule::EnumValueAdded => "enum.value_added",

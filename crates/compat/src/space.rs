@@ -510,13 +510,9 @@ impl<'b> Space<'b> {
             };
             let draft = self.doc(here.doc).map_or(Draft::Draft202012, |d| d.draft);
             let plain = draft <= Draft::Draft7
-                || map.keys().all(|k| {
-                    k == "$ref"
-                        || matches!(
-                            vocab::handling(draft, k),
-                            vocab::Handling::Annotation | vocab::Handling::Structure
-                        )
-                });
+                || map
+                    .keys()
+                    .all(|k| k == "$ref" || vocab::handling(draft, k).constrains_nothing());
             if !plain {
                 return Ok(here);
             }

@@ -39,10 +39,23 @@ pub enum Handling {
     Structure,
     /// Constrains nothing: descriptions, examples, extension keywords.
     Annotation,
+    /// Constrains nothing the validator checks, but says what a value it
+    /// accepts means (`default`: what a member left out stands for). The
+    /// prover reads it as an annotation; a change of it is
+    /// `meaning.changed`, breaking both ways, since the same value is then
+    /// read as two things.
+    Meaning(&'static str),
     /// Constrains values in a way the prover does not reason about: a
     /// comparison that reaches it cannot decide unless both sides are the
     /// same schema.
     CannotDecide(&'static str),
+}
+
+impl Handling {
+    /// Whether the keyword leaves the values a schema accepts as they are.
+    pub fn constrains_nothing(self) -> bool {
+        matches!(self, Annotation | Structure | Meaning(_))
+    }
 }
 
 /// One keyword: its name, shape and handling, and the drafts that have it.
@@ -73,7 +86,7 @@ const fn gone(mut row: Row, until: Draft) -> Row {
 }
 
 use Draft::{Draft201909 as D2019, Draft202012 as D2020, Draft4 as D4, Draft6 as D6, Draft7 as D7};
-use Handling::{Annotation, CannotDecide, Modelled, Structure};
+use Handling::{Annotation, CannotDecide, Meaning, Modelled, Structure};
 use Shape::{List, Map as SchemaMap, MapOfSchemasOrNames, Schema, SchemaOrList, Value as Plain};
 
 const DYNAMIC: &str =
@@ -81,6 +94,8 @@ const DYNAMIC: &str =
 const UNEVALUATED: &str =
     "what it applies to depends on which other keywords matched, which the prover does not track";
 const CONTENT: &str = "the prover does not decode content to compare it";
+const DEFAULT: &str = "what a member left out stands for";
+const CONTENT_MEANS: &str = "how the string's content is encoded and read";
 
 /// Every keyword of drafts 4 to 2020-12.
 pub const VOCABULARY: &[Row] = &[
@@ -152,12 +167,12 @@ pub const VOCABULARY: &[Row] = &[
         row("contentMediaType", Plain, CannotDecide(CONTENT), D6),
         D7,
     ),
-    row("contentEncoding", Plain, Annotation, D2019),
-    row("contentMediaType", Plain, Annotation, D2019),
-    row("contentSchema", Schema, Annotation, D2019),
+    row("contentEncoding", Plain, Meaning(CONTENT_MEANS), D2019),
+    row("contentMediaType", Plain, Meaning(CONTENT_MEANS), D2019),
+    row("contentSchema", Schema, Meaning(CONTENT_MEANS), D2019),
     row("title", Plain, Annotation, D4),
     row("description", Plain, Annotation, D4),
-    row("default", Plain, Annotation, D4),
+    row("default", Plain, Meaning(DEFAULT), D4),
     row("examples", Plain, Annotation, D6),
     row("readOnly", Plain, Annotation, D7),
     row("writeOnly", Plain, Annotation, D7),
@@ -187,6 +202,7 @@ pub fn markdown() -> String {
             Modelled => "modelled".to_string(),
             Structure => "structure (locates schemas)".to_string(),
             Annotation => "annotation (constrains nothing)".to_string(),
+            Meaning(what) => format!("meaning ({what}): a change breaks both ways"),
             CannotDecide(why) => format!("cannot decide: {why}"),
         };
         out.push_str(&format!("| `{}` | {drafts} | {handling} |\n", row.keyword));
@@ -603,7 +619,10 @@ mod tests {
             handling(Draft::Draft7, "contentEncoding"),
             CannotDecide(_)
         ));
-        assert_eq!(handling(Draft::Draft202012, "contentEncoding"), Annotation);
+        assert!(matches!(
+            handling(Draft::Draft202012, "contentEncoding"),
+            Meaning(_)
+        ));
         // `if` means nothing to draft 6: the validator ignores it there.
         assert_eq!(handling(Draft::Draft6, "if"), Annotation);
     }

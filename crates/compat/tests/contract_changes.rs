@@ -1229,3 +1229,93 @@ fn references_that_fan_out_past_the_budget_are_undecided_not_a_hang() {
         comparison.changes
     );
 }
+
+/// A default says what a member left out stands for: the same values pass
+/// before and after, and one of them is read as two things. Changed, it
+/// breaks both ways; added or removed, what the side without it meant is
+/// not written, which is "cannot decide".
+#[test]
+fn a_changed_default_breaks_both_ways() {
+    let flipped = edited("config/ToolSet.json", |v| {
+        *at(v, "/$defs/Tool/properties/subjectCwd/default") = json!(true)
+    });
+    let comparison = compare(&flipped, Readers::Tolerant);
+    let change = only_change(&comparison);
+    assert_eq!(change.rule, "meaning.changed");
+    assert_eq!(
+        (change.writer, change.reader),
+        (Verdict::Breaking, Verdict::Breaking)
+    );
+    assert!(change.undecided.is_none(), "{change:?}");
+    assert_eq!(
+        change.new_pointer.as_deref(),
+        Some("config/ToolSet.json#/$defs/Tool/properties/subjectCwd/default")
+    );
+    assert!(explains(&comparison, &["false", "true", "read as two things"]));
+    assert_eq!(comparison.bump, Bump::Major);
+
+    let dropped = edited("config/ToolSet.json", |v| {
+        at(v, "/$defs/Tool/properties/subjectCwd")
+            .as_object_mut()
+            .expect("subjectCwd")
+            .remove("default")
+            .expect("a default");
+    });
+    let comparison = compare(&dropped, Readers::Tolerant);
+    let change = only_change(&comparison);
+    assert_eq!(change.rule, "meaning.changed");
+    assert_eq!(change.undecided.as_deref(), Some("default"));
+    assert!(!comparison.writer.holds() && !comparison.reader.holds());
+}
+
+/// What stands beside a reference, and what a reference reaches inside its
+/// own file, is compared as written: a description changed there is a
+/// patch, not "no changes".
+#[test]
+fn an_annotation_beside_or_behind_a_reference_is_a_change() {
+    let beside = edited("methods/download.add.json", |v| {
+        *at(v, "/$defs/params/properties/spec/description") = json!("What to fetch.")
+    });
+    let behind = edited("config/ToolSet.json", |v| {
+        *at(v, "/$defs/Tool/properties/name/description") = json!("The name.")
+    });
+    for (new, place) in [
+        (beside, "methods/download.add.json#/$defs/params/properties/spec"),
+        (behind, "config/ToolSet.json#/$defs/Tool/properties/name"),
+    ] {
+        let comparison = compare(&new, Readers::Tolerant);
+        let change = only_change(&comparison);
+        assert_eq!(change.rule, "annotation.changed", "{place}");
+        assert_eq!(change.new_pointer.as_deref(), Some(place));
+        assert_eq!(comparison.bump, Bump::Patch, "{place}");
+    }
+}
+
+/// `contentEncoding` passes every string in 2020-12, and says how to read
+/// one: the same string is another content once it changes.
+#[test]
+fn a_changed_content_encoding_breaks_both_ways() {
+    let set = |schema: Value| {
+        SchemaSet::from_texts(
+            Path::new("example"),
+            [("types/Blob.json", schema.to_string().as_str())],
+        )
+        .expect("a set")
+    };
+    let schema = |encoding: &str| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "string",
+            "contentEncoding": encoding
+        })
+    };
+    let comparison = compat::compare_documents(
+        &set(schema("base64")),
+        &set(schema("base32")),
+        Options::default(),
+    )
+    .expect("compared");
+    let change = only_change(&comparison);
+    assert_eq!(change.rule, "meaning.changed");
+    assert!(!comparison.writer.holds() && !comparison.reader.holds());
+}
