@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use crate::prove::{Break, Prover};
+use crate::prove::{Break, Compare, Prover};
 use crate::space::{location, Patch, Place, Role, Space, Version};
 use crate::vocab::{self, Handling};
 use crate::{Change, Direction, Example, Family, How, Rule, Verdict, BOTH_WAYS};
@@ -247,12 +247,122 @@ impl<'p, 's> Differ<'p, 's> {
         for key in keys {
             let (ov, nv) = (o.get(key.as_str()), n.get(key.as_str()));
             let unchanged = ov.zip(nv).is_some_and(|(a, b)| {
-                a == b && (!has_ref(a) || self.prover.same_under(here.old, here.new, key))
+                a == b
+                    && (!has_ref(a)
+                        || self
+                            .prover
+                            .same_under(here.old, here.new, key, Compare::Written))
             });
-            if !unchanged && !self.reordered(here, key) {
+            if unchanged || self.reordered(here, key) {
+                continue;
+            }
+            // Entered as usual where the walk enters them anyway.
+            let entered = key == "properties"
+                || NESTED.contains(&key.as_str())
+                || ov.is_some_and(Value::is_array)
+                    && matches!(key.as_str(), "prefixItems" | "items");
+            if !entered
+                && self
+                    .prover
+                    .same_under(here.old, here.new, key, Compare::Constraints)
+            {
+                self.under(here, key, out);
+            } else {
                 self.key(here, key, &fields, out);
             }
         }
+    }
+
+    /// The subschemas under `key` (one that applies them to the value
+    /// itself: `allOf`, `not`, `if`, a `$ref` beside assertions, ...), which
+    /// accept the same values on both sides, entered in step: what differs
+    /// below constrains nothing, and is reported where it stands.
+    fn under(&mut self, here: &Here<'_, 's>, key: &str, out: &mut Vec<Change>) {
+        let space = self.space();
+        let path = here.path;
+        if key == "$ref" {
+            let target = |place: &Place<'s>| {
+                let reference = place.value.get("$ref").and_then(Value::as_str)?;
+                space.resolve(place, reference).ok()
+            };
+            if let (Some(ot), Some(nt)) = (target(here.old), target(here.new)) {
+                self.diff(&ot, &nt, here.group, path, out);
+            }
+            return;
+        }
+        let (Some(ov), Some(nv)) = (here.old.value.get(key), here.new.value.get(key)) else {
+            return;
+        };
+        let children = |place: &Place<'s>, value: &'s Value| {
+            vocab::children(space.draft(place), key, value)
+                .into_iter()
+                .map(|(suffix, value)| Place {
+                    doc: place.doc,
+                    pointer: format!("{}{suffix}", place.pointer),
+                    value,
+                })
+                .collect::<Vec<_>>()
+        };
+        for (oc, nc) in children(here.old, ov)
+            .iter()
+            .zip(children(here.new, nv).iter())
+        {
+            self.diff(oc, nc, here.group, path, out);
+        }
+    }
+
+    /// [`Differ::inert`] at every schema position of `old` that `new` has
+    /// at the same pointer: for a file the walk does not enter (an envelope
+    /// body, compared part by part).
+    pub fn inert_in_step(
+        &self,
+        old: &Place<'s>,
+        new: &Place<'s>,
+        group: &str,
+        out: &mut Vec<Change>,
+    ) {
+        let Ok(positions) = vocab::positions(old.value, &old.pointer, self.space().draft(old))
+        else {
+            return;
+        };
+        for position in positions {
+            let Some(relative) = position.pointer.strip_prefix(old.pointer.as_str()) else {
+                continue;
+            };
+            let Some(value) = new.value.pointer(relative) else {
+                continue;
+            };
+            let (old, new) = (
+                Place {
+                    doc: old.doc,
+                    pointer: position.pointer.clone(),
+                    value: position.value,
+                },
+                Place {
+                    doc: new.doc,
+                    pointer: format!("{}{relative}", new.pointer),
+                    value,
+                },
+            );
+            let here = Here {
+                old: &old,
+                new: &new,
+                group,
+                path: "",
+            };
+            self.inert(&here, out);
+        }
+    }
+
+    /// [`Differ::inert`] at one pair of places, and nothing below them.
+    pub fn inert_here(&self, old: &Place<'s>, new: &Place<'s>, group: &str, out: &mut Vec<Change>) {
+        let here = Here {
+            old,
+            new,
+            group,
+            path: "",
+        };
+        self.inert(&here, out);
     }
 
     /// The keywords here that constrain no value: annotations changed (one
@@ -746,6 +856,73 @@ impl<'p, 's> Differ<'p, 's> {
             ),
             out,
         );
+        // Judged whole, its subschemas are not entered: what says what a
+        // value means there is compared here, by where it stands.
+        let (was, is) = (
+            self.meanings_under(here.old, key),
+            self.meanings_under(here.new, key),
+        );
+        if let Some((at, (what, _))) = was
+            .iter()
+            .chain(&is)
+            .find(|(at, _)| was.get(at.as_str()) != is.get(at.as_str()))
+        {
+            out.push(Change {
+                group: here.group.to_string(),
+                rule: Rule::MeaningChanged,
+                old_pointer: Some(self.at(here.old, &keyword_at(here.old.value, key, None))),
+                new_pointer: Some(self.at(here.new, &keyword_at(here.new.value, key, None))),
+                writer: Verdict::Breaking,
+                reader: Verdict::Breaking,
+                api: Verdict::Compatible,
+                detail: format!("`{what}` under `{key}` changed, at {at}"),
+                why: Some(match (was.get(at.as_str()), is.get(at.as_str())) {
+                    (Some((_, old)), Some((_, new))) => format!(
+                        "`{what}` at {at} is {} to an old side and {} to a new one: a value both accept is read as two things",
+                        show(Some(old)),
+                        show(Some(new))
+                    ),
+                    _ => format!(
+                        "cannot decide: `{what}` at {at} is on one side only, inside a `{key}` that changed as a whole"
+                    ),
+                }),
+                example: None,
+                undecided: (!was.contains_key(at.as_str()) || !is.contains_key(at.as_str()))
+                    .then(|| what.clone()),
+                shape: true,
+            });
+        }
+    }
+
+    /// Every keyword that says what a value means under `key` at `place`,
+    /// by the pointer it stands at (below the keyword) and its name.
+    fn meanings_under(&self, place: &Place<'s>, key: &str) -> HashMap<String, (String, &'s Value)> {
+        let mut out = HashMap::new();
+        let Some(value) = place.value.get(key) else {
+            return out;
+        };
+        let draft = self.space().draft(place);
+        for (suffix, child) in vocab::children(draft, key, value) {
+            let Ok(positions) = vocab::positions(child, &suffix, draft) else {
+                continue;
+            };
+            for position in positions {
+                let Some(map) = position.value.as_object() else {
+                    continue;
+                };
+                for (name, value) in map {
+                    if matches!(vocab::handling(draft, name), Handling::Meaning(_)) {
+                        let at = format!(
+                            "{}/{}",
+                            position.pointer,
+                            contract::escape_pointer_token(name)
+                        );
+                        out.insert(at, (name.clone(), value));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// `value` at `place`, its references made absolute (to the version and

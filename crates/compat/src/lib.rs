@@ -960,6 +960,45 @@ fn compare(
             }
         }
     }
+    // The bodies only list the parts, compared method by method above;
+    // what else stands in them (descriptions) is compared here: the file's
+    // own, and each branch's against the branch of the same name.
+    for body in contract::envelope::BODIES {
+        let rel = format!("envelope/{}.json", body.name);
+        let written = |version: Version| {
+            space
+                .find(version, Role::Written, &rel)
+                .and_then(|doc| space.place(doc, ""))
+        };
+        let (Some(o), Some(n)) = (written(Version::Old), written(Version::New)) else {
+            continue;
+        };
+        run.differ.inert_here(&o, &n, body.name, &mut run.changes);
+        let tag = format!("/properties/{}/const", body.tag);
+        fn branches<'s>(place: &space::Place<'s>) -> Vec<space::Place<'s>> {
+            let count = place
+                .value
+                .get("oneOf")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            (0..count)
+                .filter_map(|i| place.at_path(&["oneOf", &i.to_string()]))
+                .collect()
+        }
+        let new_branches = branches(&n);
+        for old_branch in branches(&o) {
+            let Some(name) = old_branch.value.pointer(&tag) else {
+                continue;
+            };
+            if let Some(new_branch) = new_branches
+                .iter()
+                .find(|b| b.value.pointer(&tag) == Some(name))
+            {
+                run.differ
+                    .inert_in_step(&old_branch, new_branch, body.name, &mut run.changes);
+            }
+        }
+    }
     // Types no method reaches (RpcError is reached through the envelope),
     // and the executor's tool-set file (written by people, read by it).
     for old_doc in old

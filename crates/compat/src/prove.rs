@@ -830,27 +830,33 @@ impl<'s> Prover<'s> {
         self.equal_in(a, b, Compare::Written).is_ok()
     }
 
-    /// Whether the subschemas under `key` are the same on both sides as
-    /// written, annotations too (references followed), so a change there is
-    /// no change.
-    pub fn same_under(&self, a: &Place<'s>, b: &Place<'s>, key: &str) -> bool {
+    /// Whether the subschemas under `key` are the same on both sides, as
+    /// `compare` says (references followed): as written, a change there is
+    /// no change; in constraints, only what constrains nothing changed.
+    pub fn same_under(&self, a: &Place<'s>, b: &Place<'s>, key: &str, compare: Compare) -> bool {
         let (draft_a, draft_b) = (self.space.draft(a), self.space.draft(b));
         let (Some(va), Some(vb)) = (a.value.get(key), b.value.get(key)) else {
             return false;
         };
-        if va != vb {
+        if compare == Compare::Written && va != vb {
             return false;
         }
         if key == "$ref" {
             return match (va.as_str(), vb.as_str()) {
                 (Some(ra), Some(rb)) => {
                     match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
-                        (Ok(ta), Ok(tb)) => self.equal_in(&ta, &tb, Compare::Written).is_ok(),
+                        (Ok(ta), Ok(tb)) => self.equal_in(&ta, &tb, compare).is_ok(),
                         _ => false,
                     }
                 }
                 _ => false,
             };
+        }
+        if draft_a != draft_b
+            || vocab::shape(draft_a, key) == vocab::Shape::Value
+            || !same_non_schemas(va, vb)
+        {
+            return va == vb;
         }
         let (ca, cb) = (
             vocab::children(draft_a, key, va),
@@ -858,20 +864,22 @@ impl<'s> Prover<'s> {
         );
         ca.len() == cb.len()
             && ca.into_iter().zip(cb).all(|((ta, xa), (tb, xb))| {
-                self.equal_in(
-                    &Place {
-                        doc: a.doc,
-                        pointer: format!("{}{ta}", a.pointer),
-                        value: xa,
-                    },
-                    &Place {
-                        doc: b.doc,
-                        pointer: format!("{}{tb}", b.pointer),
-                        value: xb,
-                    },
-                    Compare::Written,
-                )
-                .is_ok()
+                ta == tb
+                    && self
+                        .equal_in(
+                            &Place {
+                                doc: a.doc,
+                                pointer: format!("{}{ta}", a.pointer),
+                                value: xa,
+                            },
+                            &Place {
+                                doc: b.doc,
+                                pointer: format!("{}{tb}", b.pointer),
+                                value: xb,
+                            },
+                            compare,
+                        )
+                        .is_ok()
             })
     }
 
@@ -912,7 +920,7 @@ impl<'s> Prover<'s> {
 /// cannot decide (annotations are left out), sorted.
 /// What [`Prover::equal_in`] compares.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Compare {
+pub enum Compare {
     /// The keywords that constrain values: the same values pass.
     Constraints,
     /// Every keyword but those that locate schemas: nothing a report could

@@ -1251,7 +1251,10 @@ fn a_changed_default_breaks_both_ways() {
         change.new_pointer.as_deref(),
         Some("config/ToolSet.json#/$defs/Tool/properties/subjectCwd/default")
     );
-    assert!(explains(&comparison, &["false", "true", "read as two things"]));
+    assert!(explains(
+        &comparison,
+        &["false", "true", "read as two things"]
+    ));
     assert_eq!(comparison.bump, Bump::Major);
 
     let dropped = edited("config/ToolSet.json", |v| {
@@ -1280,7 +1283,10 @@ fn an_annotation_beside_or_behind_a_reference_is_a_change() {
         *at(v, "/$defs/Tool/properties/name/description") = json!("The name.")
     });
     for (new, place) in [
-        (beside, "methods/download.add.json#/$defs/params/properties/spec"),
+        (
+            beside,
+            "methods/download.add.json#/$defs/params/properties/spec",
+        ),
         (behind, "config/ToolSet.json#/$defs/Tool/properties/name"),
     ] {
         let comparison = compare(&new, Readers::Tolerant);
@@ -1318,4 +1324,110 @@ fn a_changed_content_encoding_breaks_both_ways() {
     let change = only_change(&comparison);
     assert_eq!(change.rule, "meaning.changed");
     assert!(!comparison.writer.holds() && !comparison.reader.holds());
+}
+
+/// The schema places of a document: its root and every subschema under the
+/// keywords that hold them, found here by the keyword names alone (not by
+/// the checker's own walk, which is what is under test).
+fn schema_places(value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![(String::new(), value)];
+    while let Some((pointer, value)) = stack.pop() {
+        let Some(map) = value.as_object() else {
+            continue;
+        };
+        out.push(pointer.clone());
+        for (key, child) in map {
+            let at = format!("{pointer}/{key}");
+            match key.as_str() {
+                "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
+                    for (name, schema) in child.as_object().into_iter().flatten() {
+                        let name = name.replace('~', "~0").replace('/', "~1");
+                        stack.push((format!("{at}/{name}"), schema));
+                    }
+                }
+                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                    for (i, schema) in child.as_array().into_iter().flatten().enumerate() {
+                        stack.push((format!("{at}/{i}"), schema));
+                    }
+                }
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames" => stack.push((at, child)),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// At places spread over the whole contract (every file, every depth): a
+/// description written there is reported, a patch that breaks nothing, and
+/// a default set there breaks both ways, alone or beside another change. `COMPAT_PLACES_EVERY=1` tries every
+/// place (the bounded run takes every twelfth).
+#[test]
+fn a_note_or_a_default_anywhere_in_the_contract_is_seen() {
+    let every: usize = std::env::var("COMPAT_PLACES_EVERY")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(12);
+    let old = base();
+    let places: Vec<(String, String)> = old
+        .docs
+        .iter()
+        .flat_map(|doc| {
+            schema_places(&doc.value)
+                .into_iter()
+                .map(|pointer| (doc.rel.clone(), pointer))
+        })
+        .collect();
+    let mut unseen = Vec::new();
+    for (file, pointer) in places.iter().step_by(every.max(1)) {
+        let noted = edited(file, |v| {
+            at(v, pointer)["description"] = json!("A note no version had.")
+        });
+        let comparison = compare(&noted, Readers::Tolerant);
+        let seen = comparison.bump >= Bump::Patch
+            && comparison
+                .changes
+                .iter()
+                .any(|c| c.rule == "annotation.changed");
+        if !seen || !comparison.writer.holds() || !comparison.reader.holds() {
+            unseen.push(format!(
+                "{file}#{pointer}: a description: bump {:?}, W {:?}, R {:?}",
+                comparison.bump, comparison.writer, comparison.reader
+            ));
+        }
+        // A default alone, and one beside a keyword that constrains
+        // nothing more (`minLength: 0`) but is a change of the schema's
+        // constraints as written, which the walk may judge whole.
+        for beside in [None, Some(("minLength", json!(0)))] {
+            let defaulted = edited(file, |v| {
+                let here = at(v, pointer);
+                here["default"] = json!("left out");
+                if let Some((key, value)) = &beside {
+                    here[*key] = value.clone();
+                }
+            });
+            let comparison = compare(&defaulted, Readers::Tolerant);
+            if comparison.writer.holds() || comparison.reader.holds() {
+                unseen.push(format!(
+                    "{file}#{pointer}: a default (beside {beside:?}): W {:?}, R {:?}",
+                    comparison.writer, comparison.reader
+                ));
+            }
+        }
+    }
+    assert!(
+        unseen.is_empty(),
+        "{} of {} places:\n{}",
+        unseen.len(),
+        places.len().div_ceil(every.max(1)),
+        unseen.join("\n")
+    );
 }
