@@ -1431,3 +1431,60 @@ fn a_note_or_a_default_anywhere_in_the_contract_is_seen() {
         unseen.join("\n")
     );
 }
+
+/// At places spread over the whole contract, the schema replaced by
+/// `false` (nothing passes there any more): every value an old writer sent
+/// through that place is refused by a new reader, so R breaks, wherever the
+/// place is reached, for tolerant and strict readers. Places under `not`
+/// and `if` are left out (there, refusing everything lets more through, or
+/// picks another branch). `COMPAT_PLACES_EVERY=1` tries every place.
+#[test]
+fn nothing_passing_where_something_did_breaks_old_writers_anywhere() {
+    let every: usize = std::env::var("COMPAT_PLACES_EVERY")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(12);
+    let old = base();
+    let places: Vec<(String, String)> = old
+        .docs
+        .iter()
+        .flat_map(|doc| {
+            schema_places(&doc.value)
+                .into_iter()
+                .filter(|pointer| !pointer.split('/').any(|t| t == "not" || t == "if"))
+                .map(|pointer| (doc.rel.clone(), pointer))
+        })
+        .collect();
+    let mut held = Vec::new();
+    for (file, pointer) in places.iter().step_by(every.max(1)) {
+        let refused = edited(file, |v| *at(v, pointer) = json!(false));
+        // Tolerant readers ignore members an object does not declare, so a
+        // map's values refused there are not seen by them: judged for
+        // strict readers only.
+        let readers = if pointer.ends_with("/additionalProperties") {
+            vec![Readers::Strict]
+        } else {
+            vec![Readers::Tolerant, Readers::Strict]
+        };
+        for readers in readers {
+            let options = Options {
+                readers,
+                ..Options::default()
+            };
+            // A file with no `$id` left gets no verdict at all: nothing ships.
+            let Ok(comparison) = compare_sets(&old, &refused, options) else {
+                continue;
+            };
+            if comparison.reader.holds() {
+                held.push(format!("{file}#{pointer} ({readers:?} readers)"));
+            }
+        }
+    }
+    assert!(
+        held.is_empty(),
+        "R said to hold with nothing passing at {} of {} places:\n{}",
+        held.len(),
+        places.len().div_ceil(every.max(1)),
+        held.join("\n")
+    );
+}
