@@ -596,11 +596,24 @@ pub fn sarif(
         "runs": [{
             "tool": {"driver": {
                 "name": "vdm-compat",
-                "rules": rules.iter().map(|id| serde_json::json!({"id": id})).collect::<Vec<_>>()
+                "rules": rules.iter().map(|id| sarif_rule(id)).collect::<Vec<_>>()
             }},
             "results": results
         }]
     })
+}
+
+/// A SARIF rule: its id and what it means.
+fn sarif_rule(id: &str) -> serde_json::Value {
+    let text = match id {
+        "bump" => "contracts/VERSION declares less of a bump than the changes need".to_string(),
+        "compat.failed" => "the comparison could not be made: a file is not JSON, not a schema, or not at its `$id`".to_string(),
+        _ => crate::Rule::all()
+            .into_iter()
+            .find(|rule| rule.id() == id)
+            .map_or_else(String::new, crate::Rule::explain),
+    };
+    serde_json::json!({"id": id, "shortDescription": {"text": text}})
 }
 
 /// SARIF for a comparison that could not be made at all: one error at the
@@ -625,7 +638,7 @@ pub fn sarif_failure(place: Option<(String, usize)>, message: &str) -> serde_jso
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "runs": [{
-            "tool": {"driver": {"name": "vdm-compat", "rules": [{"id": "compat.failed"}]}},
+            "tool": {"driver": {"name": "vdm-compat", "rules": [sarif_rule("compat.failed")]}},
             "invocations": [{"executionSuccessful": false}],
             "results": [result]
         }]

@@ -233,6 +233,139 @@ impl Rule {
     }
 }
 
+/// The rules that are not one keyword family's, in the order reports list them.
+const FIXED: [Rule; 24] = [
+    Rule::SchemaReplaced,
+    Rule::AnnotationChanged,
+    Rule::MeaningChanged,
+    Rule::RequiredAdded,
+    Rule::RequiredRemoved,
+    Rule::EnumValueAdded,
+    Rule::EnumValueRemoved,
+    Rule::PropertyAdded,
+    Rule::PropertyRemoved,
+    Rule::BranchAdded,
+    Rule::BranchRemoved,
+    Rule::ShapeChanged,
+    Rule::MethodAdded,
+    Rule::MethodRemoved,
+    Rule::MethodBecameEvent,
+    Rule::MethodTransportsChanged,
+    Rule::MethodErrorsChanged,
+    Rule::MethodSpawnsProcessChanged,
+    Rule::FileRootChanged,
+    Rule::EventAdded,
+    Rule::EventRemoved,
+    Rule::EventBecameMethod,
+    Rule::ConfigRemoved,
+    Rule::ConfigAdded,
+];
+
+const FAMILIES: [Family; 10] = [
+    Family::Type,
+    Family::Bound,
+    Family::Length,
+    Family::Count,
+    Family::Pattern,
+    Family::Format,
+    Family::Const,
+    Family::Map,
+    Family::Items,
+    Family::Condition,
+];
+
+impl Family {
+    /// The keywords of the family, as the README names them.
+    fn keywords(self) -> &'static str {
+        match self {
+            Family::Type => "`type`",
+            Family::Bound => {
+                "`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`"
+            }
+            Family::Length => "`minLength`, `maxLength`",
+            Family::Count => {
+                "`minItems`, `maxItems`, `minProperties`, `maxProperties`, `uniqueItems`"
+            }
+            Family::Pattern => "`pattern`",
+            Family::Format => "`format`",
+            Family::Const => "`const`, `enum` (as a whole)",
+            Family::Map => "`additionalProperties`, `patternProperties`",
+            Family::Items => "`items`, `prefixItems`, `additionalItems`, `contains`",
+            Family::Condition => {
+                "any other keyword (`allOf`, `not`, `if`/`then`/`else`, `$ref`, ...)"
+            }
+        }
+    }
+}
+
+impl Rule {
+    /// Every rule a change can carry: the fixed ones, then each keyword
+    /// family each way.
+    pub fn all() -> Vec<Rule> {
+        let mut all = FIXED.to_vec();
+        all.push(Rule::ApiChanged);
+        for family in FAMILIES {
+            for how in [How::Widened, How::Narrowed, How::Changed] {
+                all.push(Rule::Keyword(family, how));
+            }
+        }
+        all
+    }
+
+    /// What a change of this rule is, in one sentence: reports' rule
+    /// descriptions (SARIF) and the README's table. Its verdicts are the
+    /// values' (see "How `compat` decides"), unless said here.
+    pub fn explain(self) -> String {
+        let text = match self {
+            Rule::SchemaReplaced => "a schema replaced by a value of another shape (a boolean schema, or something that is not a schema), judged whole",
+            Rule::AnnotationChanged => "descriptions, titles, comments or `x-` keywords changed: compatible both ways, a patch",
+            Rule::MeaningChanged => "a keyword that passes every value but says what one means (`default`, `contentEncoding`, `contentMediaType`, `contentSchema`) changed: breaking both ways; added or removed, cannot decide",
+            Rule::RequiredAdded => "a member became required",
+            Rule::RequiredRemoved => "a member is no longer required",
+            Rule::EnumValueAdded => "an enum gained a value",
+            Rule::EnumValueRemoved => "an enum lost a value (code naming it no longer compiles)",
+            Rule::PropertyAdded => "an object declares a member it did not",
+            Rule::PropertyRemoved => "an object no longer declares a member (code naming it no longer compiles)",
+            Rule::BranchAdded => "a union (`oneOf`, `anyOf`) gained a branch",
+            Rule::BranchRemoved => "a union lost a branch",
+            Rule::ShapeChanged => "the changes at one place break together what none breaks alone (the schemas compared whole)",
+            Rule::MethodAdded => "a method file was added",
+            Rule::MethodRemoved => "a method file was removed (code naming it no longer compiles)",
+            Rule::MethodBecameEvent => "a name that was a method is an event",
+            Rule::MethodTransportsChanged => "a method's `x-transports` changed: one removed breaks R",
+            Rule::MethodErrorsChanged => "a method's `x-errors` changed: a code added is minor, one removed a patch",
+            Rule::MethodSpawnsProcessChanged => "a method's `x-spawnsProcess` changed: minor",
+            Rule::FileRootChanged => "a method's or event's file changed outside its `params` and `result` in a way not modelled: cannot decide",
+            Rule::EventAdded => "an event file was added",
+            Rule::EventRemoved => "an event file was removed (code naming it no longer compiles)",
+            Rule::EventBecameMethod => "a name that was an event is a method",
+            Rule::ConfigRemoved => "a file the executor reads (`config/`) has no schema any more: cannot decide",
+            Rule::ConfigAdded => "a file the executor reads (`config/`) has a schema now: cannot decide",
+            Rule::ApiChanged => "what the generated bindings name changed where the wire may not have (a type renamed, a field's type, an enum value's name or place): API breaking",
+            Rule::Keyword(family, how) => {
+                let moved = match how {
+                    How::Widened => "more values pass: a new writer may send what an old reader refuses (W)",
+                    How::Narrowed => "fewer values pass: a new reader may refuse what an old writer sent (R)",
+                    How::Changed => "both directions hold (the same values pass) or both break",
+                };
+                return format!("{} changed; {moved}", family.keywords());
+            }
+        };
+        text.to_string()
+    }
+}
+
+/// The rules in words, as the README shows them: one line per rule (a test
+/// holds the README to it).
+#[cfg(test)]
+pub fn markdown() -> String {
+    let mut out = String::from("| rule | the change |\n|---|---|\n");
+    for rule in Rule::all() {
+        out.push_str(&format!("| `{}` | {} |\n", rule.id(), rule.explain()));
+    }
+    out
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `pad` so that report columns (`{:<32}`) line up.
@@ -250,5 +383,31 @@ impl serde::Serialize for Rule {
 impl PartialEq<&str> for Rule {
     fn eq(&self, id: &&str) -> bool {
         self.id() == *id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{markdown, Rule};
+
+    #[test]
+    fn the_readme_explains_every_rule() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+                .expect("the README");
+        let table = markdown();
+        assert!(
+            readme.contains(&table),
+            "the README's table of rules is not the checker's; put this in its place:\n{table}"
+        );
+    }
+
+    #[test]
+    fn every_rule_has_its_own_id() {
+        let mut ids: Vec<String> = Rule::all().iter().map(|r| r.id().into_owned()).collect();
+        let count = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), count);
     }
 }
