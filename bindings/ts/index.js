@@ -253,14 +253,17 @@ function namesAsWritten(text, refuse) {
 
 /**
  * Where text that JSON.parse refused stops being JSON, and what was expected
- * there. V8's own message quotes the text around the fault, which may be a
- * credential; this names the place and the expectation only. Read only once
- * JSON.parse has refused, so its cost is the refusal's.
+ * there, in the Rust reader's words and at its byte (a test holds the three
+ * readers to one answer). V8's own message quotes the text around the
+ * fault, which may be a credential; this names the place and the
+ * expectation only. Read only once JSON.parse has refused, so its cost is
+ * the refusal's.
  */
 function syntaxError(text) {
   const n = text.length;
   let i = 0;
-  const expected = (what) => `not JSON at position ${i}: expected ${what}`;
+  // Named as a byte of the UTF-8 text, as the Rust and C++ readers name it.
+  const expected = (what) => `not JSON at byte ${encoder.encode(text.slice(0, i)).length}: expected ${what}`;
   const digits = () => {
     const from = i;
     while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
@@ -279,11 +282,14 @@ function syntaxError(text) {
         i++;
         if (i < n && '"\\/bfnrt'.includes(text[i])) continue;
         if (text[i] !== "u") return expected("one of \" \\ / b f n r t u after a backslash");
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) return expected("four hex digits after \\u");
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) {
+          i++;
+          return expected("four hex digits after \\u");
+        }
         i += 4;
       }
     }
-    return expected("a closing quote");
+    return expected("the end of a string");
   };
   const number = () => {
     if (text[i] === "-") i++;
@@ -291,7 +297,7 @@ function syntaxError(text) {
     else if (!digits()) return expected("a digit");
     if (text[i] === ".") {
       i++;
-      if (!digits()) return expected("a digit after `.`");
+      if (!digits()) return expected("a digit after the decimal point");
     }
     if (text[i] === "e" || text[i] === "E") {
       i++;
@@ -305,7 +311,7 @@ function syntaxError(text) {
   };
   // A member's name and its colon, from where the name should start.
   const name = () => {
-    if (text[i] !== '"') return expected("a member name in double quotes");
+    if (text[i] !== '"') return expected("a member name in quotes");
     const fault = string();
     if (fault !== null) return fault;
     space();
@@ -335,12 +341,15 @@ function syntaxError(text) {
       } else if (c === '"') fault = string();
       else if (c === "-" || (c >= "0" && c <= "9")) fault = number();
       else if (["true", "false", "null"].some((word) => text.startsWith(word, i))) i += text[i] === "f" ? 5 : 4;
+      else if (c === undefined) fault = expected("more JSON, not the end of the text");
       else fault = expected(c === "t" || c === "f" || c === "n" ? "true, false or null" : "a value");
     } else if (open.length === 0) {
       return i < n ? expected("the end of the text after the value") : "not JSON";
     } else {
       const inObject = open[open.length - 1] === "{";
-      if (text[i] === (inObject ? "}" : "]")) {
+      if (i >= n) {
+        fault = expected("more JSON, not the end of the text");
+      } else if (text[i] === (inObject ? "}" : "]")) {
         i++;
         open.pop();
       } else if (text[i] !== ",") {

@@ -1,7 +1,7 @@
 // A reader held open for the differential tests: frames on stdin, one line
 // per frame on stdout, flushed, in the words tests/src/readers.rs reads:
 //   ok JSON            the envelope, written back by write_frame (its body)
-//   text               refused by the JSON text policy (pointer "")
+//   text MESSAGE       refused by the JSON text policy (pointer ""), the message as a JSON string
 //   contract POINTER   refused as not what the contract says (POINTER as a JSON string)
 //   version N          another protocol version
 //   frame KIND         a frame error (the server stops after one it cannot go on from)
@@ -34,7 +34,10 @@ int main() {
       std::cout << "version " << error.version() << std::endl;
     } catch (const vc::ContractError& error) {
       if (error.pointer().empty() && std::string(error.what()).rfind("at /: not JSON as the wire takes it", 0) == 0) {
-        std::cout << "text" << std::endl;
+        std::cout << "text "
+                  << nlohmann::json(std::string(error.what()))
+                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << std::endl;
       } else {
         std::cout << "contract " << nlohmann::json(error.pointer()).dump() << std::endl;
       }

@@ -44,14 +44,19 @@ int main() {
     }
   }
   // Text that is not JSON: nlohmann's messages quote the text read last,
-  // which may be the credential; the reader keeps only what was expected.
+  // which may be the credential; the reader says where and what was
+  // expected, in the Rust and TypeScript readers' words.
   const std::string start =
       R"({"v":1,"kind":"call","id":7,"body":{"method":"download.provideAuth","params":{"taskId":"t","username":"u","password":)";
   const std::pair<std::string, std::string> broken[] = {
-      {start + "hunter2}}}", "not JSON at byte 117: syntax error while parsing value - invalid literal"},
-      {start + R"("hunter2" "save":true}}})", "not JSON at byte 132: syntax error while parsing object - unexpected string literal; expected '}'"},
-      {start + "\"hunter2\x01\"}}}", "control character U+0001 (SOH) must be escaped"},
-      {start + R"("hunter2\ud800"}}})", "surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"},
+      {start + "hunter2}}}", "not JSON at byte 117: expected a value"},
+      {start + R"("hunter2" "save":true}}})", "not JSON at byte 127: expected `,` or `}` after a member"},
+      {start + "\"hunter2\x01\"}}}", "not JSON at byte 125: expected an escape, not a raw control character, inside a string"},
+      {start + R"("hunter2\ud800"}}})", "a \\u escape at byte 125 leaves half a surrogate pair"},
+      {start + R"("hunter2\ud800\u12"}}})", "not JSON at byte 133: expected four hex digits after \\u"},
+      {start + std::string("\"hunter2\0\"}}}", 13), "not JSON at byte 125: expected an escape, not a raw control character, inside a string"},
+      {start + "\"hunter2", "not JSON at byte 125: expected the end of a string"},
+      {start + "{\"a\":1", "not JSON at byte 123: expected more JSON, not the end of the text"},
       {start + "1e400}}}", "a number beyond what a double holds"},
       {start + "184467440737095516160}}}", "an integer beyond"},
   };

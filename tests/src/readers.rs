@@ -16,8 +16,11 @@ use serde_json::Value;
 pub enum Read {
     /// Read, and written back as this value.
     Ok(Value),
-    /// Refused by the JSON text policy (`docs/wire.md`, "JSON text").
-    Text,
+    /// Refused by the JSON text policy (`docs/wire.md`, "JSON text"); where
+    /// the refusal is one of syntax, its place and what was expected there
+    /// (`not JSON at byte N: expected X`), which the three readers must name
+    /// alike.
+    Text(Option<String>),
     /// Refused as not what the contract says, at this pointer.
     Contract(String),
     /// Another protocol version.
@@ -39,7 +42,9 @@ impl Read {
                 serde::Deserialize::deserialize(&mut json)
                     .map_or_else(|_| Read::Crash(line.into()), Read::Ok)
             }
-            "text" => Read::Text,
+            "text" => Read::Text(syntax_fault(
+                &serde_json::from_str::<String>(rest).unwrap_or_default(),
+            )),
             "contract" => {
                 Read::Contract(serde_json::from_str(rest).unwrap_or_else(|_| rest.to_string()))
             }
@@ -83,11 +88,19 @@ fn rust_read(decoded: Result<proto::Envelope, proto::DecodeError>) -> Read {
                 .map_or_else(|err| Read::Crash(err.to_string()), Read::Ok)
         }
         Err(err) => match err.problem {
-            proto::Problem::NotJson(_) => Read::Text,
+            proto::Problem::NotJson(text) => Read::Text(syntax_fault(&text.to_string())),
             proto::Problem::BadVersion(v) => Read::Version(v),
             _ => Read::Contract(err.pointer),
         },
     }
+}
+
+/// From a text refusal's message, the part that names a syntax fault's
+/// place and what was expected there, if it names one.
+fn syntax_fault(message: &str) -> Option<String> {
+    let at = message.find("not JSON at byte ")?;
+    let fault = message.get(at..)?;
+    fault.contains(": expected ").then(|| fault.to_string())
 }
 
 /// What `vdm-conform check` says of one message: the rules it finds broken.
@@ -242,7 +255,7 @@ fn cpp_program(out: &Path) -> PathBuf {
 fn same(a: &Read, b: &Read) -> bool {
     match (a, b) {
         (Read::Ok(x), Read::Ok(y)) => numbers_as_numbers(x) == numbers_as_numbers(y),
-        (Read::Contract(_), Read::Contract(_)) => true,
+        (Read::Contract(_), Read::Contract(_)) | (Read::Text(_), Read::Text(_)) => true,
         _ => a == b,
     }
 }
@@ -287,9 +300,30 @@ pub fn disagreement(rust: &Read, cpp: &Read, ts: &Read, conform: &[Rule]) -> Opt
         return Some(format!("{name} failed: {read:?}"));
     }
     let text = conform.contains(&Rule::Json);
-    let texts: Vec<bool> = all.iter().map(|(_, r)| **r == Read::Text).collect();
+    let texts: Vec<bool> = all
+        .iter()
+        .map(|(_, r)| matches!(r, Read::Text(_)))
+        .collect();
     if texts.iter().any(|t| *t != text) {
         return Some(format!("the text policy is read differently: vdm-conform {conform:?}, Rust {rust:?}, C++ {cpp:?}, TypeScript {ts:?}"));
+    }
+    // Two readers that each name a syntax fault name the same one (a
+    // reader may find another rule broken before it, and say that).
+    let faults: Vec<(&str, &String)> = all
+        .iter()
+        .filter_map(|(name, r)| match r {
+            Read::Text(Some(fault)) => Some((*name, fault)),
+            _ => None,
+        })
+        .collect();
+    if let Some(((a, x), (b, y))) = faults
+        .iter()
+        .zip(faults.iter().skip(1))
+        .find(|((_, x), (_, y))| x != y)
+    {
+        return Some(format!(
+            "the same text is refused at different places: {a} says {x:?}, {b} {y:?}"
+        ));
     }
     if !same(cpp, ts) {
         return Some(format!("C++ {cpp:?} and TypeScript {ts:?}"));

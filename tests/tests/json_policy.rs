@@ -101,7 +101,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
 fn says(read: &Read) -> Option<Says> {
     match read {
         Read::Ok(_) => Some(Says::Read),
-        Read::Text => Some(Says::Text),
+        Read::Text(_) => Some(Says::Text),
         Read::Contract(_) | Read::Version(_) => Some(Says::Contract),
         _ => None,
     }

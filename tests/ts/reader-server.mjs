@@ -24,7 +24,7 @@ function outcome() {
     if (error instanceof VersionError) return `version ${error.version}`;
     if (error instanceof ContractError) {
       return error.pointer === "" && error.message.startsWith("at /: not JSON as the wire takes it")
-        ? "text"
+        ? `text ${JSON.stringify(error.message)}`
         : `contract ${JSON.stringify(error.pointer)}`;
     }
     if (error instanceof FrameError) {

@@ -316,6 +316,166 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+/// Where text nlohmann refused stops being JSON, and what was expected
+/// there, in the Rust reader's words and at its byte (a test holds the
+/// three readers to one answer): nlohmann names the byte after the token it
+/// could not take, and its message quotes that token, which may be a
+/// credential. Read only once the parse has failed. Empty when this scan
+/// finds no fault (the lexer's own refusal then stands).
+inline std::string syntax_fault(std::string_view text) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  auto at = [&](std::size_t k) { return k < n ? static_cast<int>(static_cast<unsigned char>(text[k])) : -1; };
+  auto expected = [&](const char* what) { return "not JSON at byte " + std::to_string(i) + ": expected " + what; };
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (at(i) >= '0' && at(i) <= '9') i++;
+    return i > from;
+  };
+  auto hex = [&](std::size_t k) {
+    const int c = at(k);
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  };
+  // The code unit of `\uXXXX` whose `u` is at `i`, its digits checked.
+  auto unit = [&] {
+    unsigned value = 0;
+    for (std::size_t k = i + 1; k <= i + 4; k++) {
+      const int c = at(k);
+      value = value * 16 + static_cast<unsigned>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return value;
+  };
+  // Past one string from its opening quote: the fault, or empty.
+  auto string = [&]() -> std::string {
+    for (i++; i < n; i++) {
+      const int c = at(i);
+      if (c == '"') {
+        i++;
+        return {};
+      }
+      if (c < 0x20) return expected("an escape, not a raw control character, inside a string");
+      if (c == '\\') {
+        i++;
+        const int e = at(i);
+        if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') continue;
+        if (e != 'u') return expected("one of \" \\ / b f n r t u after a backslash");
+        if (!(hex(i + 1) && hex(i + 2) && hex(i + 3) && hex(i + 4))) {
+          i++;
+          return expected("four hex digits after \\u");
+        }
+        // Half a surrogate pair is refused where its escape starts, as the
+        // Rust reader refuses it (nlohmann names the end of the token).
+        const std::size_t start = i - 1;
+        const unsigned first = unit();
+        i += 4;
+        const auto half = [&] {
+          return "a \\u escape at byte " + std::to_string(start) + " leaves half a surrogate pair";
+        };
+        if (first >= 0xDC00 && first <= 0xDFFF) return half();
+        if (first >= 0xD800 && first <= 0xDBFF) {
+          if (at(i + 1) != '\\' || at(i + 2) != 'u') return half();
+          i += 2;
+          if (!(hex(i + 1) && hex(i + 2) && hex(i + 3) && hex(i + 4))) {
+            i++;
+            return expected("four hex digits after \\u");
+          }
+          const unsigned second = unit();
+          i += 4;
+          if (second < 0xDC00 || second > 0xDFFF) return half();
+        }
+      }
+    }
+    return expected("the end of a string");
+  };
+  auto number = [&]() -> std::string {
+    if (at(i) == '-') i++;
+    if (at(i) == '0') {
+      i++;
+    } else if (!digits()) {
+      return expected("a digit");
+    }
+    if (at(i) == '.') {
+      i++;
+      if (!digits()) return expected("a digit after the decimal point");
+    }
+    if (at(i) == 'e' || at(i) == 'E') {
+      i++;
+      if (at(i) == '+' || at(i) == '-') i++;
+      if (!digits()) return expected("a digit in the exponent");
+    }
+    return {};
+  };
+  auto space = [&] {
+    while (at(i) == ' ' || at(i) == '\t' || at(i) == '\n' || at(i) == '\r') i++;
+  };
+  // A member's name and its colon, from where the name should start.
+  auto name = [&]() -> std::string {
+    if (at(i) != '"') return expected("a member name in quotes");
+    std::string fault = string();
+    if (!fault.empty()) return fault;
+    space();
+    if (at(i) != ':') return expected("`:` after a member name");
+    i++;
+    return {};
+  };
+  auto starts_with = [&](std::string_view word) { return i <= n && text.substr(i).substr(0, word.size()) == word; };
+  std::vector<char> open;  // the containers open, innermost last: '{' or '['
+  bool want_value = true;
+  for (;;) {
+    space();
+    std::string fault;
+    if (want_value) {
+      const int c = at(i);
+      want_value = false;
+      if (c == '{' || c == '[') {
+        i++;
+        space();
+        if (at(i) == (c == '{' ? '}' : ']')) {
+          i++;
+        } else {
+          // Deeper is refused whatever follows (and keeps this stack small).
+          if (open.size() == MAX_DEPTH) return {};
+          open.push_back(static_cast<char>(c));
+          want_value = true;
+          if (c == '{') fault = name();
+        }
+      } else if (c == '"') {
+        fault = string();
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        fault = number();
+      } else if (starts_with("true") || starts_with("null")) {
+        i += 4;
+      } else if (starts_with("false")) {
+        i += 5;
+      } else if (c == -1) {
+        fault = expected("more JSON, not the end of the text");
+      } else {
+        fault = expected(c == 't' || c == 'f' || c == 'n' ? "true, false or null" : "a value");
+      }
+    } else if (open.empty()) {
+      return i < n ? expected("the end of the text after the value") : std::string();
+    } else {
+      const bool in_object = open.back() == '{';
+      if (i >= n) {
+        fault = expected("more JSON, not the end of the text");
+      } else if (at(i) == (in_object ? '}' : ']')) {
+        i++;
+        open.pop_back();
+      } else if (at(i) != ',') {
+        fault = expected(in_object ? "`,` or `}` after a member" : "`,` or `]` after an item");
+      } else {
+        i++;
+        want_value = true;
+        if (in_object) {
+          space();
+          fault = name();
+        }
+      }
+    }
+    if (!fault.empty()) return fault;
+  }
+}
+
 /// Builds a value from nlohmann's SAX events and refuses, as it reads, what
 /// the JSON text policy refuses (docs/wire.md, "JSON text"): nesting past
 /// MAX_DEPTH, a member named twice, an integer literal beyond
@@ -324,7 +484,7 @@ inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 /// a byte-order mark. One pass, no recursion: the stack is a vector.
 class PolicyBuilder {
  public:
-  explicit PolicyBuilder(json& root) : root_(root) {}
+  PolicyBuilder(json& root, std::string_view text) : root_(root), text_(text) {}
 
   bool null() { return add(json(nullptr)); }
   bool boolean(bool value) { return add(json(value)); }
@@ -375,6 +535,10 @@ class PolicyBuilder {
     if (error.id == 406) {
       if (token.find_first_of(".eE") == std::string::npos) return unsafe_integer();
       return refuse("a number beyond what a double holds");
+    }
+    if (error.id == 101) {
+      why_ = syntax_fault(text_);
+      if (!why_.empty()) return false;
     }
     why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
     // A syntax error's message says what was expected, then quotes the text
@@ -430,6 +594,7 @@ class PolicyBuilder {
   }
 
   json& root_;
+  std::string_view text_;
   std::vector<json*> stack_;
   json* slot_ = nullptr;
   std::string why_;
@@ -447,12 +612,15 @@ inline nlohmann::json parse_json(std::string_view text) {
     throw ContractError("", "not JSON as the wire takes it: the text starts with a byte-order mark");
   }
   // nlohmann's lexer takes a NUL for the end of the input; valid JSON holds
-  // no raw NUL anywhere (inside a string it must be escaped).
+  // no raw NUL anywhere (inside a string it must be escaped), so the scan
+  // finds a fault at it or before.
   if (text.find('\0') != std::string_view::npos) {
-    throw ContractError("", "not JSON as the wire takes it: a NUL byte at " + std::to_string(text.find('\0')));
+    std::string fault = detail::syntax_fault(text);
+    if (fault.empty()) fault = "a NUL byte at " + std::to_string(text.find('\0'));
+    throw ContractError("", "not JSON as the wire takes it: " + fault);
   }
   nlohmann::json value;
-  detail::PolicyBuilder builder(value);
+  detail::PolicyBuilder builder(value, text);
   if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
     throw ContractError("", "not JSON as the wire takes it: " + detail::printable(builder.why()));
   }
