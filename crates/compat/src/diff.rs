@@ -8,7 +8,7 @@
 //! the old document in the [`Space`], the new part's references pointed at
 //! the new version), and asks the prover both ways between the two.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -404,38 +404,17 @@ impl<'p, 's> Differ<'p, 's> {
             });
         }
         for key in keys.into_iter().filter(|k| changed(k)) {
-            let Handling::Meaning(what) = vocab::handling(draft, key) else {
-                continue;
-            };
-            let (old, new) = (o.get(key.as_str()), n.get(key.as_str()));
-            let why = match (old, new) {
-                (Some(old), Some(new)) => format!(
-                    "`{key}` ({what}) is {} to an old side and {} to a new one: a value both accept is read as two things",
-                    show(Some(old)),
-                    show(Some(new))
-                ),
-                (None, Some(_)) => format!(
-                    "cannot decide: `{key}` ({what}) is new; what an old side meant there the old schema does not say"
-                ),
-                _ => format!(
-                    "cannot decide: `{key}` ({what}) is gone; what a new side means there the new schema does not say"
-                ),
-            };
-            let undecided = (old.is_none() || new.is_none()).then(|| key.clone());
-            out.push(Change {
-                group: here.group.to_string(),
-                rule: Rule::MeaningChanged,
-                old_pointer: Some(self.at(here.old, &keyword_at(here.old.value, key, None))),
-                new_pointer: Some(self.at(here.new, &keyword_at(here.new.value, key, None))),
-                writer: Verdict::Breaking,
-                reader: Verdict::Breaking,
-                api: Verdict::Compatible,
-                detail: format!("`{key}`: {} → {}", show(old), show(new)),
-                why: Some(why),
-                example: None,
-                undecided,
-                shape: true,
-            });
+            if let Handling::Meaning(what) = vocab::handling(draft, key) {
+                let at = |place: &Place<'s>| self.at(place, &keyword_at(place.value, key, None));
+                let sides = [o.get(key.as_str()), n.get(key.as_str())];
+                out.push(meaning_changed(
+                    here,
+                    [at(here.old), at(here.new)],
+                    (key, what),
+                    "",
+                    sides,
+                ));
+            }
         }
     }
 
@@ -862,42 +841,29 @@ impl<'p, 's> Differ<'p, 's> {
             self.meanings_under(here.old, key),
             self.meanings_under(here.new, key),
         );
-        if let Some((at, (what, _))) = was
+        let value_at = |side: &BTreeMap<String, Meaning<'s>>, at: &str| side.get(at).map(|m| m.2);
+        if let Some((at, &(name, what, _))) = was
             .iter()
             .chain(&is)
-            .find(|(at, _)| was.get(at.as_str()) != is.get(at.as_str()))
+            .find(|(at, _)| value_at(&was, at) != value_at(&is, at))
         {
-            out.push(Change {
-                group: here.group.to_string(),
-                rule: Rule::MeaningChanged,
-                old_pointer: Some(self.at(here.old, &keyword_at(here.old.value, key, None))),
-                new_pointer: Some(self.at(here.new, &keyword_at(here.new.value, key, None))),
-                writer: Verdict::Breaking,
-                reader: Verdict::Breaking,
-                api: Verdict::Compatible,
-                detail: format!("`{what}` under `{key}` changed, at {at}"),
-                why: Some(match (was.get(at.as_str()), is.get(at.as_str())) {
-                    (Some((_, old)), Some((_, new))) => format!(
-                        "`{what}` at {at} is {} to an old side and {} to a new one: a value both accept is read as two things",
-                        show(Some(old)),
-                        show(Some(new))
-                    ),
-                    _ => format!(
-                        "cannot decide: `{what}` at {at} is on one side only, inside a `{key}` that changed as a whole"
-                    ),
-                }),
-                example: None,
-                undecided: (!was.contains_key(at.as_str()) || !is.contains_key(at.as_str()))
-                    .then(|| what.clone()),
-                shape: true,
-            });
+            let place = |p: &Place<'s>| self.at(p, &keyword_at(p.value, key, None));
+            let sides = [value_at(&was, at), value_at(&is, at)];
+            let inside = format!(" at {at}, below `{key}` (judged whole)");
+            out.push(meaning_changed(
+                here,
+                [place(here.old), place(here.new)],
+                (name, what),
+                &inside,
+                sides,
+            ));
         }
     }
 
     /// Every keyword that says what a value means under `key` at `place`,
     /// by the pointer it stands at (below the keyword) and its name.
-    fn meanings_under(&self, place: &Place<'s>, key: &str) -> HashMap<String, (String, &'s Value)> {
-        let mut out = HashMap::new();
+    fn meanings_under(&self, place: &Place<'s>, key: &str) -> BTreeMap<String, Meaning<'s>> {
+        let mut out = BTreeMap::new();
         let Some(value) = place.value.get(key) else {
             return out;
         };
@@ -911,13 +877,13 @@ impl<'p, 's> Differ<'p, 's> {
                     continue;
                 };
                 for (name, value) in map {
-                    if matches!(vocab::handling(draft, name), Handling::Meaning(_)) {
+                    if let Handling::Meaning(what) = vocab::handling(draft, name) {
                         let at = format!(
                             "{}/{}",
                             position.pointer,
                             contract::escape_pointer_token(name)
                         );
-                        out.insert(at, (name.clone(), value));
+                        out.insert(at, (name.as_str(), what, value));
                     }
                 }
             }
@@ -1145,6 +1111,47 @@ impl<'p, 's> Differ<'p, 's> {
 
     fn at(&self, place: &Place<'_>, suffix: &str) -> String {
         format!("{}#{}{suffix}", self.rel(place), place.pointer)
+    }
+}
+
+/// A keyword that says what a value means: its name, what it says, its value.
+type Meaning<'s> = (&'s str, &'static str, &'s Value);
+
+/// A [`Rule::MeaningChanged`] change: `name` (saying `what`) is `[old,
+/// new]` on the two sides, `at` the pointers, `inside` where below them.
+fn meaning_changed(
+    here: &Here<'_, '_>,
+    [old_at, new_at]: [String; 2],
+    (name, what): (&str, &str),
+    inside: &str,
+    [old, new]: [Option<&Value>; 2],
+) -> Change {
+    let why = match (old, new) {
+        (Some(_), Some(_)) => format!(
+            "`{name}` ({what}){inside} is {} to an old side and {} to a new one: a value both accept is read as two things",
+            show(old),
+            show(new)
+        ),
+        (None, _) => format!(
+            "cannot decide: `{name}` ({what}){inside} is new; what an old side meant there the old schema does not say"
+        ),
+        (_, None) => format!(
+            "cannot decide: `{name}` ({what}){inside} is gone; what a new side means there the new schema does not say"
+        ),
+    };
+    Change {
+        group: here.group.to_string(),
+        rule: Rule::MeaningChanged,
+        old_pointer: Some(old_at),
+        new_pointer: Some(new_at),
+        writer: Verdict::Breaking,
+        reader: Verdict::Breaking,
+        api: Verdict::Compatible,
+        detail: format!("`{name}`{inside}: {} → {}", show(old), show(new)),
+        why: Some(why),
+        example: None,
+        undecided: (old.is_none() || new.is_none()).then(|| name.to_string()),
+        shape: true,
     }
 }
 
