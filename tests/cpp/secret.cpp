@@ -57,8 +57,9 @@ int main() {
       {start + std::string("\"hunter2\0\"}}}", 13), "not JSON at byte 125: expected an escape, not a raw control character, inside a string"},
       {start + "\"hunter2", "not JSON at byte 125: expected the end of a string"},
       {start + "{\"a\":1", "not JSON at byte 123: expected more JSON, not the end of the text"},
-      {start + "1e400}}}", "a number beyond what a double holds"},
-      {start + "184467440737095516160}}}", "an integer beyond"},
+      {start + "1e400}}}", "the number at byte 117 is beyond what a double holds"},
+      {start + "184467440737095516160}}}", "the integer at byte 117 is beyond"},
+      {start + R"({"a":1,"a":2}}}})", "the member \"a\" appears twice in one object (byte 124)"},
   };
   for (const auto& [text, why] : broken) {
     try {

@@ -17,9 +17,9 @@ pub enum Read {
     /// Read, and written back as this value.
     Ok(Value),
     /// Refused by the JSON text policy (`docs/wire.md`, "JSON text"); where
-    /// the refusal is one of syntax, its place and what was expected there
-    /// (`not JSON at byte N: expected X`), which the three readers must name
-    /// alike.
+    /// the refusal names its place, the rule and the place
+    /// (`not JSON at byte N: expected X`, ...), which the three readers must
+    /// word alike.
     Text(Option<String>),
     /// Refused as not what the contract says, at this pointer.
     Contract(String),
@@ -95,12 +95,17 @@ fn rust_read(decoded: Result<proto::Envelope, proto::DecodeError>) -> Read {
     }
 }
 
-/// From a text refusal's message, the part that names a syntax fault's
-/// place and what was expected there, if it names one.
+/// From a text refusal's message, the part that names the rule and its
+/// place (`not JSON at byte N: expected ...`, `the member "a" appears twice
+/// in one object (byte N)`, ...), which every reader words alike; `None`
+/// for a refusal that names no byte.
 fn syntax_fault(message: &str) -> Option<String> {
-    let at = message.find("not JSON at byte ")?;
-    let fault = message.get(at..)?;
-    fault.contains(": expected ").then(|| fault.to_string())
+    const SAID: &str = "not JSON as the wire takes it: ";
+    let fault = message
+        .find(SAID)
+        .and_then(|at| message.get(at + SAID.len()..))
+        .unwrap_or(message);
+    fault.contains("byte ").then(|| fault.to_string())
 }
 
 /// What `vdm-conform check` says of one message: the rules it finds broken.
@@ -307,8 +312,8 @@ pub fn disagreement(rust: &Read, cpp: &Read, ts: &Read, conform: &[Rule]) -> Opt
     if texts.iter().any(|t| *t != text) {
         return Some(format!("the text policy is read differently: vdm-conform {conform:?}, Rust {rust:?}, C++ {cpp:?}, TypeScript {ts:?}"));
     }
-    // Two readers that each name a syntax fault name the same one (a
-    // reader may find another rule broken before it, and say that).
+    // Two readers that each name a broken rule's place name the same rule
+    // at the same place.
     let faults: Vec<(&str, &String)> = all
         .iter()
         .filter_map(|(name, r)| match r {

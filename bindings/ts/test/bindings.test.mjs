@@ -55,8 +55,8 @@ test("text policy: what the quick count cannot see is still judged", () => {
   assert.deepEqual(readJson('{"a":"\\":1","b":"x:9007199254740993"}'), { a: '":1', b: "x:9007199254740993" });
   assert.deepEqual(readJson('{"a" : "\\" : 1.5e999"}'), { a: '" : 1.5e999' });
   // A repeat hidden behind a colon in a string is still a repeat.
-  refused('{"a":"\\":","a":1}', "names a member twice");
-  refused('{"a" :1, "b":{"c":2,"c":3}}', "names a member twice");
+  refused('{"a":"\\":","a":1}', 'the member "a" appears twice in one object (byte 11)');
+  refused('{"a" :1, "b":{"c":2,"c":3}}', 'the member "c" appears twice in one object (byte 20)');
   // Numbers that are items, or the whole text, not member values.
   refused("[9007199254740993]", "beyond");
   refused('{"a":[1,[2,1e400]]}', "beyond what a double holds");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -316,16 +317,48 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
-/// Where text nlohmann refused stops being JSON, and what was expected
-/// there, in the Rust reader's words and at its byte (a test holds the
-/// three readers to one answer): nlohmann names the byte after the token it
-/// could not take, and its message quotes that token, which may be a
-/// credential. Read only once the parse has failed. Empty when this scan
-/// finds no fault (the lexer's own refusal then stands).
-inline std::string syntax_fault(std::string_view text) {
+/// The first place where `text` breaks the JSON text policy, and which
+/// rule, in the Rust reader's words and at its byte (a test holds the three
+/// readers to one answer): a byte that is not UTF-8 (judged over the whole
+/// text first, as Rust does), what was expected where it stops being JSON,
+/// nesting past MAX_DEPTH, a member named twice, half a surrogate pair, an
+/// integer literal beyond +-MAX_SAFE_INTEGER, a number no double holds.
+/// nlohmann names the byte after the token it could not take and quotes
+/// that token, which may be a credential, and the SAX events carry no
+/// place: this walks the text again, once a read has failed. Empty when it
+/// finds no fault (the builder's own refusal then stands).
+inline std::string text_fault(std::string_view text) {
   const std::size_t n = text.size();
   std::size_t i = 0;
   auto at = [&](std::size_t k) { return k < n ? static_cast<int>(static_cast<unsigned char>(text[k])) : -1; };
+  // UTF-8 first, over the whole text, as Rust's `str::from_utf8` judges it:
+  // the first byte that starts no well-formed sequence.
+  while (i < n) {
+    const int c = at(i);
+    std::size_t length = 1;
+    int low = 0x80, high = 0xBF;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return "byte " + std::to_string(i) + " is not UTF-8";
+    }
+    bool formed = at(i + 1) >= low && at(i + 1) <= high;
+    for (std::size_t k = 2; formed && k < length; k++) formed = at(i + k) >= 0x80 && at(i + k) <= 0xBF;
+    if (!formed) return "byte " + std::to_string(i) + " is not UTF-8";
+    i += length;
+  }
+  i = 0;
   auto expected = [&](const char* what) { return "not JSON at byte " + std::to_string(i) + ": expected " + what; };
   auto digits = [&] {
     const std::size_t from = i;
@@ -388,20 +421,40 @@ inline std::string syntax_fault(std::string_view text) {
     return expected("the end of a string");
   };
   auto number = [&]() -> std::string {
+    const std::size_t start = i;
     if (at(i) == '-') i++;
+    const std::size_t int_start = i;
     if (at(i) == '0') {
       i++;
     } else if (!digits()) {
       return expected("a digit");
     }
+    const std::size_t int_end = i;
+    bool integer = true;
+    bool exponent = false;
     if (at(i) == '.') {
+      integer = false;
       i++;
       if (!digits()) return expected("a digit after the decimal point");
     }
     if (at(i) == 'e' || at(i) == 'E') {
+      integer = false;
+      exponent = true;
       i++;
       if (at(i) == '+' || at(i) == '-') i++;
       if (!digits()) return expected("a digit in the exponent");
+    }
+    const std::string literal(text.substr(start, i - start));
+    if (integer) {
+      // 17 digits or more are past 2^53 - 1 whatever they say.
+      if (int_end - int_start > 16 || std::stoull(literal.substr(literal[0] == '-' ? 1 : 0)) > MAX_SAFE_INTEGER) {
+        return "the integer at byte " + std::to_string(start) + " is beyond \u00b1" + std::to_string(MAX_SAFE_INTEGER) +
+               ", which not every reader holds exactly";
+      }
+    } else if (exponent || i - start > 300) {
+      if (!std::isfinite(std::strtod(literal.c_str(), nullptr))) {
+        return "the number at byte " + std::to_string(start) + " is beyond what a double holds";
+      }
     }
     return {};
   };
@@ -409,17 +462,77 @@ inline std::string syntax_fault(std::string_view text) {
     while (at(i) == ' ' || at(i) == '\t' || at(i) == '\n' || at(i) == '\r') i++;
   };
   // A member's name and its colon, from where the name should start.
+  // A string's content as the name it spells (the string already passed).
+  auto decode = [&](std::string_view raw) {
+    auto r = [&](std::size_t k) { return k < raw.size() ? static_cast<unsigned char>(raw[k]) : 0u; };
+    auto unit_at = [&](std::size_t k) {
+      unsigned value = 0;
+      for (std::size_t d = k; d < k + 4; d++) {
+        const unsigned c = r(d);
+        value = value * 16 + (c <= '9' ? c - '0' : (c | 0x20u) - 'a' + 10);
+      }
+      return value;
+    };
+    std::string out;
+    for (std::size_t k = 0; k < raw.size(); k++) {
+      if (r(k) != '\\') {
+        out.push_back(raw[k]);
+        continue;
+      }
+      k++;
+      switch (r(k)) {
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          unsigned code = unit_at(k + 1);
+          k += 4;
+          if (code >= 0xD800 && code <= 0xDBFF) {
+            code = 0x10000 + ((code - 0xD800) << 10) + (unit_at(k + 3) - 0xDC00);
+            k += 6;
+          }
+          if (code < 0x80) {
+            out.push_back(static_cast<char>(code));
+          } else if (code < 0x800) {
+            out.push_back(static_cast<char>(0xC0 | (code >> 6)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+          } else if (code < 0x10000) {
+            out.push_back(static_cast<char>(0xE0 | (code >> 12)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+          } else {
+            out.push_back(static_cast<char>(0xF0 | (code >> 18)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+          }
+          break;
+        }
+        default: out.push_back(static_cast<char>(r(k)));
+      }
+    }
+    return out;
+  };
+  // The containers open, innermost last: '{' with the names its members
+  // have had so far, or '['.
+  std::vector<std::pair<char, std::set<std::string>>> open;
   auto name = [&]() -> std::string {
     if (at(i) != '"') return expected("a member name in quotes");
+    const std::size_t start = i;
     std::string fault = string();
     if (!fault.empty()) return fault;
+    if (!open.empty() && !open.back().second.insert(decode(text.substr(start + 1, i - start - 2))).second) {
+      return "the member " + quoted(decode(text.substr(start + 1, i - start - 2))) +
+             " appears twice in one object (byte " + std::to_string(start) + ")";
+    }
     space();
     if (at(i) != ':') return expected("`:` after a member name");
     i++;
     return {};
   };
   auto starts_with = [&](std::string_view word) { return i <= n && text.substr(i).substr(0, word.size()) == word; };
-  std::vector<char> open;  // the containers open, innermost last: '{' or '['
   bool want_value = true;
   for (;;) {
     space();
@@ -428,14 +541,16 @@ inline std::string syntax_fault(std::string_view text) {
       const int c = at(i);
       want_value = false;
       if (c == '{' || c == '[') {
+        // Deeper is refused whatever follows (and keeps this stack small).
+        if (open.size() >= MAX_DEPTH) {
+          return "arrays and objects nest more than " + std::to_string(MAX_DEPTH) + " deep at byte " + std::to_string(i);
+        }
         i++;
         space();
         if (at(i) == (c == '{' ? '}' : ']')) {
           i++;
         } else {
-          // Deeper is refused whatever follows (and keeps this stack small).
-          if (open.size() == MAX_DEPTH) return {};
-          open.push_back(static_cast<char>(c));
+          open.emplace_back(static_cast<char>(c), std::set<std::string>());
           want_value = true;
           if (c == '{') fault = name();
         }
@@ -455,7 +570,7 @@ inline std::string syntax_fault(std::string_view text) {
     } else if (open.empty()) {
       return i < n ? expected("the end of the text after the value") : std::string();
     } else {
-      const bool in_object = open.back() == '{';
+      const bool in_object = open.back().first == '{';
       if (i >= n) {
         fault = expected("more JSON, not the end of the text");
       } else if (at(i) == (in_object ? '}' : ']')) {
@@ -484,7 +599,7 @@ inline std::string syntax_fault(std::string_view text) {
 /// a byte-order mark. One pass, no recursion: the stack is a vector.
 class PolicyBuilder {
  public:
-  PolicyBuilder(json& root, std::string_view text) : root_(root), text_(text) {}
+  explicit PolicyBuilder(json& root) : root_(root) {}
 
   bool null() { return add(json(nullptr)); }
   bool boolean(bool value) { return add(json(value)); }
@@ -535,10 +650,6 @@ class PolicyBuilder {
     if (error.id == 406) {
       if (token.find_first_of(".eE") == std::string::npos) return unsafe_integer();
       return refuse("a number beyond what a double holds");
-    }
-    if (error.id == 101) {
-      why_ = syntax_fault(text_);
-      if (!why_.empty()) return false;
     }
     why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
     // A syntax error's message says what was expected, then quotes the text
@@ -594,7 +705,6 @@ class PolicyBuilder {
   }
 
   json& root_;
-  std::string_view text_;
   std::vector<json*> stack_;
   json* slot_ = nullptr;
   std::string why_;
@@ -615,14 +725,16 @@ inline nlohmann::json parse_json(std::string_view text) {
   // no raw NUL anywhere (inside a string it must be escaped), so the scan
   // finds a fault at it or before.
   if (text.find('\0') != std::string_view::npos) {
-    std::string fault = detail::syntax_fault(text);
+    std::string fault = detail::text_fault(text);
     if (fault.empty()) fault = "a NUL byte at " + std::to_string(text.find('\0'));
-    throw ContractError("", "not JSON as the wire takes it: " + fault);
+    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(fault));
   }
   nlohmann::json value;
-  detail::PolicyBuilder builder(value, text);
+  detail::PolicyBuilder builder(value);
   if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
-    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(builder.why()));
+    // Named where the text first breaks the policy, as the other readers name it.
+    std::string fault = detail::text_fault(text);
+    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(fault.empty() ? builder.why() : fault));
   }
   return value;
 }
