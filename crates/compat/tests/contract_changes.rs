@@ -1326,44 +1326,26 @@ fn a_changed_content_encoding_breaks_both_ways() {
     assert!(!comparison.writer.holds() && !comparison.reader.holds());
 }
 
-/// The schema places of a document: its root and every subschema under the
-/// keywords that hold them, found here by the keyword names alone (not by
-/// the checker's own walk, which is what is under test).
-fn schema_places(value: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![(String::new(), value)];
-    while let Some((pointer, value)) = stack.pop() {
-        let Some(map) = value.as_object() else {
-            continue;
-        };
-        out.push(pointer.clone());
-        for (key, child) in map {
-            let at = format!("{pointer}/{key}");
-            match key.as_str() {
-                "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
-                    for (name, schema) in child.as_object().into_iter().flatten() {
-                        let name = name.replace('~', "~0").replace('/', "~1");
-                        stack.push((format!("{at}/{name}"), schema));
-                    }
-                }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    for (i, schema) in child.as_array().into_iter().flatten().enumerate() {
-                        stack.push((format!("{at}/{i}"), schema));
-                    }
-                }
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames" => stack.push((at, child)),
-                _ => {}
-            }
-        }
-    }
-    out
+/// Every schema place of the contract as `(file, pointer)` (found by the
+/// keyword names alone, not by the checker's own walk, which is what is
+/// under test) but those `skip` leaves out, and the stride a run takes
+/// through them: `COMPAT_PLACES_EVERY`, or every twelfth.
+fn spread_places(skip: impl Fn(&str) -> bool) -> (Vec<(String, String)>, usize) {
+    let every: usize = std::env::var("COMPAT_PLACES_EVERY")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(12);
+    let places = base()
+        .docs
+        .iter()
+        .flat_map(|doc| {
+            sample::schemas::places(&doc.value)
+                .into_iter()
+                .filter(|pointer| !skip(pointer))
+                .map(|pointer| (doc.rel.clone(), pointer))
+        })
+        .collect();
+    (places, every.max(1))
 }
 
 /// At places spread over the whole contract (every file, every depth): a
@@ -1372,22 +1354,9 @@ fn schema_places(value: &Value) -> Vec<String> {
 /// place (the bounded run takes every twelfth).
 #[test]
 fn a_note_or_a_default_anywhere_in_the_contract_is_seen() {
-    let every: usize = std::env::var("COMPAT_PLACES_EVERY")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(12);
-    let old = base();
-    let places: Vec<(String, String)> = old
-        .docs
-        .iter()
-        .flat_map(|doc| {
-            schema_places(&doc.value)
-                .into_iter()
-                .map(|pointer| (doc.rel.clone(), pointer))
-        })
-        .collect();
+    let (places, every) = spread_places(|_| false);
     let mut unseen = Vec::new();
-    for (file, pointer) in places.iter().step_by(every.max(1)) {
+    for (file, pointer) in places.iter().step_by(every) {
         let noted = edited(file, |v| {
             at(v, pointer)["description"] = json!("A note no version had.")
         });
@@ -1427,7 +1396,7 @@ fn a_note_or_a_default_anywhere_in_the_contract_is_seen() {
         unseen.is_empty(),
         "{} of {} places:\n{}",
         unseen.len(),
-        places.len().div_ceil(every.max(1)),
+        places.len().div_ceil(every),
         unseen.join("\n")
     );
 }
@@ -1440,23 +1409,11 @@ fn a_note_or_a_default_anywhere_in_the_contract_is_seen() {
 /// picks another branch). `COMPAT_PLACES_EVERY=1` tries every place.
 #[test]
 fn nothing_passing_where_something_did_breaks_old_writers_anywhere() {
-    let every: usize = std::env::var("COMPAT_PLACES_EVERY")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(12);
     let old = base();
-    let places: Vec<(String, String)> = old
-        .docs
-        .iter()
-        .flat_map(|doc| {
-            schema_places(&doc.value)
-                .into_iter()
-                .filter(|pointer| !pointer.split('/').any(|t| t == "not" || t == "if"))
-                .map(|pointer| (doc.rel.clone(), pointer))
-        })
-        .collect();
+    let (places, every) =
+        spread_places(|pointer| pointer.split('/').any(|t| t == "not" || t == "if"));
     let mut held = Vec::new();
-    for (file, pointer) in places.iter().step_by(every.max(1)) {
+    for (file, pointer) in places.iter().step_by(every) {
         let refused = edited(file, |v| *at(v, pointer) = json!(false));
         // Tolerant readers ignore members an object does not declare, so a
         // map's values refused there are not seen by them: judged for
@@ -1484,7 +1441,7 @@ fn nothing_passing_where_something_did_breaks_old_writers_anywhere() {
         held.is_empty(),
         "R said to hold with nothing passing at {} of {} places:\n{}",
         held.len(),
-        places.len().div_ceil(every.max(1)),
+        places.len().div_ceil(every),
         held.join("\n")
     );
 }

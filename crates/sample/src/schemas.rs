@@ -31,12 +31,12 @@ pub fn document(rng: &mut Rng) -> Value {
     root
 }
 
-/// `document` with one thing changed.
-pub fn changed(document: &Value, rng: &mut Rng) -> Value {
-    let mut out = document.clone();
-    // Pick a place: the root, a definition, or somewhere below them.
+/// The JSON pointers of `document`'s schema objects: the root, each
+/// definition, and each subschema under the keywords that hold them, found
+/// by the keyword names alone.
+pub fn places(document: &Value) -> Vec<String> {
     let mut pointers = Vec::new();
-    let mut stack = vec![(String::new(), &out)];
+    let mut stack = vec![(String::new(), document)];
     while let Some((pointer, value)) = stack.pop() {
         let Value::Object(map) = value else {
             continue;
@@ -79,6 +79,14 @@ pub fn changed(document: &Value, rng: &mut Rng) -> Value {
             }
         }
     }
+    pointers
+}
+
+/// `document` with one thing changed.
+pub fn changed(document: &Value, rng: &mut Rng) -> Value {
+    let mut out = document.clone();
+    // Pick a place: the root, a definition, or somewhere below them.
+    let pointers = places(document);
     // No place to change: "" is the root.
     let pointer = rng.pick(&pointers).cloned().unwrap_or_default();
     if let Some(target) = out.pointer_mut(&pointer) {
