@@ -1646,6 +1646,17 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
 mod tests {
     use super::{reason_without, Direction};
 
+    /// Fails unless the README holds `table` as the checker makes it.
+    pub(crate) fn readme_shows(table: &str, what: &str) {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+                .expect("the README");
+        assert!(
+            readme.contains(table),
+            "the README's {what} is not the checker's; put this in its place:\n{table}"
+        );
+    }
+
     #[test]
     fn a_reason_loses_only_the_way_that_settled() {
         let (w, r) = (Direction::Writer.fails(), Direction::Reader.fails());

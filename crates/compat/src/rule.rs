@@ -392,14 +392,7 @@ mod tests {
 
     #[test]
     fn the_readme_explains_every_rule() {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-                .expect("the README");
-        let table = markdown();
-        assert!(
-            readme.contains(&table),
-            "the README's table of rules is not the checker's; put this in its place:\n{table}"
-        );
+        crate::tests::readme_shows(&markdown(), "table of rules");
     }
 
     #[test]

@@ -597,14 +597,7 @@ mod tests {
 
     #[test]
     fn the_readme_shows_the_table_the_checker_uses() {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-                .expect("the README");
-        let table = markdown();
-        assert!(
-            readme.contains(&table),
-            "the README's vocabulary table is not the checker's; put this in its place:\n{table}"
-        );
+        crate::tests::readme_shows(&markdown(), "vocabulary table");
     }
 
     #[test]
