@@ -252,15 +252,24 @@ function namesAsWritten(text, refuse) {
 }
 
 /**
- * Where text that JSON.parse refused stops being JSON, and what was expected
- * there. V8's own message quotes the text around the fault, which may be a
- * credential; this names the place and the expectation only. Read only once
- * JSON.parse has refused, so its cost is the refusal's.
+ * The first place where `text` breaks the JSON text policy, and which rule,
+ * in the Rust reader's words and at its byte of the UTF-8 text (a test
+ * holds the three readers to one answer): what was expected where it stops
+ * being JSON, nesting past the limit, a member named twice, half a
+ * surrogate pair written as escapes, an integer literal beyond ±(2^53 − 1),
+ * a number no double holds. V8's own message quotes the text around the
+ * fault, which may be a credential, and the checks after JSON.parse do not
+ * go in text order: this walks the text again, once it has been refused.
+ * `null` when it finds no fault of these (a half pair written raw).
  */
-function syntaxError(text) {
+function textFault(text) {
   const n = text.length;
   let i = 0;
-  const expected = (what) => `not JSON at position ${i}: expected ${what}`;
+  // Named as a byte of the UTF-8 text, as the Rust and C++ readers name it.
+  const byte = (at) => encoder.encode(text.slice(0, at)).length;
+  const expected = (what) => `not JSON at byte ${byte(i)}: expected ${what}`;
+  const half = (at) => `a \\u escape at byte ${byte(at)} leaves half a surrogate pair`;
+  if (text.charCodeAt(0) === 0xfeff) return "the text starts with a byte-order mark";
   const digits = () => {
     const from = i;
     while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
@@ -279,41 +288,80 @@ function syntaxError(text) {
         i++;
         if (i < n && '"\\/bfnrt'.includes(text[i])) continue;
         if (text[i] !== "u") return expected("one of \" \\ / b f n r t u after a backslash");
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) return expected("four hex digits after \\u");
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) {
+          i++;
+          return expected("four hex digits after \\u");
+        }
+        const start = i - 1;
+        const first = parseInt(text.slice(i + 1, i + 5), 16);
         i += 4;
+        if (first >= 0xdc00 && first <= 0xdfff) return half(start);
+        if (first >= 0xd800 && first <= 0xdbff) {
+          if (text[i + 1] !== "\\" || text[i + 2] !== "u") return half(start);
+          i += 2;
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) {
+            i++;
+            return expected("four hex digits after \\u");
+          }
+          const second = parseInt(text.slice(i + 1, i + 5), 16);
+          i += 4;
+          if (second < 0xdc00 || second > 0xdfff) return half(start);
+        }
       }
     }
-    return expected("a closing quote");
+    return expected("the end of a string");
   };
   const number = () => {
+    const start = i;
     if (text[i] === "-") i++;
+    const intStart = i;
     if (text[i] === "0") i++;
     else if (!digits()) return expected("a digit");
+    const intDigits = i - intStart;
+    let integer = true;
+    let exponent = false;
     if (text[i] === ".") {
+      integer = false;
       i++;
-      if (!digits()) return expected("a digit after `.`");
+      if (!digits()) return expected("a digit after the decimal point");
     }
     if (text[i] === "e" || text[i] === "E") {
+      integer = false;
+      exponent = true;
       i++;
       if (text[i] === "+" || text[i] === "-") i++;
       if (!digits()) return expected("a digit in the exponent");
+    }
+    const literal = text.slice(start, i);
+    if (integer && (intDigits > 16 || Math.abs(Number(literal)) > MAX_SAFE)) {
+      return `the integer at byte ${byte(start)} is beyond ±${MAX_SAFE}, which not every reader holds exactly`;
+    }
+    if (!integer && (exponent || i - start > 300) && !Number.isFinite(Number(literal))) {
+      return `the number at byte ${byte(start)} is beyond what a double holds`;
     }
     return null;
   };
   const space = () => {
     while (i < n && isSpace(text.charCodeAt(i))) i++;
   };
+  const open = []; // the containers open, innermost last: a Set of the names so far, or "["
   // A member's name and its colon, from where the name should start.
   const name = () => {
-    if (text[i] !== '"') return expected("a member name in double quotes");
+    if (text[i] !== '"') return expected("a member name in quotes");
+    const start = i;
     const fault = string();
     if (fault !== null) return fault;
+    const names = open[open.length - 1];
+    const spelled = JSON.parse(text.slice(start, i));
+    if (names instanceof Set) {
+      if (names.has(spelled)) return `the member ${quoted(spelled)} appears twice in one object (byte ${byte(start)})`;
+      names.add(spelled);
+    }
     space();
     if (text[i] !== ":") return expected("`:` after a member name");
     i++;
     return null;
   };
-  const open = []; // the containers open, innermost last: "{" or "["
   let wantValue = true;
   for (;;) {
     space();
@@ -322,25 +370,28 @@ function syntaxError(text) {
       const c = text[i];
       wantValue = false;
       if (c === "{" || c === "[") {
+        // Deeper is refused whatever follows (and keeps this stack small).
+        if (open.length >= MAX_DEPTH) return `arrays and objects nest more than ${MAX_DEPTH} deep at byte ${byte(i)}`;
         i++;
         space();
         if (text[i] === (c === "{" ? "}" : "]")) i++;
         else {
-          // Deeper is refused whatever follows (and keeps this stack small).
-          if (open.length === MAX_DEPTH) return `arrays and objects nest more than ${MAX_DEPTH} deep`;
-          open.push(c);
+          open.push(c === "{" ? new Set() : "[");
           wantValue = true;
           if (c === "{") fault = name();
         }
       } else if (c === '"') fault = string();
       else if (c === "-" || (c >= "0" && c <= "9")) fault = number();
       else if (["true", "false", "null"].some((word) => text.startsWith(word, i))) i += text[i] === "f" ? 5 : 4;
+      else if (c === undefined) fault = expected("more JSON, not the end of the text");
       else fault = expected(c === "t" || c === "f" || c === "n" ? "true, false or null" : "a value");
     } else if (open.length === 0) {
-      return i < n ? expected("the end of the text after the value") : "not JSON";
+      return i < n ? expected("the end of the text after the value") : null;
     } else {
-      const inObject = open[open.length - 1] === "{";
-      if (text[i] === (inObject ? "}" : "]")) {
+      const inObject = open[open.length - 1] !== "[";
+      if (i >= n) {
+        fault = expected("more JSON, not the end of the text");
+      } else if (text[i] === (inObject ? "}" : "]")) {
         i++;
         open.pop();
       } else if (text[i] !== ",") {
@@ -366,14 +417,15 @@ function syntaxError(text) {
  * which reads bytes.) Throws ContractError (pointer "") naming the rule.
  */
 export function readJson(text) {
+  // Named where the text first breaks the policy, as the other readers name it.
   const refuse = (why) => {
-    throw new ContractError("", `not JSON as the wire takes it: ${why}`);
+    throw new ContractError("", `not JSON as the wire takes it: ${printable(textFault(text) ?? why)}`);
   };
   let value;
   try {
     value = JSON.parse(text);
   } catch {
-    refuse(syntaxError(text));
+    refuse("not JSON");
   }
   // A half surrogate pair written raw (a JS string can hold one) is refused
   // here; one written as a `\u` escape only by the walk below, which looks
@@ -633,13 +685,44 @@ export function encodeFrame(envelope) {
   return frame;
 }
 
+/**
+ * The first byte of `bytes` that starts no well-formed UTF-8 sequence, as
+ * the Rust reader's `str::from_utf8` finds it (read once decoding failed).
+ */
+function notUtf8At(bytes) {
+  for (let i = 0; i < bytes.length; ) {
+    const c = bytes[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let length = 0;
+    let [low, high] = [0x80, 0xbf];
+    if (c >= 0xc2 && c <= 0xdf) length = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+      length = 3;
+      if (c === 0xe0) low = 0xa0;
+      if (c === 0xed) high = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      length = 4;
+      if (c === 0xf0) low = 0x90;
+      if (c === 0xf4) high = 0x8f;
+    } else return i;
+    let formed = bytes[i + 1] >= low && bytes[i + 1] <= high;
+    for (let k = 2; formed && k < length; k++) formed = bytes[i + k] >= 0x80 && bytes[i + k] <= 0xbf;
+    if (!formed) return i;
+    i += length;
+  }
+  return bytes.length;
+}
+
 /** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
   let text;
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new ContractError("", "not JSON as the wire takes it: the body is not UTF-8");
+    throw new ContractError("", `not JSON as the wire takes it: byte ${notUtf8At(bytes)} is not UTF-8`);
   }
   return parseEnvelope(readJson(text));
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -316,6 +317,280 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+/// The first place where `text` breaks the JSON text policy, and which
+/// rule, in the Rust reader's words and at its byte (a test holds the three
+/// readers to one answer): a byte that is not UTF-8 (judged over the whole
+/// text first, as Rust does), what was expected where it stops being JSON,
+/// nesting past MAX_DEPTH, a member named twice, half a surrogate pair, an
+/// integer literal beyond +-MAX_SAFE_INTEGER, a number no double holds.
+/// nlohmann names the byte after the token it could not take and quotes
+/// that token, which may be a credential, and the SAX events carry no
+/// place: this walks the text again, once a read has failed. Empty when it
+/// finds no fault (the builder's own refusal then stands).
+inline std::string text_fault(std::string_view text) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  auto at = [&](std::size_t k) { return k < n ? static_cast<int>(static_cast<unsigned char>(text[k])) : -1; };
+  // UTF-8 first, over the whole text, as Rust's `str::from_utf8` judges it:
+  // the first byte that starts no well-formed sequence.
+  while (i < n) {
+    const int c = at(i);
+    std::size_t length = 1;
+    int low = 0x80, high = 0xBF;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return "byte " + std::to_string(i) + " is not UTF-8";
+    }
+    bool formed = at(i + 1) >= low && at(i + 1) <= high;
+    for (std::size_t k = 2; formed && k < length; k++) formed = at(i + k) >= 0x80 && at(i + k) <= 0xBF;
+    if (!formed) return "byte " + std::to_string(i) + " is not UTF-8";
+    i += length;
+  }
+  i = 0;
+  auto expected = [&](const char* what) { return "not JSON at byte " + std::to_string(i) + ": expected " + what; };
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (at(i) >= '0' && at(i) <= '9') i++;
+    return i > from;
+  };
+  auto hex = [&](std::size_t k) {
+    const int c = at(k);
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  };
+  // The code unit of `\uXXXX` whose `u` is at `i`, its digits checked.
+  auto unit = [&] {
+    unsigned value = 0;
+    for (std::size_t k = i + 1; k <= i + 4; k++) {
+      const int c = at(k);
+      value = value * 16 + static_cast<unsigned>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return value;
+  };
+  // Past one string from its opening quote: the fault, or empty.
+  auto string = [&]() -> std::string {
+    for (i++; i < n; i++) {
+      const int c = at(i);
+      if (c == '"') {
+        i++;
+        return {};
+      }
+      if (c < 0x20) return expected("an escape, not a raw control character, inside a string");
+      if (c == '\\') {
+        i++;
+        const int e = at(i);
+        if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') continue;
+        if (e != 'u') return expected("one of \" \\ / b f n r t u after a backslash");
+        if (!(hex(i + 1) && hex(i + 2) && hex(i + 3) && hex(i + 4))) {
+          i++;
+          return expected("four hex digits after \\u");
+        }
+        // Half a surrogate pair is refused where its escape starts, as the
+        // Rust reader refuses it (nlohmann names the end of the token).
+        const std::size_t start = i - 1;
+        const unsigned first = unit();
+        i += 4;
+        const auto half = [&] {
+          return "a \\u escape at byte " + std::to_string(start) + " leaves half a surrogate pair";
+        };
+        if (first >= 0xDC00 && first <= 0xDFFF) return half();
+        if (first >= 0xD800 && first <= 0xDBFF) {
+          if (at(i + 1) != '\\' || at(i + 2) != 'u') return half();
+          i += 2;
+          if (!(hex(i + 1) && hex(i + 2) && hex(i + 3) && hex(i + 4))) {
+            i++;
+            return expected("four hex digits after \\u");
+          }
+          const unsigned second = unit();
+          i += 4;
+          if (second < 0xDC00 || second > 0xDFFF) return half();
+        }
+      }
+    }
+    return expected("the end of a string");
+  };
+  auto number = [&]() -> std::string {
+    const std::size_t start = i;
+    if (at(i) == '-') i++;
+    const std::size_t int_start = i;
+    if (at(i) == '0') {
+      i++;
+    } else if (!digits()) {
+      return expected("a digit");
+    }
+    const std::size_t int_end = i;
+    bool integer = true;
+    bool exponent = false;
+    if (at(i) == '.') {
+      integer = false;
+      i++;
+      if (!digits()) return expected("a digit after the decimal point");
+    }
+    if (at(i) == 'e' || at(i) == 'E') {
+      integer = false;
+      exponent = true;
+      i++;
+      if (at(i) == '+' || at(i) == '-') i++;
+      if (!digits()) return expected("a digit in the exponent");
+    }
+    const std::string literal(text.substr(start, i - start));
+    if (integer) {
+      // 17 digits or more are past 2^53 - 1 whatever they say.
+      if (int_end - int_start > 16 || std::stoull(literal.substr(literal[0] == '-' ? 1 : 0)) > MAX_SAFE_INTEGER) {
+        return "the integer at byte " + std::to_string(start) + " is beyond \u00b1" + std::to_string(MAX_SAFE_INTEGER) +
+               ", which not every reader holds exactly";
+      }
+    } else if (exponent || i - start > 300) {
+      if (!std::isfinite(std::strtod(literal.c_str(), nullptr))) {
+        return "the number at byte " + std::to_string(start) + " is beyond what a double holds";
+      }
+    }
+    return {};
+  };
+  auto space = [&] {
+    while (at(i) == ' ' || at(i) == '\t' || at(i) == '\n' || at(i) == '\r') i++;
+  };
+  // A member's name and its colon, from where the name should start.
+  // A string's content as the name it spells (the string already passed).
+  auto decode = [&](std::string_view raw) {
+    auto r = [&](std::size_t k) { return k < raw.size() ? static_cast<unsigned char>(raw[k]) : 0u; };
+    auto unit_at = [&](std::size_t k) {
+      unsigned value = 0;
+      for (std::size_t d = k; d < k + 4; d++) {
+        const unsigned c = r(d);
+        value = value * 16 + (c <= '9' ? c - '0' : (c | 0x20u) - 'a' + 10);
+      }
+      return value;
+    };
+    std::string out;
+    for (std::size_t k = 0; k < raw.size(); k++) {
+      if (r(k) != '\\') {
+        out.push_back(raw[k]);
+        continue;
+      }
+      k++;
+      switch (r(k)) {
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          unsigned code = unit_at(k + 1);
+          k += 4;
+          if (code >= 0xD800 && code <= 0xDBFF) {
+            code = 0x10000 + ((code - 0xD800) << 10) + (unit_at(k + 3) - 0xDC00);
+            k += 6;
+          }
+          if (code < 0x80) {
+            out.push_back(static_cast<char>(code));
+          } else if (code < 0x800) {
+            out.push_back(static_cast<char>(0xC0 | (code >> 6)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+          } else if (code < 0x10000) {
+            out.push_back(static_cast<char>(0xE0 | (code >> 12)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+          } else {
+            out.push_back(static_cast<char>(0xF0 | (code >> 18)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
+          }
+          break;
+        }
+        default: out.push_back(static_cast<char>(r(k)));
+      }
+    }
+    return out;
+  };
+  // The containers open, innermost last: '{' with the names its members
+  // have had so far, or '['.
+  std::vector<std::pair<char, std::set<std::string>>> open;
+  auto name = [&]() -> std::string {
+    if (at(i) != '"') return expected("a member name in quotes");
+    const std::size_t start = i;
+    std::string fault = string();
+    if (!fault.empty()) return fault;
+    if (!open.empty() && !open.back().second.insert(decode(text.substr(start + 1, i - start - 2))).second) {
+      return "the member " + quoted(decode(text.substr(start + 1, i - start - 2))) +
+             " appears twice in one object (byte " + std::to_string(start) + ")";
+    }
+    space();
+    if (at(i) != ':') return expected("`:` after a member name");
+    i++;
+    return {};
+  };
+  auto starts_with = [&](std::string_view word) { return i <= n && text.substr(i).substr(0, word.size()) == word; };
+  bool want_value = true;
+  for (;;) {
+    space();
+    std::string fault;
+    if (want_value) {
+      const int c = at(i);
+      want_value = false;
+      if (c == '{' || c == '[') {
+        // Deeper is refused whatever follows (and keeps this stack small).
+        if (open.size() >= MAX_DEPTH) {
+          return "arrays and objects nest more than " + std::to_string(MAX_DEPTH) + " deep at byte " + std::to_string(i);
+        }
+        i++;
+        space();
+        if (at(i) == (c == '{' ? '}' : ']')) {
+          i++;
+        } else {
+          open.emplace_back(static_cast<char>(c), std::set<std::string>());
+          want_value = true;
+          if (c == '{') fault = name();
+        }
+      } else if (c == '"') {
+        fault = string();
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        fault = number();
+      } else if (starts_with("true") || starts_with("null")) {
+        i += 4;
+      } else if (starts_with("false")) {
+        i += 5;
+      } else if (c == -1) {
+        fault = expected("more JSON, not the end of the text");
+      } else {
+        fault = expected(c == 't' || c == 'f' || c == 'n' ? "true, false or null" : "a value");
+      }
+    } else if (open.empty()) {
+      return i < n ? expected("the end of the text after the value") : std::string();
+    } else {
+      const bool in_object = open.back().first == '{';
+      if (i >= n) {
+        fault = expected("more JSON, not the end of the text");
+      } else if (at(i) == (in_object ? '}' : ']')) {
+        i++;
+        open.pop_back();
+      } else if (at(i) != ',') {
+        fault = expected(in_object ? "`,` or `}` after a member" : "`,` or `]` after an item");
+      } else {
+        i++;
+        want_value = true;
+        if (in_object) {
+          space();
+          fault = name();
+        }
+      }
+    }
+    if (!fault.empty()) return fault;
+  }
+}
+
 /// Builds a value from nlohmann's SAX events and refuses, as it reads, what
 /// the JSON text policy refuses (docs/wire.md, "JSON text"): nesting past
 /// MAX_DEPTH, a member named twice, an integer literal beyond
@@ -447,14 +722,19 @@ inline nlohmann::json parse_json(std::string_view text) {
     throw ContractError("", "not JSON as the wire takes it: the text starts with a byte-order mark");
   }
   // nlohmann's lexer takes a NUL for the end of the input; valid JSON holds
-  // no raw NUL anywhere (inside a string it must be escaped).
+  // no raw NUL anywhere (inside a string it must be escaped), so the scan
+  // finds a fault at it or before.
   if (text.find('\0') != std::string_view::npos) {
-    throw ContractError("", "not JSON as the wire takes it: a NUL byte at " + std::to_string(text.find('\0')));
+    std::string fault = detail::text_fault(text);
+    if (fault.empty()) fault = "a NUL byte at " + std::to_string(text.find('\0'));
+    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(fault));
   }
   nlohmann::json value;
   detail::PolicyBuilder builder(value);
   if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
-    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(builder.why()));
+    // Named where the text first breaks the policy, as the other readers name it.
+    std::string fault = detail::text_fault(text);
+    throw ContractError("", "not JSON as the wire takes it: " + detail::printable(fault.empty() ? builder.why() : fault));
   }
   return value;
 }
