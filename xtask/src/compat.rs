@@ -331,10 +331,16 @@ struct Judged {
 /// single files).
 fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparison, Vec<String>)> {
     match (old, new) {
-        (Side::File(o), Side::File(n)) => Ok((
-            compat::compare_documents(&single(o)?, &single(n)?, options)?,
-            Vec::new(),
-        )),
+        (Side::File(o), Side::File(n)) => {
+            let mut comparison = compat::compare_documents(&single(o)?, &single(n)?, options)?;
+            // Each change is placed in the files as given, not in the set
+            // they stood in.
+            for change in &mut comparison.changes {
+                as_given(&mut change.old_pointer, o);
+                as_given(&mut change.new_pointer, n);
+            }
+            Ok((comparison, Vec::new()))
+        }
         (
             Side::Set {
                 schemas: o,
@@ -400,11 +406,13 @@ fn print(
     // `file#pointer` of a change → the file under the repository and the line.
     let locate = |place: &str| -> Option<(String, usize)> {
         let (file, pointer) = place.split_once('#')?;
-        let path = [&new_dir, &old_dir]
+        let path = [(new, &new_dir), (old, &old_dir)]
             .into_iter()
-            .map(|dir| match new {
-                Side::File(single) if dir == &new_dir => single.clone(),
-                _ => dir.join(file),
+            .filter_map(|(side, dir)| match side {
+                Side::File(single) => {
+                    (single.file_name() == Some(file.as_ref())).then(|| single.clone())
+                }
+                Side::Set { .. } => Some(dir.join(file)),
             })
             .find(|path| path.is_file())?;
         let text = std::fs::read_to_string(&path).ok()?;
@@ -489,13 +497,26 @@ fn label(side: &Side) -> String {
     }
 }
 
+/// The place under which [`single`] puts a file.
+const SINGLE: &str = "types/Schema.json";
+
+/// `types/Schema.json#pointer` → `NAME#pointer`, NAME the file's own.
+fn as_given(place: &mut Option<String>, file: &Path) {
+    let Some(pointer) = place.as_deref().and_then(|p| p.strip_prefix(SINGLE)) else {
+        return;
+    };
+    if let Some(name) = file.file_name() {
+        *place = Some(format!("{}{pointer}", name.to_string_lossy()));
+    }
+}
+
 fn single(path: &Path) -> anyhow::Result<SchemaSet> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    // The file stands in the set as `types/Schema.json`; a load error names
-    // the file itself.
+    // The file stands in the set as a type; a load error names the file
+    // itself.
     SchemaSet::from_bytes_with(
         path.parent().unwrap_or(path),
-        [("types/Schema.json", bytes.as_slice())],
+        [(SINGLE, bytes.as_slice())],
         DeepDocuments::Keep,
     )
     .map_err(|err| match err {
@@ -835,6 +856,39 @@ mod tests {
         assert_eq!(
             said,
             format!("{}:1:21: not UTF-8 text (byte offset 20)", file.display())
+        );
+    }
+
+    /// Two files compared alone are placed in the files as given: a change
+    /// names each side's file, not the place it stood in the set.
+    #[test]
+    fn changes_between_two_files_name_the_files() {
+        let dir = std::env::temp_dir().join(format!("compat-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("{err}"));
+        let (old, new) = (dir.join("before.json"), dir.join("after.json"));
+        for (file, maximum) in [(&old, 10), (&new, 5)] {
+            let text =
+                format!(r#"{{"type": "object", "properties": {{"n": {{"maximum": {maximum}}}}}}}"#);
+            std::fs::write(file, text).unwrap_or_else(|err| panic!("{err}"));
+        }
+        let compared = super::compare(
+            &super::Side::File(old),
+            &super::Side::File(new),
+            compat::Options::default(),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        let (comparison, _) = compared.unwrap_or_else(|err| panic!("{err:#}"));
+        let change = comparison
+            .changes
+            .first()
+            .unwrap_or_else(|| panic!("no change"));
+        assert_eq!(
+            change.old_pointer.as_deref(),
+            Some("before.json#/properties/n/maximum")
+        );
+        assert_eq!(
+            change.new_pointer.as_deref(),
+            Some("after.json#/properties/n/maximum")
         );
     }
 

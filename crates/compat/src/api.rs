@@ -10,7 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::{Change, Rule, Verdict};
+use serde_json::Value;
+
+use crate::{vocab, Change, Rule, Verdict};
 
 /// The named things of one version's bindings, by a key that says what each
 /// is (`type Segment`, `field Segment.index`, `method download.add`).
@@ -70,6 +72,20 @@ const LISTED: usize = 8;
 /// code may be built on bindings a generator of another day wrote for the
 /// old side (a frozen release's), and nothing says what it names.
 pub(crate) fn changes(old: &Modelled, new: &Modelled) -> Vec<Change> {
+    changes_as(old, new, "the generated bindings change")
+}
+
+/// [`changes`] between two documents compared alone, by what [`named`]
+/// lists of each.
+pub(crate) fn named_changes(old: &contract::SchemaDoc, new: &contract::SchemaDoc) -> Vec<Change> {
+    changes_as(
+        &named(&old.value, &old.rel, &old.name),
+        &named(&new.value, &new.rel, &new.name),
+        "a name code generated from the document uses changes",
+    )
+}
+
+fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
     let (old, new) = match (old, new) {
         (Ok(old), Ok(new)) => (old, new),
         (Err(why), Ok(_) | Err(_)) => return vec![undecided("old", why)],
@@ -115,7 +131,7 @@ pub(crate) fn changes(old: &Modelled, new: &Modelled) -> Vec<Change> {
                 writer: Verdict::Compatible,
                 reader: Verdict::Compatible,
                 api: Verdict::Breaking,
-                detail: format!("the generated bindings change: {detail}"),
+                detail: format!("{what}: {detail}"),
                 why: Some(
                     "code built on the old bindings no longer compiles, or compiles and means something else"
                         .into(),
@@ -126,6 +142,96 @@ pub(crate) fn changes(old: &Modelled, new: &Modelled) -> Vec<Change> {
             }
         })
         .collect()
+}
+
+/// The names one schema document gives code, for two documents compared
+/// alone (no generator models them): every definition (`type NAME`), every
+/// declared member (`field PLACE/NAME`) and every listed value (`value
+/// PLACE = JSON`), wherever it stands in the document, whether or not a
+/// reference reaches it, so a removal is seen however the diff walks to it.
+/// A place is written as its pointer with the keywords that combine
+/// schemas into one left out (`allOf`, `anyOf`, `oneOf`, `then`, `else`,
+/// `dependentSchemas`: a generator merges their members into one type),
+/// and a definition starts a place of its own. Keywords that only test a
+/// value (`not`, `if`, `contains`, `propertyNames`) name nothing code uses
+/// and are not entered. Shapes are not compared (`shape` is empty): for
+/// documents alone the API covers removals.
+fn named(document: &Value, rel: &str, group: &str) -> Modelled {
+    let mut surface = Surface::default();
+    let mut add = |key: String, pointer: &str| {
+        surface.insert(
+            key,
+            Item {
+                group: group.to_string(),
+                place: format!("{rel}#{pointer}"),
+                shape: String::new(),
+            },
+        );
+    };
+    let around = crate::space::draft_of(document);
+    // (schema, its pointer, its place, depth), walked with a stack.
+    let mut stack = vec![(document, String::new(), String::new(), 0usize)];
+    let mut walked = 0usize;
+    while let Some((schema, pointer, place, depth)) = stack.pop() {
+        walked += 1;
+        if depth > vocab::MAX_NESTING || walked > vocab::MAX_POSITIONS {
+            return Err(format!(
+                "{rel}#{pointer}: the document is too large or too deep to list what it names"
+            ));
+        }
+        let Value::Object(map) = schema else {
+            continue;
+        };
+        let draft = vocab::draft_of(map, around);
+        for (key, value) in map {
+            if key == "enum" || key == "const" {
+                let listed = match (key.as_str(), value) {
+                    ("enum", Value::Array(values)) => values.iter().collect(),
+                    ("const", value) => vec![value],
+                    _ => Vec::new(),
+                };
+                for value in listed {
+                    add(
+                        format!("value {place} = {value}"),
+                        &format!("{pointer}/{key}"),
+                    );
+                }
+                continue;
+            }
+            for (suffix, child) in vocab::children(draft, key, value) {
+                let below = suffix
+                    .strip_prefix(&format!("/{}", contract::escape_pointer_token(key)))
+                    .unwrap_or_default();
+                let child_place = match key.as_str() {
+                    "$defs" | "definitions" => {
+                        let defined = format!("{pointer}{suffix}");
+                        add(format!("type {defined}"), &defined);
+                        defined
+                    }
+                    "properties" => {
+                        let field = format!("{place}/properties{below}");
+                        add(format!("field {field}"), &format!("{pointer}{suffix}"));
+                        field
+                    }
+                    "allOf" | "anyOf" | "oneOf" | "then" | "else" | "dependentSchemas" => {
+                        place.clone()
+                    }
+                    "items"
+                    | "prefixItems"
+                    | "additionalItems"
+                    | "unevaluatedItems"
+                    | "additionalProperties"
+                    | "unevaluatedProperties"
+                    | "patternProperties" => {
+                        format!("{place}{suffix}")
+                    }
+                    _ => continue,
+                };
+                stack.push((child, format!("{pointer}{suffix}"), child_place, depth + 1));
+            }
+        }
+    }
+    Ok(surface)
 }
 
 fn undecided(side: &str, why: &str) -> Change {

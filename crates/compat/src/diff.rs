@@ -815,6 +815,10 @@ impl<'p, 's> Differ<'p, 's> {
         // Two long values that start alike would read as one: name where
         // they first differ.
         let detail = match (old_value, new_value) {
+            (Some(old), Some(new)) if old == new => format!(
+                "`{key}`: {}, written the same, but a schema it refers to changed",
+                show(Some(old))
+            ),
             (Some(old), Some(new)) => match first_difference(old, new, String::new()) {
                 Some((at, before, after)) if !at.is_empty() => format!(
                     "`{key}`, first different at {at}: {} → {}",

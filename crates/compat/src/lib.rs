@@ -1569,6 +1569,12 @@ pub fn compare_documents(
         ) {
             diff::Differ::new(&prover).diff(&o, &n, &old_doc.name, "", &mut changes);
         }
+        // No generator models two documents alone: what they name is
+        // listed from the documents themselves, and a name gone breaks the
+        // API wherever the diff's walk did not reach it.
+        if !changes.iter().any(|change| change.rule.breaks_api()) {
+            changes.extend(api::named_changes(old_doc, new_doc));
+        }
         if old_doc.rel == new_doc.rel {
             let part = Part {
                 group: &old_doc.name,

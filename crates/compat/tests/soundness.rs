@@ -609,3 +609,77 @@ fn a_reference_outside_the_schemas_compared_cannot_be_decided() {
         "{comparison:#?}"
     );
 }
+
+/// Two documents compared alone have no bindings, so the API verdict
+/// covers removals: a member removed from any `properties`, or a value from
+/// any `enum` of two or more (one listed once), wherever it stands in a generated document
+/// (a definition no reference reaches, an `allOf` part, a branch, below a
+/// keyword the diff judges whole), breaks the API. Places under keywords
+/// that only test a value (`not`, `if`, `contains`, `propertyNames`) are
+/// left out: nothing generated from them names a field.
+#[test]
+fn a_member_or_value_removed_anywhere_breaks_the_api() {
+    let mut rng = sample::Rng::new(20_261_204);
+    let (mut tried, mut missed) = (0, Vec::new());
+    for _ in 0..40 {
+        let old = sample::schemas::document(&mut rng);
+        for place in sample::schemas::places(&old) {
+            let tested_only = place
+                .split('/')
+                .any(|token| matches!(token, "not" | "if" | "contains" | "propertyNames"));
+            if tested_only {
+                continue;
+            }
+            let here = old.pointer(&place).and_then(Value::as_object);
+            let member = here
+                .and_then(|map| map.get("properties"))
+                .and_then(Value::as_object)
+                .and_then(|members| members.keys().next().cloned());
+            // A value listed once (one listed twice is still there after).
+            let once = here
+                .and_then(|map| map.get("enum"))
+                .and_then(Value::as_array)
+                .filter(|values| values.len() >= 2)
+                .and_then(|values| {
+                    values
+                        .iter()
+                        .position(|v| values.iter().filter(|w| *w == v).count() == 1)
+                });
+            let mut edits: Vec<(String, Value)> = Vec::new();
+            if let Some(name) = member {
+                let mut new = old.clone();
+                if let Some(Value::Object(members)) =
+                    new.pointer_mut(&format!("{place}/properties"))
+                {
+                    members.remove(&name);
+                }
+                edits.push((format!("{place}: member {name:?} removed"), new));
+            }
+            if let Some(index) = once {
+                let mut new = old.clone();
+                if let Some(Value::Array(values)) = new.pointer_mut(&format!("{place}/enum")) {
+                    values.remove(index);
+                }
+                edits.push((format!("{place}: enum value {index} removed"), new));
+            }
+            for (what, new) in edits {
+                // A pair the checker refuses to load gets no verdict at all.
+                let Ok(comparison) = compare_documents(&set(&old), &set(&new), Options::default())
+                else {
+                    continue;
+                };
+                tried += 1;
+                if comparison.api == Verdict::Compatible {
+                    missed.push(format!("{what} in {old}"));
+                }
+            }
+        }
+    }
+    assert!(tried >= 100, "only {tried} removals were judged");
+    assert!(
+        missed.is_empty(),
+        "API said to hold after {} of {tried} removals:\n{}",
+        missed.len(),
+        missed.join("\n")
+    );
+}
