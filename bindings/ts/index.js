@@ -603,13 +603,16 @@ function readString(v, min, max, pattern, source, at, key) {
   return v;
 }
 
-/** A value from the input as JSON, cut after 200 characters: a message stays short however long the value was. */
+/**
+ * A value from the input as JSON, a string cut after its first 200 characters (code points) and then its length
+ * in characters, as the Rust and C++ readers show it: a message stays short however long the value was.
+ */
 function quoted(v) {
-  const text = JSON.stringify(v) ?? "nothing";
-  if (text.length <= 200) return text;
-  // Not between the two halves of a surrogate pair.
-  const cut = /[\ud800-\udbff]/.test(text[199]) ? 199 : 200;
-  return `${text.slice(0, cut)}... (${text.length} characters)`;
+  if (typeof v !== "string") return JSON.stringify(v) ?? "nothing";
+  if (v.length <= 200) return JSON.stringify(v);
+  const characters = Array.from(v);
+  if (characters.length <= 200) return JSON.stringify(v);
+  return `${JSON.stringify(characters.slice(0, 200).join(""))}... (${characters.length} characters)`;
 }
 
 function readEnum(v, values, type, at, key) {

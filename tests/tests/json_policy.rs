@@ -50,6 +50,8 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
             r#"{{"v":1,"kind":"event","body":{{"name":"event.task.progress","params":{{"taskId":"t_01","downloadedBytes":{bytes},"speedBytesPerSec":0,"segments":[]}}}}}}"#
         )
     };
+    // An object naming one member twice, the name as written in the text.
+    let twice = |name: &str| format!(r#"{{"{name}":1,"{name}":2}}"#);
     let version = |v: &str| {
         format!(
             r#"{{"v":{v},"kind":"event","body":{{"name":"event.task.removed","params":{{"taskId":"t_01"}}}}}}"#
@@ -72,6 +74,8 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
         ("a surrogate pair", invoke("\"\\ud83d\\ude00\"").into_bytes(), Says::Read),
         ("a member named twice", invoke(r#"{"a":1,"a":2}"#).into_bytes(), Says::Text),
         ("a member named twice, once escaped", invoke(r#"{"a":1,"\u0061":2}"#).into_bytes(), Says::Text),
+        ("a member named twice, its name holding what breaks a line", invoke(&twice("a\\n\u{2028}\u{85}\u{202e}b")).into_bytes(), Says::Text),
+        ("a member named twice, its name 453 characters long", invoke(&twice(&format!("{}\u{2028}\\n\u{85}{}", "é".repeat(150), "n".repeat(300)))).into_bytes(), Says::Text),
         ("an envelope member named twice", br#"{"v":1,"v":1,"kind":"event","body":{"name":"event.task.removed","params":{"taskId":"t_01"}}}"#.to_vec(), Says::Text),
         ("2^53 in free JSON", invoke("9007199254740992").into_bytes(), Says::Text),
         ("2^53 − 1 in free JSON", invoke("9007199254740991").into_bytes(), Says::Read),

@@ -163,7 +163,7 @@ fn what_the_input_names_cannot_forge_a_line() {
                 !line.contains(['\u{2028}', '\u{202e}']),
                 "{format}: {line:?}"
             );
-            assert!(line.contains(r"x\nbad.jsonl"), "{format}: {line}");
+            assert!(line.contains(r"x\u000abad.jsonl"), "{format}: {line}");
         }
     }
 }

@@ -454,7 +454,7 @@ fn replies_and_errors_sent_to_the_executor_are_ignored_with_a_log_line() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(replies.is_empty(), "{replies:?}");
     assert!(
-        stderr.contains("ignoring the event event.x\\nvdm-exec: forged (a name"),
+        stderr.contains("ignoring the event event.x\\u000avdm-exec: forged (a name"),
         "{stderr}"
     );
     assert!(

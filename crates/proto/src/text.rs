@@ -998,7 +998,7 @@ mod tests {
         };
         assert_eq!(
             shown,
-            format!("\"\\u{{2028}}{}\"... (1001 characters)", "n".repeat(199))
+            format!("\"\\u2028{}\"... (1001 characters)", "n".repeat(199))
         );
     }
 

@@ -307,22 +307,22 @@ pub fn shortened(text: &str, max: usize) -> Cow<'_, str> {
     ))
 }
 
-/// `text` with its control characters escaped (`\n`, `\u{1b}`), and the
-/// characters that break or reorder a line where they are shown (U+2028,
-/// U+2029, the bidirectional marks, embeddings, overrides and isolates):
-/// text that came from the input, printed in a message or a log line,
-/// cannot start a line of its own, move a terminal's cursor, or show its
-/// words in another order than they are read.
+/// `text` with its control characters and the characters that break or
+/// reorder a line where they are shown (U+2028, U+2029, the bidirectional
+/// marks, embeddings, overrides and isolates) escaped as a backslash, `u`
+/// and four hex digits (`\u000a`, `\u2028`), as the C++ and TypeScript
+/// readers escape them: text that came from the input, printed in a message
+/// or a log line, cannot start a line of its own, move a terminal's cursor,
+/// or show its words in another order than they are read.
 pub fn printable(text: &str) -> Cow<'_, str> {
     if !text.chars().any(unprintable) {
         return Cow::Borrowed(text);
     }
     let mut escaped = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_control() {
-            escaped.extend(c.escape_debug());
-        } else if unprintable(c) {
-            escaped.extend(c.escape_unicode());
+        if unprintable(c) {
+            // Every such character is below U+10000: four digits hold it.
+            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
         } else {
             escaped.push(c);
         }

@@ -394,7 +394,7 @@ fn a_misfit_quotes_no_string_value() {
         (
             json!({"v": 1, "kind": "event", "body": {"name": "event.task.state",
                 "params": {"taskId": "t_01", "state": "x\nerror: forged\u{2028}"}}}),
-            "unknown variant `x\\nerror: forged\\u{2028}`, expected one of `new`",
+            "unknown variant `x\\u000aerror: forged\\u2028`, expected one of `new`",
         ),
     ];
     for (wire, told) in cases {
@@ -434,7 +434,11 @@ fn a_name_without_its_content_is_quoted_cut_and_escaped() {
         let err = wire::decode::<Envelope>(wire.to_string().as_bytes()).expect_err("refused");
         let said = err.to_string();
         assert!(!said.contains('\n'), "{said}");
-        assert!(said.contains("x\\nerror: forged"), "{said}");
+        // Escaped as JSON where it is quoted as a string, else by `printable`.
+        assert!(
+            said.contains("x\\nerror: forged") || said.contains("x\\u000aerror: forged"),
+            "{said}"
+        );
         assert!(said.len() < 1000, "{} bytes", said.len());
     }
 }
@@ -457,7 +461,7 @@ fn printable_escapes_what_breaks_or_reorders_a_line() {
     let text = "a\nb\u{85}c\u{2028}d\u{202e}e\u{2066}f\u{200f}g\u{1b}h é 😀";
     assert_eq!(
         wire::printable(text),
-        r"a\nb\u{85}c\u{2028}d\u{202e}e\u{2066}f\u{200f}g\u{1b}h é 😀"
+        r"a\u000ab\u0085c\u2028d\u202ee\u2066f\u200fg\u001bh é 😀"
     );
     assert!(matches!(
         wire::printable("plain é 😀"),
@@ -610,7 +614,7 @@ fn a_pointer_is_exact_and_shown_cut_and_escaped() {
     let shown = err.to_string();
     assert!(shown.contains("characters left out"), "{shown}");
     assert!(
-        shown.contains("\\u{202e}") && !shown.contains('\u{202e}'),
+        shown.contains("\\u202e") && !shown.contains('\u{202e}'),
         "{shown}"
     );
     assert!(!shown.contains('\n'), "{shown}");

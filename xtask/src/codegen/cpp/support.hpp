@@ -273,14 +273,22 @@ void check_unique(const std::vector<T>& items, const Path& at) {
   }
 }
 
-/// A string from the input as JSON, cut after its first 200 bytes (at a
-/// character's start): a message stays short however long the value was.
+/// A string from the input as JSON, cut after its first 200 characters,
+/// then its length in characters, as the Rust and TypeScript readers show
+/// it: a message stays short however long the value was. The text is UTF-8
+/// (the readers refuse anything else), so a character starts at every byte
+/// that is not a continuation byte.
 inline std::string quoted(const std::string& text) {
   constexpr std::size_t shown = 200;
-  if (text.size() <= shown) return json(text).dump();
-  std::size_t cut = shown;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return json(text.substr(0, cut)).dump() + "... (" + std::to_string(text.size()) + " bytes)";
+  std::size_t characters = 0;
+  std::size_t cut = text.size();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (characters == shown) cut = i;
+    ++characters;
+  }
+  if (characters <= shown) return json(text).dump();
+  return json(text.substr(0, cut)).dump() + "... (" + std::to_string(characters) + " characters)";
 }
 
 inline constexpr std::size_t MAX_DEPTH = 127;
