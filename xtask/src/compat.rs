@@ -779,6 +779,106 @@ mod tests {
         }
     }
 
+    /// Every member of every object and every value of every enum of the
+    /// contract, wherever it stands, removed in turn (its name from
+    /// `required` and its `x-enum-varnames` entry with it): code built on
+    /// the old bindings names it, so the API breaks, whatever the wire does.
+    /// Places under keywords that only test a value (`not`, `if`,
+    /// `contains`, `propertyNames`) or constrain members declared beside them
+    /// (`then`, `else`: the contract's rules, which the generator reads as
+    /// checks, not as fields) are left out. The bounded run takes every
+    /// twelfth removal; `COMPAT_PLACES_EVERY=1` takes all.
+    #[test]
+    fn a_member_or_value_removed_anywhere_in_the_contract_breaks_the_api() {
+        use serde_json::Value;
+        let base = edited(|rel, text| (rel.to_string(), text));
+        // (file, place, member or enum index)
+        let mut removals: Vec<(String, String, Result<String, usize>)> = Vec::new();
+        for doc in &base.docs {
+            for place in sample::schemas::places(&doc.value) {
+                let tested_only = place.split('/').any(|t| {
+                    matches!(
+                        t,
+                        "not" | "if" | "then" | "else" | "contains" | "propertyNames"
+                    )
+                });
+                let Some(map) = doc.value.pointer(&place).and_then(Value::as_object) else {
+                    continue;
+                };
+                if tested_only {
+                    continue;
+                }
+                if let Some(members) = map.get("properties").and_then(Value::as_object) {
+                    for name in members.keys() {
+                        removals.push((doc.rel.clone(), place.clone(), Ok(name.clone())));
+                    }
+                }
+                if let Some(values) = map.get("enum").and_then(Value::as_array) {
+                    if values.len() >= 2 {
+                        for index in 0..values.len() {
+                            removals.push((doc.rel.clone(), place.clone(), Err(index)));
+                        }
+                    }
+                }
+            }
+        }
+        let every: usize = std::env::var("COMPAT_PLACES_EVERY")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(12);
+        let old_bindings = crate::codegen::model::surface(&base);
+        let mut missed = Vec::new();
+        for (rel, place, what) in removals.iter().step_by(every.max(1)) {
+            let mut new = base.clone();
+            let Some(doc) = new.docs.iter_mut().find(|d| &d.rel == rel) else {
+                continue;
+            };
+            let Some(Value::Object(map)) = doc.value.pointer_mut(place) else {
+                continue;
+            };
+            match what {
+                Ok(name) => {
+                    if let Some(Value::Object(members)) = map.get_mut("properties") {
+                        members.remove(name);
+                    }
+                    if let Some(Value::Array(required)) = map.get_mut("required") {
+                        required.retain(|r| r.as_str() != Some(name));
+                    }
+                }
+                Err(index) => {
+                    for key in ["enum", "x-enum-varnames"] {
+                        if let Some(Value::Array(values)) = map.get_mut(key) {
+                            if *index < values.len() {
+                                values.remove(*index);
+                            }
+                        }
+                    }
+                }
+            }
+            let new_bindings = crate::codegen::model::surface(&new);
+            let comparison = compat::compare_contracts(
+                &base,
+                &new,
+                compat::Options {
+                    search: 0,
+                    ..compat::Options::default()
+                },
+                [&old_bindings, &new_bindings],
+            )
+            .unwrap_or_else(|err| panic!("{rel}#{place}: {err}"));
+            if comparison.api.holds() {
+                missed.push(format!("{rel}#{place}: {what:?} removed"));
+            }
+        }
+        assert!(
+            missed.is_empty(),
+            "the API said to hold after {} of {} removals:\n{}",
+            missed.len(),
+            removals.len().div_ceil(every.max(1)),
+            missed.join("\n")
+        );
+    }
+
     /// A required field added changes what the Rust `new` takes: the API
     /// breaks (as R does), and the change names the type's required fields.
     #[test]
