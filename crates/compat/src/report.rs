@@ -467,12 +467,12 @@ pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'
         let _ = writeln!(
             out,
             "::error file={VERSION_FILE},line=1,title=compat bump::{}",
-            escape_github(&why)
+            contract::github_data(&why)
         );
     }
     for change in review_order(comparison) {
         let place = locate(where_of(change)).map_or(String::new(), |(file, line)| {
-            format!(" file={},line={line},", escape_github_property(&file))
+            format!(" file={},line={line},", contract::github_property(&file))
         });
         let message = format!(
             "W {} R {} API {}: {}{}{}",
@@ -496,7 +496,7 @@ pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'
                 place
             },
             change.rule,
-            escape_github(&message)
+            contract::github_data(&message)
         );
     }
     out
@@ -508,25 +508,13 @@ pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'
 /// change annotations would have been.
 pub fn github_failure(place: Option<(String, usize)>, message: &str) -> String {
     let place = place.map_or(String::new(), |(file, line)| {
-        format!(" file={},line={line},", escape_github_property(&file))
+        format!(" file={},line={line},", contract::github_property(&file))
     });
     format!(
         "::error{}title=compat::{}\n",
         if place.is_empty() { " " } else { &place },
-        escape_github(message)
+        contract::github_data(message)
     )
-}
-
-/// A property's value (a file name) also ends at `,` and `:`.
-fn escape_github_property(text: &str) -> String {
-    escape_github(text).replace(':', "%3A").replace(',', "%2C")
-}
-
-/// Workflow commands end at a newline and read `%` specially: control
-/// characters (newlines too) are escaped as in every report, and `%` as
-/// the commands ask.
-fn escape_github(text: &str) -> String {
-    contract::plain(text).replace('%', "%25")
 }
 
 /// SARIF 2.1.0 for code scanning: one result per change, `error` for a break.

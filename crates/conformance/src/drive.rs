@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 use proto::wire::{printable, shortened, SENTENCE_CHARS};
 
 use crate::generate::GenerateError;
-use crate::report::{escape_data, escape_property, Format};
+use crate::report::Format;
 use crate::{Checker, Rule};
 
 /// How one rule fared.
@@ -110,8 +110,8 @@ impl Driven {
                     let _ = writeln!(
                         out,
                         "::error title={}::{}",
-                        escape_property(id),
-                        escape_data(why)
+                        contract::github_property(id),
+                        contract::github_data(why)
                     );
                 } else {
                     // What the peer wrote cannot start a line of its own here.

@@ -140,25 +140,12 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let _ = writeln!(
                     out,
                     "::{command} file={}{line},title={}::{}",
-                    escape_property(&v.file),
-                    escape_property(&title),
-                    escape_data(&message)
+                    contract::github_property(&v.file),
+                    contract::github_property(&title),
+                    contract::github_data(&message)
                 );
             }
         }
     }
     out
-}
-
-/// GitHub workflow commands escape `%`, CR and LF in data, and `:`/`,` too
-/// in properties; other control characters are escaped as everywhere else.
-pub(crate) fn escape_data(text: &str) -> String {
-    printable(text)
-        .replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-pub(crate) fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }

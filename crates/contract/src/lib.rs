@@ -30,20 +30,35 @@ use std::path::PathBuf;
 
 /// Text from a schema file or a validator (a name, a pointer, a message
 /// quoting a value) with its control characters, U+2028, U+2029 and the
-/// bidirectional formatting characters escaped, so what a tool prints from
-/// it (a review comment too) is one line that says only what it says, in
-/// the order it is read. (`proto::wire::printable` escapes the same for the
-/// wire's side; neither crate depends on the other.)
+/// bidirectional formatting characters escaped as a backslash, `u` and four
+/// hex digits, so what a tool prints from it (a review comment too) is one
+/// line that says only what it says, in the order it is read.
+/// (`proto::wire::printable` escapes the same, alike, for the wire's side;
+/// neither crate depends on the other.)
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         if ch.is_control() || matches!(ch, '\u{2028}' | '\u{2029}') || lint::is_bidi_control(ch) {
-            out.extend(ch.escape_default());
+            // Every such character is below U+10000: four digits hold it.
+            out.push_str(&format!("\\u{:04x}", u32::from(ch)));
         } else {
             out.push(ch);
         }
     }
     out
+}
+
+/// `text` as the data of a GitHub workflow command (`::error ...::DATA`),
+/// which ends at a line break and reads `%` specially: [`plain`], then `%`
+/// escaped as the commands ask.
+pub fn github_data(text: &str) -> String {
+    plain(text).replace('%', "%25")
+}
+
+/// `text` as a property of a GitHub workflow command (`file=`, `title=`),
+/// which also ends at `,` and `:`.
+pub fn github_property(text: &str) -> String {
+    github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// The largest integer every JSON reader keeps exactly (2^53 − 1): no integer

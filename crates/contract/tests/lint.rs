@@ -954,6 +954,22 @@ fn every_rule_is_documented() {
 fn plain_text_escapes_what_breaks_or_reorders_a_line() {
     assert_eq!(
         contract::plain("a\u{202e}b\nc\u{2028}d\u{2066}e é"),
-        r"a\u{202e}b\nc\u{2028}d\u{2066}e é"
+        r"a\u202eb\u000ac\u2028d\u2066e é"
+    );
+}
+
+/// A GitHub workflow command's data and properties: what breaks a line is
+/// escaped as everywhere, `%` as the commands read it, and in a property
+/// the `,` and `:` that would end it.
+#[test]
+fn github_commands_get_one_line_that_ends_where_it_should() {
+    let forged = "a%b,c:d\r\n::error::x";
+    assert_eq!(
+        contract::github_data(forged),
+        r"a%25b,c:d\u000d\u000a::error::x"
+    );
+    assert_eq!(
+        contract::github_property(forged),
+        r"a%25b%2Cc%3Ad\u000d\u000a%3A%3Aerror%3A%3Ax"
     );
 }
