@@ -334,10 +334,23 @@ fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparis
         (Side::File(o), Side::File(n)) => {
             let mut comparison = compat::compare_documents(&single(o)?, &single(n)?, options)?;
             // Each change is placed in the files as given, not in the set
-            // they stood in.
+            // they stood in; words naming a place name it in the file both
+            // sides share a name with, else by its pointer alone.
+            let (old_name, new_name) = (file_name(o), file_name(n));
+            let either = if old_name == new_name {
+                old_name.as_str()
+            } else {
+                ""
+            };
             for change in &mut comparison.changes {
-                as_given(&mut change.old_pointer, o);
-                as_given(&mut change.new_pointer, n);
+                as_given(&mut change.old_pointer, &old_name);
+                as_given(&mut change.new_pointer, &new_name);
+                for words in [&mut change.why, &mut change.undecided]
+                    .into_iter()
+                    .flatten()
+                {
+                    *words = words.replace(&format!("{SINGLE}#"), &format!("{either}#"));
+                }
             }
             Ok((comparison, Vec::new()))
         }
@@ -500,13 +513,17 @@ fn label(side: &Side) -> String {
 /// The place under which [`single`] puts a file.
 const SINGLE: &str = "types/Schema.json";
 
-/// `types/Schema.json#pointer` → `NAME#pointer`, NAME the file's own.
-fn as_given(place: &mut Option<String>, file: &Path) {
-    let Some(pointer) = place.as_deref().and_then(|p| p.strip_prefix(SINGLE)) else {
-        return;
-    };
-    if let Some(name) = file.file_name() {
-        *place = Some(format!("{}{pointer}", name.to_string_lossy()));
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// `types/Schema.json#pointer` → `NAME#pointer`.
+fn as_given(place: &mut Option<String>, name: &str) {
+    if let Some(pointer) = place.as_deref().and_then(|p| p.strip_prefix(SINGLE)) {
+        *place = Some(format!("{name}{pointer}"));
     }
 }
 
@@ -976,7 +993,6 @@ mod tests {
             &super::Side::File(new),
             compat::Options::default(),
         );
-        let _ = std::fs::remove_dir_all(&dir);
         let (comparison, _) = compared.unwrap_or_else(|err| panic!("{err:#}"));
         let change = comparison
             .changes
@@ -989,6 +1005,26 @@ mod tests {
         assert_eq!(
             change.new_pointer.as_deref(),
             Some("after.json#/properties/n/maximum")
+        );
+        // A reason naming a place names it in the file both sides are called.
+        let (old_dir, new_dir) = (dir.join("old"), dir.join("new"));
+        for (side, name) in [(&old_dir, "x"), (&new_dir, "y")] {
+            std::fs::create_dir_all(side).unwrap_or_else(|err| panic!("{err}"));
+            let text = format!(r##"{{"properties": {{"n": {{"$dynamicRef": "#{name}"}}}}}}"##);
+            std::fs::write(side.join("same.json"), text).unwrap_or_else(|err| panic!("{err}"));
+        }
+        let compared = super::compare(
+            &super::Side::File(old_dir.join("same.json")),
+            &super::Side::File(new_dir.join("same.json")),
+            compat::Options::default(),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        let (comparison, _) = compared.unwrap_or_else(|err| panic!("{err:#}"));
+        let why = comparison.changes.first().and_then(|c| c.why.clone());
+        assert!(
+            why.as_deref()
+                .is_some_and(|why| why.contains("$dynamicRef at same.json#/properties/n")),
+            "{why:?}"
         );
     }
 
