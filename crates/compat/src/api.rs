@@ -151,10 +151,10 @@ fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
 /// reference reaches it, so a removal is seen however the diff walks to it.
 /// A place is written as its pointer with the keywords that combine
 /// schemas into one left out (`allOf`, `anyOf`, `oneOf`, `then`, `else`,
-/// `dependentSchemas`: a generator merges their members into one type),
-/// and a definition starts a place of its own. Keywords that only test a
-/// value (`not`, `if`, `contains`, `propertyNames`) name nothing code uses
-/// and are not entered. Shapes are not compared (`shape` is empty): for
+/// `dependentSchemas`, `dependencies`: a generator merges their members
+/// into one type), and a definition starts a place of its own. Keywords
+/// that only test a value (`not`, `if`, `contains`, `propertyNames`,
+/// `contentSchema`) name nothing code uses and are not entered. Shapes are not compared (`shape` is empty): for
 /// documents alone the API covers removals.
 fn named(document: &Value, rel: &str, group: &str) -> Modelled {
     let mut surface = Surface::default();
@@ -213,9 +213,8 @@ fn named(document: &Value, rel: &str, group: &str) -> Modelled {
                         add(format!("field {field}"), &format!("{pointer}{suffix}"));
                         field
                     }
-                    "allOf" | "anyOf" | "oneOf" | "then" | "else" | "dependentSchemas" => {
-                        place.clone()
-                    }
+                    "allOf" | "anyOf" | "oneOf" | "then" | "else" | "dependentSchemas"
+                    | "dependencies" => place.clone(),
                     "items"
                     | "prefixItems"
                     | "additionalItems"
