@@ -75,6 +75,8 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
         ("a member named twice", invoke(r#"{"a":1,"a":2}"#).into_bytes(), Says::Text),
         ("a member named twice, once escaped", invoke(r#"{"a":1,"\u0061":2}"#).into_bytes(), Says::Text),
         ("a member named twice, its name holding what breaks a line", invoke(&twice("a\\n\u{2028}\u{85}\u{202e}b")).into_bytes(), Says::Text),
+        ("a member named twice, its name 200 characters long", invoke(&twice(&"é".repeat(200))).into_bytes(), Says::Text),
+        ("a member named twice, its 200th character outside the BMP", invoke(&twice(&format!("{}😀{}", "n".repeat(199), "x".repeat(10)))).into_bytes(), Says::Text),
         ("a member named twice, its name 453 characters long", invoke(&twice(&format!("{}\u{2028}\\n\u{85}{}", "é".repeat(150), "n".repeat(300)))).into_bytes(), Says::Text),
         ("an envelope member named twice", br#"{"v":1,"v":1,"kind":"event","body":{"name":"event.task.removed","params":{"taskId":"t_01"}}}"#.to_vec(), Says::Text),
         ("2^53 in free JSON", invoke("9007199254740992").into_bytes(), Says::Text),
