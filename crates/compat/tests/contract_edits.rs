@@ -22,6 +22,10 @@
 //! comparison says holds is put to drawn values, and where the two judge
 //! the pair two ways, eight times as many are drawn.
 //!
+//! A second test does the same at each place of the contract in turn, its
+//! schema made `true` and then `false` (`COMPAT_PLACES_EVERY=1` for every
+//! place; the bounded run takes every twelfth).
+//!
 //! `COMPAT_EDITS=N` runs N edits instead of the bounded count, and
 //! `COMPAT_EDITS_SEED=S` starts from another seed (`COMPAT_FILE_EDITS=1`
 //! makes every edit one of the files):
@@ -465,4 +469,86 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
         compared * 2 > edits && held > 0 && accepted > held,
         "{said}"
     );
+}
+
+/// At places spread over the whole contract (every file, every depth), the
+/// schema there made `true` (anything passes) or `false` (nothing does):
+/// wherever either comparison says a direction holds, values drawn from
+/// that writer pass that reader. Systematic where the random edits above
+/// are not: each place of the contract, not a draw of them.
+/// `COMPAT_PLACES_EVERY=1` tries every place (the bounded run takes every
+/// twelfth).
+#[test]
+fn anything_or_nothing_passing_anywhere_holds_where_said_to() {
+    let old = base();
+    let every = setting("COMPAT_PLACES_EVERY", 12).max(1);
+    let spots: Vec<(usize, String)> = old
+        .docs
+        .iter()
+        .enumerate()
+        .flat_map(|(index, doc)| {
+            sample::schemas::places(&doc.value)
+                .into_iter()
+                .map(move |pointer| (index, pointer))
+        })
+        .collect();
+    let (mut held, mut accepted, mut broken) = (0, 0, Vec::new());
+    for (step, (index, pointer)) in spots.iter().step_by(every as usize).enumerate() {
+        for made in [json!(true), json!(false)] {
+            let mut new = old.clone();
+            let doc = &mut new.docs[*index];
+            match doc.value.pointer_mut(pointer) {
+                Some(spot) => *spot = made.clone(),
+                None => continue,
+            }
+            let edited = doc.clone();
+            let options = Options {
+                search: 0,
+                ..Options::default()
+            };
+            // A file with no `$id` left gets no verdict at all.
+            let Ok(comparison) = compare_sets(&old, &new, options) else {
+                continue;
+            };
+            let [w, r] = both_ways(&comparison, [&old, &new], options);
+            for ((ours, theirs), writer, reader, direction) in
+                [(w, &new, &old, "W"), (r, &old, &new, "R")]
+            {
+                if !ours && theirs != Some(true) {
+                    continue;
+                }
+                held += 1;
+                let (Some(writes), Some(reads)) = (registry(writer, false), registry(reader, true))
+                else {
+                    broken.push(format!(
+                        "{}#{pointer} made {made}: {direction} said to hold, but a side's schemas cannot be registered",
+                        edited.rel
+                    ));
+                    continue;
+                };
+                for place in places(&edited) {
+                    let seed = step as u64;
+                    let pair = [&writes, &reads];
+                    if let Some(what) = refused(
+                        pair,
+                        &place,
+                        (seed, Formats::Assertion, DRAWS),
+                        &mut accepted,
+                    ) {
+                        broken.push(format!(
+                            "{}#{pointer} made {made}: {direction} said to hold, but {place} draws {what}",
+                            edited.rel
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+    let said = format!(
+        "{} places, {held} directions held, {accepted} values put to a reader",
+        spots.len().div_ceil(every as usize)
+    );
+    eprintln!("{said}");
+    assert!(held > 0 && accepted > held, "{said}");
 }
