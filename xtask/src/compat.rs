@@ -345,7 +345,8 @@ fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparis
             for change in &mut comparison.changes {
                 as_given(&mut change.old_pointer, &old_name);
                 as_given(&mut change.new_pointer, &new_name);
-                for words in [&mut change.why, &mut change.undecided]
+                let (why, undecided) = (change.why.as_mut(), change.undecided.as_mut());
+                for words in [Some(&mut change.detail), why, undecided]
                     .into_iter()
                     .flatten()
                 {

@@ -72,24 +72,36 @@ const LISTED: usize = 8;
 /// code may be built on bindings a generator of another day wrote for the
 /// old side (a frozen release's), and nothing says what it names.
 pub(crate) fn changes(old: &Modelled, new: &Modelled) -> Vec<Change> {
-    changes_as(old, new, "the generated bindings change")
+    changes_as(old, new, "the generated bindings")
 }
 
 /// [`changes`] between two documents compared alone, by what [`named`]
 /// lists of each.
 pub(crate) fn named_changes(old: &contract::SchemaDoc, new: &contract::SchemaDoc) -> Vec<Change> {
+    let listed = |doc: &contract::SchemaDoc| match &doc.too_deep {
+        // Kept unread: what it names is not known.
+        Some(deep) => Err(format!(
+            "{}#{}: the document nests {} levels deep, past the {} this tool reads",
+            doc.rel,
+            deep.pointer,
+            deep.depth,
+            contract::MAX_JSON_DEPTH
+        )),
+        None => named(&doc.value, &doc.rel, &doc.name),
+    };
     changes_as(
-        &named(&old.value, &old.rel, &old.name),
-        &named(&new.value, &new.rel, &new.name),
-        "a name code generated from the document uses changes",
+        &listed(old),
+        &listed(new),
+        "the names code generated from the document uses",
     )
 }
 
+/// `what`: what the surfaces are, in words (`the generated bindings`).
 fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
     let (old, new) = match (old, new) {
         (Ok(old), Ok(new)) => (old, new),
-        (Err(why), Ok(_) | Err(_)) => return vec![undecided("old", why)],
-        (Ok(_), Err(why)) => return vec![undecided("new", why)],
+        (Err(why), Ok(_) | Err(_)) => return vec![undecided(what, "old", why)],
+        (Ok(_), Err(why)) => return vec![undecided(what, "new", why)],
     };
     // Per group: the first place touched on each side, and what changed.
     let mut groups: BTreeMap<&str, (&Item, Option<&Item>, Vec<String>)> = BTreeMap::new();
@@ -131,7 +143,7 @@ fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
                 writer: Verdict::Compatible,
                 reader: Verdict::Compatible,
                 api: Verdict::Breaking,
-                detail: format!("{what}: {detail}"),
+                detail: format!("{what} change: {detail}"),
                 why: Some(
                     "code built on the old bindings no longer compiles, or compiles and means something else"
                         .into(),
@@ -233,7 +245,7 @@ fn named(document: &Value, rel: &str, group: &str) -> Modelled {
     Ok(surface)
 }
 
-fn undecided(side: &str, why: &str) -> Change {
+fn undecided(what: &str, side: &str, why: &str) -> Change {
     // The generator names the place it refuses first (`file#pointer: why`):
     // the report locates the change there.
     let place = why
@@ -254,10 +266,10 @@ fn undecided(side: &str, why: &str) -> Change {
         writer: Verdict::Compatible,
         reader: Verdict::Compatible,
         api: Verdict::Breaking,
-        detail: format!("the {side} side's bindings cannot be modelled: {why}"),
+        detail: format!("{what} of the {side} side cannot be listed: {why}"),
         why: Some("what code built on the bindings names cannot be compared".into()),
         example: None,
-        undecided: Some(format!("the generated bindings ({side} side: {why})")),
+        undecided: Some(format!("{what} ({side} side: {why})")),
         shape: false,
     }
 }

@@ -683,3 +683,24 @@ fn a_member_or_value_removed_anywhere_breaks_the_api() {
         missed.join("\n")
     );
 }
+
+/// A document kept unread because it nests too deep names what nobody
+/// listed: the API cannot be decided, as W and R cannot, even between two
+/// copies of it.
+#[test]
+fn a_document_too_deep_to_read_leaves_the_api_undecided() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..140 {
+        schema = json!({"type": "array", "items": schema});
+    }
+    let text = schema.to_string();
+    let comparison = compare_sets_of(set_text(&text), set_text(&text));
+    assert_eq!(comparison.api, Verdict::Breaking, "{comparison:#?}");
+    assert!(
+        comparison.changes.iter().any(|c| c.rule == "api.changed"
+            && c.undecided
+                .as_deref()
+                .is_some_and(|u| u.contains("levels deep"))),
+        "{comparison:#?}"
+    );
+}
