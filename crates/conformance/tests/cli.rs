@@ -1377,3 +1377,21 @@ fn a_trace_line_that_is_no_object_is_named() {
         );
     }
 }
+
+/// What the readers print of the wire (`proto::wire::printable`) and what
+/// the tools print of schemas and findings (`contract::plain`) escape the
+/// same characters the same way: every character of the Basic
+/// Multilingual Plane and a few beyond it, alone and between others.
+#[test]
+fn text_from_the_wire_and_from_schemas_is_escaped_alike() {
+    let mut differ = Vec::new();
+    let beyond = ['\u{10000}', '\u{1f600}', '\u{e0001}', '\u{10ffff}'];
+    for c in (0..=0xffffu32).filter_map(char::from_u32).chain(beyond) {
+        let text = format!("a{c}b");
+        let (wire, schema) = (proto::wire::printable(&text), contract::plain(&text));
+        if wire != schema {
+            differ.push(format!("U+{:04X}: {wire} against {schema}", u32::from(c)));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
