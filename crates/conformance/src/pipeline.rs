@@ -175,14 +175,9 @@ pub fn check_trace(
                     match read {
                         Ok(None) => {}
                         Ok(Some(record)) => findings.extend(tracer.follow(place, record)),
-                        Err((rule, message)) => findings.push(crate::trace::TraceFinding {
-                            place,
-                            finding: crate::Finding {
-                                pointer: String::new(),
-                                rule,
-                                message,
-                            },
-                        }),
+                        Err(finding) => {
+                            findings.push(crate::trace::TraceFinding { place, finding })
+                        }
                     }
                 }
                 out.emit(trace_violations(files, findings));
@@ -217,7 +212,7 @@ pub fn check_trace(
     })
 }
 
-type ReadRecord = Result<Option<crate::trace::Record>, (Rule, String)>;
+type ReadRecord = Result<Option<crate::trace::Record>, crate::Finding>;
 
 /// Reads a batch of trace lines on every core, keeping their order, in
 /// pieces. Each message is parsed and dropped on the thread that reads it;
@@ -225,20 +220,18 @@ type ReadRecord = Result<Option<crate::trace::Record>, (Rule, String)>;
 fn read_records(checker: &Checker, lines: &[(usize, input::Line<'_>)]) -> Vec<Vec<ReadRecord>> {
     input::in_pieces(lines, |(_, line)| match line {
         input::Line::Text(text) => crate::trace::read_record(checker, text),
-        input::Line::TooLong => {
-            let finding = input::Line::too_long();
-            Err((finding.rule, finding.message))
-        }
+        input::Line::TooLong => Err(input::Line::too_long()),
     })
     .unwrap_or_else(|| {
         // One finding per line, so the lines after the batch keep their numbers.
         vec![lines
             .iter()
             .map(|_| {
-                Err((
-                    Rule::Schema,
-                    "the thread reading this line failed".to_string(),
-                ))
+                Err(crate::Finding {
+                    pointer: String::new(),
+                    rule: Rule::Schema,
+                    message: "the thread reading this line failed".to_string(),
+                })
             })
             .collect()]
     })

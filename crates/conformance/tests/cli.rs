@@ -1378,6 +1378,34 @@ fn a_trace_line_that_is_no_object_is_named() {
     }
 }
 
+/// A record whose member is of the wrong kind is pointed at by that member,
+/// and a `from` that is neither peer is shown, escaped.
+#[test]
+fn a_trace_record_member_of_the_wrong_kind_is_pointed_at() {
+    let trace = Temp::new(
+        "bad-members.trace.jsonl",
+        concat!(
+            "{\"conn\": 1, \"from\": \"client\", \"msg\": {}}\n",
+            "{\"conn\": \"a\", \"from\": \"client\", \"transport\": [\"x\"], \"msg\": {}}\n",
+            "{\"conn\": \"a\", \"from\": true, \"msg\": {}}\n",
+            "{\"conn\": \"a\", \"from\": \"serv\\u001b[2Jer\\n\", \"msg\": {}}\n",
+        )
+        .as_bytes(),
+    );
+    let output = run(&["trace", trace.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    for said in [
+        ":1 /conn: [trace.record] a trace record's \"conn\" is a string, not a number",
+        ":2 /transport: [trace.record] a trace record's \"transport\" is a string, not an array",
+        ":3 /from: [trace.record] a trace record's \"from\" is a string, not a boolean",
+        ":4 /from: [trace.record] a trace record has \"from\": \"client\" or \"server\", not \"serv\\u001b[2Jer\\u000a\"",
+    ] {
+        assert!(out.contains(said), "{said}\n{out}");
+    }
+    assert_eq!(out.lines().count(), 4, "{out}");
+}
+
 /// What the readers print of the wire (`proto::wire::printable`) and what
 /// the tools print of schemas and findings (`contract::plain`) escape the
 /// same characters the same way: every character of the Basic

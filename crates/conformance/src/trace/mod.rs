@@ -127,13 +127,9 @@ impl<'a> Tracer<'a> {
         match read_record(self.checker, text) {
             Ok(None) => Vec::new(),
             Ok(Some(record)) => self.follow(Place::Line(line), record),
-            Err((rule, message)) => vec![TraceFinding {
+            Err(finding) => vec![TraceFinding {
                 place: Place::Line(line),
-                finding: Finding {
-                    pointer: String::new(),
-                    rule,
-                    message,
-                },
+                finding,
             }],
         }
     }

@@ -17,11 +17,8 @@ pub(crate) struct Record {
 }
 
 /// Reads one line of a JSON Lines trace: `Ok(None)` for a blank line, the
-/// rule and sentence when the line is not a record.
-pub(crate) fn read_record(
-    checker: &Checker,
-    text: &[u8],
-) -> Result<Option<Record>, (Rule, String)> {
+/// finding (its pointer into the record) when the line is not a record.
+pub(crate) fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Record>, Finding> {
     if text.trim_ascii().is_empty() {
         return Ok(None);
     }
@@ -43,7 +40,7 @@ pub(crate) fn read_record(
     struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
     // The message one level down keeps the JSON text policy's depth.
     proto::text::scan(text, proto::text::Layout::Contained)
-        .map_err(|err| (Rule::Json, format!("the line: {err}")))?;
+        .map_err(|err| at("", Rule::Json, format!("the line: {err}")))?;
     // serde would read an array as the record's fields in order, and say
     // only that its first item is not a string.
     let kind = match text.trim_ascii_start().first() {
@@ -55,7 +52,8 @@ pub(crate) fn read_record(
         _ => Some("a number"),
     };
     if let Some(kind) = kind {
-        return Err((
+        return Err(at(
+            "",
             Rule::TraceRecord,
             format!("a trace record is an object with from, conn, transport and msg, not {kind}"),
         ));
@@ -64,31 +62,36 @@ pub(crate) fn read_record(
     // serde's own limit, one short of that, is lifted.
     let mut json = serde_json::Deserializer::from_slice(text);
     json.disable_recursion_limit();
-    let record: Raw<'_> = serde::Deserialize::deserialize(&mut json).map_err(|err| {
-        match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-            Ok(_) => (
-                Rule::TraceRecord,
-                format!(
-                    "a trace record is an object whose from, conn and transport are strings: {err}"
-                ),
-            ),
-            Err(_) => (Rule::Json, format!("the line is not JSON: {err}")),
-        }
-    })?;
+    let record: Raw<'_> =
+        serde::Deserialize::deserialize(&mut json).map_err(|err| misfit_record(text, &err))?;
     let from = match record.from.as_ref().map(|text| &*text.0) {
         Some("client") => Peer::Client,
         Some("server") => Peer::Server,
-        _ => {
-            return Err((
+        Some(other) => {
+            return Err(at(
+                "/from",
+                Rule::TraceRecord,
+                format!(
+                    "a trace record has \"from\": \"client\" or \"server\", not \"{}\"",
+                    proto::wire::printable(&proto::wire::shortened(other, 200))
+                ),
+            ))
+        }
+        None => {
+            return Err(at(
+                "",
                 Rule::TraceRecord,
                 "a trace record has \"from\": \"client\" or \"server\"".into(),
             ))
         }
     };
-    let msg = record.msg.ok_or((
-        Rule::TraceRecord,
-        "a trace record carries the message in \"msg\"".into(),
-    ))?;
+    let msg = record.msg.ok_or_else(|| {
+        at(
+            "",
+            Rule::TraceRecord,
+            "a trace record carries the message in \"msg\"".into(),
+        )
+    })?;
     Ok(Some(Record {
         from,
         conn: record
@@ -100,6 +103,49 @@ pub(crate) fn read_record(
         findings: check_message(checker, &msg),
         fact: Fact::of(&msg),
     }))
+}
+
+fn at(pointer: &str, rule: Rule, message: String) -> Finding {
+    Finding {
+        pointer: pointer.into(),
+        rule,
+        message,
+    }
+}
+
+/// Why a line the policy let through is not a record: the member that is
+/// not a string, by its pointer; serde's own sentence names only a column.
+fn misfit_record(text: &[u8], err: &serde_json::Error) -> Finding {
+    let mut json = serde_json::Deserializer::from_slice(text);
+    json.disable_recursion_limit();
+    let value = match <Value as serde::Deserialize>::deserialize(&mut json) {
+        Ok(value) => value,
+        Err(_) => return at("", Rule::Json, format!("the line is not JSON: {err}")),
+    };
+    ["from", "conn", "transport"]
+        .into_iter()
+        .find_map(|name| {
+            let member = value.get(name)?;
+            (!member.is_string() && !member.is_null()).then(|| {
+                at(
+                    &format!("/{name}"),
+                    Rule::TraceRecord,
+                    format!(
+                        "a trace record's \"{name}\" is a string, not {}",
+                        crate::kind_of(member)
+                    ),
+                )
+            })
+        })
+        .unwrap_or_else(|| {
+            at(
+                "",
+                Rule::TraceRecord,
+                format!(
+                    "a trace record is an object whose from, conn and transport are strings: {err}"
+                ),
+            )
+        })
 }
 
 pub(super) fn check_message(checker: &Checker, msg: &Value) -> Vec<crate::Finding> {
