@@ -344,3 +344,30 @@ fn invalid_utf8_is_replaced_once_at_the_capture() {
         "ok \u{fffd}\u{fffd} end\n"
     );
 }
+
+/// The exit codes the contract promises (`ToolCapture.exitCode`'s
+/// description, which every lane's bindings carry) are the ones the
+/// executor gives: the two are written apart, so they are held together here.
+#[test]
+fn the_exit_codes_are_the_ones_the_contract_describes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../contracts/schema/types/ToolCapture.json"
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let said = file
+        .pointer("/properties/exitCode/description")
+        .and_then(serde_json::Value::as_str)
+        .unwrap();
+    for promise in [
+        format!("{TIMED_OUT} when it overran its deadline"),
+        format!("{NOT_RUN} when it could not be run"),
+        format!("{SIGNALLED} when a signal the executor did not send ended it"),
+    ] {
+        assert!(
+            said.contains(&promise),
+            "ToolCapture.exitCode's description does not say {promise:?}: {said}"
+        );
+    }
+}
