@@ -9,6 +9,7 @@
 pub mod codec;
 pub mod frame;
 pub mod generated;
+mod shown;
 mod strict;
 mod tape;
 pub mod text;

@@ -668,7 +668,7 @@ impl Scanner<'_, '_> {
             if head.len() < name.len() {
                 shown.push_str(&format!("... ({} characters)", name.chars().count()));
             }
-            let shown = crate::wire::printable(&shown).into_owned();
+            let shown = crate::shown::printable(&shown).into_owned();
             return Err(TextError {
                 offset: at,
                 problem: TextProblem::DuplicateKey(shown),

@@ -32,6 +32,7 @@ use serde_json::Value;
 /// The envelope format's version every envelope carries as `v`, read from
 /// `envelope/ProtocolVersion.json` by the generator.
 pub use crate::generated::tables::PROTOCOL_VERSION;
+pub use crate::shown::printable;
 
 /// The four kinds of envelope, told apart by `kind`. A test checks these
 /// names against `envelope/Envelope.json`.
@@ -305,36 +306,6 @@ pub fn shortened(text: &str, max: usize) -> Cow<'_, str> {
         "{start} … ({} characters left out) … {end}",
         count.saturating_sub(head + tail)
     ))
-}
-
-/// `text` with its control characters and the characters that break or
-/// reorder a line where they are shown (U+2028, U+2029, the bidirectional
-/// marks, embeddings, overrides and isolates) escaped as a backslash, `u`
-/// and four hex digits (`\u000a`, `\u2028`), as the C++ and TypeScript
-/// readers escape them: text that came from the input, printed in a message
-/// or a log line, cannot start a line of its own, move a terminal's cursor,
-/// or show its words in another order than they are read.
-pub fn printable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(unprintable) {
-        return Cow::Borrowed(text);
-    }
-    let mut escaped = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if unprintable(c) {
-            // Every such character is below U+10000: four digits hold it.
-            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
-        } else {
-            escaped.push(c);
-        }
-    }
-    Cow::Owned(escaped)
-}
-
-/// What [`printable`] escapes: C0 and C1 controls and DEL, the line and
-/// paragraph separators, and the bidirectional formatting characters.
-fn unprintable(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The most characters of a method name an answer quotes: a name may be as
