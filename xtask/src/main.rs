@@ -125,7 +125,7 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
         eprintln!("error: {err:#}");
         failed.push("codegen --check");
     }
-    if let Err(err) = frozen::check(root) {
+    if let Err(err) = frozen::check(root).and_then(|()| release::notice_lagging(root)) {
         eprintln!("error: {err:#}");
         failed.push("releases");
     }

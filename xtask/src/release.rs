@@ -133,6 +133,20 @@ pub fn lagging(root: &Path) -> anyhow::Result<Vec<(String, &'static str)>> {
     Ok(out)
 }
 
+/// Names each frozen binding folder that [`lagging`] finds. Not a failure:
+/// a release's bindings are frozen until someone chooses to give its lanes
+/// today's readers.
+pub fn notice_lagging(root: &Path) -> anyhow::Result<()> {
+    for (version, folder) in lagging(root)? {
+        println!(
+            "notice: the {folder} bindings of {version} are not what codegen writes from its schemas \
+             today; to give lanes pinned to it today's readers and writers, remove \
+             contracts/released/{version}/{folder} and run `cargo xtask release --backfill-bindings`"
+        );
+    }
+    Ok(())
+}
+
 /// Writes the CMake target and the npm manifest of a release (only those
 /// missing, unless `all`).
 fn write_packages(release: &Path, version: &str, all: bool) -> anyhow::Result<Vec<&'static str>> {
@@ -423,6 +437,32 @@ mod tests {
         for file in ["cpp/CMakeLists.txt", "ts/package.json"] {
             assert!(release.join(file).is_file(), "{file} written");
         }
+        Ok(())
+    }
+
+    /// A frozen binding that is not what the generator writes today is
+    /// named (a notice, not a failure), and regenerating it clears that.
+    #[test]
+    fn bindings_older_than_the_generator_are_named() -> anyhow::Result<()> {
+        let copy = Scratch::new("frozen-lagging")?;
+        let (version, release) =
+            crate::contracts::latest(&copy.dir)?.ok_or_else(|| anyhow::anyhow!("no release"))?;
+        let header = release.join("cpp/include/vdm/frame.hpp");
+        let mut text = std::fs::read_to_string(&header)?;
+        text.push_str("// written by an older generator\n");
+        std::fs::write(&header, text)?;
+        crate::frozen::seal(&release)?;
+        let lagging = super::lagging(&copy.dir)?;
+        assert!(
+            lagging.contains(&(version.clone(), "cpp/include/vdm")),
+            "{lagging:?}"
+        );
+        super::notice_lagging(&copy.dir)?;
+        crate::frozen::check(&copy.dir)?;
+        std::fs::remove_dir_all(release.join("cpp/include/vdm"))?;
+        super::backfill_bindings(&copy.dir)?;
+        let lagging = super::lagging(&copy.dir)?;
+        assert!(!lagging.iter().any(|(v, _)| *v == version), "{lagging:?}");
         Ok(())
     }
 }
