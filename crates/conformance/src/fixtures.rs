@@ -653,7 +653,7 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        let got = crate::frames::outcomes(&bytes[..]);
+        let got = proto::frame::outcomes(&bytes[..]);
         if got != expected {
             report.failures.push(format!(
                 "{}: read as {got:?}, the sidecar says {expected:?}",

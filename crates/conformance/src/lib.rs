@@ -11,7 +11,6 @@ pub mod drive;
 #[cfg(feature = "embedded")]
 mod embedded;
 pub mod fixtures;
-mod frames;
 pub mod generate;
 #[cfg(feature = "embedded")]
 pub mod generated;

@@ -12,50 +12,9 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use proto::wire::{DecodeError, Problem};
+use proto::frame::{outcome_word, outcomes};
 use proto::{read_frame, write_frame, Envelope, FrameError, FrameReader, FrameWriter, MAX_FRAME};
 use serde_json::json;
-
-/// A read's outcome in one word: the spelling of `conformance/frames/`
-/// sidecars (the conformance crate owns it; proto's tests cannot depend on
-/// that crate, which depends on proto), so cases read as the fixtures do.
-fn outcome(result: &Result<Envelope, FrameError>) -> String {
-    match result {
-        Ok(Envelope::Call { .. }) => "envelope:call".into(),
-        Ok(Envelope::Reply { .. }) => "envelope:reply".into(),
-        Ok(Envelope::Error { .. }) => "envelope:error".into(),
-        Ok(Envelope::Event { .. }) => "envelope:event".into(),
-        Err(FrameError::Closed) => "closed".into(),
-        Err(FrameError::Empty) => "empty".into(),
-        Err(FrameError::TooLarge(n)) => format!("too_large:{n}"),
-        Err(FrameError::Decode(DecodeError {
-            problem: Problem::BadVersion(v),
-            ..
-        })) => format!("bad_version:{v}"),
-        Err(FrameError::Decode(_) | FrameError::Encode(_) | FrameError::Unreadable(_)) => {
-            "json".into()
-        }
-        Err(FrameError::Io(err)) if err.kind() == io::ErrorKind::UnexpectedEof => {
-            "io:unexpected_eof".into()
-        }
-        Err(FrameError::Io(err)) => format!("io:{}", err.kind()),
-    }
-}
-
-/// Every read's outcome until the stream closes or leaves a frame boundary.
-fn outcomes<R: Read>(reader: R) -> Vec<String> {
-    let mut reader = FrameReader::new(reader);
-    let mut out = Vec::new();
-    loop {
-        let result = reader.read();
-        out.push(outcome(&result));
-        match result {
-            Ok(_) => {}
-            Err(err) if err.is_recoverable() => {}
-            Err(_) => return out,
-        }
-    }
-}
 
 /// How a scripted reader hands out bytes.
 #[derive(Clone, Copy, Debug)]
@@ -127,17 +86,17 @@ fn outcomes_codec(bytes: &[u8], script: Script) -> Vec<String> {
                 None => {
                     match codec.decode_eof(&mut buf) {
                         Ok(None) => out.push("closed".into()),
-                        other => out.push(outcome(
+                        other => out.push(outcome_word(
                             &other.map(|e| e.expect("decode returned None before")),
                         )),
                     }
                     return out;
                 }
             },
-            Ok(Some(envelope)) => out.push(outcome(&Ok(envelope))),
+            Ok(Some(envelope)) => out.push(outcome_word(&Ok(envelope))),
             Err(err) => {
                 let recoverable = err.is_recoverable();
-                out.push(outcome(&Err(err)));
+                out.push(outcome_word(&Err(err)));
                 if !recoverable {
                     return out;
                 }
@@ -247,7 +206,11 @@ fn a_refused_length_is_decided_before_the_body_is_read() {
             header: len.to_be_bytes(),
             at: 0,
         };
-        assert_eq!(outcome(&read_frame(&mut reader)), expected, "sync reader");
+        assert_eq!(
+            outcome_word(&read_frame(&mut reader)),
+            expected,
+            "sync reader"
+        );
         // The codec is handed only the header: it must decide on it rather
         // than wait for a body.
         #[cfg(feature = "tokio")]
@@ -257,7 +220,7 @@ fn a_refused_length_is_decided_before_the_body_is_read() {
             let decided = proto::FrameCodec::new()
                 .decode(&mut buf)
                 .map(|got| got.expect("a refused length is decided, not awaited"));
-            assert_eq!(outcome(&decided), expected, "tokio codec");
+            assert_eq!(outcome_word(&decided), expected, "tokio codec");
         }
     }
 }
