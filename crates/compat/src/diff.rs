@@ -511,8 +511,9 @@ impl<'p, 's> Differ<'p, 's> {
                 changed
             };
             let detail = format!(
-                "{} field {name:?} added",
-                if required { "required" } else { "optional" }
+                "{} field {} added",
+                if required { "required" } else { "optional" },
+                contract::quoted(name)
             );
             self.judge(
                 here,
@@ -532,7 +533,7 @@ impl<'p, 's> Differ<'p, 's> {
                 remove_required(&mut changed, name);
                 changed
             };
-            let detail = format!("field {name:?} removed");
+            let detail = format!("field {} removed", contract::quoted(name));
             self.judge(
                 here,
                 &edit,
@@ -583,7 +584,7 @@ impl<'p, 's> Differ<'p, 's> {
                 push_required(&mut changed, name);
                 changed
             };
-            let detail = format!("{name:?} became required");
+            let detail = format!("{} became required", contract::quoted(name));
             self.judge(
                 here,
                 &edit,
@@ -607,7 +608,7 @@ impl<'p, 's> Differ<'p, 's> {
                 remove_required(&mut changed, name);
                 changed
             };
-            let detail = format!("{name:?} became optional");
+            let detail = format!("{} became optional", contract::quoted(name));
             self.judge(
                 here,
                 &edit,

@@ -437,7 +437,7 @@ impl Whole {
                 if let Some(value) = prover.search(&writer, &reader, search) {
                     let why = space.refusal(&reader, &value).map_or_else(
                         || "the reader refuses it".to_string(),
-                        |(at, why)| format!("at {at:?}: {why}"),
+                        |(at, why)| format!("at {}: {why}", contract::quoted(&at)),
                     );
                     let (writer_file, writer_pointer) = space.describe(&writer);
                     let (reader_file, reader_pointer) = space.describe(&reader);
@@ -1166,13 +1166,20 @@ fn own_id(version: Version, doc: &contract::SchemaDoc) -> Result<(), Error> {
         Some(id) => {
             return refuse(
                 "/$id".into(),
-                format!("`$id` is {id:?}, not the file's place {expected:?}"),
+                format!(
+                    "`$id` is {}, not the file's place {}",
+                    contract::quoted(id),
+                    contract::quoted(&expected)
+                ),
             )
         }
         None => {
             return refuse(
                 String::new(),
-                format!("no `$id`, where the file's place makes it {expected:?}"),
+                format!(
+                    "no `$id`, where the file's place makes it {}",
+                    contract::quoted(&expected)
+                ),
             )
         }
     }

@@ -48,6 +48,14 @@ pub fn plain(text: &str) -> String {
     out
 }
 
+/// `text` between double quotes as a message quotes a name from a schema:
+/// `"` and `\` escaped with a backslash, the rest as [`plain`] writes it,
+/// so the quoted text is a JSON string and ends where it seems to.
+pub fn quoted(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("\"{}\"", plain(&escaped))
+}
+
 /// `text` as the data of a GitHub workflow command (`::error ...::DATA`),
 /// which ends at a line break and reads `%` specially: [`plain`], then `%`
 /// escaped as the commands ask.
@@ -138,4 +146,25 @@ pub enum Error {
     /// The validator's registry refused the set.
     #[error("cannot build the schema registry: {0}")]
     Registry(String),
+}
+
+#[cfg(test)]
+mod tests {
+    /// A quoted name is a JSON string that reads back as the name, on one
+    /// line: whatever characters it holds, it ends where it seems to.
+    #[test]
+    fn a_quoted_name_reads_back_as_json() {
+        let beyond = ['\u{10000}', '\u{1f600}', '\u{10ffff}'];
+        for c in (0..=0xffffu32).filter_map(char::from_u32).chain(beyond) {
+            let name = format!("a{c}\"\\{c}b");
+            let quoted = super::quoted(&name);
+            assert_eq!(
+                serde_json::from_str::<String>(&quoted).ok().as_deref(),
+                Some(name.as_str()),
+                "U+{:04X}: {quoted}",
+                u32::from(c)
+            );
+            assert_eq!(quoted.lines().count(), 1, "U+{:04X}", u32::from(c));
+        }
+    }
 }
