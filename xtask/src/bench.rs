@@ -61,7 +61,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let count = options.count;
     let dir = root.join("target/bench-conformance");
     std::fs::create_dir_all(&dir)?;
-    println!("building release binaries ...");
+    sayln!("building release binaries ...");
     cargo(
         root,
         &[
@@ -134,13 +134,13 @@ fn check_against_bare(conform: &Path, bare: &Path, jsonl: &Path) -> anyhow::Resu
         // Seven runs were pushed above: the middle one is there.
         values.get(values.len() / 2).copied().unwrap_or_default()
     };
-    println!(
+    sayln!(
         "bare jsonschema crate (1 thread, schema only): {:>8.3} s   (median of 7, alternating)",
         median(&mut baseline)
     );
     let (low, high) = low_high(&ratios);
     let ours = Duration::from_secs_f64(median(&mut ours));
-    println!(
+    sayln!(
         "vdm-conform check (schema + semantic rules):    {:>8.3} s   ratio {:.2}x the bare crate (median; {low:.2}–{high:.2})",
         ours.as_secs_f64(),
         median(&mut ratios)
@@ -188,7 +188,7 @@ fn against_peers(
             ])
             .current_dir(&tools),
     )?;
-    println!(
+    sayln!(
         "ajv-cli, {count} files:                        {:>8.3} s   vdm-conform is {:.1}x faster",
         ajv.as_secs_f64(),
         ratio(ajv, ours)
@@ -204,7 +204,7 @@ fn against_peers(
             .args(&sample),
     )?;
     let per_message = check.as_secs_f64() / sample.len() as f64;
-    println!(
+    sayln!(
         "check-jsonschema, {} files:                    {:>8.3} s   ({:.0} s for {count} at that rate; vdm-conform is {:.0}x faster)",
         sample.len(),
         check.as_secs_f64(),
@@ -276,7 +276,7 @@ fn install_peers(root: &Path) -> anyhow::Result<PathBuf> {
     let tools = root.join("target/bench-peers");
     std::fs::create_dir_all(&tools)?;
     if !tools.join("node_modules/.bin/ajv").exists() {
-        println!("installing ajv-cli and ajv-formats (npm) ...");
+        sayln!("installing ajv-cli and ajv-formats (npm) ...");
         let status = Command::new("npm")
             .args(["install", "--no-audit", "--no-fund", "--prefix"])
             .arg(&tools)
@@ -287,7 +287,7 @@ fn install_peers(root: &Path) -> anyhow::Result<PathBuf> {
         }
     }
     if !tools.join("venv/bin/check-jsonschema").exists() {
-        println!("installing check-jsonschema (pip) ...");
+        sayln!("installing check-jsonschema (pip) ...");
         let status = Command::new("python3")
             .args(["-m", "venv"])
             .arg(tools.join("venv"))
@@ -400,13 +400,13 @@ fn trace_against_check(
         let (low, high) = low_high(values);
         format!("{low:.3}–{high:.3} s")
     };
-    println!(
+    sayln!(
         "conversation: {} messages; vdm-conform check {} and trace --closed {} ({RUNS} runs each, both cores each)",
         conversation.len(),
         span(&checks),
         span(&traces)
     );
-    println!("trace / check: {}; target at most 1.3", spread(&ratios, 2));
+    sayln!("trace / check: {}; target at most 1.3", spread(&ratios, 2));
     Ok(())
 }
 
@@ -461,12 +461,12 @@ fn generate_against_check(conform: &Path, dir: &Path, count: usize) -> anyhow::R
         let (low, high) = low_high(values);
         format!("{low:.2}–{high:.2} s")
     };
-    println!(
+    sayln!(
         "generate: {count} messages, {} per run; check of them {} ({RUNS} runs each, every core each; all read, none refused)",
         span(&generates),
         span(&checks)
     );
-    println!("generate / check: {}; target at most 1", spread(&ratios, 1));
+    sayln!("generate / check: {}; target at most 1", spread(&ratios, 1));
     Ok(())
 }
 
@@ -547,12 +547,12 @@ fn drive_against_replay(
             exchanges as f64 / low
         )
     };
-    println!(
+    sayln!(
         "drive against vdm-exec serve: {exchanges} answers per run, {} ({RUNS} runs, server start included); bare replay of the same frames {}",
         rate(&drives),
         rate(&replays)
     );
-    println!("drive / bare replay: {}", spread(&ratios, 2));
+    sayln!("drive / bare replay: {}", spread(&ratios, 2));
     Ok(())
 }
 
@@ -684,7 +684,7 @@ fn memory_on_a_capture(
     }
     records_out.flush()?;
     messages_out.flush()?;
-    println!(
+    sayln!(
         "capture: {count} messages in {round} rounds, {:.2} GB of trace records, {:.2} GB of bare messages",
         written as f64 / 1e9,
         std::fs::metadata(&messages)?.len() as f64 / 1e9
@@ -697,7 +697,7 @@ fn memory_on_a_capture(
         ("check", &["check", path(&messages)?][..]),
     ] {
         let (elapsed, peak_kib) = run_with_peak(conform, args, dir)?;
-        println!(
+        sayln!(
             "vdm-conform {what:<15} peak resident {:>6.1} MB in {:>6.1} s; target under 200 MB",
             peak_kib as f64 * 1024.0 / 1e6,
             elapsed.as_secs_f64()
@@ -870,7 +870,7 @@ pub(crate) fn write_corpus(dir: &Path, count: usize) -> anyhow::Result<(Vec<Valu
         &jsonl,
         corpus.iter().map(|v| format!("{v}\n")).collect::<String>(),
     )?;
-    println!(
+    sayln!(
         "corpus: {count} envelopes, {} bytes of JSON Lines",
         std::fs::metadata(&jsonl)?.len()
     );

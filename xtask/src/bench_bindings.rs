@@ -35,7 +35,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let dir = root.join("target/bench-bindings");
     std::fs::create_dir_all(&dir)?;
     let (_, jsonl) = crate::bench::write_corpus(&dir, count)?;
-    println!("{runs} runs per side, the first one discarded");
+    sayln!("{runs} runs per side, the first one discarded");
 
     let program = dir.join("decode");
     let status = Command::new("g++")
@@ -129,12 +129,12 @@ fn report(
     let best = |pick: fn(&(f64, f64)) -> f64| {
         times.iter().skip(1).map(pick).fold(f64::INFINITY, f64::min) / 1e6
     };
-    println!(
+    sayln!(
         "{lang}: {baseline} {:.1} ms, {measured} {:.1} ms (best runs; one thread each, {count} envelopes parsed and decoded by both)",
         best(|t| t.0),
         best(|t| t.1)
     );
-    println!(
+    sayln!(
         "{lang}: ratio median {median:.2} (min {low:.2}, max {high:.2}, {} runs); target at most {target} — {}",
         ratios.len(),
         if median <= target { "met" } else { "NOT met" }

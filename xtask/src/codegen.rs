@@ -62,11 +62,11 @@ pub fn run(root: &Path, mode: Mode) -> anyhow::Result<()> {
                         .join("\n")
                 );
             }
-            println!("codegen: {} generated files are current", outputs.len());
+            sayln!("codegen: {} generated files are current", outputs.len());
         }
         Mode::Write => {
             let written = write(root, &outputs)?;
-            println!(
+            sayln!(
                 "codegen: wrote {written} file(s), {} current",
                 outputs.len() - written
             );

@@ -146,7 +146,7 @@ fn request(args: &[&str]) -> anyhow::Result<Option<Request>> {
     {
         Ok(request) => Ok(Some(request)),
         Err(err) if !err.use_stderr() => {
-            print!("{err}");
+            say!("{err}");
             Ok(None)
         }
         // clap's text starts with its own "error: "; main adds one.
@@ -167,7 +167,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
     let mut ok = true;
     let releases = crate::contracts::releases(root)?;
     if releases.is_empty() {
-        println!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
+        sayln!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
     }
     for (version, _) in releases {
         ok &= run_one(root, &request, Some(version))?.ok;
@@ -191,7 +191,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
                 label: version.clone(),
             },
             None => {
-                println!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
+                sayln!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
                 return Ok(Outcome { ok: true });
             }
         },
@@ -221,15 +221,15 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
             // read by a program says so in its own form too.
             let (place, message) = (failure_place(root, [&old, &new], &err), format!("{err:#}"));
             match request.format {
-                Format::Github => print!("{}", compat::report::github_failure(place, &message)),
-                Format::Sarif => println!(
+                Format::Github => say!("{}", compat::report::github_failure(place, &message)),
+                Format::Sarif => sayln!(
                     "{}",
                     serde_json::to_string_pretty(&compat::report::sarif_failure(place, &message))?
                 ),
                 Format::Json => {
                     let (file, line) = place.unzip();
                     let failed = json!({"ok": false, "error": message, "file": file, "line": line});
-                    println!("{}", serde_json::to_string_pretty(&failed)?);
+                    sayln!("{}", serde_json::to_string_pretty(&failed)?);
                 }
                 Format::Human | Format::Markdown => {}
             }
@@ -439,9 +439,9 @@ fn print(
     };
     let pair = format!("{from_label} → {to_label}");
     match request.format {
-        Format::Markdown => print!("{}", compat::report::markdown(comparison, declared, &pair)),
-        Format::Github => print!("{}", compat::report::github(comparison, declared, &locate)),
-        Format::Sarif => println!(
+        Format::Markdown => say!("{}", compat::report::markdown(comparison, declared, &pair)),
+        Format::Github => say!("{}", compat::report::github(comparison, declared, &locate)),
+        Format::Sarif => sayln!(
             "{}",
             serde_json::to_string_pretty(&compat::report::sarif(comparison, declared, &locate))?
         ),
@@ -455,7 +455,7 @@ fn print(
                 map.insert("replayDisagreements".into(), json!(replay));
                 map.insert("ok".into(), json!(ok));
             }
-            println!("{}", serde_json::to_string_pretty(&value)?);
+            sayln!("{}", serde_json::to_string_pretty(&value)?);
         }
         Format::Human => print_human(&pair, request, judged),
     }
@@ -473,7 +473,7 @@ fn print_human(pair: &str, request: &Request, judged: &Judged) {
         shortfall,
         ok,
     } = judged;
-    println!(
+    sayln!(
         "compat: {pair} ({} readers, formats read as {})",
         if options.readers == Readers::Tolerant {
             "tolerant"
@@ -485,12 +485,12 @@ fn print_human(pair: &str, request: &Request, judged: &Judged) {
             Formats::Annotation => "annotations",
         }
     );
-    print!("{}", compat::report::human(comparison, *declared));
+    say!("{}", compat::report::human(comparison, *declared));
     for line in replay {
-        println!("checker bug: {line}");
+        sayln!("checker bug: {line}");
     }
     for defect in &comparison.defects {
-        println!(
+        sayln!(
             "checker defect: {} {:?} was called compatible, but {} passes the writer and fails the reader ({})",
             defect.group,
             defect.direction,
@@ -499,9 +499,9 @@ fn print_human(pair: &str, request: &Request, judged: &Judged) {
         );
     }
     if let Some(why) = shortfall {
-        println!("compat: {why}");
+        sayln!("compat: {why}");
     }
-    println!("compat: {}", if *ok { "ok" } else { "FAILED" });
+    sayln!("compat: {}", if *ok { "ok" } else { "FAILED" });
 }
 
 fn label(side: &Side) -> String {

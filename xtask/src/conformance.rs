@@ -12,7 +12,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     let checker = conformance::Checker::new(set)?;
     let report = conformance::fixtures::gate(&root.join("conformance"), &checker)?;
     for line in &report.lines {
-        println!("{line}");
+        sayln!("{line}");
     }
     for failure in &report.failures {
         eprintln!("{}", crate::lint::relative(root, failure));
@@ -20,6 +20,6 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if !report.failures.is_empty() {
         bail!("conformance: {} failure(s)", report.failures.len());
     }
-    println!("conformance: ok");
+    sayln!("conformance: ok");
     Ok(())
 }

@@ -175,7 +175,7 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
              undo the change, or bump contracts/VERSION and release anew"
         );
     }
-    println!("releases: {} frozen as listed", releases.len());
+    sayln!("releases: {} frozen as listed", releases.len());
     Ok(())
 }
 

@@ -46,7 +46,7 @@ pub fn check(root: &Path) -> Result<(), Failed> {
             ),
         });
     }
-    println!("lint: ok ({} schema files)", set.docs.len());
+    sayln!("lint: ok ({} schema files)", set.docs.len());
     Ok(())
 }
 

@@ -2,6 +2,24 @@
 //! here (and is also reachable from `cargo test`), so CI and a developer run
 //! exactly the same code.
 
+/// `print!` that a closed stdout does not turn into a panic: a report piped
+/// to a reader that stops early (`cargo xtask compat | head`) ends quietly,
+/// and the exit code still says what was found.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `sayln!` as [`say`] is `print!`.
+macro_rules! sayln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod bench_bindings;
 mod codegen;
@@ -74,7 +92,7 @@ fn main() -> ExitCode {
         ["bench", "bindings", rest @ ..] => bench_bindings::run(&root(), rest),
         ["peak", rest @ ..] => bench::peak(rest),
         ["help" | "--help" | "-h"] => {
-            print!("{USAGE}");
+            say!("{USAGE}");
             return ExitCode::SUCCESS;
         }
         _ => {
@@ -156,7 +174,7 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
         };
         anyhow::bail!("gate: failed: {}{not_run}", failed.join(", "));
     }
-    println!("gate: ok");
+    sayln!("gate: ok");
     Ok(())
 }
 

@@ -33,7 +33,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     crate::frozen::seal(&staging)?;
     std::fs::rename(&staging, &dest)
         .with_context(|| format!("moving the release into {}", dest.display()))?;
-    println!("released {version} into contracts/released/{version}");
+    sayln!("released {version} into contracts/released/{version}");
     // vdm-conform compiles every release in: its embedded list grows.
     crate::codegen::run(root, crate::codegen::Mode::Write)?;
     Ok(())
@@ -138,7 +138,7 @@ pub fn lagging(root: &Path) -> anyhow::Result<Vec<(String, &'static str)>> {
 /// today's readers.
 pub fn notice_lagging(root: &Path) -> anyhow::Result<()> {
     for (version, folder) in lagging(root)? {
-        println!(
+        sayln!(
             "notice: the {folder} bindings of {version} are not what codegen writes from its schemas \
              today; to give lanes pinned to it today's readers and writers, remove \
              contracts/released/{version}/{folder} and run `cargo xtask release --backfill-bindings`"
@@ -211,12 +211,12 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
             );
         }
         for file in write_packages(&release, &version, false)? {
-            println!("gave {version} its {file}");
+            sayln!("gave {version} its {file}");
         }
         if LANGUAGES.iter().all(|folder| has(folder)) {
             crate::frozen::seal(&release)?;
             if unsealed {
-                println!(
+                sayln!(
                     "sealed {version} as it is: contracts/released/{version}/{}",
                     crate::frozen::SUMS
                 );
@@ -243,7 +243,7 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
             } else {
                 std::fs::rename(staging.join(folder), &target)?;
             }
-            println!("froze the {folder} bindings of {version} into contracts/released/{version}/{folder}");
+            sayln!("froze the {folder} bindings of {version} into contracts/released/{version}/{folder}");
         }
         std::fs::remove_dir_all(&staging)?;
         crate::frozen::seal(&release)?;

@@ -38,7 +38,7 @@ fn missing(root: &Path) -> Vec<&'static str> {
 pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let missing = missing(root);
     if !missing.is_empty() {
-        println!(
+        sayln!(
             "test: installing what the tests need: {}",
             missing.join(", ")
         );

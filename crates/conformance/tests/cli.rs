@@ -1378,6 +1378,31 @@ fn a_trace_line_that_is_no_object_is_named() {
     }
 }
 
+/// Output to a reader that has gone (`vdm-conform rules | head`) ends it
+/// quietly: no panic, and the exit code the command would give anyway.
+#[test]
+fn a_closed_stdout_ends_the_output_without_a_panic() {
+    for (args, code) in [
+        (&["rules"][..], 0),
+        (&["--contract", "list"][..], 0),
+        (&["generate", "--type", "Envelope", "-n", "50"][..], 0),
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        // No one reads: the first write finds the pipe broken.
+        drop(reader);
+        let output = Command::new(env!("CARGO_BIN_EXE_vdm-conform"))
+            .args(args)
+            .current_dir(repo())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("vdm-conform runs");
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {said}");
+        assert!(!said.contains("panicked"), "{args:?}: {said}");
+    }
+}
+
 /// A record whose member is of the wrong kind is pointed at by that member,
 /// and a `from` that is neither peer is shown, escaped.
 #[test]

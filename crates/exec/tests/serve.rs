@@ -709,3 +709,26 @@ fn serve_holds_every_rule_drive_exercises() {
         methods
     );
 }
+
+/// `vdm-exec schema` prints the tool-set file's schema, the one
+/// `exec::config` reads by; a reader that has gone (`vdm-exec schema |
+/// head`) ends the output quietly, not with a panic.
+#[test]
+fn the_schema_command_prints_the_tool_set_schema() {
+    let output = Command::new(EXEC).arg("schema").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, exec::config::schema());
+
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = Command::new(EXEC)
+        .arg("schema")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+}

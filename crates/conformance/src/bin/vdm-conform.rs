@@ -361,7 +361,7 @@ fn report_driven(
                 format!("{path}: {err}")
             })?;
     }
-    print!("{}", driven.render(format));
+    say(&driven.render(format));
     Ok(driven.held())
 }
 
@@ -407,7 +407,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         .unwrap_or_else(|| conformance::NEWEST_CONTRACT.to_string());
     if contract == "list" {
         for version in conformance::contract_versions() {
-            println!("{version}");
+            say(&format!("{version}\n"));
         }
         return Ok(true);
     }
@@ -531,11 +531,22 @@ fn mirror(
 /// `rules`: every rule's id and what it asks, conformance and lint.
 fn print_rules() {
     for rule in Rule::ALL {
-        println!("{}\t{}", rule.id(), rule.asks().replace('`', ""));
+        say(&format!(
+            "{}\t{}\n",
+            rule.id(),
+            rule.asks().replace('`', "")
+        ));
     }
     for rule in contract::LintRule::ALL {
-        println!("{}\t{}", rule.id(), rule.summary());
+        say(&format!("{}\t{}\n", rule.id(), rule.summary()));
     }
+}
+
+/// Writes to stdout. A closed stdout (`vdm-conform rules | head`) ends what
+/// is printed as it ends any filter's, quietly, not with a panic: the exit
+/// code still says what was found.
+fn say(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Where violations go: printed as they are found, counted.

@@ -55,7 +55,9 @@ fn main() -> ExitCode {
         Command::Run { tools, tool, cwd } => run_one(&tools, tool, cwd),
         Command::Schema => serde_json::to_string_pretty(&exec::config::schema())
             .map(|text| {
-                println!("{text}");
+                // A closed stdout (`vdm-exec schema | head`) ends the output
+                // quietly, as it ends any filter's.
+                let _ = writeln!(std::io::stdout().lock(), "{text}");
                 ExitCode::SUCCESS
             })
             .map_err(|e| format!("writing the schema: {e}")),
