@@ -609,6 +609,9 @@ pub(crate) fn bound(text: &mut String, max: usize) {
     );
 }
 
+/// What a whole-schema break says when the diff found no change in its group.
+const NO_CHANGE_FOUND: &str = "the schemas compared whole; no change was found part by part";
+
 /// One direction's change verdicts brought in line with the whole-schema
 /// verdicts: a direction that holds as a whole holds for every change in
 /// it; one that breaks as a whole gets a change saying so if none does.
@@ -693,6 +696,17 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         Direction::Reader => (a, b, Verdict::Compatible, Verdict::Breaking),
     };
     let (accepted_by, says) = (direction.accepted_by(), direction.fails());
+    // Two documents written alike may still be undecided as wholes (a
+    // reference that only leads to itself): then no change is "here" (the
+    // other direction's settling may have said so already).
+    let detail = if changes
+        .iter()
+        .any(|c| c.group == group && c.detail != NO_CHANGE_FOUND)
+    {
+        "the changes here together"
+    } else {
+        NO_CHANGE_FOUND
+    };
     changes.push(Change {
         group,
         rule: Rule::ShapeChanged,
@@ -701,7 +715,7 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         writer,
         reader,
         api: Verdict::Compatible,
-        detail: "the changes here together".into(),
+        detail: detail.into(),
         why: Some(format!("{says}: {}", err.reason)),
         example: err.witness.clone().map(|value| Example {
             path: err.path.clone(),

@@ -704,3 +704,22 @@ fn a_document_too_deep_to_read_leaves_the_api_undecided() {
         "{comparison:#?}"
     );
 }
+
+/// A schema that is only a reference to itself cannot be decided even
+/// against a copy of itself (validators answer it differently): both ways
+/// break, and the words say no change was found, not that changes combine.
+#[test]
+fn a_schema_that_only_refers_to_itself_stays_undecided_against_itself() {
+    let schema = json!({"anyOf": [{"$ref": "#"}, {"type": "null"}]});
+    let comparison = compare(&schema, &schema);
+    assert_eq!(comparison.writer, Verdict::Breaking, "{comparison:#?}");
+    assert_eq!(comparison.reader, Verdict::Breaking, "{comparison:#?}");
+    assert!(
+        comparison.changes.iter().all(|c| c.rule == "shape.changed"
+            && c.detail.contains("no change was found part by part")
+            && c.why
+                .as_deref()
+                .is_some_and(|why| why.contains("cannot decide"))),
+        "{comparison:#?}"
+    );
+}
