@@ -3,7 +3,8 @@
 //!
 //! Written by hand rather than with a C++ parser crate: an enum body is a
 //! comma-separated list of identifiers with optional initialisers, and the
-//! only syntax around it that matters is comments.
+//! only syntax around it that matters is comments and attributes
+//! (`[[nodiscard]]`, `[[deprecated]]`). Macros are not expanded.
 
 use crate::report::Violation;
 
@@ -16,17 +17,18 @@ pub struct Enumerator {
     pub line: usize,
 }
 
-/// Finds `enum class NAME` (or, without a name, the first enum class whose
-/// first enumerator is `ok`) and returns its enumerators after `ok`.
+/// Finds `enum class NAME` or `enum struct NAME` (or, without a name, the
+/// first such enum whose first enumerator is `ok`) and returns its
+/// enumerators after `ok`.
 pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enumerator>), String> {
-    let clean = strip_comments(text);
+    let clean = strip_attributes(&strip_comments(text));
     let mut rest = clean.as_str();
     let mut offset = 0;
     let word = |c: char| c.is_alphanumeric() || c == '_';
     // Every offset below is found by `find` or past an ASCII character:
     // each `get` is on a character boundary, and `None` only ends the search.
-    while let Some(at) = rest.find("enum class") {
-        let Some(after) = rest.get(at + "enum class".len()..) else {
+    while let Some((at, keyword)) = scoped_enum(rest) {
+        let Some(after) = rest.get(at + keyword..) else {
             break;
         };
         // `enum classes`, `my_enum class`: not the keywords.
@@ -34,7 +36,7 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
             .get(..offset + at)
             .and_then(|head| head.chars().next_back());
         if before.is_some_and(word) || after.starts_with(word) {
-            let consumed = at + "enum class".len();
+            let consumed = at + keyword;
             offset += consumed;
             rest = after;
             continue;
@@ -48,7 +50,7 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
         let Some(close) = after.get(open..).and_then(|tail| tail.find('}')) else {
             break;
         };
-        let body_start = offset + at + "enum class".len() + open + 1;
+        let body_start = offset + at + keyword + open + 1;
         let Some(body) = after.get(open + 1..open + close) else {
             break;
         };
@@ -62,7 +64,7 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
             }
             return Ok((name, enumerators.into_iter().skip(1).collect()));
         }
-        let consumed = at + "enum class".len() + open + close;
+        let consumed = at + keyword + open + close;
         offset += consumed;
         let Some(tail) = rest.get(consumed..) else {
             break;
@@ -118,6 +120,36 @@ fn snake(name: &str) -> String {
     } else {
         name.to_ascii_lowercase()
     }
+}
+
+/// Where the first `enum class` or `enum struct` of `text` starts, and the
+/// keywords' length.
+fn scoped_enum(text: &str) -> Option<(usize, usize)> {
+    ["enum class", "enum struct"]
+        .into_iter()
+        .filter_map(|keyword| text.find(keyword).map(|at| (at, keyword.len())))
+        .min()
+}
+
+/// Attributes (`[[...]]`) become spaces (newlines kept), as comments do.
+fn strip_attributes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("[[") {
+        let Some(close) = rest.get(open..).and_then(|tail| tail.find("]]")) else {
+            break;
+        };
+        out.push_str(rest.get(..open).unwrap_or_default());
+        let attribute = rest.get(open..open + close + 2).unwrap_or_default();
+        out.extend(
+            attribute
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' }),
+        );
+        rest = rest.get(open + close + 2..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Comments become spaces (newlines kept), so offsets and lines still match.
@@ -241,5 +273,18 @@ mod tests {
         assert_eq!(name, "Error");
         let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
         assert_eq!(found, [("disk_full", 6), ("invalid_url", 7)]);
+    }
+
+    /// `enum struct` is `enum class`; attributes stand before the name and
+    /// after an enumerator, and are not part of either.
+    #[test]
+    fn attributes_and_enum_struct_are_read_through() {
+        let header = "// enum class Error { ok, fake };\n\
+                      enum struct [[nodiscard]] Error : std::uint8_t {\n  ok,\n  \
+                      DiskFull [[deprecated(\"use x, not y\")]] = 3,\n  InvalidUrl\n};\n";
+        let (name, values) = parse_header(header, Some("Error")).expect("the enum");
+        assert_eq!(name, "Error");
+        let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
+        assert_eq!(found, [("disk_full", 4), ("invalid_url", 5)]);
     }
 }
