@@ -30,7 +30,7 @@ pub fn check_file(
     file: &str,
     out: &mut dyn Sink,
 ) -> Result<usize, String> {
-    let mut lines = input::Lines::new(open(file)?);
+    let mut lines = input::Lines::new(open_text(file)?);
     let read =
         |lines: &mut input::Lines<_>| lines.read_batch(BATCH).map_err(|e| format!("{file}: {e}"));
     // The first line that is not blank tells the layout.
@@ -133,6 +133,22 @@ pub fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
     Ok(Box::new(std::io::BufReader::new(opened)))
 }
 
+/// A file of text (JSON, JSON Lines, a trace), opened as [`open`] opens it.
+/// One that starts with a UTF-16 byte-order mark (what some shells write on
+/// `>`) is named as such, once, instead of read as lines of bytes that are
+/// not UTF-8: no UTF-8 text starts with those bytes.
+pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
+    let mut reader = open(file)?;
+    let head = reader.fill_buf().map_err(|e| format!("{file}: {e}"))?;
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        return Err(format!(
+            "{file}: UTF-16 text (it starts with a UTF-16 byte-order mark), where messages \
+             are UTF-8; convert it first (`iconv -f UTF-16 -t UTF-8`)"
+        ));
+    }
+    Ok(reader)
+}
+
 /// Counts the bytes read through it, to place each frame.
 struct Counting<R> {
     inner: R,
@@ -158,7 +174,7 @@ pub fn check_trace(
     closed: bool,
     out: &mut dyn Sink,
 ) -> Result<usize, String> {
-    let mut lines = input::Lines::new(open(file)?);
+    let mut lines = input::Lines::new(open_text(file)?);
     let files = [file, file];
     // Reading a record (parsing it, checking its message) needs no other
     // record, so a batch is read on every core; the conversation rules then

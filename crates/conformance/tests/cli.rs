@@ -1403,6 +1403,35 @@ fn a_closed_stdout_ends_the_output_without_a_panic() {
     }
 }
 
+/// A capture written as UTF-16 (some shells' `>`) is named as such once, as
+/// a file that cannot be checked, not as one finding per line of bytes.
+#[test]
+fn a_utf16_capture_is_named_as_such() {
+    let line = r#"{"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "hi"}}}"#;
+    for bom in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+        let mut bytes = bom.to_vec();
+        for unit in format!("{line}\r\n{line}\r\n").encode_utf16() {
+            let pair = if bom == [0xFF, 0xFE] {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            };
+            bytes.extend(pair);
+        }
+        let capture = Temp::new("utf16.jsonl", &bytes);
+        for command in ["check", "trace"] {
+            let output = run(&[command, capture.path()], None);
+            let said = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command}: {said}");
+            assert!(
+                said.contains("utf16.jsonl: UTF-16 text (it starts with a UTF-16 byte-order mark)"),
+                "{command}: {said}"
+            );
+            assert_eq!(stdout(&output), "", "{command}");
+        }
+    }
+}
+
 /// A record whose member is of the wrong kind is pointed at by that member,
 /// and a `from` that is neither peer is shown, escaped.
 #[test]
