@@ -135,8 +135,9 @@ pub fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
 
 /// A file of text (JSON, JSON Lines, a trace), opened as [`open`] opens it.
 /// One that starts with a UTF-16 byte-order mark (what some shells write on
-/// `>`) is named as such, once, instead of read as lines of bytes that are
-/// not UTF-8: no UTF-8 text starts with those bytes.
+/// `>`), or with a frame's length prefix, is named as such, once, instead of
+/// read as lines of bytes that are not UTF-8 or not JSON: no UTF-8 text
+/// starts with those bytes.
 pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
     let mut reader = open(file)?;
     let head = reader.fill_buf().map_err(|e| format!("{file}: {e}"))?;
@@ -145,6 +146,16 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
             "{file}: UTF-16 text (it starts with a UTF-16 byte-order mark), where messages \
              are UTF-8; convert it first (`iconv -f UTF-16 -t UTF-8`)"
         ));
+    }
+    // A frame's length prefix starts so (a frame carries at most 1 MiB),
+    // and no text does.
+    if let [0, second, ..] = head {
+        if *second <= 0x10 {
+            return Err(format!(
+                "{file}: starts with the bytes of a frame's length prefix, not text; \
+                 read a frame capture with `vdm-conform frames`"
+            ));
+        }
     }
     Ok(reader)
 }
@@ -485,11 +496,25 @@ pub fn check_frames(
 fn refusal(err: FrameError) -> (Rule, String, bool) {
     match err {
         FrameError::Empty => (Rule::FrameEmpty, err.to_string(), true),
-        FrameError::TooLarge(_) => (
-            Rule::FrameTooLarge,
-            format!("{err}; the rest of the capture cannot be read"),
-            false,
-        ),
+        FrameError::TooLarge(len) => {
+            // A length prefix that spells text is most often a file of
+            // JSON Lines given to the frame reader.
+            let prefix = u32::try_from(len).map(u32::to_be_bytes).ok();
+            let text = prefix
+                .filter(|bytes| bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' '))
+                .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok());
+            let hint = text.map_or_else(String::new, |text| {
+                format!(
+                    " (the length prefix's four bytes spell {}: JSON text, not frames? `vdm-conform check` reads JSON Lines)",
+                    contract::quoted(&text)
+                )
+            });
+            (
+                Rule::FrameTooLarge,
+                format!("{err}; the rest of the capture cannot be read{hint}"),
+                false,
+            )
+        }
         err => (
             Rule::FrameTruncated,
             format!("{err}; the capture ends inside a frame"),

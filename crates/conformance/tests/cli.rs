@@ -1432,6 +1432,35 @@ fn a_utf16_capture_is_named_as_such() {
     }
 }
 
+/// JSON Lines given to the frame reader: the length prefix that spells text
+/// is shown, with the command that reads it.
+#[test]
+fn json_lines_read_as_frames_are_named_as_text() {
+    let capture = Temp::new(
+        "lines-as-frames.jsonl",
+        b"{\"v\": 1, \"kind\": \"event\"}\n",
+    );
+    let output = run(&["frames", capture.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    assert!(
+        out.contains("[frame.too_large]")
+            && out.contains(
+                "(the length prefix's four bytes spell \"{\\\"v\\\"\": JSON text, not frames? `vdm-conform check` reads JSON Lines)"
+            ),
+        "{out}"
+    );
+
+    // And the other way round: a frame capture given to `check`.
+    let output = run(&["check", "conformance/frames/call.bin"], None);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("call.bin: starts with the bytes of a frame's length prefix, not text; read a frame capture with `vdm-conform frames`"),
+        "{said}"
+    );
+}
+
 /// A record whose member is of the wrong kind is pointed at by that member,
 /// and a `from` that is neither peer is shown, escaped.
 #[test]
