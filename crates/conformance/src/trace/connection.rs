@@ -97,7 +97,8 @@ pub(super) fn direction(kind: Kind, from: Peer, say: &mut Say<'_>) {
             Rule::TraceDirection,
             "/kind",
             format!(
-                "a {} comes from the {}, and this one came from the {}",
+                "{} {} comes from the {}, and this one came from the {}",
+                if matches!(kind, Kind::Error | Kind::Event) { "an" } else { "a" },
                 kind.name(),
                 side(expected),
                 side(from)
