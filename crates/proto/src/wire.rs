@@ -62,6 +62,17 @@ impl EnvelopeKind {
         }
     }
 
+    /// The kind's name after its indefinite article, as a sentence says
+    /// it: `a call`, `an error`.
+    pub const fn with_article(self) -> &'static str {
+        match self {
+            Self::Call => "a call",
+            Self::Reply => "a reply",
+            Self::Error => "an error",
+            Self::Event => "an event",
+        }
+    }
+
     /// The kind spelled `name` on the wire.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.name() == name)
@@ -526,14 +537,14 @@ fn decode_in<E: EnvelopeParts>(
     let Some(body) = head.body else {
         return Err(not_envelope(
             "/body",
-            format!("a {kind} envelope has a `body`"),
+            format!("{} envelope has a `body`", kind.with_article()),
         ));
     };
     let required_id = || match (head.id, id) {
         (_, Some(id)) => Ok(id),
         (None, None) => Err(not_envelope(
             "/id",
-            format!("a {kind} envelope has an `id`"),
+            format!("{} envelope has an `id`", kind.with_article()),
         )),
         (Some(_), None) => Err(not_envelope(
             "/id",

@@ -619,3 +619,33 @@ fn a_pointer_is_exact_and_shown_cut_and_escaped() {
     );
     assert!(!shown.contains('\n'), "{shown}");
 }
+
+/// A missing `body` or `id` is told in a sentence for each kind: "an error
+/// envelope", "an event envelope", not "a error".
+#[test]
+fn a_missing_part_is_told_with_the_kinds_article() {
+    for (envelope, said) in [
+        (
+            json!({"v": 1, "kind": "event"}),
+            "an event envelope has a `body`",
+        ),
+        (
+            json!({"v": 1, "kind": "error", "id": 1}),
+            "an error envelope has a `body`",
+        ),
+        (
+            json!({"v": 1, "kind": "call", "id": 1}),
+            "a call envelope has a `body`",
+        ),
+        (
+            json!({"v": 1, "kind": "reply", "body": {"method": "download.list", "result": {"tasks": []}}}),
+            "a reply envelope has an `id`",
+        ),
+    ] {
+        let err = decode(&envelope).expect_err("refused");
+        assert!(
+            matches!(&err.problem, Problem::NotEnvelope(why) if why == said),
+            "{envelope}: {err:?}"
+        );
+    }
+}

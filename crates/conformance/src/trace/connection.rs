@@ -97,9 +97,8 @@ pub(super) fn direction(kind: Kind, from: Peer, say: &mut Say<'_>) {
             Rule::TraceDirection,
             "/kind",
             format!(
-                "{} {} comes from the {}, and this one came from the {}",
-                if matches!(kind, Kind::Error | Kind::Event) { "an" } else { "a" },
-                kind.name(),
+                "{} comes from the {}, and this one came from the {}",
+                kind.with_article(),
                 side(expected),
                 side(from)
             ),
