@@ -770,7 +770,7 @@ pub fn peak(args: &[&str]) -> anyhow::Result<()> {
         true => libc::WEXITSTATUS(status),
         false => -1,
     };
-    eprintln!(
+    tell!(
         "seconds={:.3} peak_kib={} exit={code}",
         elapsed.as_secs_f64(),
         usage.ru_maxrss

@@ -15,7 +15,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
         sayln!("{line}");
     }
     for failure in &report.failures {
-        eprintln!("{}", crate::lint::relative(root, failure));
+        tell!("{}", crate::lint::relative(root, failure));
     }
     if !report.failures.is_empty() {
         bail!("conformance: {} failure(s)", report.failures.len());

@@ -162,7 +162,7 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
     let releases = crate::contracts::releases(root)?;
     for (_, release) in &releases {
         for difference in differences(release)? {
-            eprintln!(
+            tell!(
                 "{}",
                 crate::lint::relative(root, &difference.shown(release))
             );

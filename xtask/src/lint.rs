@@ -28,7 +28,7 @@ pub fn check(root: &Path) -> Result<(), Failed> {
     // either cannot be read, the set's own rules are still reported.
     let since = since(root, &set).map(|found| violations.extend(found));
     for violation in &violations {
-        eprintln!("{}", relative(root, &violation.to_string()));
+        tell!("{}", relative(root, &violation.to_string()));
     }
     let schemas_refused = !violations.is_empty();
     since

@@ -12,11 +12,19 @@ macro_rules! say {
     }};
 }
 
-/// `sayln!` as [`say`] is `print!`.
+/// [`say`] with a line break, as `println!` is `print!` with one.
 macro_rules! sayln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// [`sayln`] on stderr: `cargo xtask gate 2>&1 | head` closes both.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
     }};
 }
 
@@ -84,7 +92,7 @@ fn main() -> ExitCode {
             Ok(outcome) if outcome.ok => Ok(()),
             Ok(_) => return ExitCode::FAILURE,
             Err(err) => {
-                eprintln!("error: {err:#}");
+                tell!("error: {err:#}");
                 return ExitCode::from(2);
             }
         },
@@ -103,7 +111,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            tell!("error: {err:#}");
             ExitCode::FAILURE
         }
     }
@@ -135,16 +143,16 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
         error,
     }) = lint::check(root)
     {
-        eprintln!("error: {error:#}");
+        tell!("error: {error:#}");
         failed.push("lint");
         schemas_refused = refused;
     }
     if let Err(err) = codegen::run(root, codegen::Mode::Check) {
-        eprintln!("error: {err:#}");
+        tell!("error: {err:#}");
         failed.push("codegen --check");
     }
     if let Err(err) = frozen::check(root).and_then(|()| release::notice_lagging(root)) {
-        eprintln!("error: {err:#}");
+        tell!("error: {err:#}");
         failed.push("releases");
     }
     type Check<'a> = (&'a str, &'a dyn Fn() -> anyhow::Result<()>);
@@ -159,7 +167,7 @@ pub fn gate(root: &Path) -> anyhow::Result<()> {
             continue;
         }
         if let Err(err) = check() {
-            eprintln!("error: {err:#}");
+            tell!("error: {err:#}");
             failed.push(name);
         }
     }

@@ -324,7 +324,7 @@ mod tests {
     fn xtask(scratch: &Scratch, args: &[&str]) -> anyhow::Result<bool> {
         let output = scratch.xtask(args)?;
         if !output.status.success() {
-            eprintln!("cargo xtask {}:\n{}", args.join(" "), said(&output));
+            tell!("cargo xtask {}:\n{}", args.join(" "), said(&output));
         }
         Ok(output.status.success())
     }

@@ -1401,6 +1401,24 @@ fn a_closed_stdout_ends_the_output_without_a_panic() {
         assert_eq!(output.status.code(), Some(code), "{args:?}: {said}");
         assert!(!said.contains("panicked"), "{args:?}: {said}");
     }
+    // `2>&1 | head`: stderr gone too. A panic would exit 101.
+    let broken = Temp::new("broken.jsonl", b"{}\n[]\n");
+    for (args, code) in [
+        (&["check", broken.path()][..], 1),
+        (&["check", "no-such-file.jsonl"][..], 2),
+        (&["rules"][..], 0),
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let status = Command::new(env!("CARGO_BIN_EXE_vdm-conform"))
+            .args(args)
+            .current_dir(repo())
+            .stdout(writer.try_clone().expect("a second end"))
+            .stderr(writer)
+            .status()
+            .expect("vdm-conform runs");
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
 }
 
 /// A capture written as UTF-16 (some shells' `>`) is named as such once, as

@@ -330,7 +330,7 @@ fn lint_clean_edits_generate_bindings_that_build() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    eprintln!("{rounds} edits: {built} built, {refused} refused by lint or the generators");
+    tell!("{rounds} edits: {built} built, {refused} refused by lint or the generators");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(built > 0, "no edit was built ({refused} refused)");
 }

@@ -385,6 +385,15 @@ fn by_rule<'a>(counts: impl Iterator<Item = (&'a Rule, &'a usize)>) -> String {
         .join(", ")
 }
 
+/// `eprintln!` that a closed stderr does not turn into a panic
+/// (`vdm-conform check … 2>&1 | head` closes both): what is left unsaid is
+/// lost, and the exit code still says what was found.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -392,7 +401,7 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(message) => {
             // A message can quote an input file.
-            eprintln!("vdm-conform: {}", proto::wire::printable(&message));
+            tell!("vdm-conform: {}", proto::wire::printable(&message));
             ExitCode::from(2)
         }
     }
@@ -453,7 +462,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         Command::Generate(args) => {
             let summary = generate(&checker()?, &contract, &args)?;
             if let (Some(summary), Format::Human) = (summary, format) {
-                eprintln!("vdm-conform: {summary}");
+                tell!("vdm-conform: {summary}");
             }
             return Ok(true);
         }
@@ -490,20 +499,20 @@ fn conclude(
         .collect();
     for file in &empty {
         if allow_empty {
-            eprintln!(
+            tell!(
                 "vdm-conform: {file} holds no message; nothing in it was checked (--allow-empty)"
             );
         } else {
-            eprintln!("vdm-conform: {file} holds no message, so nothing in it was checked; pass --allow-empty if that is expected");
+            tell!("vdm-conform: {file} holds no message, so nothing in it was checked; pass --allow-empty if that is expected");
         }
     }
     if !empty.is_empty() && !allow_empty {
         return false;
     }
     if violations == 0 && format == Format::Human {
-        eprintln!("vdm-conform: everything conforms to contract {contract}");
+        tell!("vdm-conform: everything conforms to contract {contract}");
     } else if format == Format::Human {
-        eprintln!("vdm-conform: checked against contract {contract}");
+        tell!("vdm-conform: checked against contract {contract}");
     }
     violations == 0
 }

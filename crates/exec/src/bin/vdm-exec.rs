@@ -64,7 +64,8 @@ fn main() -> ExitCode {
     };
     ended.unwrap_or_else(|why| {
         if !why.is_empty() {
-            eprintln!("vdm-exec: {why}");
+            // A closed stderr loses the line, and is no reason to panic.
+            let _ = writeln!(std::io::stderr().lock(), "vdm-exec: {why}");
         }
         ExitCode::from(2)
     })
@@ -76,7 +77,13 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
     let tools = Arc::new(exec::load(tools).map_err(|err| err.to_string())?);
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     // A line can quote the input (an event's name): one line stays one.
-    let log = |line: &str| eprintln!("vdm-exec: {}", proto::wire::printable(line));
+    let log = |line: &str| {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "vdm-exec: {}",
+            proto::wire::printable(line)
+        );
+    };
     match serve::serve(
         tools,
         std::io::stdin().lock(),
