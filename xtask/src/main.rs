@@ -104,7 +104,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         _ => {
-            eprint!("{USAGE}");
+            tell!("{}", USAGE.trim_end());
             return ExitCode::from(2);
         }
     };
