@@ -574,3 +574,121 @@ fn a_change_alone_that_holds_whole_is_not_said_to_hold_with_others() {
         widened.detail
     );
 }
+
+/// Every property name of `value` with `suffix` after it.
+fn with_hostile_names(value: &serde_json::Value, suffix: &str) -> serde_json::Value {
+    use serde_json::Value;
+    let hostile = |name: &str| format!("{name}{suffix}");
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| {
+                    let item = match (key.as_str(), item) {
+                        ("properties", Value::Object(members)) => Value::Object(
+                            members
+                                .iter()
+                                .map(|(name, schema)| {
+                                    (hostile(name), with_hostile_names(schema, suffix))
+                                })
+                                .collect(),
+                        ),
+                        ("required", Value::Array(names)) => Value::Array(
+                            names
+                                .iter()
+                                .map(|name| match name {
+                                    Value::String(name) => Value::String(hostile(name)),
+                                    other => other.clone(),
+                                })
+                                .collect(),
+                        ),
+                        _ => with_hostile_names(item, suffix),
+                    };
+                    (key.clone(), item)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| with_hostile_names(item, suffix))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Whatever a schema names, each text report stays lines that say only what
+/// they say: generated schema pairs whose property names carry line breaks,
+/// a forged workflow command, terminal escapes, line separators, bidi
+/// overrides, markdown and HTML, and 4,000 characters, compared; the human,
+/// markdown and GitHub reports hold no raw character that breaks or
+/// reorders a line, no line past 3,000 characters, and GitHub's are all
+/// commands.
+#[test]
+fn hostile_names_in_generated_pairs_forge_no_line() {
+    use serde_json::Value;
+    let long = "é".repeat(4_000);
+    let suffixes = [
+        "\n::error file=README.md::forged",
+        "\r\u{1b}[2J\u{7}",
+        "\u{2028}\u{2029}\u{85}",
+        "\u{202e}\u{2066}",
+        "<!-- `|` **b** [l](x) $m$",
+        "a\"b\\c%0A",
+        long.as_str(),
+    ];
+    let breaks_a_line = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}')
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    let set = |schema: &Value| {
+        SchemaSet::from_texts_with(
+            Path::new("cases"),
+            [("types/Case.json", schema.to_string().as_str())],
+            contract::DeepDocuments::Keep,
+        )
+        .expect("one schema loads")
+    };
+    let place = |_: &str| Some(("types/Case.json".to_string(), 1));
+    let mut rng = sample::Rng::new(0x1095_2026);
+    let (mut changes, mut shown, mut problems) = (0, 0, Vec::new());
+    for pair in 0..350 {
+        let old = sample::schemas::document(&mut rng);
+        let new = sample::schemas::changed(&old, &mut rng);
+        let suffix = suffixes[pair % suffixes.len()];
+        let (old, new) = (
+            with_hostile_names(&old, suffix),
+            with_hostile_names(&new, suffix),
+        );
+        let Ok(comparison) = compat::compare_documents(&set(&old), &set(&new), Options::default())
+        else {
+            continue;
+        };
+        changes += comparison.changes.len();
+        for (format, text) in [
+            ("human", report::human(&comparison, None)),
+            ("markdown", report::markdown(&comparison, None, "old → new")),
+            ("github", report::github(&comparison, None, &place)),
+        ] {
+            for line in text.lines() {
+                shown += usize::from(line.contains("\\u000a::error file=README.md::forged"));
+                let bad = line.chars().any(breaks_a_line)
+                    || line.chars().count() > 3_000
+                    || (format == "github" && !line.starts_with("::"));
+                if bad {
+                    problems.push(format!("{format}: {line:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems, the first: {}",
+        problems.len(),
+        problems.first().map_or("", |p| &p[..p.len().min(3000)])
+    );
+    assert!(changes > 100, "only {changes} changes reported");
+    assert!(shown >= 5, "a forged name was shown in only {shown} lines");
+}
