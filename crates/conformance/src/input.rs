@@ -217,6 +217,9 @@ pub struct Lines<R> {
     before: usize,
     /// The longest line kept, line end left out.
     max_line: usize,
+    /// The last batch ended on a line past the limit whose end was not yet
+    /// read: the next batch passes over the rest of it first.
+    unfinished: bool,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -232,6 +235,7 @@ impl<R: BufRead> Lines<R> {
             spans: Vec::new(),
             before: 0,
             max_line,
+            unfinished: false,
         }
     }
 
@@ -241,6 +245,9 @@ impl<R: BufRead> Lines<R> {
         self.before += self.spans.len();
         self.text.clear();
         self.spans.clear();
+        if std::mem::take(&mut self.unfinished) {
+            self.pass_over_line()?;
+        }
         while self.spans.len() < count && self.text.len() < MAX_BATCH_TEXT.max(self.max_line) {
             let start = self.text.len();
             // Room for the line, `\r\n` and one byte more, which tells a
@@ -257,10 +264,13 @@ impl<R: BufRead> Lines<R> {
             let end = start + line.strip_suffix(b"\r").unwrap_or(line).len();
             if end - start > self.max_line {
                 self.text.truncate(start);
-                if !ended {
-                    self.pass_over_line()?;
-                }
                 self.spans.push(None);
+                if !ended {
+                    // Told now, passed over by the next batch: a line that
+                    // never ends (a stream of NULs) is still reported.
+                    self.unfinished = true;
+                    break;
+                }
             } else {
                 self.spans.push(Some((start, end)));
             }
@@ -462,6 +472,35 @@ mod tests {
                 "{text:?}, limit {limit}, batches of {count}, read in pieces"
             );
         }
+    }
+
+    /// A line past the limit is told in the batch that reaches the limit,
+    /// before its end is read: a stream that never ends it is reported.
+    #[test]
+    fn a_line_past_the_limit_is_told_before_its_end_is_read() {
+        struct Broken;
+        impl std::io::Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("no end in sight"))
+            }
+        }
+        use std::io::Read as _;
+        let endless = std::io::repeat(b'x').take(100).chain(Broken);
+        let stream = std::io::BufReader::with_capacity(8, "ok\n".as_bytes().chain(endless));
+        let mut lines = Lines::with_limit(stream, 10);
+        assert_eq!(lines.read_batch(10).ok(), Some(true));
+        let told: Vec<String> = lines
+            .batch()
+            .map(|(number, line)| match line {
+                Line::Text(text) => format!("{number}:{}", String::from_utf8_lossy(text)),
+                Line::TooLong => format!("{number}:TOO LONG"),
+            })
+            .collect();
+        assert_eq!(told, ["1:ok", "2:TOO LONG"]);
+        assert!(
+            lines.read_batch(10).is_err(),
+            "the rest is read on the next batch"
+        );
     }
 
     #[test]
