@@ -135,9 +135,9 @@ pub fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
 
 /// A file of text (JSON, JSON Lines, a trace), opened as [`open`] opens it.
 /// One that starts with a UTF-16 byte-order mark (what some shells write on
-/// `>`), or with a frame's length prefix, is named as such, once, instead of
-/// read as lines of bytes that are not UTF-8 or not JSON: no UTF-8 text
-/// starts with those bytes.
+/// `>`), a compressor's magic number, or a frame's length prefix, is named
+/// as such, once, instead of read as lines of bytes that are not UTF-8 or
+/// not JSON: no UTF-8 text starts with those bytes.
 pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
     let mut reader = open(file)?;
     let head = reader.fill_buf().map_err(|e| format!("{file}: {e}"))?;
@@ -146,6 +146,19 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
             "{file}: UTF-16 text (it starts with a UTF-16 byte-order mark), where messages \
              are UTF-8; convert it first (`iconv -f UTF-16 -t UTF-8`)"
         ));
+    }
+    // Compressed captures: none of these starts UTF-8 text.
+    for (magic, format, tool) in [
+        (&[0x1F, 0x8B][..], "gzip", "zcat"),
+        (&[0x28, 0xB5, 0x2F, 0xFD][..], "zstd", "zstdcat"),
+        (&[0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00][..], "xz", "xzcat"),
+    ] {
+        if head.starts_with(magic) {
+            return Err(format!(
+                "{file}: {format}-compressed, not text; read it decompressed \
+                 (`{tool} {file} | vdm-conform … -`)"
+            ));
+        }
     }
     // A frame's length prefix starts so (a frame carries at most 1 MiB),
     // and no text does.

@@ -1450,6 +1450,33 @@ fn a_utf16_capture_is_named_as_such() {
     }
 }
 
+/// A compressed capture is named by its compressor, with the command that
+/// reads it, not read as lines of bytes that are not UTF-8.
+#[test]
+fn a_compressed_capture_is_named_by_its_compressor() {
+    for (magic, said) in [
+        (
+            &[0x1F, 0x8B, 0x08, 0x00][..],
+            "gzip-compressed, not text; read it decompressed (`zcat ",
+        ),
+        (
+            &[0x28, 0xB5, 0x2F, 0xFD, 0x00][..],
+            "zstd-compressed, not text; read it decompressed (`zstdcat ",
+        ),
+        (
+            &[0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00][..],
+            "xz-compressed, not text; read it decompressed (`xzcat ",
+        ),
+    ] {
+        let capture = Temp::new("capture.jsonl.z", magic);
+        let output = run(&["check", capture.path()], None);
+        let told = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{told}");
+        assert!(told.contains(said), "{told}");
+        assert_eq!(stdout(&output), "");
+    }
+}
+
 /// JSON Lines given to the frame reader: the length prefix that spells text
 /// is shown, with the command that reads it.
 #[test]
