@@ -147,18 +147,11 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
              are UTF-8; convert it first (`iconv -f UTF-16 -t UTF-8`)"
         ));
     }
-    // Compressed captures: none of these starts UTF-8 text.
-    for (magic, format, tool) in [
-        (&[0x1F, 0x8B][..], "gzip", "zcat"),
-        (&[0x28, 0xB5, 0x2F, 0xFD][..], "zstd", "zstdcat"),
-        (&[0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00][..], "xz", "xzcat"),
-    ] {
-        if head.starts_with(magic) {
-            return Err(format!(
-                "{file}: {format}-compressed, not text; read it decompressed \
-                 (`{tool} {file} | vdm-conform … -`)"
-            ));
-        }
+    if let Some((format, tool)) = compressed(head) {
+        return Err(format!(
+            "{file}: {format}-compressed, not text; read it decompressed \
+             (`{tool} {file} | vdm-conform … -`)"
+        ));
     }
     // A frame's length prefix starts so (a frame carries at most 1 MiB),
     // and no text does.
@@ -171,6 +164,20 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
         }
     }
     Ok(reader)
+}
+
+/// The compressor and the command that decompresses, when `head` starts
+/// with a compressor's magic number (none of them starts UTF-8 text; a
+/// frame's length prefix cannot be as large as any of them).
+fn compressed(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    [
+        (&[0x1F, 0x8B][..], "gzip", "zcat"),
+        (&[0x28, 0xB5, 0x2F, 0xFD][..], "zstd", "zstdcat"),
+        (&[0xFD, 0x37, 0x7A, 0x58][..], "xz", "xzcat"),
+    ]
+    .into_iter()
+    .find(|(magic, _, _)| head.starts_with(magic))
+    .map(|(_, format, tool)| (format, tool))
 }
 
 /// Counts the bytes read through it, to place each frame.
@@ -516,12 +523,17 @@ fn refusal(err: FrameError) -> (Rule, String, bool) {
             let text = prefix
                 .filter(|bytes| bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' '))
                 .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok());
-            let hint = text.map_or_else(String::new, |text| {
-                format!(
+            let packed = prefix.and_then(|bytes| compressed(&bytes));
+            let hint = match (text, packed) {
+                (Some(text), _) => format!(
                     " (the length prefix's four bytes spell {}: JSON text, not frames? `vdm-conform check` reads JSON Lines)",
                     contract::quoted(&text)
-                )
-            });
+                ),
+                (None, Some((format, tool))) => format!(
+                    " (the length prefix's bytes are {format}'s magic number: read the capture decompressed, `{tool} FILE | vdm-conform frames -`)"
+                ),
+                (None, None) => String::new(),
+            };
             (
                 Rule::FrameTooLarge,
                 format!("{err}; the rest of the capture cannot be read{hint}"),

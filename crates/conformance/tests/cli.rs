@@ -1474,6 +1474,16 @@ fn a_compressed_capture_is_named_by_its_compressor() {
         assert_eq!(output.status.code(), Some(2), "{told}");
         assert!(told.contains(said), "{told}");
         assert_eq!(stdout(&output), "");
+        // Given to the frame reader, the magic number is a length too large.
+        let output = run(&["frames", capture.path()], None);
+        let format = said.split('-').next().unwrap_or_default();
+        assert!(
+            stdout(&output).contains(&format!(
+                "(the length prefix's bytes are {format}'s magic number: read the capture decompressed"
+            )),
+            "{}",
+            stdout(&output)
+        );
     }
 }
 
