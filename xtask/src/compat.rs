@@ -332,7 +332,8 @@ struct Judged {
 fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparison, Vec<String>)> {
     match (old, new) {
         (Side::File(o), Side::File(n)) => {
-            let mut comparison = compat::compare_documents(&single(o)?, &single(n)?, options)?;
+            let mut comparison = compat::compare_documents(&single(o)?, &single(n)?, options)
+                .map_err(|err| named_as_given(err, [o, n]))?;
             // Each change is placed in the files as given, not in the set
             // they stood in; words naming a place name it in the file both
             // sides share a name with, else by its pointer alone.
@@ -525,6 +526,44 @@ fn file_name(path: &Path) -> String {
 fn as_given(place: &mut Option<String>, name: &str) {
     if let Some(pointer) = place.as_deref().and_then(|p| p.strip_prefix(SINGLE)) {
         *place = Some(format!("{name}{pointer}"));
+    }
+}
+
+/// A refusal of a file compared alone names the file as given, not the
+/// place [`single`] put it in.
+fn named_as_given(err: compat::Error, [old, new]: [&PathBuf; 2]) -> compat::Error {
+    let given = |version: &compat::Version| {
+        let path = if *version == compat::Version::Old {
+            old
+        } else {
+            new
+        };
+        path.display().to_string()
+    };
+    match err {
+        compat::Error::NotASchema {
+            version,
+            file,
+            pointer,
+            why,
+        } if file == SINGLE => compat::Error::NotASchema {
+            file: given(&version),
+            version,
+            pointer,
+            why,
+        },
+        compat::Error::NotItsOwnId {
+            version,
+            file,
+            pointer,
+            why,
+        } if file == SINGLE => compat::Error::NotItsOwnId {
+            file: given(&version),
+            version,
+            pointer,
+            why,
+        },
+        other => other,
     }
 }
 
@@ -975,6 +1014,36 @@ mod tests {
             said,
             format!("{}:1:21: not UTF-8 text (byte offset 20)", file.display())
         );
+    }
+
+    /// A file compared alone that its draft's meta-schema refuses is named
+    /// as given, on the side it stands, not by the place it stood in.
+    #[test]
+    fn a_file_that_is_no_schema_is_named_as_given() {
+        let dir = std::env::temp_dir().join(format!("compat-no-schema-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("{err}"));
+        let (good, bad) = (dir.join("good.json"), dir.join("bad.json"));
+        std::fs::write(&good, r#"{"type": "object"}"#).unwrap_or_else(|err| panic!("{err}"));
+        std::fs::write(&bad, r#"{"type": 5}"#).unwrap_or_else(|err| panic!("{err}"));
+        for (old, new, side) in [(&bad, &good, "old"), (&good, &bad, "new")] {
+            let said = match super::compare(
+                &super::Side::File(old.clone()),
+                &super::Side::File(new.clone()),
+                compat::Options::default(),
+            ) {
+                Ok(_) => panic!("a file with \"type\": 5 was compared"),
+                Err(err) => format!("{err:#}"),
+            };
+            assert!(
+                said.starts_with(&format!(
+                    "{} ({side} version): not a schema of its draft: ",
+                    bad.display()
+                )),
+                "{said}"
+            );
+            assert!(said.ends_with("(at /type)"), "{said}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Two files compared alone are placed in the files as given: a change

@@ -119,7 +119,7 @@ pub enum Error {
     /// registers a document under its `$id`, this checker under its place,
     /// so a reference could reach another document in each, and no verdict
     /// would hold for both.
-    #[error("{file} ({version} version): {why} (at {pointer}, rule lint.id): references resolve by `$id`, so no verdict can be given")]
+    #[error("{file} ({version} version): {why} (at {}, rule lint.id): references resolve by `$id`, so no verdict can be given", place_shown(.pointer))]
     NotItsOwnId {
         /// The version it belongs to.
         version: Version,
@@ -132,7 +132,7 @@ pub enum Error {
     },
     /// A document its draft's meta-schema refuses: no verdict means anything
     /// about it (validators read such schemas each their own way).
-    #[error("{file} ({version} version): not a schema of its draft: {why} (at {pointer})")]
+    #[error("{file} ({version} version): not a schema of its draft: {why} (at {})", place_shown(.pointer))]
     NotASchema {
         /// The version it belongs to.
         version: Version,
@@ -143,6 +143,15 @@ pub enum Error {
         /// The meta-schema's account.
         why: String,
     },
+}
+
+/// A JSON pointer as an error shows it: the root, empty, by name.
+fn place_shown(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "the root"
+    } else {
+        pointer
+    }
 }
 
 /// One direction's verdict for one change.

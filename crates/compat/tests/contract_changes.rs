@@ -865,6 +865,10 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
     let err = compare_sets(&unnamed, &base(), Options::default()).expect_err("no verdict");
     assert!(err.to_string().contains("no `$id`"), "{err}");
     assert!(err.to_string().contains("(old version)"), "{err}");
+    assert!(
+        err.to_string().contains("(at the root, rule lint.id)"),
+        "{err}"
+    );
 
     let shadowed = edited("methods/download.cancel.json", |v| {
         at(v, "/$defs").as_object_mut().expect("$defs").insert(
