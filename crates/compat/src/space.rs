@@ -164,6 +164,42 @@ pub(crate) fn draft_of(value: &Value) -> Draft {
     }
 }
 
+/// The first `pattern` or `patternProperties` name the validator cannot
+/// compile, and why: the meta-schema's `format: regex` is not asserted, and
+/// a validator refuses such a schema (each in its own words), so no verdict
+/// means anything about it. A document too large to walk is left to the
+/// obstacle that says so.
+fn uncompiled_pattern(document: &Value) -> Option<(String, String)> {
+    let positions = crate::vocab::positions(document, "", draft_of(document)).ok()?;
+    positions.iter().find_map(|position| {
+        let here = position.value.as_object()?;
+        let pattern = here
+            .get("pattern")
+            .and_then(Value::as_str)
+            .and_then(|pattern| {
+                let probe = serde_json::json!({ "pattern": pattern });
+                jsonschema::validator_for(&probe)
+                    .err()
+                    .map(|err| (format!("{}/pattern", position.pointer), err.to_string()))
+            });
+        pattern.or_else(|| {
+            here.get("patternProperties")
+                .and_then(Value::as_object)?
+                .keys()
+                .find_map(|name| {
+                    let probe = serde_json::json!({ "patternProperties": { name: {} } });
+                    jsonschema::validator_for(&probe).err().map(|err| {
+                        let token = contract::escape_pointer_token(name);
+                        (
+                            format!("{}/patternProperties/{token}", position.pointer),
+                            err.to_string(),
+                        )
+                    })
+                })
+        })
+    })
+}
+
 impl Space<'static> {
     /// Both versions, both views of each. Every document must be a schema
     /// its draft's meta-schema accepts.
@@ -180,6 +216,14 @@ impl Space<'static> {
                     file: doc.rel.clone(),
                     pointer: err.instance_path().to_string(),
                     why: contract::plain(&err.to_string()),
+                });
+            }
+            if let Some((pointer, why)) = uncompiled_pattern(&doc.value) {
+                return Err(crate::Error::NotASchema {
+                    version,
+                    file: doc.rel.clone(),
+                    pointer,
+                    why: contract::plain(&why),
                 });
             }
         }

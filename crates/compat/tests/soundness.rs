@@ -723,3 +723,35 @@ fn a_schema_that_only_refers_to_itself_stays_undecided_against_itself() {
         "{comparison:#?}"
     );
 }
+
+/// A `pattern` or `patternProperties` name no validator compiles makes the
+/// document no schema (validators refuse it, each its own way): an error
+/// naming the place, not a verdict.
+#[test]
+fn a_pattern_that_does_not_compile_is_no_schema() {
+    let good = json!({"type": "object"});
+    for (bad, pointer) in [
+        (
+            json!({"properties": {"a": {"pattern": "(["}}}),
+            "/properties/a/pattern",
+        ),
+        (
+            json!({"patternProperties": {"^(a/b": {"type": "string"}}}),
+            "/patternProperties/^(a~1b",
+        ),
+    ] {
+        let err = compare_documents(&set(&good), &set(&bad), Options::default())
+            .expect_err("no verdict on a schema no validator builds");
+        match err {
+            compat::Error::NotASchema {
+                pointer: at,
+                version,
+                ..
+            } => {
+                assert_eq!(at, pointer);
+                assert_eq!(version, compat::Version::New);
+            }
+            other => panic!("{other}"),
+        }
+    }
+}
