@@ -137,7 +137,7 @@ pub fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
 /// One that starts with a UTF-16 byte-order mark (what some shells write on
 /// `>`), a compressor's magic number, or a frame's length prefix, is named
 /// as such, once, instead of read as lines of bytes that are not UTF-8 or
-/// not JSON: no UTF-8 text starts with those bytes.
+/// not JSON: no JSON text in UTF-8 starts with those bytes.
 pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
     let mut reader = open(file)?;
     let head = reader.fill_buf().map_err(|e| format!("{file}: {e}"))?;
@@ -154,7 +154,7 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
         ));
     }
     // A frame's length prefix starts so (a frame carries at most 1 MiB),
-    // and no text does.
+    // and no JSON text does (a raw NUL is UTF-8, but not JSON).
     if let [0, second, ..] = head {
         if *second <= 0x10 {
             return Err(format!(
