@@ -265,22 +265,8 @@ fn failure_place(
 ) -> Option<(String, usize)> {
     let (path, line, pointer) = err.chain().find_map(|cause| {
         if let Some(err) = cause.downcast_ref::<compat::Error>() {
-            let (version, file, pointer) = match err {
-                compat::Error::NotItsOwnId {
-                    version,
-                    file,
-                    pointer,
-                    ..
-                }
-                | compat::Error::NotASchema {
-                    version,
-                    file,
-                    pointer,
-                    ..
-                } => (version, file, pointer),
-                _ => return None,
-            };
-            let side = if *version == compat::Version::Old {
+            let (version, file, pointer) = err.place()?;
+            let side = if version == compat::Version::Old {
                 old
             } else {
                 new
@@ -289,7 +275,7 @@ fn failure_place(
                 Side::Set { schemas, .. } => schemas.join(file),
                 Side::File(path) => path.clone(),
             };
-            return Some((path, None, Some(pointer.as_str())));
+            return Some((path, None, Some(pointer)));
         }
         match cause.downcast_ref::<contract::Error>()? {
             contract::Error::Io { path, .. }
@@ -532,39 +518,14 @@ fn as_given(place: &mut Option<String>, name: &str) {
 /// A refusal of a file compared alone names the file as given, not the
 /// place [`single`] put it in.
 fn named_as_given(err: compat::Error, [old, new]: [&PathBuf; 2]) -> compat::Error {
-    let given = |version: &compat::Version| {
-        let path = if *version == compat::Version::Old {
-            old
-        } else {
-            new
+    err.renamed(|version, file| {
+        let path = match version {
+            _ if file != SINGLE => return file.to_string(),
+            compat::Version::Old => old,
+            compat::Version::New => new,
         };
         path.display().to_string()
-    };
-    match err {
-        compat::Error::NotASchema {
-            version,
-            file,
-            pointer,
-            why,
-        } if file == SINGLE => compat::Error::NotASchema {
-            file: given(&version),
-            version,
-            pointer,
-            why,
-        },
-        compat::Error::NotItsOwnId {
-            version,
-            file,
-            pointer,
-            why,
-        } if file == SINGLE => compat::Error::NotItsOwnId {
-            file: given(&version),
-            version,
-            pointer,
-            why,
-        },
-        other => other,
-    }
+    })
 }
 
 fn single(path: &Path) -> anyhow::Result<SchemaSet> {
@@ -581,21 +542,27 @@ fn single(path: &Path) -> anyhow::Result<SchemaSet> {
             line,
             column,
             offset,
+            utf16,
             ..
-        } => anyhow::anyhow!(
-            "{}:{line}:{column}: not UTF-8 text (byte offset {offset})",
-            path.display()
-        ),
-        contract::Error::Json { why, .. } => {
-            anyhow::anyhow!("{}: not JSON: {why}", path.display())
-        }
-        contract::Error::TooDeep { depth, pointer, .. } => anyhow::anyhow!(
-            "{}: nests {depth} levels deep at {pointer}, past the {} a schema may",
-            path.display(),
-            contract::MAX_JSON_DEPTH
-        ),
-        other => anyhow::Error::new(other),
+        } => contract::Error::NotUtf8 {
+            path: path.to_path_buf(),
+            line,
+            column,
+            offset,
+            utf16,
+        },
+        contract::Error::Json { why, .. } => contract::Error::Json {
+            path: path.to_path_buf(),
+            why,
+        },
+        contract::Error::TooDeep { depth, pointer, .. } => contract::Error::TooDeep {
+            path: path.to_path_buf(),
+            depth,
+            pointer,
+        },
+        other => other,
     })
+    .map_err(anyhow::Error::new)
 }
 
 /// A schema set as a tolerant reader reads it: no object is closed.
@@ -1043,6 +1010,24 @@ mod tests {
             );
             assert!(said.ends_with("(at /type)"), "{said}");
         }
+        // A reference that leads nowhere: the file as given, the `$ref`, the rule.
+        std::fs::write(&bad, r##"{"properties": {"a": {"$ref": "#/$defs/gone"}}}"##)
+            .unwrap_or_else(|err| panic!("{err}"));
+        let said = match super::compare(
+            &super::Side::File(good.clone()),
+            &super::Side::File(bad.clone()),
+            compat::Options::default(),
+        ) {
+            Ok(_) => panic!("a file whose reference leads nowhere was compared"),
+            Err(err) => format!("{err:#}"),
+        };
+        assert!(
+            said.starts_with(&format!(
+                "{} (new version): the reference \"#/$defs/gone\" leads nowhere",
+                bad.display()
+            )) && said.contains("(at /properties/a/$ref, rule lint.ref)"),
+            "{said}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -812,12 +812,15 @@ impl<'p, 's> Differ<'p, 's> {
             }
             changed
         };
-        let (old_value, new_value) = (here.old.value.get(key), here.new.value.get(key));
+        // Shown as the files spell them, not as the views registered them.
+        let written = |place: &Place<'s>| place.value.get(key).map(crate::space::as_written);
+        let (old_value, new_value) = (written(here.old), written(here.new));
+        let (old_value, new_value) = (old_value.as_ref(), new_value.as_ref());
         // Two long values that start alike would read as one: name where
         // they first differ.
         let detail = match (old_value, new_value) {
             (Some(old), Some(new)) if old == new => format!(
-                "`{key}`: {}, written the same, but a schema it refers to changed",
+                "`{key}`: {}, written the same, but a schema it refers to changed or cannot be compared",
                 show(Some(old))
             ),
             (Some(old), Some(new)) => match first_difference(old, new, String::new()) {

@@ -143,6 +143,60 @@ pub enum Error {
         /// The meta-schema's account.
         why: String,
     },
+    /// A `$ref` that names a place its document does not have (rule
+    /// `lint.ref`): a validator refuses to compile a schema that reaches it,
+    /// so no verdict means anything about it.
+    #[error("{file} ({version} version): {why} (at {}, rule lint.ref): no validator compiles the schema, so no verdict can be given", place_shown(.pointer))]
+    Unresolved {
+        /// The version it belongs to.
+        version: Version,
+        /// The document holding the reference.
+        file: String,
+        /// The `$ref` itself.
+        pointer: String,
+        /// The reference and the resolver's account.
+        why: String,
+    },
+}
+
+impl Error {
+    /// The document a refusal of one document names, with its version and
+    /// the JSON pointer inside it; `None` for a refusal of the whole set.
+    pub fn place(&self) -> Option<(Version, &str, &str)> {
+        match self {
+            Error::NotItsOwnId {
+                version,
+                file,
+                pointer,
+                ..
+            }
+            | Error::NotASchema {
+                version,
+                file,
+                pointer,
+                ..
+            }
+            | Error::Unresolved {
+                version,
+                file,
+                pointer,
+                ..
+            } => Some((*version, file, pointer)),
+            Error::NotAVersion(_) | Error::OlderThanRelease { .. } | Error::Registry(_) => None,
+        }
+    }
+
+    /// The refusal with the document it names spelled by `rename` (given
+    /// the version and the name the set knows it by).
+    pub fn renamed(mut self, rename: impl FnOnce(Version, &str) -> String) -> Self {
+        if let Error::NotItsOwnId { version, file, .. }
+        | Error::NotASchema { version, file, .. }
+        | Error::Unresolved { version, file, .. } = &mut self
+        {
+            *file = rename(*version, file);
+        }
+        self
+    }
 }
 
 /// A JSON pointer as an error shows it: the root, empty, by name.

@@ -247,7 +247,47 @@ impl Space<'static> {
             }
         }
         let registry = register(None, &mut docs, values)?;
-        Ok(Space::layer(registry, docs, 0, None, options))
+        let space = Space::layer(registry, docs, 0, None, options);
+        space.dangling_reference()?;
+        Ok(space)
+    }
+
+    /// [`crate::Error::Unresolved`] for the first `$ref` of a document of
+    /// either version that names a place its document does not have: a
+    /// validator refuses to compile a schema reaching it. A reference to a
+    /// document the set does not hold is left to that document's obstacle.
+    fn dangling_reference(&self) -> Result<(), crate::Error> {
+        for (offset, doc) in self.docs.iter().enumerate() {
+            if doc.role != Role::Written || doc.obstacle.is_some() {
+                continue;
+            }
+            let id = self.first + offset;
+            let Some(root) = self.place(id, "") else {
+                continue;
+            };
+            let Ok(positions) = vocab::positions(root.value, "", doc.draft) else {
+                continue;
+            };
+            for position in positions {
+                let Some(reference) = position.value.get("$ref").and_then(Value::as_str) else {
+                    continue;
+                };
+                let here = Place {
+                    doc: id,
+                    pointer: position.pointer.clone(),
+                    value: position.value,
+                };
+                if let Some(why) = self.leads_nowhere(&here, reference) {
+                    return Err(crate::Error::Unresolved {
+                        version: doc.version,
+                        file: doc.rel.clone(),
+                        pointer: format!("{}/$ref", position.pointer),
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -354,6 +394,23 @@ fn spelled(uri: &str) -> String {
         },
         None => rest.to_string(),
     }
+}
+
+/// `value` (part of a registered view) with every URI [`rename`] moved into
+/// a view spelled as the set spells it, for reports. Walked with a stack of
+/// its own: a value's nesting is the document's.
+pub fn as_written(value: &Value) -> Value {
+    let mut out = value.clone();
+    let mut stack = vec![&mut out];
+    while let Some(here) = stack.pop() {
+        match here {
+            Value::String(text) if text.contains(".compat.invalid/") => *text = spelled(text),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The JSON pointer of the first `$ref` among the schemas of `value` (a
@@ -525,10 +582,20 @@ impl<'b> Space<'b> {
         let here = resolver
             .lookup(&location("", &place.pointer))
             .map_err(|e| e.to_string())?;
-        let target = here
-            .resolver()
-            .lookup(reference)
-            .map_err(|e| e.to_string())?;
+        let target = here.resolver().lookup(reference).map_err(|err| {
+            // Inside a document the set does not hold (a stand-in), no
+            // pointer leads anywhere: say which document is missing.
+            let path = reference.split('#').next().unwrap_or_default();
+            let stand_in = (!path.is_empty())
+                .then(|| here.resolver().lookup(path).ok())
+                .flatten()
+                .and_then(|target| self.locate(target.contents()))
+                .and_then(|(id, _)| self.doc(id)?.obstacle.as_ref());
+            match stand_in {
+                Some(obstacle) => obstacle.why.clone(),
+                None => err.to_string(),
+            }
+        })?;
         let value = target.contents();
         let (doc, pointer) = self
             .locate(value)
@@ -538,6 +605,38 @@ impl<'b> Space<'b> {
             pointer,
             value,
         })
+    }
+
+    /// Why `reference` at `place` names a place its document does not have
+    /// (no such pointer, array index or anchor), in the resolver's words;
+    /// `None` when it leads somewhere, fails for another reason, or names a
+    /// document the set does not hold (an obstacle says so where it matters).
+    fn leads_nowhere(&self, place: &Place<'_>, reference: &str) -> Option<String> {
+        let doc = self.doc(place.doc)?;
+        let base = jsonschema::uri::from_str(&doc.uri).ok()?;
+        let resolver = self.registry.resolver(base);
+        let here = resolver.lookup(&location("", &place.pointer)).ok()?;
+        let err = here.resolver().lookup(reference).err()?;
+        if !matches!(
+            err,
+            jsonschema::ReferencingError::PointerToNowhere { .. }
+                | jsonschema::ReferencingError::InvalidArrayIndex { .. }
+                | jsonschema::ReferencingError::NoSuchAnchor { .. }
+        ) {
+            return None;
+        }
+        let path = reference.split('#').next().unwrap_or_default();
+        if !path.is_empty() {
+            let target = here.resolver().lookup(path).ok()?;
+            let (id, _) = self.locate(target.contents())?;
+            if self.doc(id)?.obstacle.is_some() {
+                return None;
+            }
+        }
+        Some(format!(
+            "the reference {} leads nowhere: {err}",
+            contract::quoted(reference)
+        ))
     }
 
     /// `place` with its plain references followed: a schema that is only a

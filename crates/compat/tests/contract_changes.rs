@@ -701,29 +701,36 @@ fn no_file_removed_that_anything_reads_leaves_both_directions_holding() {
     assert!(checked > 20, "{checked} files checked");
 }
 
-/// A method's `result` gone from its file: the reply body refers to
-/// nothing, and no whole-schema check of the method's `params` says
-/// anything about it.
+/// A method's `result` gone from its file while the reply body still
+/// refers to it: no validator compiles the new envelope, so there is no
+/// verdict, but an error naming the reference (rule `lint.ref`).
 #[test]
-fn a_part_in_one_version_only_cannot_be_decided() {
+fn a_part_removed_while_referred_to_is_refused() {
     let new = edited("methods/download.cancel.json", |v| {
         at(v, "/$defs")
             .as_object_mut()
             .expect("$defs")
             .remove("result");
     });
-    let comparison = compare(&new, Readers::Tolerant);
-    breaks_both_ways(&comparison);
-    let change = comparison
-        .changes
-        .iter()
-        .find(|c| c.group == "download.cancel")
-        .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
-    assert_eq!(
-        (change.writer, change.reader),
-        (Verdict::Breaking, Verdict::Breaking)
-    );
-    assert_eq!(change.undecided.as_deref(), Some("$ref"));
+    let err = compare_sets(&base(), &new, Options::default())
+        .expect_err("a reference that leads nowhere is refused");
+    match &err {
+        compat::Error::Unresolved {
+            version,
+            file,
+            pointer,
+            why,
+        } => {
+            assert_eq!(*version, compat::Version::New);
+            assert_eq!(file, "envelope/ReplyBody.json");
+            assert!(pointer.ends_with("/properties/result/$ref"), "{pointer}");
+            assert!(
+                why.contains("\"../methods/download.cancel.json#/$defs/result\""),
+                "{why}"
+            );
+        }
+        other => panic!("{other}"),
+    }
 }
 
 /// The envelope's bodies are left open for its whole-schema check only

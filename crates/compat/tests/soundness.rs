@@ -610,6 +610,82 @@ fn a_reference_outside_the_schemas_compared_cannot_be_decided() {
     );
 }
 
+/// A `$ref` naming a pointer, array index or anchor its document does not
+/// have makes the document no schema (a validator refuses to compile it):
+/// an error naming the reference, rule `lint.ref`, not a verdict. One that
+/// leads somewhere through an embedded `$id` is no such error.
+#[test]
+fn a_reference_that_leads_nowhere_is_refused() {
+    let good = json!({"type": "object"});
+    for (bad, said) in [
+        (
+            json!({"properties": {"a": {"$ref": "#/$defs/missing"}}}),
+            "Pointer '/$defs/missing' does not exist",
+        ),
+        (
+            json!({"allOf": [{}], "properties": {"a": {"$ref": "#/allOf/3"}}}),
+            "/allOf/3",
+        ),
+        (
+            json!({"properties": {"a": {"$ref": "#nowhere"}}}),
+            "Anchor 'nowhere' does not exist",
+        ),
+    ] {
+        let err = compare_documents(&set(&good), &set(&bad), Options::default())
+            .expect_err("no verdict on a schema no validator builds");
+        match &err {
+            compat::Error::Unresolved {
+                pointer,
+                version,
+                why,
+                ..
+            } => {
+                assert_eq!(pointer, "/properties/a/$ref");
+                assert_eq!(*version, compat::Version::New);
+                assert!(why.contains(said), "{why}");
+            }
+            other => panic!("{other}"),
+        }
+        assert!(err.to_string().contains("rule lint.ref"), "{err}");
+    }
+    let embedded = json!({
+        "$defs": {"x": {
+            "$id": "https://example.com/x.json",
+            "$defs": {"y": {"type": "string"}},
+            "properties": {"a": {"$ref": "#/$defs/y"}},
+        }},
+        "$ref": "https://example.com/x.json",
+    });
+    let comparison = compare_documents(&set(&embedded), &set(&embedded), Options::default())
+        .expect("a reference resolved against its embedded resource leads somewhere");
+    assert!(comparison.changes.is_empty(), "{comparison:#?}");
+}
+
+/// A pointer into a document the set does not hold says which document is
+/// missing, and a report shows the reference as the file writes it.
+#[test]
+fn a_pointer_into_a_schema_outside_the_set_names_the_schema() {
+    let schema = json!({"properties": {"a": {"$ref": "https://example.com/x.json#/a"}}});
+    let comparison = compare(&schema, &schema);
+    let change = comparison
+        .changes
+        .iter()
+        .find(|c| c.old_pointer.as_deref() == Some("types/Case.json#/properties/a/$ref"))
+        .unwrap_or_else(|| panic!("{comparison:#?}"));
+    assert!(!change.writer.holds(), "{change:#?}");
+    assert!(
+        change.why.as_deref().is_some_and(|why| why.contains(
+            "a reference names https://example.com/x.json, which is not among the schemas compared"
+        )),
+        "{change:#?}"
+    );
+    assert!(
+        change.detail.contains("\"https://example.com/x.json#/a\"")
+            && !change.detail.contains(".invalid"),
+        "{change:#?}"
+    );
+}
+
 /// Two documents compared alone have no bindings, so the API verdict
 /// covers removals: a member removed from any `properties`, or a value from
 /// any `enum` of two or more (one listed once), wherever it stands in a generated document
