@@ -134,19 +134,13 @@ pub fn open(file: &str) -> Result<Box<dyn BufRead>, String> {
 }
 
 /// A file of text (JSON, JSON Lines, a trace), opened as [`open`] opens it.
-/// One that starts with a UTF-16 byte-order mark (what some shells write on
-/// `>`), a compressor's magic number, or a frame's length prefix, is named
+/// One that is UTF-16 by its first bytes (what some shells write on `>`), or
+/// starts with a compressor's magic number or a frame's length prefix, is named
 /// as such, once, instead of read as lines of bytes that are not UTF-8 or
 /// not JSON: no JSON text in UTF-8 starts with those bytes.
 pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
     let mut reader = open(file)?;
     let head = reader.fill_buf().map_err(|e| format!("{file}: {e}"))?;
-    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-        return Err(format!(
-            "{file}: UTF-16 text (it starts with a UTF-16 byte-order mark), where messages \
-             are UTF-8; convert it first (`iconv -f UTF-16 -t UTF-8`)"
-        ));
-    }
     if let Some((format, tool)) = compressed(head) {
         return Err(format!(
             "{file}: {format}-compressed, not text; read it decompressed \
@@ -162,6 +156,19 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
                  read a frame capture with `vdm-conform frames`"
             ));
         }
+    }
+    if let Some(why) = proto::text::utf16(head) {
+        let from = if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+            "UTF-16"
+        } else if head.first() == Some(&0) {
+            "UTF-16BE"
+        } else {
+            "UTF-16LE"
+        };
+        return Err(format!(
+            "{file}: UTF-16 text ({why}), where messages are UTF-8; convert it first \
+             (`iconv -f {from} -t UTF-8`)"
+        ));
     }
     Ok(reader)
 }

@@ -1426,10 +1426,17 @@ fn a_closed_stdout_ends_the_output_without_a_panic() {
 #[test]
 fn a_utf16_capture_is_named_as_such() {
     let line = r#"{"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "hi"}}}"#;
-    for bom in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+    // With a byte-order mark or without (then named by the NUL beside the
+    // first character), little-endian and big-endian.
+    for (bom, little, said) in [
+        (&[0xFF, 0xFE][..], true, "(it starts with a UTF-16 byte-order mark)"),
+        (&[0xFE, 0xFF][..], false, "(it starts with a UTF-16 byte-order mark)"),
+        (&[][..], true, "(a NUL byte beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-16LE"),
+        (&[][..], false, "(a NUL byte beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-16BE"),
+    ] {
         let mut bytes = bom.to_vec();
         for unit in format!("{line}\r\n{line}\r\n").encode_utf16() {
-            let pair = if bom == [0xFF, 0xFE] {
+            let pair = if little {
                 unit.to_le_bytes()
             } else {
                 unit.to_be_bytes()
@@ -1439,11 +1446,11 @@ fn a_utf16_capture_is_named_as_such() {
         let capture = Temp::new("utf16.jsonl", &bytes);
         for command in ["check", "trace"] {
             let output = run(&[command, capture.path()], None);
-            let said = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(2), "{command}: {said}");
+            let told = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command}: {told}");
             assert!(
-                said.contains("utf16.jsonl: UTF-16 text (it starts with a UTF-16 byte-order mark)"),
-                "{command}: {said}"
+                told.contains(&format!("utf16.jsonl: UTF-16 text {said}")),
+                "{command}: {told}"
             );
             assert_eq!(stdout(&output), "", "{command}");
         }

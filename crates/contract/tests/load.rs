@@ -25,7 +25,9 @@ fn a_byte_that_is_not_utf8_is_placed_in_its_file() {
             line,
             column,
             offset,
+            utf16,
         } => {
+            assert!(!utf16);
             assert_eq!(path, Path::new("schemas/types/Count.json"));
             assert_eq!((*line, *column, *offset), (3, 22, 43));
         }
@@ -128,4 +130,45 @@ fn a_schema_path_that_is_not_a_regular_file_is_refused() {
         err.to_string(),
         format!("{}: not a regular file", fifo.display())
     );
+}
+
+/// A schema saved as UTF-16 is named as such, with or without a byte-order
+/// mark, and what to do about it.
+#[test]
+fn a_schema_saved_as_utf16_is_named_as_such() {
+    let text = r#"{"title": "Count"}"#;
+    for (bom, little, said) in [
+        (
+            &[0xFF, 0xFE][..],
+            true,
+            "types/Count.json:1:1: not UTF-8 text (byte offset 0): it starts with a UTF-16 byte-order mark; save the file as UTF-8",
+        ),
+        (
+            &[0xFE, 0xFF][..],
+            false,
+            "types/Count.json:1:1: not UTF-8 text (byte offset 0): it starts with a UTF-16 byte-order mark; save the file as UTF-8",
+        ),
+        (
+            &[][..],
+            true,
+            "types/Count.json: not JSON: the text has a NUL byte beside its first character, as UTF-16 has",
+        ),
+        (
+            &[][..],
+            false,
+            "types/Count.json: not JSON: the text has a NUL byte beside its first character, as UTF-16 has",
+        ),
+    ] {
+        let mut bytes = bom.to_vec();
+        for unit in text.encode_utf16() {
+            bytes.extend(if little {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            });
+        }
+        let err = SchemaSet::from_bytes(Path::new("schemas"), [("types/Count.json", &bytes[..])])
+            .expect_err("UTF-16 is not a schema file's encoding");
+        assert!(err.to_string().contains(said), "{err}");
+    }
 }

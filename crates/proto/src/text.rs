@@ -52,6 +52,8 @@ pub enum TextProblem {
     NotUtf8,
     /// The text starts with a byte-order mark.
     ByteOrderMark,
+    /// The text is UTF-16, by what its first bytes say ([`utf16`]).
+    Utf16(&'static str),
     /// Not JSON: what was expected.
     Syntax(&'static str),
     /// Arrays and objects nest deeper than [`MAX_DEPTH`].
@@ -72,6 +74,7 @@ impl fmt::Display for TextError {
         match &self.problem {
             TextProblem::NotUtf8 => write!(f, "byte {at} is not UTF-8"),
             TextProblem::ByteOrderMark => write!(f, "the text starts with a byte-order mark"),
+            TextProblem::Utf16(why) => write!(f, "the text is UTF-16, not UTF-8 ({why})"),
             TextProblem::Syntax(expected) => write!(f, "not JSON at byte {at}: expected {expected}"),
             TextProblem::TooDeep => {
                 write!(f, "arrays and objects nest more than {MAX_DEPTH} deep at byte {at}")
@@ -157,6 +160,22 @@ pub enum Layout {
     Contained,
 }
 
+/// Why `bytes` are UTF-16 text, when their first two say so: a UTF-16
+/// byte-order mark, or a NUL beside a character a JSON text starts with (no
+/// JSON text in UTF-8 has a NUL among its first two bytes). Named so that a
+/// file saved as UTF-16 (PowerShell 5's `>`, Notepad's "Unicode") is told
+/// as such rather than as a byte that is not UTF-8.
+pub fn utf16(bytes: &[u8]) -> Option<&'static str> {
+    let starts_json = |byte: &u8| b"{[\"-0123456789tfn \t\r\n".contains(byte);
+    match bytes {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("it starts with a UTF-16 byte-order mark"),
+        [0, byte, ..] | [byte, 0, ..] if starts_json(byte) => {
+            Some("a NUL byte beside its first character")
+        }
+        _ => None,
+    }
+}
+
 /// Checks `bytes` against the policy.
 pub fn check(bytes: &[u8]) -> Result<&str, TextError> {
     scan(bytes, Layout::Envelope).map(|(text, _)| text)
@@ -191,6 +210,12 @@ fn scan_into<'b>(
         return Err(TextError {
             offset: 0,
             problem: TextProblem::ByteOrderMark,
+        });
+    }
+    if let Some(why) = utf16(bytes) {
+        return Err(TextError {
+            offset: 0,
+            problem: TextProblem::Utf16(why),
         });
     }
     let text = std::str::from_utf8(bytes).map_err(|err| TextError {
@@ -886,6 +911,20 @@ mod tests {
         let cases: &[(&[u8], Option<TextProblem>)] = &[
             (br#"{"a": [1, 2.5, -0, "x\u00e9", true, null, {}]}"#, None),
             (b"\xEF\xBB\xBF{}", Some(TextProblem::ByteOrderMark)),
+            (
+                b"\xFF\xFE{\x00}\x00",
+                Some(TextProblem::Utf16(
+                    "it starts with a UTF-16 byte-order mark",
+                )),
+            ),
+            (
+                b"\x00{\x00}",
+                Some(TextProblem::Utf16("a NUL byte beside its first character")),
+            ),
+            (
+                b"{\x00}\x00",
+                Some(TextProblem::Utf16("a NUL byte beside its first character")),
+            ),
             (b"{\"a\": \"\xff\"}", Some(TextProblem::NotUtf8)),
             (
                 b"{}\x00",
