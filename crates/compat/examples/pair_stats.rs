@@ -41,9 +41,15 @@ fn main() {
             search: 200,
             ..Default::default()
         };
-        let Ok(comparison) = compat::compare_documents(&o, &n, options) else {
-            *counts.entry("error".into()).or_default() += 1;
-            continue;
+        let comparison = match compat::compare_documents(&o, &n, options) {
+            Ok(comparison) => comparison,
+            Err(err) => {
+                // Counted by kind: the variant's name, as `Debug` starts it.
+                let kind = format!("{err:?}");
+                let kind = kind.split([' ', '(', '{']).next().unwrap_or_default();
+                *counts.entry(format!("error: {kind}")).or_default() += 1;
+                continue;
+            }
         };
         if pair_started.elapsed().as_millis() > 500 {
             println!(

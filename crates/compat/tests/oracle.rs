@@ -89,7 +89,10 @@ fn no_compatible_verdict_on_generated_schema_pairs_is_refuted_by_a_value() {
                     &comparison,
                 ));
             }
-            Err(compat::Error::NotASchema { .. }) => not_schemas += 1,
+            // The generator may refer to a `$defs` entry a document lacks.
+            Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
+                not_schemas += 1
+            }
             Err(err) => found.push(format!("pair {index}: {err}")),
         }
     }
