@@ -133,6 +133,16 @@ pub fn location(uri: &str, pointer: &str) -> String {
     out
 }
 
+/// Why a `$ref` leads to no schema.
+enum Unresolved<'s> {
+    /// It names a place in a document the set does not hold.
+    InMissing(&'s Obstacle),
+    /// It names a pointer, array index or anchor its document does not have.
+    Nowhere(String),
+    /// The resolver refuses it for another reason.
+    Other(String),
+}
+
 /// Documents, their registry, and answers cached per place.
 pub struct Space<'b> {
     registry: Registry<'b>,
@@ -576,35 +586,11 @@ impl<'b> Space<'b> {
 
     /// The place a `$ref` at `place` leads to, resolved by the validator's resolver.
     pub fn resolve(&self, place: &Place<'_>, reference: &str) -> Result<Place<'_>, String> {
-        let doc = self.doc(place.doc).ok_or("no such document")?;
-        let base = jsonschema::uri::from_str(&doc.uri).map_err(|e| e.to_string())?;
-        let resolver = self.registry.resolver(base);
-        let here = resolver
-            .lookup(&location("", &place.pointer))
-            .map_err(|e| e.to_string())?;
-        let target = here.resolver().lookup(reference).map_err(|err| {
-            // Inside a document the set does not hold (a stand-in), no
-            // pointer leads anywhere: say which document is missing.
-            let path = reference.split('#').next().unwrap_or_default();
-            let stand_in = (!path.is_empty())
-                .then(|| here.resolver().lookup(path).ok())
-                .flatten()
-                .and_then(|target| self.locate(target.contents()))
-                .and_then(|(id, _)| self.doc(id)?.obstacle.as_ref());
-            match stand_in {
-                Some(obstacle) => obstacle.why.clone(),
-                None => err.to_string(),
-            }
-        })?;
-        let value = target.contents();
-        let (doc, pointer) = self
-            .locate(value)
-            .ok_or_else(|| format!("{reference:?} leads to no schema of the set"))?;
-        Ok(Place {
-            doc,
-            pointer,
-            value,
-        })
+        match self.lookup_reference(place, reference) {
+            Ok(target) => Ok(target),
+            Err(Unresolved::InMissing(obstacle)) => Err(obstacle.why.clone()),
+            Err(Unresolved::Nowhere(why) | Unresolved::Other(why)) => Err(why),
+        }
     }
 
     /// Why `reference` at `place` names a place its document does not have
@@ -612,31 +598,58 @@ impl<'b> Space<'b> {
     /// `None` when it leads somewhere, fails for another reason, or names a
     /// document the set does not hold (an obstacle says so where it matters).
     fn leads_nowhere(&self, place: &Place<'_>, reference: &str) -> Option<String> {
-        let doc = self.doc(place.doc)?;
-        let base = jsonschema::uri::from_str(&doc.uri).ok()?;
+        match self.lookup_reference(place, reference) {
+            Err(Unresolved::Nowhere(why)) => Some(format!(
+                "the reference {} leads nowhere: {why}",
+                contract::quoted(reference)
+            )),
+            _ => None,
+        }
+    }
+
+    fn lookup_reference(
+        &self,
+        place: &Place<'_>,
+        reference: &str,
+    ) -> Result<Place<'_>, Unresolved<'_>> {
+        let other = |err: &dyn std::fmt::Display| Unresolved::Other(err.to_string());
+        let doc = self
+            .doc(place.doc)
+            .ok_or_else(|| other(&"no such document"))?;
+        let base = jsonschema::uri::from_str(&doc.uri).map_err(|e| other(&e))?;
         let resolver = self.registry.resolver(base);
-        let here = resolver.lookup(&location("", &place.pointer)).ok()?;
-        let err = here.resolver().lookup(reference).err()?;
-        if !matches!(
-            err,
-            jsonschema::ReferencingError::PointerToNowhere { .. }
-                | jsonschema::ReferencingError::InvalidArrayIndex { .. }
-                | jsonschema::ReferencingError::NoSuchAnchor { .. }
-        ) {
-            return None;
-        }
-        let path = reference.split('#').next().unwrap_or_default();
-        if !path.is_empty() {
-            let target = here.resolver().lookup(path).ok()?;
-            let (id, _) = self.locate(target.contents())?;
-            if self.doc(id)?.obstacle.is_some() {
-                return None;
+        let here = resolver
+            .lookup(&location("", &place.pointer))
+            .map_err(|e| other(&e))?;
+        let target = here.resolver().lookup(reference).map_err(|err| {
+            // Inside a document the set does not hold (a stand-in, `true`),
+            // no pointer leads anywhere: the missing document is the news.
+            let path = reference.split('#').next().unwrap_or_default();
+            let stand_in = (!path.is_empty())
+                .then(|| here.resolver().lookup(path).ok())
+                .flatten()
+                .and_then(|target| self.locate(target.contents()))
+                .and_then(|(id, _)| self.doc(id)?.obstacle.as_ref());
+            match (stand_in, &err) {
+                (Some(obstacle), _) => Unresolved::InMissing(obstacle),
+                (
+                    None,
+                    jsonschema::ReferencingError::PointerToNowhere { .. }
+                    | jsonschema::ReferencingError::InvalidArrayIndex { .. }
+                    | jsonschema::ReferencingError::NoSuchAnchor { .. },
+                ) => Unresolved::Nowhere(err.to_string()),
+                (None, _) => other(&err),
             }
-        }
-        Some(format!(
-            "the reference {} leads nowhere: {err}",
-            contract::quoted(reference)
-        ))
+        })?;
+        let value = target.contents();
+        let (doc, pointer) = self.locate(value).ok_or_else(|| {
+            Unresolved::Other(format!("{reference:?} leads to no schema of the set"))
+        })?;
+        Ok(Place {
+            doc,
+            pointer,
+            value,
+        })
     }
 
     /// `place` with its plain references followed: a schema that is only a
