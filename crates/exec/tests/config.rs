@@ -163,6 +163,32 @@ fn a_file_with_a_byte_that_is_not_utf8_names_the_byte() {
     );
 }
 
+/// A tool-set file saved as UTF-16 (PowerShell 5's `>`) is named as such,
+/// with a byte-order mark or without.
+#[test]
+fn a_file_saved_as_utf16_is_named_as_such() {
+    let path = std::env::temp_dir().join(format!("vdm-exec-utf16-{}.json", std::process::id()));
+    for (bom, said) in [
+        (
+            &[0xFF, 0xFE][..],
+            "(it starts with a UTF-16 byte-order mark)",
+        ),
+        (&[][..], "(a NUL byte beside its first character)"),
+    ] {
+        let mut bytes = bom.to_vec();
+        bytes.extend(r#"{"tools": []}"#.encode_utf16().flat_map(u16::to_le_bytes));
+        std::fs::write(&path, bytes).unwrap();
+        let err = exec::load(&path).expect_err("UTF-16");
+        assert!(
+            err.to_string().ends_with(&format!(
+                "#: not JSON: the file is UTF-16, not UTF-8 {said}; save it as UTF-8"
+            )),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
 #[test]
 fn a_missing_file_is_refused_by_name() {
     let err = exec::load(Path::new("/nonexistent/tools.json")).expect_err("missing");

@@ -52,8 +52,6 @@ pub enum TextProblem {
     NotUtf8,
     /// The text starts with a byte-order mark.
     ByteOrderMark,
-    /// The text is UTF-16, by what its first bytes say ([`utf16`]).
-    Utf16(&'static str),
     /// Not JSON: what was expected.
     Syntax(&'static str),
     /// Arrays and objects nest deeper than [`MAX_DEPTH`].
@@ -74,7 +72,6 @@ impl fmt::Display for TextError {
         match &self.problem {
             TextProblem::NotUtf8 => write!(f, "byte {at} is not UTF-8"),
             TextProblem::ByteOrderMark => write!(f, "the text starts with a byte-order mark"),
-            TextProblem::Utf16(why) => write!(f, "the text is UTF-16, not UTF-8 ({why})"),
             TextProblem::Syntax(expected) => write!(f, "not JSON at byte {at}: expected {expected}"),
             TextProblem::TooDeep => {
                 write!(f, "arrays and objects nest more than {MAX_DEPTH} deep at byte {at}")
@@ -160,11 +157,13 @@ pub enum Layout {
     Contained,
 }
 
-/// Why `bytes` are UTF-16 text, when their first two say so: a UTF-16
-/// byte-order mark, or a NUL beside a character a JSON text starts with (no
-/// JSON text in UTF-8 has a NUL among its first two bytes). Named so that a
-/// file saved as UTF-16 (PowerShell 5's `>`, Notepad's "Unicode") is told
-/// as such rather than as a byte that is not UTF-8.
+/// Why a file of `bytes` is UTF-16 text, when its first two bytes say so: a
+/// UTF-16 byte-order mark, or a NUL beside a character a JSON text starts
+/// with (no JSON text in UTF-8 has a NUL among its first two bytes). For
+/// readers of files, so that one saved as UTF-16 (PowerShell 5's `>`,
+/// Notepad's "Unicode") is told as such rather than as a byte that is not
+/// UTF-8; the wire's policy ([`check`]) words a refusal as every reader
+/// does, and does not guess at encodings.
 pub fn utf16(bytes: &[u8]) -> Option<&'static str> {
     let starts_json = |byte: &u8| b"{[\"-0123456789tfn \t\r\n".contains(byte);
     match bytes {
@@ -210,12 +209,6 @@ fn scan_into<'b>(
         return Err(TextError {
             offset: 0,
             problem: TextProblem::ByteOrderMark,
-        });
-    }
-    if let Some(why) = utf16(bytes) {
-        return Err(TextError {
-            offset: 0,
-            problem: TextProblem::Utf16(why),
         });
     }
     let text = std::str::from_utf8(bytes).map_err(|err| TextError {
@@ -907,24 +900,28 @@ mod tests {
     }
 
     #[test]
+    fn utf16_is_told_by_a_byte_order_mark_or_a_nul_beside_the_first_character() {
+        let mark = Some("it starts with a UTF-16 byte-order mark");
+        let nul = Some("a NUL byte beside its first character");
+        for (bytes, said) in [
+            (&b"\xFF\xFE{\x00}\x00"[..], mark),
+            (b"\xFE\xFF\x00{\x00}", mark),
+            (b"{\x00}\x00", nul),
+            (b"\x00[\x00]", nul),
+            (b" \x00{\x00", nul),
+            (b"{}", None),
+            (b"\x00\x00\x00\x05hello", None),
+            (b"", None),
+        ] {
+            assert_eq!(utf16(bytes), said, "{bytes:?}");
+        }
+    }
+
+    #[test]
     fn the_policy_refuses_what_it_says_and_takes_the_rest() {
         let cases: &[(&[u8], Option<TextProblem>)] = &[
             (br#"{"a": [1, 2.5, -0, "x\u00e9", true, null, {}]}"#, None),
             (b"\xEF\xBB\xBF{}", Some(TextProblem::ByteOrderMark)),
-            (
-                b"\xFF\xFE{\x00}\x00",
-                Some(TextProblem::Utf16(
-                    "it starts with a UTF-16 byte-order mark",
-                )),
-            ),
-            (
-                b"\x00{\x00}",
-                Some(TextProblem::Utf16("a NUL byte beside its first character")),
-            ),
-            (
-                b"{\x00}\x00",
-                Some(TextProblem::Utf16("a NUL byte beside its first character")),
-            ),
             (b"{\"a\": \"\xff\"}", Some(TextProblem::NotUtf8)),
             (
                 b"{}\x00",
