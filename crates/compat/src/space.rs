@@ -258,7 +258,7 @@ impl Space<'static> {
         }
         let registry = register(None, &mut docs, values)?;
         let space = Space::layer(registry, docs, 0, None, options);
-        space.dangling_reference()?;
+        space.dangling_reference([old, new])?;
         Ok(space)
     }
 
@@ -266,7 +266,7 @@ impl Space<'static> {
     /// either version that names a place its document does not have: a
     /// validator refuses to compile a schema reaching it. A reference to a
     /// document the set does not hold is left to that document's obstacle.
-    fn dangling_reference(&self) -> Result<(), crate::Error> {
+    fn dangling_reference(&self, [old, new]: [&SchemaSet; 2]) -> Result<(), crate::Error> {
         for (offset, doc) in self.docs.iter().enumerate() {
             if doc.role != Role::Written || doc.obstacle.is_some() {
                 continue;
@@ -288,11 +288,28 @@ impl Space<'static> {
                     value: position.value,
                 };
                 if let Some(why) = self.leads_nowhere(&here, reference) {
+                    let pointer = format!("{}/$ref", position.pointer);
+                    // Quoted as the file writes it, not as the view renamed it.
+                    let set = if doc.version == Version::Old {
+                        old
+                    } else {
+                        new
+                    };
+                    let written = set
+                        .docs
+                        .iter()
+                        .find(|d| d.rel == doc.rel)
+                        .and_then(|d| d.value.pointer(&pointer))
+                        .and_then(Value::as_str)
+                        .unwrap_or(reference);
                     return Err(crate::Error::Unresolved {
                         version: doc.version,
                         file: doc.rel.clone(),
-                        pointer: format!("{}/$ref", position.pointer),
-                        why,
+                        pointer,
+                        why: format!(
+                            "the reference {} leads nowhere: {why}",
+                            contract::quoted(written)
+                        ),
                     });
                 }
             }
@@ -594,15 +611,12 @@ impl<'b> Space<'b> {
     }
 
     /// Why `reference` at `place` names a place its document does not have
-    /// (no such pointer, array index or anchor), in the resolver's words;
+    /// (no such pointer, array index or anchor), in the resolver's own words;
     /// `None` when it leads somewhere, fails for another reason, or names a
     /// document the set does not hold (an obstacle says so where it matters).
     fn leads_nowhere(&self, place: &Place<'_>, reference: &str) -> Option<String> {
         match self.lookup_reference(place, reference) {
-            Err(Unresolved::Nowhere(why)) => Some(format!(
-                "the reference {} leads nowhere: {why}",
-                contract::quoted(reference)
-            )),
+            Err(Unresolved::Nowhere(why)) => Some(why),
             _ => None,
         }
     }

@@ -630,6 +630,11 @@ fn a_reference_that_leads_nowhere_is_refused() {
             json!({"properties": {"a": {"$ref": "#nowhere"}}}),
             "Anchor 'nowhere' does not exist",
         ),
+        // Through the document's own `$id`: quoted as written.
+        (
+            json!({"$id": "https://example.com/root.json", "properties": {"a": {"$ref": "https://example.com/root.json#/properties/c"}}}),
+            "the reference \"https://example.com/root.json#/properties/c\" leads nowhere: Pointer '/properties/c' does not exist",
+        ),
     ] {
         let err = compare_documents(&set(&good), &set(&bad), Options::default())
             .expect_err("no verdict on a schema no validator builds");
