@@ -144,9 +144,9 @@ pub enum Error {
         why: String,
     },
     /// A `$ref` that names a place its document does not have (rule
-    /// `lint.ref`): a validator refuses to compile a schema that reaches it,
-    /// so no verdict means anything about it.
-    #[error("{file} ({version} version): {why} (at {}, rule lint.ref): no validator compiles the schema, so no verdict can be given", place_shown(.pointer))]
+    /// `lint.ref`), where the validator refuses to compile the document (its
+    /// root or a `$defs` entry) for it: no verdict means anything about it.
+    #[error("{file} ({version} version): {why} (at {}, rule lint.ref): the validator cannot compile the schema, so no verdict can be given", place_shown(.pointer))]
     Unresolved {
         /// The version it belongs to.
         version: Version,

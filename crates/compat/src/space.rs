@@ -262,10 +262,12 @@ impl Space<'static> {
         Ok(space)
     }
 
-    /// [`crate::Error::Unresolved`] for the first `$ref` of a document of
-    /// either version that names a place its document does not have: a
-    /// validator refuses to compile a schema reaching it. A reference to a
-    /// document the set does not hold is left to that document's obstacle.
+    /// [`crate::Error::Unresolved`] for a `$ref` of a document of either
+    /// version that names a place its document does not have, where the
+    /// validator refuses to compile the document (its root and its `$defs`,
+    /// the places a comparison starts from) for that reason. One that no
+    /// validation reaches, like a reference to a document the set does not
+    /// hold, is left to the obstacle it makes wherever it is reached.
     fn dangling_reference(&self, [old, new]: [&SchemaSet; 2]) -> Result<(), crate::Error> {
         for (offset, doc) in self.docs.iter().enumerate() {
             if doc.role != Role::Written || doc.obstacle.is_some() {
@@ -278,41 +280,66 @@ impl Space<'static> {
             let Ok(positions) = vocab::positions(root.value, "", doc.draft) else {
                 continue;
             };
-            for position in positions {
-                let Some(reference) = position.value.get("$ref").and_then(Value::as_str) else {
-                    continue;
-                };
-                let here = Place {
-                    doc: id,
-                    pointer: position.pointer.clone(),
-                    value: position.value,
-                };
-                if let Some(why) = self.leads_nowhere(&here, reference) {
-                    let pointer = format!("{}/$ref", position.pointer);
-                    // Quoted as the file writes it, not as the view renamed it.
-                    let set = if doc.version == Version::Old {
-                        old
-                    } else {
-                        new
+            // Cheap first: only a document with such a reference is put to
+            // the validator.
+            let nowhere: Vec<(String, &str, String)> = positions
+                .iter()
+                .filter_map(|position| {
+                    let reference = position.value.get("$ref")?.as_str()?;
+                    let here = Place {
+                        doc: id,
+                        pointer: position.pointer.clone(),
+                        value: position.value,
                     };
-                    let written = set
-                        .docs
-                        .iter()
-                        .find(|d| d.rel == doc.rel)
-                        .and_then(|d| d.value.pointer(&pointer))
-                        .and_then(Value::as_str)
-                        .unwrap_or(reference);
-                    return Err(crate::Error::Unresolved {
-                        version: doc.version,
-                        file: doc.rel.clone(),
-                        pointer,
-                        why: format!(
-                            "the reference {} leads nowhere: {why}",
-                            contract::quoted(written)
-                        ),
-                    });
-                }
+                    let why = self.leads_nowhere(&here, reference)?;
+                    Some((format!("{}/$ref", position.pointer), reference, why))
+                })
+                .collect();
+            if nowhere.is_empty() {
+                continue;
             }
+            let mut starts = vec![json!({ "$ref": doc.uri })];
+            if let Some(defs) = root.value.get("$defs").and_then(Value::as_object) {
+                starts.extend(defs.keys().map(|name| {
+                    let pointer = format!("/$defs/{}", contract::escape_pointer_token(name));
+                    json!({ "$ref": location(&doc.uri, &pointer) })
+                }));
+            }
+            let Err(refused) = jsonschema::options()
+                .with_registry(&self.registry)
+                .build(&json!({ "allOf": starts }))
+            else {
+                continue;
+            };
+            let refused = refused.to_string();
+            let Some((pointer, reference, why)) = nowhere
+                .into_iter()
+                .find(|(_, _, why)| refused.contains(why.as_str()))
+            else {
+                continue;
+            };
+            // Quoted as the file writes it, not as the view renamed it.
+            let set = if doc.version == Version::Old {
+                old
+            } else {
+                new
+            };
+            let written = set
+                .docs
+                .iter()
+                .find(|d| d.rel == doc.rel)
+                .and_then(|d| d.value.pointer(&pointer))
+                .and_then(Value::as_str)
+                .unwrap_or(reference);
+            return Err(crate::Error::Unresolved {
+                version: doc.version,
+                file: doc.rel.clone(),
+                pointer,
+                why: format!(
+                    "the reference {} leads nowhere: {why}",
+                    contract::quoted(written)
+                ),
+            });
         }
         Ok(())
     }

@@ -836,3 +836,62 @@ fn a_pattern_that_does_not_compile_is_no_schema() {
         }
     }
 }
+
+/// The refusal of a reference that leads nowhere agrees with the validator,
+/// over generated documents (whose changes refer to any `$defs` name, there
+/// or not): compat refuses a document exactly when the validator cannot be
+/// built for it with every definition reached.
+#[test]
+fn a_reference_is_refused_exactly_when_the_validator_cannot_resolve_it() {
+    const URI: &str = "https://probe.invalid/doc.json";
+    let builds = |doc: &Value| -> Option<bool> {
+        let registry = jsonschema::Registry::new()
+            .extend([(URI.to_string(), doc.clone())])
+            .ok()?
+            .prepare()
+            .ok()?;
+        let mut reached = vec![json!({ "$ref": URI })];
+        if let Some(defs) = doc.get("$defs").and_then(Value::as_object) {
+            reached.extend(defs.keys().map(|name| {
+                let token = contract::escape_pointer_token(name);
+                json!({ "$ref": format!("{URI}#/$defs/{token}") })
+            }));
+        }
+        let probe = json!({ "allOf": reached });
+        Some(
+            jsonschema::options()
+                .with_registry(&registry)
+                .build(&probe)
+                .is_ok(),
+        )
+    };
+    let mut rng = sample::Rng::new(20_261_205);
+    let (mut refused, mut compared, mut disagreements) = (0, 0, Vec::new());
+    for _ in 0..1500 {
+        let doc = sample::schemas::changed(&sample::schemas::document(&mut rng), &mut rng);
+        let said = match compare_documents(&set(&doc), &set(&doc), Options::default()) {
+            Err(compat::Error::NotASchema { .. }) => continue,
+            Err(compat::Error::Unresolved { .. }) => false,
+            Err(other) => panic!("{other}: {doc}"),
+            Ok(_) => true,
+        };
+        let Some(built) = builds(&doc) else {
+            continue;
+        };
+        if said {
+            compared += 1;
+        } else {
+            refused += 1;
+        }
+        if said != built {
+            disagreements.push(format!(
+                "compat compares: {said}, the validator builds: {built}: {doc}"
+            ));
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(
+        refused >= 3 && compared >= 1000,
+        "{refused} refused, {compared} compared"
+    );
+}
