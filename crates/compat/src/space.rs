@@ -264,8 +264,8 @@ impl Space<'static> {
 
     /// [`crate::Error::Unresolved`] for a `$ref` of a document of either
     /// version that names a place its document does not have, where the
-    /// validator refuses to compile the document (its root and its `$defs`,
-    /// the places a comparison starts from) for that reason. One that no
+    /// validator refuses to compile the document (its root and its `$defs`
+    /// or `definitions`, the places a comparison starts from) for that reason. One that no
     /// validation reaches, like a reference to a document the set does not
     /// hold, is left to the obstacle it makes wherever it is reached.
     fn dangling_reference(&self, [old, new]: [&SchemaSet; 2]) -> Result<(), crate::Error> {
@@ -299,9 +299,12 @@ impl Space<'static> {
                 continue;
             }
             let mut starts = vec![json!({ "$ref": doc.uri })];
-            if let Some(defs) = root.value.get("$defs").and_then(Value::as_object) {
+            for key in ["$defs", "definitions"] {
+                let Some(defs) = root.value.get(key).and_then(Value::as_object) else {
+                    continue;
+                };
                 starts.extend(defs.keys().map(|name| {
-                    let pointer = format!("/$defs/{}", contract::escape_pointer_token(name));
+                    let pointer = format!("/{key}/{}", contract::escape_pointer_token(name));
                     json!({ "$ref": location(&doc.uri, &pointer) })
                 }));
             }
