@@ -972,15 +972,20 @@ mod tests {
         assert_eq!(said.matches("out of range").count(), 1, "{said}");
         std::fs::write(&file, b"{\"description\": \"caf\xe9\"}")
             .unwrap_or_else(|err| panic!("{err}"));
-        let said = match super::single(&file) {
+        let err = match super::single(&file) {
             Ok(_) => panic!("a file that is not UTF-8 was read"),
-            Err(err) => format!("{err:#}"),
+            Err(err) => err,
         };
-        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(
-            said,
+            format!("{err:#}"),
             format!("{}:1:21: not UTF-8 text (byte offset 20)", file.display())
         );
+        // The reports that place an error (github, json, sarif) find the
+        // file as given, and the line.
+        let side = super::Side::File(file.clone());
+        let placed = super::failure_place(&dir, [&side, &side], &err);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(placed, Some(("mine.json".to_string(), 1)));
     }
 
     /// A file compared alone that its draft's meta-schema refuses is named
