@@ -1288,9 +1288,20 @@ impl<'s> Prover<'s> {
             "allOf" => child_list(r, draft, "allOf")
                 .iter()
                 .all(|part| self.inside(w, part, Step::Same, at, trail)),
-            "anyOf" => child_list(r, draft, "anyOf")
-                .iter()
-                .any(|branch| self.inside(w, branch, Step::Same, at, trail)),
+            "anyOf" => {
+                // The branch at the writer's own index first: a union
+                // compared with its next version then matches each branch
+                // in one try, where trying them in order spends a try on
+                // every earlier branch, and a wide union runs out of steps.
+                // The order of the tries decides nothing else.
+                let mut branches = child_list(r, draft, "anyOf");
+                let last = |place: &Place<'_>| place.pointer.rsplit('/').next().map(str::to_owned);
+                let own = last(w);
+                branches.sort_by_key(|branch| last(branch) != own);
+                branches
+                    .iter()
+                    .any(|branch| self.inside(w, branch, Step::Same, at, trail))
+            }
             "oneOf" => self.one_of(w, r, at, trail),
             "not" => match (child(w, "not"), child(r, "not")) {
                 // not A ⊆ not B exactly when B ⊆ A.

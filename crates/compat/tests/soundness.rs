@@ -903,3 +903,37 @@ fn a_reference_is_refused_exactly_when_the_validator_cannot_resolve_it() {
         "{refused} refused, {compared} compared"
     );
 }
+
+/// A wide union with one branch narrowed: each writer branch is matched
+/// with the reader's branch at its own index first, so the proof fits in
+/// its steps and W holds; the other way round, a value shows the break.
+#[test]
+fn a_wide_union_with_one_branch_narrowed_holds_one_way() {
+    let union = |narrowed: Option<i64>| {
+        let branches: Vec<Value> = (0..200)
+            .map(|i| {
+                let maximum = if i == 1 { narrowed.unwrap_or(i + 10) } else { i + 10 };
+                json!({
+                    "type": "object",
+                    "properties": {"k": {"const": format!("b{i}")}, "x": {"type": "integer", "maximum": maximum}},
+                    "required": ["k"],
+                })
+            })
+            .collect();
+        json!({ "anyOf": branches })
+    };
+    holds(union(Some(5)), union(None));
+    breaks(union(None), union(Some(5)), json!({"k": "b1", "x": 11}));
+    // As `cargo xtask compat` compares by default: tolerant readers.
+    let comparison = compare_documents(
+        &set(&union(None)),
+        &set(&union(Some(5))),
+        Options::default(),
+    )
+    .expect("compared");
+    assert_eq!(
+        (comparison.writer, comparison.reader),
+        (Verdict::Compatible, Verdict::Breaking),
+        "{comparison:#?}"
+    );
+}
