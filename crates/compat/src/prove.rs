@@ -1288,20 +1288,9 @@ impl<'s> Prover<'s> {
             "allOf" => child_list(r, draft, "allOf")
                 .iter()
                 .all(|part| self.inside(w, part, Step::Same, at, trail)),
-            "anyOf" => {
-                // The branch at the writer's own index first: a union
-                // compared with its next version then matches each branch
-                // in one try, where trying them in order spends a try on
-                // every earlier branch, and a wide union runs out of steps.
-                // The order of the tries decides nothing else.
-                let mut branches = child_list(r, draft, "anyOf");
-                let last = |place: &Place<'_>| place.pointer.rsplit('/').next().map(str::to_owned);
-                let own = last(w);
-                branches.sort_by_key(|branch| last(branch) != own);
-                branches
-                    .iter()
-                    .any(|branch| self.inside(w, branch, Step::Same, at, trail))
-            }
+            "anyOf" => own_index_first(w, child_list(r, draft, "anyOf"))
+                .iter()
+                .any(|branch| self.inside(w, branch, Step::Same, at, trail)),
             "oneOf" => self.one_of(w, r, at, trail),
             "not" => match (child(w, "not"), child(r, "not")) {
                 // not A ⊆ not B exactly when B ⊆ A.
@@ -1338,7 +1327,7 @@ impl<'s> Prover<'s> {
     /// A reader's `oneOf`: the writer inside one branch and provably apart
     /// from every other.
     fn one_of(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
-        let branches = child_list(r, self.space.draft(r), "oneOf");
+        let branches = own_index_first(w, child_list(r, self.space.draft(r), "oneOf"));
         branches.iter().enumerate().any(|(i, branch)| {
             self.inside(w, branch, Step::Same, at, trail)
                 && branches
@@ -1596,6 +1585,18 @@ fn child<'s>(place: &Place<'s>, key: &str) -> Option<Place<'s>> {
 }
 
 // No such keyword: no children.
+/// A reader's union branches with the one at the writer's own index (the
+/// last token of its pointer) first: a union compared with its next version
+/// then matches each branch in one try, where trying them in order spends a
+/// try on every earlier branch, and a wide union runs out of steps. The
+/// order of the tries decides nothing else.
+fn own_index_first<'s>(writer: &Place<'_>, mut branches: Vec<Place<'s>>) -> Vec<Place<'s>> {
+    let last = |place: &Place<'_>| place.pointer.rsplit('/').next().map(str::to_owned);
+    let own = last(writer);
+    branches.sort_by_key(|branch| last(branch) != own);
+    branches
+}
+
 fn child_list<'s>(place: &Place<'s>, draft: Draft, key: &str) -> Vec<Place<'s>> {
     place
         .value

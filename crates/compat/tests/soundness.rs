@@ -909,31 +909,36 @@ fn a_reference_is_refused_exactly_when_the_validator_cannot_resolve_it() {
 /// its steps and W holds; the other way round, a value shows the break.
 #[test]
 fn a_wide_union_with_one_branch_narrowed_holds_one_way() {
-    let union = |narrowed: Option<i64>| {
-        let branches: Vec<Value> = (0..200)
-            .map(|i| {
-                let maximum = if i == 1 { narrowed.unwrap_or(i + 10) } else { i + 10 };
-                json!({
-                    "type": "object",
-                    "properties": {"k": {"const": format!("b{i}")}, "x": {"type": "integer", "maximum": maximum}},
-                    "required": ["k"],
+    for union in ["anyOf", "oneOf"] {
+        let schema = |narrowed: Option<i64>| {
+            let branches: Vec<Value> = (0..120)
+                .map(|i| {
+                    let maximum = match narrowed {
+                        Some(maximum) if i == 1 => maximum,
+                        _ => i + 10,
+                    };
+                    json!({
+                        "type": "object",
+                        "properties": {"k": {"const": format!("b{i}")}, "x": {"type": "integer", "maximum": maximum}},
+                        "required": ["k"],
+                    })
                 })
-            })
-            .collect();
-        json!({ "anyOf": branches })
-    };
-    holds(union(Some(5)), union(None));
-    breaks(union(None), union(Some(5)), json!({"k": "b1", "x": 11}));
-    // As `cargo xtask compat` compares by default: tolerant readers.
-    let comparison = compare_documents(
-        &set(&union(None)),
-        &set(&union(Some(5))),
-        Options::default(),
-    )
-    .expect("compared");
-    assert_eq!(
-        (comparison.writer, comparison.reader),
-        (Verdict::Compatible, Verdict::Breaking),
-        "{comparison:#?}"
-    );
+                .collect();
+            json!({ union: branches })
+        };
+        holds(schema(Some(5)), schema(None));
+        breaks(schema(None), schema(Some(5)), json!({"k": "b1", "x": 11}));
+        // As `cargo xtask compat` compares by default: tolerant readers.
+        let comparison = compare_documents(
+            &set(&schema(None)),
+            &set(&schema(Some(5))),
+            Options::default(),
+        )
+        .expect("compared");
+        assert_eq!(
+            (comparison.writer, comparison.reader),
+            (Verdict::Compatible, Verdict::Breaking),
+            "{union}: {comparison:#?}"
+        );
+    }
 }
