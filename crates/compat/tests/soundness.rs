@@ -942,3 +942,74 @@ fn a_wide_union_with_one_branch_narrowed_holds_one_way() {
         );
     }
 }
+
+/// Every word a comparison says is in the files' own terms: generated pairs
+/// whose references are absolute (through the document's own `$id`, or to a
+/// schema outside the set) never show the URIs the checker registers its
+/// views under, in a change or in an error.
+#[test]
+fn reports_never_show_the_views_uris() {
+    const ID: &str = "https://example.com/s.json";
+    fn absolute(value: &mut Value, to: &str) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get_mut("$ref") {
+                    if let Some(fragment) = reference.strip_prefix('#') {
+                        *reference = format!("{to}#{fragment}");
+                    }
+                }
+                map.values_mut().for_each(|v| absolute(v, to));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| absolute(v, to)),
+            _ => {}
+        }
+    }
+    let mut rng = sample::Rng::new(20_261_206);
+    let (mut changes, mut errors, mut leaks) = (0, 0, Vec::new());
+    for index in 0..300 {
+        let mut old = sample::schemas::document(&mut rng);
+        let mut new = sample::schemas::changed(&old, &mut rng);
+        // Two pairs in three through the own `$id`, one to a schema outside.
+        let to = if index % 3 == 2 {
+            "https://elsewhere.example/x.json"
+        } else {
+            ID
+        };
+        for doc in [&mut old, &mut new] {
+            absolute(doc, to);
+            if let Value::Object(map) = doc {
+                map.insert("$id".into(), json!(ID));
+            }
+        }
+        let said = match compare_documents(&set(&old), &set(&new), Options::default()) {
+            Ok(comparison) => {
+                changes += comparison.changes.len();
+                comparison
+                    .changes
+                    .iter()
+                    .flat_map(|c| {
+                        [
+                            Some(c.detail.clone()),
+                            c.why.clone(),
+                            c.undecided.clone(),
+                            c.old_pointer.clone(),
+                            c.new_pointer.clone(),
+                        ]
+                    })
+                    .flatten()
+                    .collect::<Vec<_>>()
+            }
+            Err(err) => {
+                errors += 1;
+                vec![err.to_string()]
+            }
+        };
+        leaks.extend(
+            said.into_iter()
+                .filter(|words| words.contains(".invalid/"))
+                .map(|words| format!("pair {index}: {words}")),
+        );
+    }
+    assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+    assert!(changes > 150, "{changes} changes, {errors} errors");
+}
