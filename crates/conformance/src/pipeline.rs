@@ -157,17 +157,10 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
             ));
         }
     }
-    if let Some(why) = proto::text::utf16(head) {
-        let from = if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-            "UTF-16"
-        } else if head.first() == Some(&0) {
-            "UTF-16BE"
-        } else {
-            "UTF-16LE"
-        };
+    if let Some(proto::text::Utf16 { why, encoding }) = proto::text::utf16(head) {
         return Err(format!(
             "{file}: UTF-16 text ({why}), where messages are UTF-8; convert it first \
-             (`iconv -f {from} -t UTF-8`)"
+             (`iconv -f {encoding} -t UTF-8`)"
         ));
     }
     Ok(reader)

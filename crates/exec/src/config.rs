@@ -124,10 +124,13 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         reason,
     };
     let bytes = std::fs::read(path).map_err(|err| error("", format!("cannot read: {err}")))?;
-    if let Some(why) = proto::text::utf16(&bytes) {
+    if let Some(told) = proto::text::utf16(&bytes) {
         return Err(error(
             "",
-            format!("not JSON: the file is UTF-16, not UTF-8 ({why}); save it as UTF-8"),
+            format!(
+                "not JSON: the file is UTF-16, not UTF-8 ({}); save it as UTF-8",
+                told.why
+            ),
         ));
     }
     // Bytes that are not UTF-8 are named where they stand, by the policy

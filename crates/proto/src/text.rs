@@ -157,20 +157,39 @@ pub enum Layout {
     Contained,
 }
 
-/// Why a file of `bytes` is UTF-16 text, when its first two bytes say so: a
+/// What the first two bytes of a file say of it when it is UTF-16 text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Utf16 {
+    /// Why: a byte-order mark, or a NUL beside the first character.
+    pub why: &'static str,
+    /// Its encoding as `iconv` names it (`UTF-16` when a byte-order mark
+    /// says which end comes first).
+    pub encoding: &'static str,
+}
+
+/// Whether a file of `bytes` is UTF-16 text, by its first two bytes: a
 /// UTF-16 byte-order mark, or a NUL beside a character a JSON text starts
 /// with (no JSON text in UTF-8 has a NUL among its first two bytes). For
 /// readers of files, so that one saved as UTF-16 (PowerShell 5's `>`,
 /// Notepad's "Unicode") is told as such rather than as a byte that is not
 /// UTF-8; the wire's policy ([`check`]) words a refusal as every reader
 /// does, and does not guess at encodings.
-pub fn utf16(bytes: &[u8]) -> Option<&'static str> {
+pub fn utf16(bytes: &[u8]) -> Option<Utf16> {
     let starts_json = |byte: &u8| b"{[\"-0123456789tfn \t\r\n".contains(byte);
+    let nul = "a NUL byte beside its first character";
     match bytes {
-        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("it starts with a UTF-16 byte-order mark"),
-        [0, byte, ..] | [byte, 0, ..] if starts_json(byte) => {
-            Some("a NUL byte beside its first character")
-        }
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some(Utf16 {
+            why: "it starts with a UTF-16 byte-order mark",
+            encoding: "UTF-16",
+        }),
+        [0, byte, ..] if starts_json(byte) => Some(Utf16 {
+            why: nul,
+            encoding: "UTF-16BE",
+        }),
+        [byte, 0, ..] if starts_json(byte) => Some(Utf16 {
+            why: nul,
+            encoding: "UTF-16LE",
+        }),
         _ => None,
     }
 }
@@ -901,19 +920,20 @@ mod tests {
 
     #[test]
     fn utf16_is_told_by_a_byte_order_mark_or_a_nul_beside_the_first_character() {
-        let mark = Some("it starts with a UTF-16 byte-order mark");
-        let nul = Some("a NUL byte beside its first character");
+        let mark = "it starts with a UTF-16 byte-order mark";
+        let nul = "a NUL byte beside its first character";
         for (bytes, said) in [
-            (&b"\xFF\xFE{\x00}\x00"[..], mark),
-            (b"\xFE\xFF\x00{\x00}", mark),
-            (b"{\x00}\x00", nul),
-            (b"\x00[\x00]", nul),
-            (b" \x00{\x00", nul),
+            (&b"\xFF\xFE{\x00}\x00"[..], Some((mark, "UTF-16"))),
+            (b"\xFE\xFF\x00{\x00}", Some((mark, "UTF-16"))),
+            (b"{\x00}\x00", Some((nul, "UTF-16LE"))),
+            (b"\x00[\x00]", Some((nul, "UTF-16BE"))),
+            (b" \x00{\x00", Some((nul, "UTF-16LE"))),
             (b"{}", None),
             (b"\x00\x00\x00\x05hello", None),
             (b"", None),
         ] {
-            assert_eq!(utf16(bytes), said, "{bytes:?}");
+            let told = utf16(bytes).map(|u| (u.why, u.encoding));
+            assert_eq!(told, said, "{bytes:?}");
         }
     }
 
