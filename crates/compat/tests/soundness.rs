@@ -1013,3 +1013,41 @@ fn reports_never_show_the_views_uris() {
     assert!(leaks.is_empty(), "{}", leaks.join("\n"));
     assert!(changes > 150, "{changes} changes, {errors} errors");
 }
+
+/// A document compared with itself, readers strict, has no change and holds
+/// both ways, unless it cannot be validated at all (a reference cycle that
+/// comes back without reading into the value, or is refused): "cannot
+/// decide" must not stand for "nothing changed".
+#[test]
+fn a_document_compared_with_itself_holds_both_ways() {
+    let mut rng = sample::Rng::new(20_261_207);
+    let (mut held, mut cycles, mut wrong) = (0, 0, Vec::new());
+    for _ in 0..400 {
+        let doc = sample::schemas::changed(&sample::schemas::document(&mut rng), &mut rng);
+        let Ok(comparison) = compare_documents(
+            &set(&doc),
+            &set(&doc),
+            Options {
+                readers: Readers::Strict,
+                ..Default::default()
+            },
+        ) else {
+            continue;
+        };
+        if comparison.changes.is_empty() && comparison.writer.holds() && comparison.reader.holds() {
+            held += 1;
+        } else if comparison.changes.iter().all(|c| {
+            c.why.as_deref().is_some_and(|why| {
+                why.contains(
+                    "a reference cycle comes back to this schema without reading into the value",
+                ) || why.contains("references lead to references more than 64 times")
+            })
+        }) {
+            cycles += 1;
+        } else {
+            wrong.push(format!("{doc}: {:#?}", comparison.changes));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(held > 300, "{held} held, {cycles} cycles");
+}
