@@ -166,11 +166,19 @@ fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
 /// `dependentSchemas`, `dependencies`: a generator merges their members
 /// into one type), and a definition starts a place of its own. Keywords
 /// that only test a value (`not`, `if`, `contains`, `propertyNames`,
-/// `contentSchema`) name nothing code uses and are not entered. Shapes are not compared (`shape` is empty): for
-/// documents alone the API covers removals.
+/// `contentSchema`) name nothing code uses and are not entered. A
+/// definition is named the same under `definitions` (drafts 4 to 7) and
+/// `$defs`, as generators name it by its key, so a document moved to a
+/// newer draft keeps its names; one defined under both is listed twice.
+/// Shapes are not compared (`shape` is empty): for documents alone the API
+/// covers removals.
 fn named(document: &Value, rel: &str, group: &str) -> Modelled {
     let mut surface = Surface::default();
-    let mut add = |key: String, pointer: &str| {
+    let mut add = |mut key: String, pointer: &str| {
+        // A definition under both `definitions` and `$defs`: two types.
+        if key.starts_with("type ") && surface.items.contains_key(&key) {
+            key.push_str(" (defined twice)");
+        }
         surface.insert(
             key,
             Item {
@@ -181,10 +189,17 @@ fn named(document: &Value, rel: &str, group: &str) -> Modelled {
         );
     };
     let around = crate::space::draft_of(document);
-    // (schema, its pointer, its place, depth), walked with a stack.
-    let mut stack = vec![(document, String::new(), String::new(), 0usize)];
+    // (schema, its pointer, the pointer with `definitions` spelled `$defs`,
+    // its place, depth), walked with a stack.
+    let mut stack = vec![(
+        document,
+        String::new(),
+        String::new(),
+        String::new(),
+        0usize,
+    )];
     let mut walked = 0usize;
-    while let Some((schema, pointer, place, depth)) = stack.pop() {
+    while let Some((schema, pointer, named_at, place, depth)) = stack.pop() {
         walked += 1;
         if depth > vocab::MAX_NESTING || walked > vocab::MAX_POSITIONS {
             return Err(format!(
@@ -214,11 +229,17 @@ fn named(document: &Value, rel: &str, group: &str) -> Modelled {
                 let below = suffix
                     .strip_prefix(&format!("/{}", contract::escape_pointer_token(key)))
                     .unwrap_or_default();
+                let child_named_at = match key.as_str() {
+                    "$defs" | "definitions" => format!("{named_at}/$defs{below}"),
+                    _ => format!("{named_at}{suffix}"),
+                };
                 let child_place = match key.as_str() {
                     "$defs" | "definitions" => {
-                        let defined = format!("{pointer}{suffix}");
-                        add(format!("type {defined}"), &defined);
-                        defined
+                        add(
+                            format!("type {child_named_at}"),
+                            &format!("{pointer}{suffix}"),
+                        );
+                        child_named_at.clone()
                     }
                     "properties" => {
                         let field = format!("{place}/properties{below}");
@@ -238,7 +259,13 @@ fn named(document: &Value, rel: &str, group: &str) -> Modelled {
                     }
                     _ => continue,
                 };
-                stack.push((child, format!("{pointer}{suffix}"), child_place, depth + 1));
+                stack.push((
+                    child,
+                    format!("{pointer}{suffix}"),
+                    child_named_at,
+                    child_place,
+                    depth + 1,
+                ));
             }
         }
     }

@@ -1051,3 +1051,33 @@ fn a_document_compared_with_itself_holds_both_ways() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(held > 300, "{held} held, {cycles} cycles");
 }
+
+/// A document moved from draft-07 to 2020-12 keeps the names of its
+/// definitions (`definitions/x` is `$defs/x` to a generator); one defined
+/// under both keywords is two types, and losing either breaks the API.
+#[test]
+fn definitions_moved_to_defs_keep_their_names() {
+    let draft7 = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
+        "type": "object",
+        "properties": {"x": {"$ref": "#/definitions/x"}},
+    });
+    let current = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/x"}},
+    });
+    let comparison =
+        compare_documents(&set(&draft7), &set(&current), Options::default()).expect("compared");
+    assert_eq!(comparison.api, Verdict::Compatible, "{comparison:#?}");
+    let both = json!({
+        "definitions": {"x": {"type": "string"}},
+        "$defs": {"x": {"type": "integer"}},
+    });
+    let one = json!({"definitions": {"x": {"type": "string"}}});
+    let comparison =
+        compare_documents(&set(&both), &set(&one), Options::default()).expect("compared");
+    assert_eq!(comparison.api, Verdict::Breaking, "{comparison:#?}");
+}
