@@ -96,6 +96,11 @@ pub(crate) fn named_changes(old: &contract::SchemaDoc, new: &contract::SchemaDoc
     )
 }
 
+/// Whether `shape` is empty shapes joined by [`Surface::insert`].
+fn joins_only(shape: &str) -> bool {
+    shape.split(" | ").all(str::is_empty)
+}
+
 /// `what`: what the surfaces are, in words (`the generated bindings`).
 fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
     let (old, new) = match (old, new) {
@@ -109,6 +114,18 @@ fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
         let now = new.items.get(key);
         let said = match now {
             None => format!("{key} is gone"),
+            // Shapes that are only the joins of empty ones: a name given by
+            // several places (two files compared alone list no shapes).
+            Some(now)
+                if now.shape != was.shape && joins_only(&was.shape) && joins_only(&now.shape) =>
+            {
+                let places = |shape: &str| shape.matches(" | ").count() + 1;
+                format!(
+                    "{key}: named by {} places → {}",
+                    places(&was.shape),
+                    places(&now.shape)
+                )
+            }
             Some(now) if now.shape != was.shape => {
                 format!("{key}: {} → {}", was.shape, now.shape)
             }
@@ -169,16 +186,13 @@ fn changes_as(old: &Modelled, new: &Modelled, what: &str) -> Vec<Change> {
 /// `contentSchema`) name nothing code uses and are not entered. A
 /// definition is named the same under `definitions` (drafts 4 to 7) and
 /// `$defs`, as generators name it by its key, so a document moved to a
-/// newer draft keeps its names; one defined under both is listed twice.
+/// newer draft keeps its names; definitions named alike are each counted
+/// ([`Surface::insert`]).
 /// Shapes are not compared (`shape` is empty): for documents alone the API
 /// covers removals.
 fn named(document: &Value, rel: &str, group: &str) -> Modelled {
     let mut surface = Surface::default();
-    let mut add = |mut key: String, pointer: &str| {
-        // A definition under both `definitions` and `$defs`: two types.
-        if key.starts_with("type ") && surface.items.contains_key(&key) {
-            key.push_str(" (defined twice)");
-        }
+    let mut add = |key: String, pointer: &str| {
         surface.insert(
             key,
             Item {

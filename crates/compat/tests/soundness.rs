@@ -1080,4 +1080,23 @@ fn definitions_moved_to_defs_keep_their_names() {
     let comparison =
         compare_documents(&set(&both), &set(&one), Options::default()).expect("compared");
     assert_eq!(comparison.api, Verdict::Breaking, "{comparison:#?}");
+    // Three definitions of one name: each of them counts.
+    let inner = |key: &str| json!({ key: {"b": {"type": "string"}} });
+    let three = json!({
+        "$defs": {"a": inner("definitions")},
+        "definitions": {"a": inner("$defs")},
+    });
+    let mut two = three.clone();
+    two["$defs"]["a"] = inner("$defs");
+    let mut three = three;
+    three["$defs"]["a"]["$defs"] = json!({"b": {"type": "integer"}});
+    let comparison =
+        compare_documents(&set(&three), &set(&two), Options::default()).expect("compared");
+    assert_eq!(comparison.api, Verdict::Breaking, "{comparison:#?}");
+    assert!(
+        comparison.changes.iter().any(|c| c
+            .detail
+            .contains("type /$defs/a/$defs/b: named by 3 places → 2")),
+        "{comparison:#?}"
+    );
 }
