@@ -145,7 +145,8 @@ pub enum Error {
     },
     /// A `$ref` that names a place its document does not have (rule
     /// `lint.ref`), where the validator refuses to compile the document (its
-    /// root or a `$defs` entry) for it: no verdict means anything about it.
+    /// root or a `$defs` or `definitions` entry) for it: no verdict means
+    /// anything about it.
     #[error("{file} ({version} version): {why} (at {}, rule lint.ref): the validator cannot compile the schema, so no verdict can be given", place_shown(.pointer))]
     Unresolved {
         /// The version it belongs to.
