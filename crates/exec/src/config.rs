@@ -222,17 +222,68 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
             // took 31 s, and a frame holds 20 times as many. A pattern only
             // the backtracking engine reads is refused here, when the
             // operator loads the file.
+            //
+            // Formats are asserted, as every other validator here asserts
+            // them, and a format no validator knows is refused: read as an
+            // annotation, a typo in one would let every input through.
             let compiled = jsonschema::options()
                 .with_pattern_options(jsonschema::PatternOptions::regex())
+                .should_validate_formats(true)
+                .should_ignore_unknown_formats(false)
                 .build(input_schema)
                 .map_err(|err| {
-                    error(
-                        at("inputSchema"),
-                        format!("does not compile as a JSON Schema whose patterns match in linear time (no back-reference, no lookaround): {err}"),
-                    )
+                    let (inside, reason) = input_schema_refusal(input_schema, &err);
+                    error(format!("{}{inside}", at("inputSchema")), reason)
                 })?;
             validators.insert(tool.name.clone(), compiled);
         }
     }
     Ok(Loaded { set, validators })
+}
+
+/// Where inside an `inputSchema` it fails to compile (a JSON pointer, empty
+/// for the whole), and why, in the operator's words rather than the
+/// validator's. The schema is the operator's, not a caller's, so it may be
+/// quoted.
+fn input_schema_refusal(schema: &Value, err: &jsonschema::ValidationError) -> (String, String) {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    use jsonschema::ReferencingError as Referencing;
+    let inside = err.instance_path().as_str().to_string();
+    let quoted = || {
+        schema
+            .pointer(&inside)
+            .map(Value::to_string)
+            .unwrap_or_default()
+    };
+    let reason = match err.kind() {
+        Kind::Format { format } if format == "regex" => format!(
+            "the pattern {} is not a regular expression the executor reads: it matches in linear time, so a back-reference or a lookaround is refused too (one call could otherwise hold the executor for minutes)",
+            // The pattern itself: under `patternProperties` the place is
+            // its key, not a value.
+            err.instance()
+        ),
+        // The validator's only refusal of a `format` keyword while it
+        // compiles: a name it does not know.
+        Kind::Custom { .. } if inside.ends_with("/format") => format!(
+            "the format {} is none the executor knows, and formats are checked, not ignored: check its spelling (\"date-time\", \"email\", \"uri\", \"uuid\", …)",
+            quoted()
+        ),
+        Kind::Referencing(Referencing::Unretrievable { uri, .. }) => format!(
+            "refers to {uri:?}, which the executor never fetches: put that schema in this one (under \"$defs\") and refer to it there"
+        ),
+        Kind::Referencing(Referencing::UnknownSpecification { specification }) => format!(
+            "\"$schema\" names {specification:?}, a dialect the executor does not know: give draft 2020-12, 2019-09, 7, 6 or 4"
+        ),
+        Kind::Referencing(
+            Referencing::PointerToNowhere { .. }
+            | Referencing::NoSuchAnchor { .. }
+            | Referencing::InvalidAnchor { .. }
+            | Referencing::InvalidArrayIndex { .. },
+        ) => format!("a reference leads nowhere: {err}"),
+        _ => format!("is not a JSON Schema: {err}"),
+    };
+    (
+        inside,
+        proto::wire::shortened(&reason, proto::wire::SENTENCE_CHARS).into_owned(),
+    )
 }

@@ -88,23 +88,39 @@ fn a_relative_cwd_is_refused() {
 #[test]
 fn an_input_schema_that_does_not_compile_is_refused() {
     check_refused(
-        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"type": 12}}]}),
+        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"properties": {"a": {"type": 12}}}}]}),
+        "/tools/0/inputSchema/properties/a/type",
+        "is not a JSON Schema: 12 is not valid",
+    );
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"$ref": "#/$defs/gone"}}]}),
         "/tools/0/inputSchema",
-        "does not compile",
+        "a reference leads nowhere: Pointer '/$defs/gone' does not exist",
+    );
+    check_refused(
+        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"$schema": "https://example.org/dialect"}}]}),
+        "/tools/0/inputSchema",
+        "\"$schema\" names \"https://example.org/dialect\", a dialect the executor does not know",
     );
 }
 
 #[test]
 fn an_input_schema_with_a_pattern_that_backtracks_is_refused() {
-    for pattern in ["^(a|a)+\\1$", "^(?=a)a$", "^(?<=a)a$", "^(?!b)a$"] {
-        for schema in [
-            json!({"type": "string", "pattern": pattern}),
-            json!({"type": "object", "patternProperties": {pattern: {"type": "integer"}}}),
+    for pattern in ["^(a|a)+\\1$", "^(?=a)a$", "^(?<=a)a$", "^(?!b)a$", "["] {
+        for (schema, inside) in [
+            (
+                json!({"type": "string", "pattern": pattern}),
+                "/pattern".to_string(),
+            ),
+            (
+                json!({"type": "object", "patternProperties": {pattern: {"type": "integer"}}}),
+                format!("/patternProperties/{pattern}"),
+            ),
         ] {
             check_refused(
                 json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": schema}]}),
-                "/tools/0/inputSchema",
-                "linear time",
+                &format!("/tools/0/inputSchema{inside}"),
+                &format!("the pattern {} is not a regular expression the executor reads: it matches in linear time", json!(pattern)),
             );
         }
     }
@@ -123,11 +139,42 @@ fn an_input_schema_with_a_pattern_that_backtracks_is_refused() {
 
 #[test]
 fn an_input_schema_that_would_fetch_is_refused() {
+    for (reference, uri) in [
+        (
+            "https://example.org/schema.json",
+            "https://example.org/schema.json",
+        ),
+        ("file:///etc/passwd", "file:///etc/passwd"),
+        ("other.json", "other.json"),
+    ] {
+        check_refused(
+            json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"$ref": reference}}]}),
+            "/tools/0/inputSchema",
+            &format!("refers to {uri:?}, which the executor never fetches"),
+        );
+    }
+}
+
+#[test]
+fn an_input_schema_checks_its_formats() {
+    // As every validator of the project does: a `format` read as an
+    // annotation would let any string through, and a misspelt one too.
     check_refused(
-        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"$ref": "https://example.org/schema.json"}}]}),
-        "/tools/0/inputSchema",
-        "does not compile",
+        json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"properties": {"when": {"format": "datetime"}}}}]}),
+        "/tools/0/inputSchema/properties/when/format",
+        "the format \"datetime\" is none the executor knows",
     );
+    let set = exec::config::parse(
+        Path::new("tools.json"),
+        &json!({"tools": [{"name": "mail", "command": ["cat"],
+            "inputSchema": {"properties": {"to": {"format": "email"}, "at": {"format": "date-time"}}}}]})
+        .to_string(),
+    )
+    .expect("loads");
+    let validator = set.input_validator("mail").expect("compiled");
+    assert!(validator.is_valid(&json!({"to": "a@b.example", "at": "2026-12-04T08:00:00Z"})));
+    assert!(!validator.is_valid(&json!({"to": "not an address"})));
+    assert!(!validator.is_valid(&json!({"at": "yesterday"})));
 }
 
 #[test]
