@@ -803,6 +803,84 @@ mod tests {
         }
     }
 
+    /// An integer's bounds choose the type the bindings hold it in (Rust's
+    /// narrowest, C++'s signed or unsigned 64 bits). For each pair of bounds
+    /// tried on `Segment.index`, the surface names the types the generated
+    /// Rust and C++ declare for it, and the API breaks exactly when either
+    /// differs from the old bindings' `u8` / `std::uint64_t`.
+    #[test]
+    fn an_integer_held_in_another_type_breaks_the_api() {
+        let old = edited(|rel, text| (rel.to_string(), text));
+        let declared = |text: &str, open: &str, member: &str| {
+            let from = text.find(open).unwrap_or_else(|| panic!("{open}"));
+            let line = text[from..]
+                .lines()
+                .find(|line| line.contains(member))
+                .unwrap_or_else(|| panic!("{member} after {open}"));
+            line.trim().to_string()
+        };
+        for (min, max, rust, cpp) in [
+            (0_i64, 31_i64, "u8", "std::uint64_t"),
+            (0, 255, "u8", "std::uint64_t"),
+            (0, 256, "u16", "std::uint64_t"),
+            (1, 31, "u8", "std::uint64_t"),
+            (0, 4_294_967_296, "u64", "std::uint64_t"),
+            (-1, 31, "i32", "std::int64_t"),
+            (-2_147_483_649, 31, "i64", "std::int64_t"),
+        ] {
+            let case = format!("index in [{min}, {max}]");
+            let new = edited(in_file("types/Segment.json", move |text| {
+                text.replacen(
+                    "\"minimum\": 0,\n      \"maximum\": 31,",
+                    &format!("\"minimum\": {min},\n      \"maximum\": {max},"),
+                    1,
+                )
+            }));
+            let origin = crate::codegen::Origin::working_tree();
+            let rust_files = crate::codegen::rust_bindings(&new, &origin).unwrap();
+            let types = &rust_files
+                .iter()
+                .find(|(name, _)| *name == "types.rs")
+                .unwrap()
+                .1;
+            assert_eq!(
+                declared(types, "pub struct Segment {", "pub index:"),
+                format!("pub index: {rust},"),
+                "{case}"
+            );
+            let [cpp_files, _] =
+                crate::codegen::cpp_and_ts_bindings(&new, "0.0.0", &origin).unwrap();
+            let header = &cpp_files
+                .iter()
+                .find(|(name, _)| *name == "contract.hpp")
+                .unwrap()
+                .1;
+            assert_eq!(
+                declared(header, "struct Segment {", " index{}"),
+                format!("{cpp} index{{}};"),
+                "{case}"
+            );
+            let comparison = with_bindings(&old, &new);
+            let api: Vec<_> = comparison
+                .changes
+                .iter()
+                .filter(|c| c.rule == "api.changed" && c.detail.contains("Segment.index"))
+                .collect();
+            if (rust, cpp) == ("u8", "std::uint64_t") {
+                assert!(api.is_empty(), "{case}: {api:?}");
+            } else {
+                assert!(!comparison.api.holds(), "{case}");
+                let said = format!(
+                    "an integer (u8 in Rust, std::uint64_t in C++) → an integer ({rust} in Rust, {cpp} in C++)"
+                );
+                assert!(
+                    api.iter().any(|c| c.detail.contains(&said)),
+                    "{case}: {api:?}"
+                );
+            }
+        }
+    }
+
     /// Every member of every object and every value of every enum of the
     /// contract, wherever it stands, removed in turn (its name from
     /// `required` and its `x-enum-varnames` entry with it): code built on

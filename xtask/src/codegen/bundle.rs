@@ -492,27 +492,6 @@ fn is_empty_object(schema: &Value) -> bool {
         && schema.get("additionalProperties") == Some(&Value::Bool(false))
 }
 
-/// The narrowest Rust integer (as a typify `format`) that holds `[min, max]`.
-/// typify would otherwise choose `i64` for most ranges and `NonZeroU64` for
-/// any range starting at 1, neither of which is what a reader wants to hold.
-fn integer_format(min: Option<f64>, max: Option<f64>) -> &'static str {
-    let (min, max) = (min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX));
-    let fits = |lo: f64, hi: f64| min >= lo && max <= hi;
-    if fits(0.0, u8::MAX.into()) {
-        "uint8"
-    } else if fits(0.0, u16::MAX.into()) {
-        "uint16"
-    } else if fits(0.0, u32::MAX.into()) {
-        "uint32"
-    } else if min >= 0.0 {
-        "uint64"
-    } else if fits(i32::MIN.into(), i32::MAX.into()) {
-        "int32"
-    } else {
-        "int64"
-    }
-}
-
 fn bare_ref(schema: &Value) -> Option<&str> {
     let map = schema.as_object()?;
     let only_annotations = map
@@ -550,7 +529,11 @@ fn shape(
         let bound = |key: &str| map.get(key).and_then(Value::as_f64);
         out.insert(
             "format".into(),
-            Value::String(integer_format(bound("minimum"), bound("maximum")).into()),
+            Value::String(
+                super::model::integer_types(bound("minimum"), bound("maximum"))
+                    .format
+                    .into(),
+            ),
         );
     }
     for (key, value) in map {

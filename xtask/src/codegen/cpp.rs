@@ -391,8 +391,7 @@ impl<'a> Emitter<'a> {
     fn cpp_type(&self, ty: &Ty, secret: bool) -> String {
         match ty {
             Ty::Bool => "bool".into(),
-            Ty::Int { min, .. } if *min >= 0 => "std::uint64_t".into(),
-            Ty::Int { .. } => "std::int64_t".into(),
+            Ty::Int { min, max } => super::model::int_types(*min, *max).cpp.into(),
             Ty::Str(_) if secret => "SecretString".into(),
             Ty::Str(_) => "std::string".into(),
             Ty::Named(name) => name.clone(),

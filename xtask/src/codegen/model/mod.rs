@@ -153,6 +153,51 @@ pub enum Ty {
     Any,
 }
 
+/// How the generated code holds an integer of `[min, max]`: the typify
+/// `format` the Rust bundle gives it, the Rust type that format makes, and
+/// the C++ type. One place, since the compat API verdict compares what
+/// code holds (`surface`) and must see what the emitters write.
+pub struct IntegerTypes {
+    pub format: &'static str,
+    pub rust: &'static str,
+    pub cpp: &'static str,
+}
+
+/// The narrowest Rust integer that holds `[min, max]` (absent bounds are
+/// unbounded), and C++'s unsigned or signed 64 bits by the sign of `min`.
+/// typify would otherwise choose `i64` for most ranges and `NonZeroU64` for
+/// any range starting at 1, neither of which is what a reader wants to hold.
+pub fn integer_types(min: Option<f64>, max: Option<f64>) -> IntegerTypes {
+    let (min, max) = (min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX));
+    let fits = |lo: f64, hi: f64| min >= lo && max <= hi;
+    let (format, rust) = if fits(0.0, u8::MAX.into()) {
+        ("uint8", "u8")
+    } else if fits(0.0, u16::MAX.into()) {
+        ("uint16", "u16")
+    } else if fits(0.0, u32::MAX.into()) {
+        ("uint32", "u32")
+    } else if min >= 0.0 {
+        ("uint64", "u64")
+    } else if fits(i32::MIN.into(), i32::MAX.into()) {
+        ("int32", "i32")
+    } else {
+        ("int64", "i64")
+    };
+    let cpp = if min >= 0.0 {
+        "std::uint64_t"
+    } else {
+        "std::int64_t"
+    };
+    IntegerTypes { format, rust, cpp }
+}
+
+/// [`integer_types`] of the model's bounds ([`Ty::Int`]).
+pub fn int_types(min: i64, max: i64) -> IntegerTypes {
+    // Bounds past ±2^53 round, but no type boundary lies there.
+    #[allow(clippy::cast_precision_loss)]
+    integer_types(Some(min as f64), Some(max as f64))
+}
+
 #[derive(Clone, Default)]
 pub struct StrRules {
     pub min_len: Option<u64>,

@@ -140,13 +140,17 @@ pub fn surface(set: &SchemaSet) -> Modelled {
     Ok(surface)
 }
 
-/// A field's or alias's type as code sees it. Bounds, lengths and patterns
-/// are left out: changing them changes what the wire accepts, which the W or
-/// R verdict already calls breaking.
+/// A field's or alias's type as code sees it. Lengths and patterns are left
+/// out: no binding's type depends on them (changing them changes what the
+/// wire accepts, which the W or R verdict calls breaking). An integer's
+/// bounds choose the type code holds it in, which is part of its shape.
 fn shape(ty: &Ty) -> String {
     match ty {
         Ty::Bool => "a boolean".into(),
-        Ty::Int { .. } => "an integer".into(),
+        Ty::Int { min, max } => {
+            let held = super::int_types(*min, *max);
+            format!("an integer ({} in Rust, {} in C++)", held.rust, held.cpp)
+        }
         Ty::Str(_) => "a string".into(),
         Ty::Named(name) => name.clone(),
         Ty::Array { items, unique, .. } => {
