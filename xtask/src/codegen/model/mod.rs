@@ -505,22 +505,36 @@ fn ordered(mut types: BTreeMap<String, Named>) -> anyhow::Result<Vec<Named>> {
     let mut done = BTreeSet::new();
     // Depth-first with an explicit stack and an "in progress" set: a cycle is
     // an error (C++ value types cannot hold themselves), not a stack overflow.
+    // `open` is the path from `start` to the type being expanded, in order,
+    // so a cycle is said as the chain of types that closes it.
     for start in deps.keys() {
         let mut stack = vec![(start.clone(), false)];
-        let mut open = BTreeSet::new();
+        let mut open: Vec<String> = Vec::new();
         while let Some((name, expanded)) = stack.pop() {
             if done.contains(&name) {
                 continue;
             }
             if expanded {
-                open.remove(&name);
+                open.pop();
                 done.insert(name.clone());
                 order.push(name);
                 continue;
             }
-            if !open.insert(name.clone()) {
-                bail!("type {name} contains itself; the C++ and TypeScript bindings need types without cycles");
+            if let Some(from) = open.iter().position(|on| *on == name) {
+                let chain: Vec<&str> = open
+                    .get(from..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(String::as_str)
+                    .chain([name.as_str()])
+                    .collect();
+                let origin = types.get(&name).map_or("", |named| named.origin.as_str());
+                bail!(
+                    "{origin}: type {name} contains itself ({}); the C++ and TypeScript bindings need types without cycles",
+                    chain.join(" → ")
+                );
             }
+            open.push(name.clone());
             stack.push((name.clone(), true));
             for dep in deps.get(&name).into_iter().flatten().rev() {
                 if !deps.contains_key(dep) {
@@ -753,7 +767,17 @@ pub(super) mod tests {
             doc(set, "TaskError")["properties"]["inner"] =
                 serde_json::json!({"$ref": "TaskError.json"});
         });
-        assert!(err.contains("contains itself"), "{err}");
+        assert!(
+            err.starts_with("types/TaskError.json#: ")
+                && err.contains("type TaskError contains itself (TaskError → TaskError)"),
+            "{err}"
+        );
+        let err = refused(|set| {
+            doc(set, "TaskError")["properties"]["checksum"] =
+                serde_json::json!({"$ref": "Checksum.json"});
+            doc(set, "Checksum")["properties"]["errors"] = serde_json::json!({"type": "array", "items": {"$ref": "TaskError.json"}, "maxItems": 4});
+        });
+        assert!(err.contains("(Checksum → TaskError → Checksum)"), "{err}");
     }
 
     #[test]
