@@ -149,11 +149,16 @@ fn a_new_required_field_the_bindings_do_not_have_is_a_disagreement() {
             .iter_mut()
             .find(|doc| doc.name == "TaskSummary")
             .expect("TaskSummary");
-        doc.value["properties"]["priority"] = json!({"type": "integer", "minimum": 0, "maximum": 9, "description": "A planted field."});
+        // A name the contract does not have yet, whatever later releases add.
+        let name = (0..)
+            .map(|n| format!("planted{n}"))
+            .find(|name| doc.value["properties"].get(name).is_none())
+            .expect("a free name");
+        doc.value["properties"][&name] = json!({"type": "integer", "minimum": 0, "maximum": 9, "description": "A planted field."});
         doc.value["required"]
             .as_array_mut()
             .expect("required")
-            .push(json!("priority"));
+            .push(json!(name));
     });
     let latest = newest_release();
     assert!(
