@@ -411,23 +411,23 @@ fn a_removed_method_breaks_old_clients_and_an_added_one_is_minor() {
         .find(|d| d.rel == "methods/download.pause.json")
         .expect("pause")
         .clone();
-    doc.rel = "methods/download.hold.json".into();
-    doc.name = "download.hold".into();
+    doc.rel = "methods/download.planted.json".into();
+    doc.name = "download.planted".into();
     doc.value["$id"] = json!(doc.expected_id());
     added.docs.push(doc);
-    let file = "methods/download.hold.json";
+    let file = "methods/download.planted.json";
     list(
         &mut added,
         "CallBody",
         ["method", "params"],
-        "download.hold",
+        "download.planted",
         file,
     );
     list(
         &mut added,
         "ReplyBody",
         ["method", "result"],
-        "download.hold",
+        "download.planted",
         file,
     );
     let comparison = compare(&added, Readers::Tolerant);
