@@ -3,8 +3,11 @@
 //!
 //! Written by hand rather than with a C++ parser crate: an enum body is a
 //! comma-separated list of identifiers with optional initialisers, and the
-//! only syntax around it that matters is comments and attributes
-//! (`[[nodiscard]]`, `[[deprecated]]`). Macros are not expanded.
+//! only syntax around it that matters is comments, string literals (which
+//! may hold `//` or `/*`) and attributes (`[[nodiscard]]`,
+//! `[[deprecated]]`). Macros are not expanded: an enum whose body holds a
+//! preprocessor directive or a macro is refused, with the advice to compare
+//! the preprocessed header.
 
 use crate::report::Violation;
 
@@ -13,6 +16,8 @@ use crate::report::Violation;
 pub struct Enumerator {
     /// The name, in snake_case.
     pub name: String,
+    /// The name as the header writes it.
+    pub written: String,
     /// Its line in the header.
     pub line: usize,
 }
@@ -57,6 +62,13 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
         let enumerators = enumerators(&clean, body_start, body);
         let starts_ok = enumerators.first().is_some_and(|e| e.name == "ok");
         if wanted.map_or(starts_ok, |wanted| wanted == name) {
+            if let Some(odd) = enumerators.iter().find(|e| !is_identifier(&e.written)) {
+                return Err(format!(
+                    "line {}: \"{}\" in enum class {name} is no enumerator name (a preprocessor directive or a macro?): mirror reads the header as written and does not expand macros; compare the preprocessed header instead (`g++ -E -P HEADER > preprocessed.hpp`, with the build's -D flags)",
+                    odd.line,
+                    proto::wire::printable(&odd.written),
+                ));
+            }
             if !starts_ok {
                 return Err(format!(
                     "enum class {name} does not start with `ok`; the wire values follow it"
@@ -94,12 +106,23 @@ fn enumerators(full: &str, body_start: usize, body: &str) -> Vec<Enumerator> {
         if !name.is_empty() {
             out.push(Enumerator {
                 name: snake(name),
+                written: name.to_string(),
                 line,
             });
         }
         line += trimmed.matches('\n').count();
     }
     out
+}
+
+/// A C++ identifier as an enumerator is written: a letter or `_`, then
+/// letters, digits and `_`.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `kInvalidUrl`, `InvalidUrl`, `INVALID_URL` and `invalid_url` all read as `invalid_url`.
@@ -153,11 +176,31 @@ fn strip_attributes(text: &str) -> String {
 }
 
 /// Comments become spaces (newlines kept), so offsets and lines still match.
+/// A string or character literal is kept as it is, so a `//` or `/*` in one
+/// (`"http://…"`) starts no comment.
 fn strip_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
+            ('"' | '\'', _) => {
+                out.push(c);
+                // To the closing quote, past escapes; a literal never spans
+                // a line, so a newline ends it too.
+                while let Some(inner) = chars.next() {
+                    out.push(inner);
+                    match inner {
+                        '\\' => {
+                            if let Some(escaped) = chars.next() {
+                                out.push(escaped);
+                            }
+                        }
+                        '\n' => break,
+                        _ if inner == c => break,
+                        _ => {}
+                    }
+                }
+            }
             ('/', Some('/')) => {
                 out.push(' ');
                 for c in chars.by_ref() {
@@ -286,5 +329,41 @@ mod tests {
         assert_eq!(name, "Error");
         let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
         assert_eq!(found, [("disk_full", 4), ("invalid_url", 5)]);
+    }
+
+    /// A `//` or `/*` inside a string or character literal starts no
+    /// comment, so the enum after it is still found.
+    #[test]
+    fn comment_markers_in_literals_are_text() {
+        let header = "const char* glob = \"/*\"; const char* url = \"http://x\\\"//\";\n\
+                      char slash = '/'; char star = '*'; enum class Error { ok, DiskFull };\n";
+        let (name, values) = parse_header(header, None).expect("the enum");
+        assert_eq!(name, "Error");
+        let found: Vec<&str> = values.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(found, ["disk_full"]);
+    }
+
+    /// A directive or a macro inside the enum is refused with its line,
+    /// not read as an enumerator called `#if 0\n  Bogus`.
+    #[test]
+    fn a_directive_or_macro_in_the_enum_is_refused() {
+        for (body, line, shown) in [
+            (
+                "ok,\n#if ENGINE_FTP\n  FtpFailed,\n#endif\n  DiskFull",
+                3,
+                "#if ENGINE_FTP\\u000a  FtpFailed",
+            ),
+            ("ok,\n  ERROR_CODES(X)\n", 3, "ERROR_CODES(X)"),
+        ] {
+            let header = format!("namespace e {{\nenum class Error {{ {body} }};\n}}\n");
+            let err = parse_header(&header, Some("Error")).expect_err("refused");
+            assert!(
+                err.starts_with(&format!(
+                    "line {line}: \"{shown}\" in enum class Error is no enumerator name"
+                )),
+                "{err}"
+            );
+            assert!(err.contains("g++ -E -P"), "{err}");
+        }
     }
 }
