@@ -749,6 +749,7 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         return;
     };
     if !changes.iter_mut().all(|c| verdict_of(c, direction).holds()) {
+        alone_where_undecided(changes, wholes, direction);
         return;
     }
     let (a, b) = (
@@ -789,6 +790,57 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
         undecided: err.undecided().map(str::to_string),
         shape: true,
     });
+}
+
+/// A change that breaks `direction` alone, with no value that separates the
+/// two sides as they stand, in a part whose schemas compared whole cannot be
+/// decided that way, is said to break alone: its reason was found for the
+/// change applied by itself, and together with the other changes beside it
+/// the new side may refuse the value it names (a `maxLength` dropped where
+/// a `pattern` now bounds the length). The verdict stays breaking, the safe
+/// answer.
+fn alone_where_undecided(changes: &mut [Change], wholes: &[Whole], direction: Direction) {
+    for change in changes.iter_mut() {
+        let breaks = match direction {
+            Direction::Writer => !change.writer.holds(),
+            Direction::Reader => !change.reader.holds(),
+        };
+        // An example separates the two sides as they stand: that break is
+        // no change's alone.
+        let shown = change
+            .example
+            .as_ref()
+            .is_some_and(|e| e.accepted_by == direction.accepted_by());
+        if !breaks || shown || change.rule.is_method_or_event() || change.rule == Rule::ShapeChanged
+        {
+            continue;
+        }
+        let undecided = wholes
+            .iter()
+            .filter(|w| w.group == change.group && w.covers(change))
+            .find_map(|w| {
+                let result = match direction {
+                    Direction::Writer => &w.writer,
+                    Direction::Reader => &w.reader,
+                };
+                result.as_ref().err().and_then(|err| err.undecided())
+            });
+        let Some(keyword) = undecided else { continue };
+        let way = match direction {
+            Direction::Writer => "W",
+            Direction::Reader => "R",
+        };
+        change.detail.push_str(&format!(
+            " ({way} breaks alone; with the other changes here it cannot be decided: {keyword})"
+        ));
+        if let Some(why) = change.why.as_mut() {
+            *why = why.replacen(
+                direction.fails(),
+                &format!("with this change alone, {}", direction.fails()),
+                1,
+            );
+        }
+    }
 }
 
 /// Options of a comparison.

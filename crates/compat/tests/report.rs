@@ -275,6 +275,49 @@ fn a_break_stays_explained_when_the_other_way_holds_together() {
         .ends_with("(W breaks alone, holds together with the other changes here)"));
 }
 
+/// A `maxLength` dropped where a `pattern` now bounds the length: dropped
+/// alone it lets longer strings through (W breaks), but the new schema as a
+/// whole refuses them, and the prover cannot decide the pattern. The
+/// value its reason names is one of the change alone, and it says so; the
+/// direction stays breaking, the safe answer.
+#[test]
+fn a_value_found_for_a_change_alone_is_said_to_be_so() {
+    let set = |x: serde_json::Value| {
+        let schema = serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {"x": x}
+        });
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [("types/Case.json", schema.to_string().as_str())],
+        )
+        .expect("one schema loads")
+    };
+    let old = set(serde_json::json!({"type": "string", "maxLength": 3}));
+    let new = set(serde_json::json!({"type": "string", "pattern": "^.{0,3}$"}));
+    let comparison = compat::compare_documents(&old, &new, Options::default()).expect("compared");
+    assert!(!comparison.writer.holds());
+    let dropped = comparison
+        .changes
+        .iter()
+        .find(|c| c.rule == "length.widened")
+        .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+    assert!(!dropped.writer.holds(), "{dropped:?}");
+    assert!(
+        dropped.detail.ends_with(
+            "(W breaks alone; with the other changes here it cannot be decided: pattern)"
+        ),
+        "{dropped:?}"
+    );
+    let why = dropped.why.as_deref().unwrap_or_default();
+    assert!(
+        why.starts_with("with this change alone, a new writer's value fails an old reader: "),
+        "{why}"
+    );
+    assert!(dropped.example.is_none(), "{dropped:?}");
+}
+
 /// A release against itself: every report says no bump is needed, in words.
 #[test]
 fn an_unchanged_contract_needs_no_bump_in_every_report() {
