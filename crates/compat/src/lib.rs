@@ -800,6 +800,19 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
 /// a `pattern` now bounds the length). The verdict stays breaking, the safe
 /// answer.
 fn alone_where_undecided(changes: &mut [Change], wholes: &[Whole], direction: Direction) {
+    let whole_of = |change: &Change| {
+        wholes
+            .iter()
+            .position(|w| w.group == change.group && w.covers(change))
+    };
+    // How many changes each whole covers: a change alone in its part was
+    // judged on the two sides as they stand.
+    let mut beside: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for change in changes.iter() {
+        if let Some(at) = whole_of(change) {
+            *beside.entry(at).or_default() += 1;
+        }
+    }
     for change in changes.iter_mut() {
         let breaks = match direction {
             Direction::Writer => !change.writer.holds(),
@@ -815,17 +828,35 @@ fn alone_where_undecided(changes: &mut [Change], wholes: &[Whole], direction: Di
         {
             continue;
         }
-        let undecided = wholes
-            .iter()
-            .filter(|w| w.group == change.group && w.covers(change))
-            .find_map(|w| {
-                let result = match direction {
-                    Direction::Writer => &w.writer,
-                    Direction::Reader => &w.reader,
-                };
-                result.as_ref().err().and_then(|err| err.undecided())
-            });
+        let Some(at) = whole_of(change) else { continue };
+        if beside.get(&at).copied().unwrap_or(0) <= 1 {
+            continue;
+        }
+        let undecided = wholes.get(at).and_then(|w| {
+            let result = match direction {
+                Direction::Writer => &w.writer,
+                Direction::Reader => &w.reader,
+            };
+            result.as_ref().err().and_then(|err| err.undecided())
+        });
         let Some(keyword) = undecided else { continue };
+        // Only a break found for the change, not one it could not decide
+        // either.
+        let Some(why) = change.why.as_mut() else {
+            continue;
+        };
+        let found = why.find(direction.fails()).is_some_and(|from| {
+            why.get(from + direction.fails().len()..)
+                .is_some_and(|rest| !rest.trim_start_matches(": ").starts_with("cannot decide"))
+        });
+        if !found {
+            continue;
+        }
+        *why = why.replacen(
+            direction.fails(),
+            &format!("with this change alone, {}", direction.fails()),
+            1,
+        );
         let way = match direction {
             Direction::Writer => "W",
             Direction::Reader => "R",
@@ -833,13 +864,6 @@ fn alone_where_undecided(changes: &mut [Change], wholes: &[Whole], direction: Di
         change.detail.push_str(&format!(
             " ({way} breaks alone; with the other changes here it cannot be decided: {keyword})"
         ));
-        if let Some(why) = change.why.as_mut() {
-            *why = why.replacen(
-                direction.fails(),
-                &format!("with this change alone, {}", direction.fails()),
-                1,
-            );
-        }
     }
 }
 

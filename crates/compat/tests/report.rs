@@ -316,6 +316,23 @@ fn a_value_found_for_a_change_alone_is_said_to_be_so() {
         "{why}"
     );
     assert!(dropped.example.is_none(), "{dropped:?}");
+
+    // A change alone in its part, or one whose own reason is that it
+    // cannot decide, is no "break alone".
+    let old = set(
+        serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}},
+        "unevaluatedProperties": false}),
+    );
+    let new = set(
+        serde_json::json!({"type": "object", "properties": {"a": {"type": "string"},
+        "c": {"type": "boolean"}}, "unevaluatedProperties": false}),
+    );
+    let comparison = compat::compare_documents(&old, &new, Options::default()).expect("compared");
+    for change in &comparison.changes {
+        assert!(!change.detail.contains("breaks alone"), "{change:?}");
+        let why = change.why.as_deref().unwrap_or_default();
+        assert!(!why.contains("with this change alone"), "{change:?}");
+    }
 }
 
 /// A release against itself: every report says no bump is needed, in words.
