@@ -5,7 +5,8 @@
 //! (`https://old-written.compat.invalid/types/TaskId.json`, …), so the old and
 //! the new version of a type are two resources and a comparison can hold
 //! both. A reader's view is the document as a tolerant reader reads it (every
-//! `additionalProperties: false` removed) unless readers are strict. Every
+//! `additionalProperties: false` and `unevaluatedProperties: false` removed)
+//! unless readers are strict. Every
 //! question of where a `$ref` leads is put to the validator's own resolver
 //! (the `referencing` crate); every question of whether a schema accepts a
 //! value is put to the validator. Nothing here judges a value itself.
@@ -913,8 +914,9 @@ fn prepare(
     (info, value)
 }
 
-/// Removes `additionalProperties: false` from every schema: how a tolerant
-/// reader reads (it ignores fields it does not know).
+/// Removes `additionalProperties: false` and `unevaluatedProperties: false`
+/// from every schema: how a tolerant reader reads (it ignores fields it does
+/// not know, however the schema closes the object).
 pub fn open_objects(value: &mut Value, draft: Draft) {
     let pointers: Vec<String> = match vocab::positions(value, "", draft) {
         Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
@@ -922,8 +924,10 @@ pub fn open_objects(value: &mut Value, draft: Draft) {
     };
     for pointer in pointers {
         if let Some(Value::Object(map)) = value.pointer_mut(&pointer) {
-            if map.get("additionalProperties") == Some(&Value::Bool(false)) {
-                map.remove("additionalProperties");
+            for closing in ["additionalProperties", "unevaluatedProperties"] {
+                if map.get(closing) == Some(&Value::Bool(false)) {
+                    map.remove(closing);
+                }
             }
         }
     }

@@ -943,6 +943,47 @@ fn a_wide_union_with_one_branch_narrowed_holds_one_way() {
     }
 }
 
+/// A tolerant reader ignores a field it does not know however the schema
+/// closes the object: an optional field added where `unevaluatedProperties:
+/// false` closed it holds for new writers with tolerant readers, as it does
+/// where `additionalProperties: false` closed it, and breaks them with
+/// strict ones (a value with the field shows it).
+#[test]
+fn a_field_added_to_an_object_closed_by_unevaluated_properties_holds_for_tolerant_readers() {
+    for closing in ["additionalProperties", "unevaluatedProperties"] {
+        let object = |extra: bool| {
+            let mut properties = json!({"a": {"type": "string"}});
+            if extra {
+                properties["c"] = json!({"type": "boolean"});
+            }
+            json!({
+                "type": "object",
+                "allOf": [{"properties": {"b": {"type": "integer"}}}],
+                "properties": properties,
+                "required": ["a"],
+                closing: false,
+            })
+        };
+        let (old, new) = (object(false), object(true));
+        let tolerant =
+            compare_documents(&set(&old), &set(&new), Options::default()).expect("compared");
+        assert_eq!(
+            tolerant.writer,
+            Verdict::Compatible,
+            "{closing}: {tolerant:#?}"
+        );
+        let strict = compare(&old, &new);
+        assert_eq!(strict.writer, Verdict::Breaking, "{closing}: {strict:#?}");
+    }
+    breaks(
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "c": {"type": "boolean"}},
+            "unevaluatedProperties": false}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}},
+            "unevaluatedProperties": false}),
+        json!({"c": true}),
+    );
+}
+
 /// Every word a comparison says is in the files' own terms: generated pairs
 /// whose references are absolute (through the document's own `$id`, or to a
 /// schema outside the set) never show the URIs the checker registers its
