@@ -207,8 +207,21 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
     match peer {
         Peer::Socket(path) => {
             let shown = path.display();
-            let stream = std::os::unix::net::UnixStream::connect(path)
-                .map_err(|err| DriveError::Start(format!("connecting to {shown}: {err}")))?;
+            let stream = std::os::unix::net::UnixStream::connect(path).map_err(|err| {
+                // A file that is there but no socket refuses as a socket
+                // nobody listens on would: say which it is.
+                use std::os::unix::fs::FileTypeExt;
+                let socket = std::fs::metadata(path).map(|m| m.file_type().is_socket());
+                DriveError::Start(match socket {
+                    Ok(false) => format!(
+                        "connecting to {shown}: it is not a unix socket; give the path the peer listens on"
+                    ),
+                    Ok(true) => format!(
+                        "connecting to {shown}: {err} (a socket file that no process listens on: is the peer running?)"
+                    ),
+                    Err(_) => format!("connecting to {shown}: {err}"),
+                })
+            })?;
             let reading = stream
                 .try_clone()
                 .map_err(|err| DriveError::Start(format!("{shown}: {err}")))?;

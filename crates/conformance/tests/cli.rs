@@ -1167,6 +1167,29 @@ fn drive_without_a_peer_that_starts_is_a_usage_error() {
     assert!(stderr.contains("starting /nonexistent/peer"), "{stderr}");
 }
 
+/// `drive --connect` to a path that is no socket, or to a socket file no
+/// process listens on: a usage error saying which.
+#[test]
+fn drive_connect_says_why_nothing_answers() {
+    let dir = std::env::temp_dir().join(format!("vdm-drive-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("capture.jsonl");
+    std::fs::write(&file, "{}\n").unwrap();
+    let stale = dir.join("stale.sock");
+    let _ = std::fs::remove_file(&stale);
+    drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+    for (path, said) in [
+        (&file, "it is not a unix socket"),
+        (&stale, "a socket file that no process listens on"),
+    ] {
+        let output = run(&["drive", "--connect", path.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(said), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `drive --connect`: a peer on a unix socket that serves nothing, and
 /// answers as docs/wire.md says.
 #[test]
