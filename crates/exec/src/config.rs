@@ -264,10 +264,15 @@ fn input_schema_refusal(schema: &Value, err: &jsonschema::ValidationError) -> (S
         ),
         // The validator's only refusal of a `format` keyword while it
         // compiles: a name it does not know.
-        Kind::Custom { .. } if inside.ends_with("/format") => format!(
+        Kind::Custom { .. }
+            if inside.ends_with("/format")
+                && schema.pointer(&inside).is_some_and(Value::is_string) =>
+        {
+            format!(
             "the format {} is none the executor knows, and formats are checked, not ignored: check its spelling (\"date-time\", \"email\", \"uri\", \"uuid\", …)",
             quoted()
-        ),
+        )
+        }
         Kind::Referencing(Referencing::Unretrievable { uri, .. }) => format!(
             "refers to {uri:?}, which the executor never fetches: put that schema in this one (under \"$defs\") and refer to it there"
         ),
