@@ -811,7 +811,11 @@ mod tests {
     #[test]
     fn an_integer_held_in_another_type_breaks_the_api() {
         let old = edited(|rel, text| (rel.to_string(), text));
-        let declared = |text: &str, open: &str, member: &str| {
+        let file = |files: &[(&str, String)], wanted: &str| -> String {
+            let found = files.iter().find(|(name, _)| *name == wanted);
+            found.unwrap_or_else(|| panic!("{wanted}")).1.clone()
+        };
+        let declared = |text: String, open: &str, member: &str| {
             let from = text.find(open).unwrap_or_else(|| panic!("{open}"));
             let line = text[from..]
                 .lines()
@@ -838,25 +842,23 @@ mod tests {
             }));
             let origin = crate::codegen::Origin::working_tree();
             let rust_files = crate::codegen::rust_bindings(&new, &origin).unwrap();
-            let types = &rust_files
-                .iter()
-                .find(|(name, _)| *name == "types.rs")
-                .unwrap()
-                .1;
             assert_eq!(
-                declared(types, "pub struct Segment {", "pub index:"),
+                declared(
+                    file(&rust_files, "types.rs"),
+                    "pub struct Segment {",
+                    "pub index:"
+                ),
                 format!("pub index: {rust},"),
                 "{case}"
             );
             let [cpp_files, _] =
                 crate::codegen::cpp_and_ts_bindings(&new, "0.0.0", &origin).unwrap();
-            let header = &cpp_files
-                .iter()
-                .find(|(name, _)| *name == "contract.hpp")
-                .unwrap()
-                .1;
             assert_eq!(
-                declared(header, "struct Segment {", " index{}"),
+                declared(
+                    file(&cpp_files, "contract.hpp"),
+                    "struct Segment {",
+                    " index{}"
+                ),
                 format!("{cpp} index{{}};"),
                 "{case}"
             );
