@@ -28,8 +28,14 @@ enum Side {
 }
 
 fn side(root: &Path, spec: &str) -> anyhow::Result<Side> {
+    // A release is named by its folder's name alone: `..` or `a/b` is a
+    // path, read from the current folder, never one relative to the releases.
+    let one_name = matches!(
+        Path::new(spec).components().collect::<Vec<_>>().as_slice(),
+        [std::path::Component::Normal(_)]
+    );
     let released = root.join("contracts/released").join(spec);
-    if released.join("schema").is_dir() {
+    if one_name && released.join("schema").is_dir() {
         return Ok(Side::Set {
             schemas: released.join("schema"),
             fixtures: Some(released.join("valid")),
@@ -358,6 +364,16 @@ fn compare(old: &Side, new: &Side, options: Options) -> anyhow::Result<(Comparis
                 SchemaSet::load_with(o, DeepDocuments::Keep)?,
                 SchemaSet::load_with(n, DeepDocuments::Keep)?,
             );
+            // An empty folder is a wrong path, not a contract with nothing
+            // in it: compared, it would list every part as added or removed.
+            for (set, dir) in [(&old_set, o), (&new_set, n)] {
+                if set.docs.is_empty() {
+                    bail!(
+                        "{}: no schema files (types/, methods/, events/, envelope/, config/): not a contract's schema folder",
+                        dir.display()
+                    );
+                }
+            }
             let bindings = [&old_set, &new_set].map(crate::codegen::model::surface);
             let comparison = compat::compare_contracts(
                 &old_set,
@@ -1066,6 +1082,42 @@ mod tests {
         let placed = super::failure_place(&dir, [&side, &side], &err);
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(placed, Some(("mine.json".to_string(), 1)));
+    }
+
+    /// `..` or `a/b` is a path, never a release: `contracts/released/..`
+    /// is `contracts/`, whose `schema/` is the working tree's. An empty
+    /// folder is refused, not compared as a contract with nothing in it.
+    #[test]
+    fn a_side_is_a_release_by_its_name_alone_and_a_folder_holds_schemas() {
+        let root = crate::root();
+        match super::side(&root, "..") {
+            Ok(super::Side::Set { schemas, .. }) => assert_ne!(
+                schemas.canonicalize().ok(),
+                root.join("contracts/schema").canonicalize().ok(),
+                "`..` read as the release folder's parent"
+            ),
+            Ok(_) => panic!("`..` is a folder"),
+            Err(err) => panic!("{err:#}"),
+        }
+        assert!(matches!(
+            super::side(&root, "1.0.0"),
+            Ok(super::Side::Set { label, .. }) if label == "1.0.0"
+        ));
+        let empty = std::env::temp_dir().join(format!("compat-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap_or_else(|err| panic!("{err}"));
+        let empty_side = super::side(&root, empty.to_str().unwrap_or_default())
+            .unwrap_or_else(|err| panic!("{err:#}"));
+        let working = super::side(
+            &root,
+            root.join("contracts/schema").to_str().unwrap_or_default(),
+        )
+        .unwrap_or_else(|err| panic!("{err:#}"));
+        let said = match super::compare(&empty_side, &working, compat::Options::default()) {
+            Ok(_) => panic!("an empty folder was compared"),
+            Err(err) => format!("{err:#}"),
+        };
+        let _ = std::fs::remove_dir_all(&empty);
+        assert!(said.contains("no schema files"), "{said}");
     }
 
     /// A file compared alone that its draft's meta-schema refuses is named
