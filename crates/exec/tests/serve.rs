@@ -710,6 +710,49 @@ fn serve_holds_every_rule_drive_exercises() {
     );
 }
 
+/// `vdm-exec check` loads a tool-set file as `serve` does and runs
+/// nothing: a file `serve` would refuse fails with the same words (exit 2),
+/// one it would run passes and names its tools.
+#[test]
+fn the_check_command_loads_a_tool_set_as_serve_does() {
+    let dir = std::env::temp_dir().join(format!("vdm-exec-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.json");
+    std::fs::write(
+        &good,
+        r#"{"tools": [{"name": "echo", "command": ["/bin/echo"]}, {"name": "ls", "command": ["ls"]}]}"#,
+    )
+    .unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"tools": [{"name": "a", "command": ["cat"]}, {"name": "a", "command": ["cat"]}]}"#,
+    )
+    .unwrap();
+    let output = Command::new(EXEC)
+        .args(["check", "--tools"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout)
+        .contains("2 tool(s), as serve would run them: echo, ls"));
+    let output = Command::new(EXEC)
+        .args(["check", "--tools"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let loaded = exec::load(&bad).map(|_| ()).map_err(|err| err.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("/tools/1/name: the name \"a\" is already used"),
+        "{said}"
+    );
+    assert!(loaded.is_err_and(|why| said.contains(&why)), "{said}");
+}
+
 /// `vdm-exec schema` prints the tool-set file's schema, the one
 /// `exec::config` reads by; a reader that has gone (`vdm-exec schema |
 /// head`) ends the output quietly, not with a panic.

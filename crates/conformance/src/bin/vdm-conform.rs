@@ -441,6 +441,10 @@ fn run(cli: Cli) -> Result<bool, String> {
                 let count = check_file(&checker, &type_name, file, &mut out)?;
                 checked.push((file.clone(), count));
             }
+            // The schema is not all the executor holds a tool set to.
+            if type_name == "ToolSet" && format == Format::Human {
+                tell!("vdm-conform: a tool-set file is checked against its schema here; `vdm-exec check --tools FILE` also holds it to the executor's own rules (unique names, absolute working directories, an inputSchema that compiles)");
+            }
             Vec::new()
         }
         Command::Frames { files } => {

@@ -3,6 +3,7 @@
 //! `serve` speaks frames on stdin/stdout (stdout carries nothing else;
 //! diagnostics go to stderr). `run` runs one tool with JSON input from stdin
 //! and prints the rendered result, exiting with the tool's exit code.
+//! `check` loads a tool-set file as both do, and runs nothing.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -44,6 +45,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cwd: Option<String>,
     },
+    /// Check a tool-set file as `serve` and `run` load it, and run nothing:
+    /// for an operator's CI.
+    Check {
+        #[arg(long, value_name = "FILE")]
+        tools: PathBuf,
+    },
     /// Print the JSON Schema of the tool-set file.
     Schema,
 }
@@ -53,6 +60,7 @@ fn main() -> ExitCode {
     let ended = match cli.command {
         Command::Serve { tools, jobs } => serve_frames(&tools, jobs),
         Command::Run { tools, tool, cwd } => run_one(&tools, tool, cwd),
+        Command::Check { tools } => check(&tools),
         Command::Schema => serde_json::to_string_pretty(&exec::config::schema())
             .map(|text| {
                 // A closed stdout (`vdm-exec schema | head`) ends the output
@@ -101,6 +109,22 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
             proto::wire::sentence(&why)
         )),
     }
+}
+
+/// `check`: the file loaded as `serve` loads it (its schema, then the rules
+/// a schema cannot say: unique names, absolute working directories, an
+/// `inputSchema` that compiles), and its tools named.
+fn check(tools: &Path) -> Result<ExitCode, String> {
+    let loaded = exec::load(tools).map_err(|err| err.to_string())?;
+    let names: Vec<&str> = loaded.set.tools.iter().map(|t| t.name.as_str()).collect();
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "vdm-exec: {}: {} tool(s), as serve would run them: {}",
+        proto::wire::printable(&tools.display().to_string()),
+        names.len(),
+        proto::wire::printable(&names.join(", "))
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `run`: one call, its input read from stdin, the capture written to
