@@ -204,7 +204,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
             if !cwd.is_absolute() {
                 return Err(error(
                     at("cwd"),
-                    format!("{} is relative; it would resolve against wherever the executor was started, so give an absolute path", cwd.display()),
+                    format!("{:?} is relative; it would resolve against wherever the executor was started, so give an absolute path", cwd.display().to_string()),
                 ));
             }
         }

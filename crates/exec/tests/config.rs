@@ -78,11 +78,13 @@ fn an_empty_argv_is_refused() {
 
 #[test]
 fn a_relative_cwd_is_refused() {
-    check_refused(
-        json!({"tools": [{"name": "ls", "command": ["ls"], "cwd": "srv/work"}]}),
-        "/tools/0/cwd",
-        "give an absolute path",
-    );
+    for cwd in ["srv/work", ""] {
+        check_refused(
+            json!({"tools": [{"name": "ls", "command": ["ls"], "cwd": cwd}]}),
+            "/tools/0/cwd",
+            &format!("{cwd:?} is relative; it would resolve against wherever the executor was started, so give an absolute path"),
+        );
+    }
 }
 
 #[test]
