@@ -183,7 +183,9 @@ fn strip_comments(text: &str) -> String {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
-            ('"' | '\'', _) => {
+            // `'` after a digit is C++14's digit separator (`1'000`), no
+            // character literal.
+            ('"' | '\'', _) if c == '"' || !out.ends_with(|p: char| p.is_ascii_hexdigit()) => {
                 out.push(c);
                 // To the closing quote, past escapes; a literal never spans
                 // a line, so a newline ends it too.
@@ -336,11 +338,12 @@ mod tests {
     #[test]
     fn comment_markers_in_literals_are_text() {
         let header = "const char* glob = \"/*\"; const char* url = \"http://x\\\"//\";\n\
-                      char slash = '/'; char star = '*'; enum class Error { ok, DiskFull };\n";
+                      char slash = '/'; char star = '*';\n\
+                      enum class Error { ok, DiskFull = 1'000, // a comment, with commas\n Full };\n";
         let (name, values) = parse_header(header, None).expect("the enum");
         assert_eq!(name, "Error");
         let found: Vec<&str> = values.iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(found, ["disk_full"]);
+        assert_eq!(found, ["disk_full", "full"]);
     }
 
     /// A directive or a macro inside the enum is refused with its line,
