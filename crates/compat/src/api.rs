@@ -16,7 +16,7 @@ use crate::{vocab, Change, Rule, Verdict};
 
 /// The named things of one version's bindings, by a key that says what each
 /// is (`type Segment`, `field Segment.index`, `method download.add`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Surface {
     items: BTreeMap<String, Item>,
 }

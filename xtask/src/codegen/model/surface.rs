@@ -165,6 +165,207 @@ fn shape(ty: &Ty) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+
+    /// What code built on the bindings sees of them: the TypeScript
+    /// declarations, the C++ header outside its `detail` namespace (the
+    /// readers live there), and the Rust types and tables, each without
+    /// comments.
+    fn declarations(set: &SchemaSet) -> Option<[Vec<String>; 3]> {
+        let origin = crate::codegen::Origin::working_tree();
+        let rust = crate::codegen::rust_bindings(set, &origin).ok()?;
+        let [cpp, ts] = crate::codegen::cpp_and_ts_bindings(set, "0.0.0", &origin).ok()?;
+        // A string literal's content is data (a method's summary), not a
+        // declaration: a name that changes changes the surface too.
+        fn unquoted(line: &str) -> String {
+            let mut out = String::new();
+            let mut chars = line.chars();
+            while let Some(c) = chars.next() {
+                out.push(c);
+                if c == '"' {
+                    while let Some(inner) = chars.next() {
+                        match inner {
+                            '\\' => {
+                                chars.next();
+                            }
+                            '"' => {
+                                out.push('"');
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            out
+        }
+        let code = |text: &str| -> Vec<String> {
+            text.lines()
+                .map(str::trim)
+                .filter(|line| {
+                    !(line.is_empty()
+                        || line.starts_with("//")
+                        || line.starts_with("/*")
+                        || line.starts_with('*'))
+                })
+                .map(unquoted)
+                .collect()
+        };
+        let rust = rust.iter().flat_map(|(_, text)| code(text)).collect();
+        let dts = ts
+            .iter()
+            .filter(|(name, _)| name.ends_with(".d.ts"))
+            .flat_map(|(_, text)| code(text))
+            .collect();
+        let mut header = Vec::new();
+        for (name, text) in &cpp {
+            if *name != "contract.hpp" {
+                continue;
+            }
+            let mut depth_in_detail: Option<usize> = None;
+            let mut depth = 0_usize;
+            for line in code(text) {
+                if depth_in_detail.is_none() && line.starts_with("namespace detail") {
+                    depth_in_detail = Some(depth);
+                }
+                depth += line.matches('{').count();
+                depth = depth.saturating_sub(line.matches('}').count());
+                match depth_in_detail {
+                    Some(at) if depth <= at => depth_in_detail = None,
+                    Some(_) => {}
+                    None => header.push(line),
+                }
+            }
+        }
+        Some([rust, header, dts])
+    }
+
+    /// The contract's places edited one at a time, each a change the wire
+    /// may see and code may not: integer bounds, string lengths and
+    /// patterns, array lengths, descriptions, a field made required.
+    fn edits(set: &SchemaSet) -> Vec<(String, SchemaSet)> {
+        fn places(value: &Value, at: String, out: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    out.push(at.clone());
+                    for (key, child) in map {
+                        places(child, format!("{at}/{}", escape(key)), out);
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        places(child, format!("{at}/{i}"), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for (d, doc) in set.docs.iter().enumerate() {
+            let mut at = Vec::new();
+            places(&doc.value, String::new(), &mut at);
+            for pointer in at {
+                let Some(Value::Object(map)) = doc.value.pointer(&pointer) else {
+                    continue;
+                };
+                let mut changes: Vec<(&str, Value)> = Vec::new();
+                let number = |key: &str| map.get(key).and_then(Value::as_i64);
+                if let Some(max) = number("maximum") {
+                    changes.push(("maximum", json!(max + 1)));
+                    changes.push(("maximum", json!(max.saturating_mul(300).max(300))));
+                    changes.push(("maximum", json!(u32::MAX)));
+                }
+                if let Some(min) = number("minimum") {
+                    changes.push(("minimum", json!(min - 1)));
+                    changes.push(("minimum", json!(min + 1)));
+                }
+                if let Some(len) = number("maxLength") {
+                    changes.push(("maxLength", json!(len + 1)));
+                }
+                if let Some(len) = number("maxItems") {
+                    changes.push(("maxItems", json!(len + 1)));
+                }
+                if map.contains_key("pattern") {
+                    changes.push(("pattern", json!("^.*$")));
+                }
+                if map.contains_key("description") {
+                    changes.push(("description", json!("Changed.")));
+                }
+                if let (Some(Value::Object(props)), Some(Value::Array(required))) =
+                    (map.get("properties"), map.get("required"))
+                {
+                    if let Some(optional) = props.keys().find(|k| !required.contains(&json!(k))) {
+                        let mut more = required.clone();
+                        more.push(json!(optional));
+                        changes.push(("required", Value::Array(more)));
+                    }
+                }
+                for (key, value) in changes {
+                    let mut edited = set.clone();
+                    if let Some(Value::Object(target)) = edited
+                        .docs
+                        .get_mut(d)
+                        .and_then(|doc| doc.value.pointer_mut(&pointer))
+                    {
+                        target.insert(key.to_string(), value.clone());
+                        out.push((format!("{}#{pointer}/{key} = {value}", doc.rel), edited));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The surface is what the API verdict compares, so it must change
+    /// whenever what code sees of the bindings does: for edits of the
+    /// contract drawn place by place, wherever the surface stays the same,
+    /// the declarations in the three languages stay the same.
+    /// `SURFACE_EDITS_EVERY=1` tries every edit (the bounded run every
+    /// fifteenth).
+    #[test]
+    fn the_surface_changes_whenever_what_code_sees_does() {
+        let root = crate::root();
+        let base = SchemaSet::load(&root.join("contracts/schema")).unwrap();
+        let every: usize = std::env::var("SURFACE_EDITS_EVERY")
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(15);
+        let (base_surface, base_code) = (surface(&base).unwrap(), declarations(&base).unwrap());
+        let (mut same, mut changed, mut missed) = (0, 0, Vec::new());
+        for (what, edited) in edits(&base).into_iter().step_by(every.max(1)) {
+            let Ok(new_surface) = surface(&edited) else {
+                continue;
+            };
+            let Some(code) = declarations(&edited) else {
+                continue;
+            };
+            if new_surface != base_surface {
+                changed += 1;
+                continue;
+            }
+            same += 1;
+            for (language, (old, new)) in ["Rust", "C++", "TypeScript"]
+                .iter()
+                .zip(base_code.iter().zip(code.iter()))
+            {
+                if old != new {
+                    let first = old
+                        .iter()
+                        .zip(new.iter())
+                        .find(|(a, b)| a != b)
+                        .map(|(a, b)| format!("{a:?} → {b:?}"))
+                        .unwrap_or_else(|| format!("{} → {} lines", old.len(), new.len()));
+                    missed.push(format!("{what}: {language}: {first}"));
+                }
+            }
+        }
+        eprintln!("{same} edits kept the surface, {changed} changed it");
+        assert!(missed.is_empty(), "{}", missed.join("\n"));
+        assert!(
+            same >= 10,
+            "{same} edits kept the surface, {changed} changed it"
+        );
+    }
 
     /// The surface names the types the bindings declare: every type of the
     /// model is declared by that name in the generated Rust (typify's
