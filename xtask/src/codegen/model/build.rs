@@ -47,12 +47,22 @@ impl Builder<'_> {
             .with_context(|| format!("{origin}: not an object schema"))?;
         let description = text(map.get("description"));
         let since = since([schema, &doc.value]);
+        not_secret(schema, &origin)?;
         let def = if map.get("type").and_then(Value::as_str) == Some("object")
             && map.get("properties").is_some()
         {
             Def::Struct(self.object(doc, pointer, name, map)?)
         } else if let Some(values) = map.get("enum").and_then(Value::as_array) {
             let names = contract::string_list(map.get("x-enum-varnames"));
+            // One type, never null: null is said at the field that uses it.
+            let wanted = if names.is_empty() {
+                "string"
+            } else {
+                "integer"
+            };
+            if map.get("type").and_then(Value::as_str) != Some(wanted) {
+                bail!("{origin}/type: an enum with{} `x-enum-varnames` is `\"type\": \"{wanted}\"` (a named type may not admit null; say it at the field)", if names.is_empty() { "out" } else { "" });
+            }
             if names.is_empty() {
                 let strings: Vec<String> = values
                     .iter()
@@ -154,12 +164,20 @@ impl Builder<'_> {
             }
             let inner_name = format!("{name}{}", json.to_pascal_case());
             let (ty, nullable) = self.ty(doc, &at, &inner_name, sub)?;
+            let secret = match sub.get("x-secret") {
+                None | Some(Value::Bool(false)) => false,
+                Some(Value::Bool(true)) if matches!(ty, Ty::Str(_)) => true,
+                Some(_) => bail!(
+                    "{}#{at}/x-secret: the generators read `x-secret: true` on a property whose own schema is a string (not a reference, not another type)",
+                    doc.rel
+                ),
+            };
             fields.push(Field {
                 json: json.clone(),
                 ty,
                 required: required.contains(json.as_str()),
                 nullable,
-                secret: sub.get("x-secret") == Some(&Value::Bool(true)),
+                secret,
                 description: text(sub.get("description")),
             });
         }
@@ -250,6 +268,7 @@ impl Builder<'_> {
         let items = map
             .get("items")
             .with_context(|| format!("{origin}: an array needs `items`"))?;
+        not_secret(items, &format!("{origin}/items"))?;
         let (items, item_null) = self.ty(
             doc,
             &format!("{pointer}/items"),
@@ -299,6 +318,7 @@ impl Builder<'_> {
             .with_context(|| {
                 format!("{origin}: an object needs `properties` or a schema under `additionalProperties`")
             })?;
+        not_secret(values, &format!("{origin}/additionalProperties"))?;
         let (values, value_null) = self.ty(
             doc,
             &format!("{pointer}/additionalProperties"),
@@ -324,6 +344,16 @@ impl Builder<'_> {
                     && doc.value.get("type") == Some(&Value::String("string".into()))
             })
     }
+}
+
+/// `x-secret` is read on a property's own schema only: on a type, an item
+/// or a map's values no generator models it alike (the Rust types would
+/// hold a secret the C++ and TypeScript ones hold as a plain string).
+fn not_secret(schema: &Value, origin: &str) -> anyhow::Result<()> {
+    if schema.get("x-secret").is_some() {
+        bail!("{origin}/x-secret: the generators read `x-secret` on an object's property only, not on a type, an array's items or a map's values");
+    }
+    Ok(())
 }
 
 pub(super) fn bare_ref(schema: &Value) -> Option<&str> {

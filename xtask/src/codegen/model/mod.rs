@@ -761,6 +761,53 @@ pub(super) mod tests {
         }
     }
 
+    /// `x-secret` anywhere but on a property whose own schema is a string,
+    /// and an enum that admits null, are refused with their place: the Rust
+    /// bundle would read them and the C++ and TypeScript emitters would not.
+    #[test]
+    fn a_secret_or_a_null_the_emitters_do_not_model_alike_is_refused() {
+        type Edit = fn(&mut SchemaSet);
+        let cases: [(Edit, &str); 6] = [
+            (
+                |set| {
+                    doc(set, "session.hello")["$defs"]["result"]["properties"]["methods"]["items"]
+                        ["x-secret"] = serde_json::json!(true)
+                },
+                "methods/session.hello.json#/$defs/result/properties/methods/items/x-secret",
+            ),
+            (
+                |set| {
+                    doc(set, "DownloadSpec")["properties"]["headers"]["additionalProperties"]
+                        ["x-secret"] = serde_json::json!(true)
+                },
+                "types/DownloadSpec.json#/properties/headers/additionalProperties/x-secret",
+            ),
+            (
+                |set| doc(set, "TaskId")["x-secret"] = serde_json::json!(true),
+                "types/TaskId.json#/x-secret",
+            ),
+            (
+                |set| {
+                    doc(set, "DownloadSpec")["properties"]["segments"]["x-secret"] =
+                        serde_json::json!(true)
+                },
+                "types/DownloadSpec.json#/properties/segments/x-secret",
+            ),
+            (
+                |set| doc(set, "TaskState")["x-secret"] = serde_json::json!(true),
+                "types/TaskState.json#/x-secret",
+            ),
+            (
+                |set| doc(set, "NotifyLevel")["type"] = serde_json::json!(["string", "null"]),
+                "types/NotifyLevel.json#/type",
+            ),
+        ];
+        for (edit, place) in cases {
+            let err = refused(edit);
+            assert!(err.contains(place), "{place}: {err}");
+        }
+    }
+
     #[test]
     fn a_type_that_contains_itself_is_refused_not_a_stack_overflow() {
         let err = refused(|set| {

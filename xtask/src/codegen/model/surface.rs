@@ -240,9 +240,9 @@ mod tests {
         Some([rust, header, dts])
     }
 
-    /// The contract's places edited one at a time, each a change the wire
-    /// may see and code may not: integer bounds, string lengths and
-    /// patterns, array lengths, descriptions, a field made required.
+    /// The contract's places edited one at a time: integer bounds, string
+    /// lengths and patterns, array lengths, descriptions, a field made
+    /// required, a type made nullable, a string made a secret.
     fn edits(set: &SchemaSet) -> Vec<(String, SchemaSet)> {
         fn places(value: &Value, at: String, out: &mut Vec<String>) {
             match value {
@@ -290,6 +290,12 @@ mod tests {
                 }
                 if map.contains_key("description") {
                     changes.push(("description", json!("Changed.")));
+                }
+                if let Some(Value::String(ty)) = map.get("type") {
+                    changes.push(("type", json!([ty, "null"])));
+                }
+                if map.get("type") == Some(&json!("string")) {
+                    changes.push(("x-secret", json!(true)));
                 }
                 if let (Some(Value::Object(props)), Some(Value::Array(required))) =
                     (map.get("properties"), map.get("required"))
