@@ -241,8 +241,9 @@ mod tests {
     }
 
     /// The contract's places edited one at a time: integer bounds, string
-    /// lengths and patterns, array lengths, descriptions, a field made
-    /// required, a type made nullable, a string made a secret.
+    /// lengths, patterns and formats, array lengths and uniqueness,
+    /// descriptions, a field made required, a type made nullable, a string
+    /// made a secret, an object opened.
     fn edits(set: &SchemaSet) -> Vec<(String, SchemaSet)> {
         fn places(value: &Value, at: String, out: &mut Vec<String>) {
             match value {
@@ -296,6 +297,15 @@ mod tests {
                 }
                 if map.get("type") == Some(&json!("string")) {
                     changes.push(("x-secret", json!(true)));
+                    changes.push(("format", json!("uri")));
+                    changes.push(("minLength", json!(2)));
+                }
+                if map.get("additionalProperties") == Some(&json!(false)) {
+                    changes.push(("additionalProperties", json!(true)));
+                }
+                if map.get("type") == Some(&json!("array")) {
+                    changes.push(("uniqueItems", json!(true)));
+                    changes.push(("minItems", json!(1)));
                 }
                 if let (Some(Value::Object(props)), Some(Value::Array(required))) =
                     (map.get("properties"), map.get("required"))
