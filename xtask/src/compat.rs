@@ -558,14 +558,14 @@ fn single(path: &Path) -> anyhow::Result<SchemaSet> {
             line,
             column,
             offset,
-            utf16,
+            marked,
             ..
         } => contract::Error::NotUtf8 {
             path: path.to_path_buf(),
             line,
             column,
             offset,
-            utf16,
+            marked,
         },
         contract::Error::Json { why, .. } => contract::Error::Json {
             path: path.to_path_buf(),

@@ -147,19 +147,27 @@ pub fn open_text(file: &str) -> Result<Box<dyn BufRead>, String> {
              (`{tool} {file} | vdm-conform … -`)"
         ));
     }
+    let wide = proto::text::wide_text(head);
     // A frame's length prefix starts so (a frame carries at most 1 MiB),
-    // and no JSON text does (a raw NUL is UTF-8, but not JSON).
+    // and no JSON text does (a raw NUL is UTF-8, but not JSON); UTF-32 is
+    // told apart by the NULs of the next character, which a frame's text
+    // does not start with.
     if let [0, second, ..] = head {
-        if *second <= 0x10 {
+        if *second <= 0x10 && wide.is_none_or(|wide| wide.name != "UTF-32") {
             return Err(format!(
                 "{file}: starts with the bytes of a frame's length prefix, not text; \
                  read a frame capture with `vdm-conform frames`"
             ));
         }
     }
-    if let Some(proto::text::Utf16 { why, encoding }) = proto::text::utf16(head) {
+    if let Some(proto::text::WideText {
+        name,
+        why,
+        encoding,
+    }) = wide
+    {
         return Err(format!(
-            "{file}: UTF-16 text ({why}), where messages are UTF-8; convert it first \
+            "{file}: {name} text ({why}), where messages are UTF-8; convert it first \
              (`iconv -f {encoding} -t UTF-8`)"
         ));
     }

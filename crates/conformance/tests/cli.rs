@@ -1444,35 +1444,56 @@ fn a_closed_stdout_ends_the_output_without_a_panic() {
     }
 }
 
-/// A capture written as UTF-16 (some shells' `>`) is named as such once, as
-/// a file that cannot be checked, not as one finding per line of bytes.
+/// A capture written as UTF-16 (some shells' `>`) or UTF-32 is named as
+/// such once, as a file that cannot be checked, not as one finding per line
+/// of bytes.
 #[test]
-fn a_utf16_capture_is_named_as_such() {
+fn a_utf16_or_utf32_capture_is_named_as_such() {
     let line = r#"{"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "hi"}}}"#;
-    // With a byte-order mark or without (then named by the NUL beside the
+    let text = format!("{line}\r\n{line}\r\n");
+    let utf16 = |little: bool| -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|unit| {
+                if little {
+                    unit.to_le_bytes()
+                } else {
+                    unit.to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    let utf32 = |little: bool| -> Vec<u8> {
+        text.chars()
+            .flat_map(|c| {
+                if little {
+                    u32::from(c).to_le_bytes()
+                } else {
+                    u32::from(c).to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    // With a byte-order mark or without (then named by the NULs beside the
     // first character), little-endian and big-endian.
-    for (bom, little, said) in [
-        (&[0xFF, 0xFE][..], true, "(it starts with a UTF-16 byte-order mark)"),
-        (&[0xFE, 0xFF][..], false, "(it starts with a UTF-16 byte-order mark)"),
-        (&[][..], true, "(a NUL byte beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-16LE"),
-        (&[][..], false, "(a NUL byte beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-16BE"),
+    for (bom, body, said) in [
+        (&[0xFF, 0xFE][..], utf16(true), "UTF-16 text (it starts with a UTF-16 byte-order mark)"),
+        (&[0xFE, 0xFF][..], utf16(false), "UTF-16 text (it starts with a UTF-16 byte-order mark)"),
+        (&[][..], utf16(true), "UTF-16 text (a NUL byte beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-16LE"),
+        (&[][..], utf16(false), "UTF-16 text (a NUL byte beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-16BE"),
+        (&[0xFF, 0xFE, 0, 0][..], utf32(true), "UTF-32 text (it starts with a UTF-32 byte-order mark)"),
+        (&[0, 0, 0xFE, 0xFF][..], utf32(false), "UTF-32 text (it starts with a UTF-32 byte-order mark)"),
+        (&[][..], utf32(true), "UTF-32 text (three NUL bytes beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-32LE"),
+        (&[][..], utf32(false), "UTF-32 text (three NUL bytes beside its first character), where messages are UTF-8; convert it first (`iconv -f UTF-32BE"),
     ] {
         let mut bytes = bom.to_vec();
-        for unit in format!("{line}\r\n{line}\r\n").encode_utf16() {
-            let pair = if little {
-                unit.to_le_bytes()
-            } else {
-                unit.to_be_bytes()
-            };
-            bytes.extend(pair);
-        }
-        let capture = Temp::new("utf16.jsonl", &bytes);
+        bytes.extend(body);
+        let capture = Temp::new("wide.jsonl", &bytes);
         for command in ["check", "trace"] {
             let output = run(&[command, capture.path()], None);
             let told = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(2), "{command}: {told}");
             assert!(
-                told.contains(&format!("utf16.jsonl: UTF-16 text {said}")),
+                told.contains(&format!("wide.jsonl: {said}")),
                 "{command}: {told}"
             );
             assert_eq!(stdout(&output), "", "{command}");

@@ -37,11 +37,11 @@ pub fn read(text: &str) -> Result<Result<Value, TooDeep>, serde_json::Error> {
             "the text starts with a byte-order mark (U+FEFF), which JSON text has not (RFC 8259, section 8.1): save the file as UTF-8 without one",
         ));
     }
-    // UTF-16 without a byte-order mark is UTF-8 with a NUL beside each
-    // ASCII character; serde_json would say only where it stopped.
+    // UTF-16 or UTF-32 without a byte-order mark is UTF-8 with NULs beside
+    // each ASCII character; serde_json would say only where it stopped.
     if matches!(text.as_bytes(), [0, _, ..] | [_, 0, ..]) {
         return Err(serde::de::Error::custom(
-            "the text has a NUL byte beside its first character, as UTF-16 has, and no JSON text has: save the file as UTF-8",
+            "the text has a NUL byte beside its first character, as UTF-16 and UTF-32 have, and no JSON text has: save the file as UTF-8",
         ));
     }
     let scan = nesting(text, MAX_JSON_DEPTH);

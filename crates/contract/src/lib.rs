@@ -104,11 +104,12 @@ pub enum Error {
         why: std::io::Error,
     },
     /// A file's text is not UTF-8, so not JSON (RFC 8259, section 8.1).
-    #[error("{path}:{line}:{column}: not UTF-8 text (byte offset {offset}){}", if *.utf16 { ": it starts with a UTF-16 byte-order mark; save the file as UTF-8" } else { "" })]
+    #[error("{path}:{line}:{column}: not UTF-8 text (byte offset {offset}){}", match .marked { Some(encoding) => format!(": it starts with a {encoding} byte-order mark; save the file as UTF-8"), None => String::new() })]
     NotUtf8 {
-        /// Whether it starts with a UTF-16 byte-order mark (a file saved as
-        /// UTF-16: PowerShell 5's `>`, Notepad's "Unicode").
-        utf16: bool,
+        /// `UTF-16` or `UTF-32` when it starts with that encoding's
+        /// byte-order mark (a file saved as UTF-16: PowerShell 5's `>`,
+        /// Notepad's "Unicode").
+        marked: Option<&'static str>,
         /// The file.
         path: PathBuf,
         /// The line of the first byte that is not UTF-8, from 1.

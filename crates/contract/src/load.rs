@@ -291,7 +291,12 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
         let before = std::str::from_utf8(bytes.get(..offset).unwrap_or_default()).unwrap_or("");
         let line_start = before.rfind('\n').map_or(0, |at| at + 1);
         Error::NotUtf8 {
-            utf16: bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]),
+            // UTF-32's little-endian mark starts as UTF-16's does.
+            marked: match bytes {
+                [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32"),
+                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("UTF-16"),
+                _ => None,
+            },
             path: path.to_path_buf(),
             line: before.matches('\n').count() + 1,
             column: before.get(line_start..).unwrap_or("").chars().count() + 1,

@@ -25,9 +25,9 @@ fn a_byte_that_is_not_utf8_is_placed_in_its_file() {
             line,
             column,
             offset,
-            utf16,
+            marked,
         } => {
-            assert!(!utf16);
+            assert_eq!(*marked, None);
             assert_eq!(path, Path::new("schemas/types/Count.json"));
             assert_eq!((*line, *column, *offset), (3, 22, 43));
         }
@@ -132,43 +132,56 @@ fn a_schema_path_that_is_not_a_regular_file_is_refused() {
     );
 }
 
-/// A schema saved as UTF-16 is named as such, with or without a byte-order
-/// mark, and what to do about it.
+/// A schema saved as UTF-16 or UTF-32 is named as such, with or without a
+/// byte-order mark, and what to do about it.
 #[test]
-fn a_schema_saved_as_utf16_is_named_as_such() {
+fn a_schema_saved_as_utf16_or_utf32_is_named_as_such() {
     let text = r#"{"title": "Count"}"#;
-    for (bom, little, said) in [
+    let utf16 = |little: bool| -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|unit| {
+                if little {
+                    unit.to_le_bytes()
+                } else {
+                    unit.to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    let utf32 = |little: bool| -> Vec<u8> {
+        text.chars()
+            .flat_map(|c| {
+                if little {
+                    u32::from(c).to_le_bytes()
+                } else {
+                    u32::from(c).to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    let marked = |encoding: &str| {
+        format!("types/Count.json:1:1: not UTF-8 text (byte offset 0): it starts with a {encoding} byte-order mark; save the file as UTF-8")
+    };
+    let nul = "types/Count.json: not JSON: the text has a NUL byte beside its first character, as UTF-16 and UTF-32 have".to_string();
+    for (bom, body, said) in [
+        (&[0xFF, 0xFE][..], utf16(true), marked("UTF-16")),
+        (&[0xFE, 0xFF][..], utf16(false), marked("UTF-16")),
+        (&[][..], utf16(true), nul.clone()),
+        (&[][..], utf16(false), nul.clone()),
+        (&[0xFF, 0xFE, 0, 0][..], utf32(true), marked("UTF-32")),
+        // Two NULs are UTF-8: the first byte that is not comes third.
         (
-            &[0xFF, 0xFE][..],
-            true,
-            "types/Count.json:1:1: not UTF-8 text (byte offset 0): it starts with a UTF-16 byte-order mark; save the file as UTF-8",
+            &[0, 0, 0xFE, 0xFF][..],
+            utf32(false),
+            "types/Count.json:1:3: not UTF-8 text (byte offset 2): it starts with a UTF-32 byte-order mark".to_string(),
         ),
-        (
-            &[0xFE, 0xFF][..],
-            false,
-            "types/Count.json:1:1: not UTF-8 text (byte offset 0): it starts with a UTF-16 byte-order mark; save the file as UTF-8",
-        ),
-        (
-            &[][..],
-            true,
-            "types/Count.json: not JSON: the text has a NUL byte beside its first character, as UTF-16 has",
-        ),
-        (
-            &[][..],
-            false,
-            "types/Count.json: not JSON: the text has a NUL byte beside its first character, as UTF-16 has",
-        ),
+        (&[][..], utf32(true), nul.clone()),
+        (&[][..], utf32(false), nul.clone()),
     ] {
         let mut bytes = bom.to_vec();
-        for unit in text.encode_utf16() {
-            bytes.extend(if little {
-                unit.to_le_bytes()
-            } else {
-                unit.to_be_bytes()
-            });
-        }
+        bytes.extend(body);
         let err = SchemaSet::from_bytes(Path::new("schemas"), [("types/Count.json", &bytes[..])])
-            .expect_err("UTF-16 is not a schema file's encoding");
-        assert!(err.to_string().contains(said), "{err}");
+            .expect_err("UTF-16 and UTF-32 are not a schema file's encoding");
+        assert!(err.to_string().contains(&said), "{err}");
     }
 }

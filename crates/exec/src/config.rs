@@ -124,12 +124,12 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         reason,
     };
     let bytes = std::fs::read(path).map_err(|err| error("", format!("cannot read: {err}")))?;
-    if let Some(told) = proto::text::utf16(&bytes) {
+    if let Some(told) = proto::text::wide_text(&bytes) {
         return Err(error(
             "",
             format!(
-                "not JSON: the file is UTF-16, not UTF-8 ({}); save it as UTF-8",
-                told.why
+                "not JSON: the file is {}, not UTF-8 ({}); save it as UTF-8",
+                told.name, told.why
             ),
         ));
     }

@@ -212,25 +212,46 @@ fn a_file_with_a_byte_that_is_not_utf8_names_the_byte() {
     );
 }
 
-/// A tool-set file saved as UTF-16 (PowerShell 5's `>`) is named as such,
-/// with a byte-order mark or without.
+/// A tool-set file saved as UTF-16 (PowerShell 5's `>`) or UTF-32 is named
+/// as such, with a byte-order mark or without.
 #[test]
-fn a_file_saved_as_utf16_is_named_as_such() {
-    let path = std::env::temp_dir().join(format!("vdm-exec-utf16-{}.json", std::process::id()));
-    for (bom, said) in [
+fn a_file_saved_as_utf16_or_utf32_is_named_as_such() {
+    let path = std::env::temp_dir().join(format!("vdm-exec-wide-{}.json", std::process::id()));
+    let text = r#"{"tools": []}"#;
+    let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let utf32: Vec<u8> = text
+        .chars()
+        .flat_map(|c| u32::from(c).to_le_bytes())
+        .collect();
+    for (bom, body, said) in [
         (
             &[0xFF, 0xFE][..],
-            "(it starts with a UTF-16 byte-order mark)",
+            &utf16,
+            "UTF-16, not UTF-8 (it starts with a UTF-16 byte-order mark)",
         ),
-        (&[][..], "(a NUL byte beside its first character)"),
+        (
+            &[][..],
+            &utf16,
+            "UTF-16, not UTF-8 (a NUL byte beside its first character)",
+        ),
+        (
+            &[0xFF, 0xFE, 0, 0][..],
+            &utf32,
+            "UTF-32, not UTF-8 (it starts with a UTF-32 byte-order mark)",
+        ),
+        (
+            &[][..],
+            &utf32,
+            "UTF-32, not UTF-8 (three NUL bytes beside its first character)",
+        ),
     ] {
         let mut bytes = bom.to_vec();
-        bytes.extend(r#"{"tools": []}"#.encode_utf16().flat_map(u16::to_le_bytes));
+        bytes.extend(body);
         std::fs::write(&path, bytes).unwrap();
-        let err = exec::load(&path).expect_err("UTF-16");
+        let err = exec::load(&path).expect_err("not UTF-8");
         assert!(
             err.to_string().ends_with(&format!(
-                "#: not JSON: the file is UTF-16, not UTF-8 {said}; save it as UTF-8"
+                "#: not JSON: the file is {said}; save it as UTF-8"
             )),
             "{err}"
         );

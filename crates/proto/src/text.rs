@@ -157,39 +157,49 @@ pub enum Layout {
     Contained,
 }
 
-/// What the first two bytes of a file say of it when it is UTF-16 text.
+/// What the first bytes of a file say of it when it is UTF-16 or UTF-32
+/// text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Utf16 {
-    /// Why: a byte-order mark, or a NUL beside the first character.
+pub struct WideText {
+    /// `UTF-16` or `UTF-32`.
+    pub name: &'static str,
+    /// Why: a byte-order mark, or NULs beside the first character.
     pub why: &'static str,
-    /// Its encoding as `iconv` names it (`UTF-16` when a byte-order mark
-    /// says which end comes first).
+    /// Its encoding as `iconv` names it (`UTF-16` or `UTF-32` when a
+    /// byte-order mark says which end comes first).
     pub encoding: &'static str,
 }
 
-/// Whether a file of `bytes` is UTF-16 text, by its first two bytes: a
-/// UTF-16 byte-order mark, or a NUL beside a character a JSON text starts
-/// with (no JSON text in UTF-8 has a NUL among its first two bytes). For
+/// Whether a file of `bytes` is UTF-16 or UTF-32 text, by its first four
+/// bytes: a byte-order mark, or NULs beside a character a JSON text starts
+/// with (no JSON text in UTF-8 has a NUL among its first bytes). For
 /// readers of files, so that one saved as UTF-16 (PowerShell 5's `>`,
-/// Notepad's "Unicode") is told as such rather than as a byte that is not
-/// UTF-8; the wire's policy ([`check`]) words a refusal as every reader
-/// does, and does not guess at encodings.
-pub fn utf16(bytes: &[u8]) -> Option<Utf16> {
+/// Notepad's "Unicode") or UTF-32 is told as such rather than as a byte
+/// that is not UTF-8; the wire's policy ([`check`]) words a refusal as
+/// every reader does, and does not guess at encodings.
+pub fn wide_text(bytes: &[u8]) -> Option<WideText> {
     let starts_json = |byte: &u8| b"{[\"-0123456789tfn \t\r\n".contains(byte);
+    let told = |name, why, encoding| {
+        Some(WideText {
+            name,
+            why,
+            encoding,
+        })
+    };
+    let mark16 = "it starts with a UTF-16 byte-order mark";
+    let mark32 = "it starts with a UTF-32 byte-order mark";
     let nul = "a NUL byte beside its first character";
+    let nuls = "three NUL bytes beside its first character";
+    // UTF-32's little-endian mark starts as UTF-16's does: it goes first.
     match bytes {
-        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some(Utf16 {
-            why: "it starts with a UTF-16 byte-order mark",
-            encoding: "UTF-16",
-        }),
-        [0, byte, ..] if starts_json(byte) => Some(Utf16 {
-            why: nul,
-            encoding: "UTF-16BE",
-        }),
-        [byte, 0, ..] if starts_json(byte) => Some(Utf16 {
-            why: nul,
-            encoding: "UTF-16LE",
-        }),
+        [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => told("UTF-32", mark32, "UTF-32"),
+        // Two characters' worth, so that a frame's length prefix
+        // (`00 00 00 7B`, then the text) is not taken for UTF-32.
+        [0, 0, 0, byte, 0, 0, 0, ..] if starts_json(byte) => told("UTF-32", nuls, "UTF-32BE"),
+        [byte, 0, 0, 0, _, 0, 0, 0, ..] if starts_json(byte) => told("UTF-32", nuls, "UTF-32LE"),
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => told("UTF-16", mark16, "UTF-16"),
+        [0, byte, ..] if starts_json(byte) => told("UTF-16", nul, "UTF-16BE"),
+        [byte, 0, ..] if starts_json(byte) => told("UTF-16", nul, "UTF-16LE"),
         _ => None,
     }
 }
@@ -919,20 +929,43 @@ mod tests {
     }
 
     #[test]
-    fn utf16_is_told_by_a_byte_order_mark_or_a_nul_beside_the_first_character() {
-        let mark = "it starts with a UTF-16 byte-order mark";
+    fn wide_text_is_told_by_a_byte_order_mark_or_nuls_beside_the_first_character() {
+        let mark16 = "it starts with a UTF-16 byte-order mark";
+        let mark32 = "it starts with a UTF-32 byte-order mark";
         let nul = "a NUL byte beside its first character";
+        let nuls = "three NUL bytes beside its first character";
         for (bytes, said) in [
-            (&b"\xFF\xFE{\x00}\x00"[..], Some((mark, "UTF-16"))),
-            (b"\xFE\xFF\x00{\x00}", Some((mark, "UTF-16"))),
-            (b"{\x00}\x00", Some((nul, "UTF-16LE"))),
-            (b"\x00[\x00]", Some((nul, "UTF-16BE"))),
-            (b" \x00{\x00", Some((nul, "UTF-16LE"))),
+            (
+                &b"\xFF\xFE{\x00}\x00"[..],
+                Some(("UTF-16", mark16, "UTF-16")),
+            ),
+            (b"\xFE\xFF\x00{\x00}", Some(("UTF-16", mark16, "UTF-16"))),
+            (b"{\x00}\x00", Some(("UTF-16", nul, "UTF-16LE"))),
+            (b"\x00[\x00]", Some(("UTF-16", nul, "UTF-16BE"))),
+            (b" \x00{\x00", Some(("UTF-16", nul, "UTF-16LE"))),
+            (b"{\x00", Some(("UTF-16", nul, "UTF-16LE"))),
+            (b"\x00\x00\x00{\"a\": 1}", None),
+            (
+                b"\xFF\xFE\x00\x00{\x00\x00\x00",
+                Some(("UTF-32", mark32, "UTF-32")),
+            ),
+            (
+                b"\x00\x00\xFE\xFF\x00\x00\x00{",
+                Some(("UTF-32", mark32, "UTF-32")),
+            ),
+            (
+                b"{\x00\x00\x00}\x00\x00\x00",
+                Some(("UTF-32", nuls, "UTF-32LE")),
+            ),
+            (
+                b"\x00\x00\x00[\x00\x00\x00]",
+                Some(("UTF-32", nuls, "UTF-32BE")),
+            ),
             (b"{}", None),
             (b"\x00\x00\x00\x05hello", None),
             (b"", None),
         ] {
-            let told = utf16(bytes).map(|u| (u.why, u.encoding));
+            let told = wide_text(bytes).map(|u| (u.name, u.why, u.encoding));
             assert_eq!(told, said, "{bytes:?}");
         }
     }
