@@ -462,7 +462,7 @@ fn as_client(
         }
         driver.expect_error(to_peer, &bad, Some(id), -32602, Rule::DriveInvalidParams)?;
     }
-    for event in newer_events() {
+    for event in newer_events(&mut messages)? {
         driver.send(to_peer, &event)?;
         driver.probe(to_peer, served.as_ref(), Rule::DriveEventUnanswered)?;
     }
@@ -522,12 +522,13 @@ const HELLO: &str = "session.hello";
 const NOT_JSON: &[u8] = b"{not json";
 
 /// The events a newer peer may send: one this version does not know, and
-/// one with a field it lacks.
-fn newer_events() -> [Value; 2] {
-    [
+/// one of the contract's with a field it lacks.
+fn newer_events(messages: &mut crate::generate::Messages<'_>) -> Result<Vec<Value>, DriveError> {
+    let mut events = vec![
         json!({"v": 1, "kind": "event", "body": {"name": "event.vdm.unknown", "params": {"x": 1}}}),
-        json!({"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "a notice", "addedLater": true}}}),
-    ]
+    ];
+    events.extend(messages.event_with_a_field_added()?);
+    Ok(events)
 }
 
 /// The server's side: every call answered, the newer server's messages
@@ -583,7 +584,7 @@ fn as_server(
         }
         if !newer_sent {
             newer_sent = true;
-            for event in newer_events() {
+            for event in newer_events(&mut messages)? {
                 driver.send(to_peer, &event)?;
             }
             driver.send_raw(to_peer, NOT_JSON)?;

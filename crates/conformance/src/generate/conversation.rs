@@ -24,6 +24,16 @@ pub struct Conversed {
 /// How many messages one conversation holds at most, beside its hello.
 const MAX_STEPS: usize = 24;
 
+/// The events said along a task's life, where its rules call for them
+/// (added first, states along the table, progress that never falls,
+/// removed last); every other event may be said at any time.
+const TASK_EVENTS: [&str; 4] = [
+    "event.task.added",
+    "event.task.state",
+    "event.task.progress",
+    "event.task.removed",
+];
+
 /// Writes `count` whole conversations as trace records (`{"conn", "from",
 /// "transport", "msg"}`), each on its own connection: a `session.hello`
 /// that offers the methods the transport carries, calls of offered methods
@@ -323,6 +333,38 @@ impl<'c> Messages<'c> {
             .message(&result, &|r| envelope_reply(id, method, r), fill)
     }
 
+    /// A valid event of the contract with a field added to its params, as
+    /// a newer peer may send: the first event, in the contract's order,
+    /// whose params are an object; `None` when there is none.
+    pub(crate) fn event_with_a_field_added(&mut self) -> Result<Option<Value>, GenerateError> {
+        let events: Vec<(String, String)> = self
+            .speaker
+            .events
+            .iter()
+            .filter_map(|event| Some((event.name.clone(), event.params.clone()?)))
+            .collect();
+        for (name, params) in events {
+            let Some(mut event) =
+                self.speaker
+                    .message(&params, &|p| envelope_event(&name, p), &mut |_| {})?
+            else {
+                continue;
+            };
+            if let Some(Value::Object(fields)) = event.pointer_mut("/body/params") {
+                let free = (0..)
+                    .map(|n| match n {
+                        0 => "addedLater".to_string(),
+                        n => format!("addedLater{n}"),
+                    })
+                    .find(|field| !fields.contains_key(field))
+                    .unwrap_or_default();
+                fields.insert(free, Value::Bool(true));
+                return Ok(Some(event));
+            }
+        }
+        Ok(None)
+    }
+
     fn shape(&self, method: &str) -> Option<&Shape> {
         self.speaker
             .methods
@@ -603,8 +645,29 @@ impl<'c> Speaker<'c> {
                     }
                 }
                 6 => {
-                    if let Some(notice) = self.event_message("event.notify", &mut |_| {})? {
-                        said.push("server", &notice);
+                    // Any event a task's life does not tell, about one of
+                    // the tasks when it names one: `event.notify`, and
+                    // whatever events a later contract adds.
+                    let free: Vec<String> = self
+                        .events
+                        .iter()
+                        .filter(|event| {
+                            !TASK_EVENTS.contains(&event.name.as_str())
+                                && (event.transports.is_empty()
+                                    || event.transports.iter().any(|t| t == said.transport))
+                        })
+                        .map(|event| event.name.clone())
+                        .collect();
+                    let Some(name) = self.rng.pick(&free).cloned() else {
+                        continue;
+                    };
+                    let task = self.rng.pick(tasks).map(|task| task.id.clone());
+                    if let Some(event) = self.event_message(&name, &mut |p| {
+                        if let Some(task) = &task {
+                            retarget(p, task);
+                        }
+                    })? {
+                        said.push("server", &event);
                     }
                 }
                 _ => {
@@ -770,5 +833,36 @@ fn retarget(value: &mut Value, task: &str) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Messages;
+    use crate::Checker;
+
+    /// The event a newer peer sends with a field added is one of the
+    /// contract's, valid but for that field: drawn from the contract, it
+    /// follows the contract's events as they change.
+    #[test]
+    fn an_event_with_a_field_added_is_valid_but_for_that_field() {
+        let checker = Checker::embedded().unwrap();
+        let mut messages = Messages::new(&checker, 7).unwrap();
+        let mut event = messages.event_with_a_field_added().unwrap().unwrap();
+        let findings = checker.check("Envelope", &event).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(
+            findings[0].pointer.ends_with("/body/params"),
+            "{findings:?}"
+        );
+        let params = event
+            .pointer_mut("/body/params")
+            .and_then(serde_json::Value::as_object_mut)
+            .unwrap();
+        assert_eq!(
+            params.remove("addedLater"),
+            Some(serde_json::Value::Bool(true))
+        );
+        assert_eq!(checker.check("Envelope", &event).unwrap(), vec![]);
     }
 }
