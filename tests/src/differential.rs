@@ -41,12 +41,14 @@ pub fn format_fields() -> BTreeSet<String> {
     out
 }
 
-/// Every one-step mutation of `value` ([`sample::one_step_mutations`]), and
+/// Every one-step mutation of `value` ([`sample::one_step_mutations`]),
 /// serde's other forms of a struct and an enum value in each place
-/// ([`serde_forms`]).
+/// ([`serde_forms`]), and a newer peer's member in each object
+/// ([`members_added`]).
 pub fn mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
     let mut out = sample::one_step_mutations(value, skip);
     out.extend(serde_forms(value));
+    out.extend(members_added(value));
     out
 }
 
@@ -233,6 +235,54 @@ fn beyond_tolerance(cpp: &crate::readers::Read, conform: &[Rule], input: &[u8]) 
     broken(Stripped::Tolerant, input).map(|broken| {
         format!("C++ and TypeScript accept what the schemas refuse for more than a format or an unknown member: {broken}")
     })
+}
+
+/// Whether the schemas as C++ and TypeScript hold them (closed objects
+/// opened, formats left out) accept `input`: what every binding must read,
+/// an unknown member anywhere included (`docs/bindings.md`).
+pub fn tolerated(input: &[u8]) -> bool {
+    broken(Stripped::Tolerant, input).is_none()
+}
+
+/// `value` with a member no version names added to one object, once for
+/// each object in it: what a newer peer writes, which a tolerant reader
+/// ignores wherever it stands.
+pub fn members_added(value: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut places = vec![String::new()];
+    // Every object's pointer, found with a stack (a value may nest deep).
+    let mut stack = vec![(String::new(), value)];
+    while let Some((at, value)) = stack.pop() {
+        match value {
+            Value::Object(members) => {
+                if !at.is_empty() {
+                    places.push(at.clone());
+                }
+                for (name, child) in members {
+                    let name = name.replace('~', "~0").replace('/', "~1");
+                    stack.push((format!("{at}/{name}"), child));
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    stack.push((format!("{at}/{index}"), child));
+                }
+            }
+            _ => {}
+        }
+    }
+    for at in places {
+        let mut changed = value.clone();
+        if let Some(Value::Object(members)) = changed.pointer_mut(&at) {
+            let name = (0..)
+                .map(|n| format!("addedLater{n}"))
+                .find(|name| !members.contains_key(name))
+                .unwrap_or_default();
+            members.insert(name, serde_json::json!({"nested": [1, "x", null]}));
+            out.push(changed);
+        }
+    }
+    out
 }
 
 /// Whether the body names a method or event these bindings do not know:

@@ -300,3 +300,80 @@ fn the_bindings_point_at_the_same_place_for_one_fault() {
     let compared = differential::pointed_alike(&inputs, &mut cpp, &mut ts).unwrap();
     assert!(compared > 1_000, "{compared} compared");
 }
+
+/// A member no version names, added to each object of every generated
+/// message and valid fixture in turn: wherever the schemas as the bindings
+/// hold them take it (everywhere but inside a map of typed values), every
+/// binding reads the message and writes back what it wrote back without
+/// the member (it is ignored, not kept), or the message as it came where
+/// the member is the content's own (a free-form value); `vdm-conform`
+/// reports it as a schema fault where the contract closes the object.
+#[test]
+fn every_reader_ignores_a_member_it_does_not_know_wherever_it_stands() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers");
+    let (mut cpp, mut ts) = (Server::cpp(&out), Server::ts());
+    let checker = conformance::Checker::embedded().expect("the embedded schemas compile");
+    let mut text = Vec::new();
+    conformance::generate::generate(&checker, "Envelope", 300, 0xadd, &mut text).unwrap();
+    let mut bases: Vec<serde_json::Value> = String::from_utf8(text)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let fixtures = conformance::fixtures::load_fixtures(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance"),
+        "valid",
+    )
+    .unwrap();
+    bases.extend(
+        fixtures
+            .into_iter()
+            .filter(|f| f.type_name == "Envelope")
+            .map(|f| f.value),
+    );
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    let mut expected: Vec<contract_tests::readers::Read> = Vec::new();
+    let (mut ignored, mut kept, mut typed) = (0usize, 0usize, 0usize);
+    for base in &bases {
+        let body = base.to_string().into_bytes();
+        let read = contract_tests::readers::rust(&body);
+        assert!(read.accepted(), "{read:?}: {base}");
+        for added in differential::members_added(base) {
+            let input = added.to_string().into_bytes();
+            if !differential::tolerated(&input) {
+                typed += 1;
+                continue;
+            }
+            let strict = contract_tests::readers::conform(&checker, &input);
+            if strict.is_empty() {
+                kept += 1;
+                expected.push(contract_tests::readers::Read::Ok(added));
+            } else {
+                assert_eq!(strict, vec![conformance::Rule::Schema], "{added}");
+                ignored += 1;
+                expected.push(read.clone());
+            }
+            inputs.push(input);
+        }
+    }
+    // Most places are closed objects; a few are free-form; maps of typed
+    // values (headers) refuse a member that is not of their type.
+    assert!(
+        ignored > 800 && kept > 5 && typed > 0,
+        "{ignored} {kept} {typed}"
+    );
+    let rust: Vec<_> = inputs
+        .iter()
+        .map(|input| contract_tests::readers::rust(input))
+        .collect();
+    for (reader, reads) in [
+        ("Rust", rust),
+        ("C++", cpp.read_all(&inputs)),
+        ("TypeScript", ts.read_all(&inputs)),
+    ] {
+        assert_eq!(reads.len(), inputs.len(), "{reader}");
+        for ((read, want), input) in reads.iter().zip(&expected).zip(&inputs) {
+            assert_eq!(read, want, "{reader}: {}", String::from_utf8_lossy(input));
+        }
+    }
+}
