@@ -1452,26 +1452,20 @@ fn a_utf16_or_utf32_capture_is_named_as_such() {
     let line = r#"{"v": 1, "kind": "event", "body": {"name": "event.notify", "params": {"level": "info", "message": "hi"}}}"#;
     let text = format!("{line}\r\n{line}\r\n");
     let utf16 = |little: bool| -> Vec<u8> {
-        text.encode_utf16()
-            .flat_map(|unit| {
-                if little {
-                    unit.to_le_bytes()
-                } else {
-                    unit.to_be_bytes()
-                }
-            })
-            .collect()
+        let order = if little {
+            u16::to_le_bytes
+        } else {
+            u16::to_be_bytes
+        };
+        text.encode_utf16().flat_map(order).collect()
     };
     let utf32 = |little: bool| -> Vec<u8> {
-        text.chars()
-            .flat_map(|c| {
-                if little {
-                    u32::from(c).to_le_bytes()
-                } else {
-                    u32::from(c).to_be_bytes()
-                }
-            })
-            .collect()
+        let order = if little {
+            u32::to_le_bytes
+        } else {
+            u32::to_be_bytes
+        };
+        text.chars().map(u32::from).flat_map(order).collect()
     };
     // With a byte-order mark or without (then named by the NULs beside the
     // first character), little-endian and big-endian.

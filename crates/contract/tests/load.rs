@@ -138,26 +138,20 @@ fn a_schema_path_that_is_not_a_regular_file_is_refused() {
 fn a_schema_saved_as_utf16_or_utf32_is_named_as_such() {
     let text = r#"{"title": "Count"}"#;
     let utf16 = |little: bool| -> Vec<u8> {
-        text.encode_utf16()
-            .flat_map(|unit| {
-                if little {
-                    unit.to_le_bytes()
-                } else {
-                    unit.to_be_bytes()
-                }
-            })
-            .collect()
+        let order = if little {
+            u16::to_le_bytes
+        } else {
+            u16::to_be_bytes
+        };
+        text.encode_utf16().flat_map(order).collect()
     };
     let utf32 = |little: bool| -> Vec<u8> {
-        text.chars()
-            .flat_map(|c| {
-                if little {
-                    u32::from(c).to_le_bytes()
-                } else {
-                    u32::from(c).to_be_bytes()
-                }
-            })
-            .collect()
+        let order = if little {
+            u32::to_le_bytes
+        } else {
+            u32::to_be_bytes
+        };
+        text.chars().map(u32::from).flat_map(order).collect()
     };
     let marked = |encoding: &str| {
         format!("types/Count.json:1:1: not UTF-8 text (byte offset 0): it starts with a {encoding} byte-order mark; save the file as UTF-8")
