@@ -183,9 +183,10 @@ fn strip_comments(text: &str) -> String {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
-            // `'` after a digit is C++14's digit separator (`1'000`), no
-            // character literal.
-            ('"' | '\'', _) if c == '"' || !out.ends_with(|p: char| p.is_ascii_hexdigit()) => {
+            // `'` inside a number is C++14's digit separator (`1'000`,
+            // `0xFF'FF`), no character literal; after a prefix (`u8'a'`,
+            // `L'a'`) it opens one.
+            ('"' | '\'', _) if c == '"' || !ends_in_number(&out) => {
                 out.push(c);
                 // To the closing quote, past escapes; a literal never spans
                 // a line, so a newline ends it too.
@@ -228,6 +229,18 @@ fn strip_comments(text: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `text` ends in a number being written (C++'s pp-number: a digit,
+/// or `.` and a digit, then letters, digits, `_`, `.` and separators).
+fn ends_in_number(text: &str) -> bool {
+    let run: Vec<char> = text
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '\''))
+        .collect();
+    let mut start = run.iter().rev().skip_while(|c| **c == '.');
+    start.next().is_some_and(char::is_ascii_digit)
 }
 
 /// Compares the header's enumerators with the schema's values.
@@ -344,6 +357,18 @@ mod tests {
         assert_eq!(name, "Error");
         let found: Vec<&str> = values.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(found, ["disk_full", "full"]);
+    }
+
+    /// A quote inside a number separates digits; after a literal's prefix
+    /// (`u8`, `L`) it opens a character literal, whose end is found.
+    #[test]
+    fn a_prefixed_character_literal_is_no_digit_separator() {
+        let header = "constexpr char8_t x = u8'x'; enum class Error { ok, /* old */ Full = 0xFF'FF,                       Half = 0b1'0 };
+constexpr wchar_t w = L'*';
+";
+        let (_, values) = parse_header(header, None).expect("the enum");
+        let found: Vec<&str> = values.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(found, ["full", "half"]);
     }
 
     /// A directive or a macro inside the enum is refused with its line,
