@@ -377,3 +377,49 @@ fn every_reader_ignores_a_member_it_does_not_know_wherever_it_stands() {
         }
     }
 }
+
+/// Every valid message with its method or event renamed to one no version
+/// names: every binding reads it as a newer peer's, whatever its content,
+/// and writes it back as it came (what a server answers `method_not_found`
+/// to, or a client skips).
+#[test]
+fn every_reader_takes_any_content_under_a_name_it_does_not_know() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers");
+    let (mut cpp, mut ts) = (Server::cpp(&out), Server::ts());
+    let mut text = Vec::new();
+    let checker = conformance::Checker::embedded().expect("the embedded schemas compile");
+    conformance::generate::generate(&checker, "Envelope", 300, 0x1a7e, &mut text).unwrap();
+    let mut renamed: Vec<serde_json::Value> = Vec::new();
+    for line in String::from_utf8(text).unwrap().lines() {
+        let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let tag = if value["kind"] == "event" {
+            "name"
+        } else {
+            "method"
+        };
+        let Some(slot) = value.pointer_mut(&format!("/body/{tag}")) else {
+            continue; // an error names no method
+        };
+        *slot = serde_json::json!(format!("{tag}.fromLater"));
+        renamed.push(value);
+    }
+    assert!(renamed.len() > 200, "{} renamed", renamed.len());
+    let inputs: Vec<Vec<u8>> = renamed.iter().map(|v| v.to_string().into_bytes()).collect();
+    let rust: Vec<_> = inputs
+        .iter()
+        .map(|input| contract_tests::readers::rust(input))
+        .collect();
+    for (reader, reads) in [
+        ("Rust", rust),
+        ("C++", cpp.read_all(&inputs)),
+        ("TypeScript", ts.read_all(&inputs)),
+    ] {
+        for (read, value) in reads.iter().zip(&renamed) {
+            assert_eq!(
+                read,
+                &contract_tests::readers::Read::Ok(value.clone()),
+                "{reader}: {value}"
+            );
+        }
+    }
+}
