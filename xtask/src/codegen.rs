@@ -377,6 +377,26 @@ mod tests {
         );
     }
 
+    /// No generated line ends in a blank, and every file ends in a newline:
+    /// a lane that vendors the bindings may run a whitespace check on them.
+    #[test]
+    fn generated_files_have_no_trailing_blanks() {
+        let outputs =
+            super::outputs(&crate::root()).unwrap_or_else(|err| panic!("codegen failed: {err:#}"));
+        let mut found = Vec::new();
+        for (path, text) in &outputs {
+            if !text.ends_with('\n') {
+                found.push(format!("{}: no newline at the end", path.display()));
+            }
+            for (index, line) in text.lines().enumerate() {
+                if line.ends_with([' ', '\t']) {
+                    found.push(format!("{}:{}: {line:?}", path.display(), index + 1));
+                }
+            }
+        }
+        assert!(found.is_empty(), "{}", found.join("\n"));
+    }
+
     /// An optional field added (a minor change) leaves the Rust code that
     /// builds and reads the struct as `docs/bindings.md` says compiling:
     /// the struct is `#[non_exhaustive]` and its `new` takes the same

@@ -196,8 +196,11 @@ fn comment(out: &mut String, indent: &str, text: &str) {
         let end = line.trim_end();
         if end.ends_with('\\') || end.ends_with("??/") {
             let _ = writeln!(out, "{indent}/** {} */", line.replace("*/", "*\\/"));
+        } else if end.is_empty() {
+            // No trailing blank: a lane's whitespace check flags one.
+            let _ = writeln!(out, "{indent}///");
         } else {
-            let _ = writeln!(out, "{indent}/// {line}");
+            let _ = writeln!(out, "{indent}/// {end}");
         }
     }
 }

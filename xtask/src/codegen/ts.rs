@@ -27,8 +27,13 @@ fn doc(out: &mut String, indent: &str, text: &str) {
         return;
     }
     let _ = writeln!(out, "{indent}/**");
-    for line in text.lines() {
-        let _ = writeln!(out, "{indent} * {line}");
+    for line in text.lines().map(str::trim_end) {
+        // No trailing blank: a lane's whitespace check flags one.
+        if line.is_empty() {
+            let _ = writeln!(out, "{indent} *");
+        } else {
+            let _ = writeln!(out, "{indent} * {line}");
+        }
     }
     let _ = writeln!(out, "{indent} */");
 }

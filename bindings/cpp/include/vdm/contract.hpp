@@ -832,7 +832,7 @@ inline bool pattern_4(std::string_view text) {
 }  // namespace detail
 
 /// A digest a client may ask the engine to verify. sha512 is valid on the wire; an engine that does not implement it refuses the call with `unsupported`.
-/// 
+///
 /// Since contract 1.0.0.
 enum class ChecksumAlgorithm {
   md5,
@@ -882,7 +882,7 @@ inline void from_json(const nlohmann::json& j, ChecksumAlgorithm& out) {
 }
 
 /// A digest the finished file must match. A person may type `sha256:<hex>` into a CLI or GUI; the wire carries only this object.
-/// 
+///
 /// Since contract 1.0.0.
 struct Checksum {
   /// Members are set by name: a later contract may add one anywhere.
@@ -958,7 +958,7 @@ inline void to_json(nlohmann::json& j, const Checksum& value) {
 }
 
 /// What a client asks to download and how. Everything but the URL has a default the daemon chooses.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadSpec {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1099,7 +1099,7 @@ inline void to_json(nlohmann::json& j, const DownloadSpec& value) {
 }
 
 /// The parameters of download.add.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadAddParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1130,7 +1130,7 @@ inline void to_json(nlohmann::json& j, const DownloadAddParams& value) {
 }
 
 /// Names one download task for its whole life. The daemon chooses it when a task is added; clients only ever echo it back.
-/// 
+///
 /// Since contract 1.0.0.
 using TaskId = std::string;
 
@@ -1146,7 +1146,7 @@ inline void read_TaskId(const json& v, TaskId& out, Path& at) {
 }  // namespace detail
 
 /// What download.add answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadAddResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1177,7 +1177,7 @@ inline void to_json(nlohmann::json& j, const DownloadAddResult& value) {
 }
 
 /// The parameters of download.cancel.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadCancelParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1208,7 +1208,7 @@ inline void to_json(nlohmann::json& j, const DownloadCancelParams& value) {
 }
 
 /// What download.cancel answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadCancelResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1233,7 +1233,7 @@ inline void to_json(nlohmann::json& j, const DownloadCancelResult& value) {
 }
 
 /// The parameters of download.get.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadGetParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1264,7 +1264,7 @@ inline void to_json(nlohmann::json& j, const DownloadGetParams& value) {
 }
 
 /// Where one byte range of a download stands. pending is a range that is planned but not dialled yet; stalled is a connection that is open but has stopped delivering.
-/// 
+///
 /// Since contract 1.0.0.
 enum class SegmentState {
   pending,
@@ -1320,7 +1320,7 @@ inline void from_json(const nlohmann::json& j, SegmentState& out) {
 }
 
 /// One byte range of a download and how much of it has arrived. Ranges are closed and inclusive: the segment covers startByte through endByte, both included, so its length is endByte - startByte + 1 and the two values go verbatim into an HTTP `Range: bytes=start-end` header. An empty range cannot be written.
-/// 
+///
 /// Since contract 1.0.0.
 struct Segment {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1383,7 +1383,7 @@ inline void to_json(nlohmann::json& j, const Segment& value) {
 }
 
 /// Why a download failed (not why a call failed: that is RpcErrorCode). The values follow the engine's own enum, in its order, after an `ok` that has no wire spelling. The codes listed in x-carriesHttpStatus come from an HTTP answer, and a TaskError with one of them carries that answer's status.
-/// 
+///
 /// Since contract 1.0.0.
 enum class TaskErrorCode {
   ok,
@@ -1504,7 +1504,7 @@ inline void from_json(const nlohmann::json& j, TaskErrorCode& out) {
 }
 
 /// One occurrence of a download failure: what went wrong, whether trying again may help this time, and the HTTP status or underlying cause where one exists.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskError {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1602,7 +1602,7 @@ inline void to_json(nlohmann::json& j, const TaskError& value) {
 }
 
 /// Where a task stands in its lifecycle. The daemon drives new, queued and pausing for a schedule; the engine drives probing through complete or failed; cancelled can follow any state that is not terminal; paused is shared and setting it twice is harmless. complete, failed and cancelled are terminal.
-/// 
+///
 /// Since contract 1.0.0.
 enum class TaskState {
   new_,
@@ -1676,7 +1676,7 @@ inline void from_json(const nlohmann::json& j, TaskState& out) {
 }
 
 /// What a client shows for one task in a list: identity, state and progress. Sizes and counts are what is true now, not what was asked for.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskSummary {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1844,7 +1844,7 @@ inline void to_json(nlohmann::json& j, const TaskSummary& value) {
 }
 
 /// Everything known about one task: its summary, the spec it was added with, and its byte ranges. segmentDetail is empty while the size is unknown or zero; otherwise it holds exactly summary.segments ranges, indexed from 0 in order, contiguous, covering exactly bytes 0 to sizeBytes - 1, whose downloadedBytes add up to the summary's.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskDetail {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1901,7 +1901,7 @@ inline void to_json(nlohmann::json& j, const TaskDetail& value) {
 }
 
 /// What download.get answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadGetResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1932,7 +1932,7 @@ inline void to_json(nlohmann::json& j, const DownloadGetResult& value) {
 }
 
 /// The parameters of download.list.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadListParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1978,7 +1978,7 @@ inline void to_json(nlohmann::json& j, const DownloadListParams& value) {
 }
 
 /// What download.list answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadListResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2019,7 +2019,7 @@ inline void to_json(nlohmann::json& j, const DownloadListResult& value) {
 }
 
 /// The parameters of download.pause.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadPauseParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2050,7 +2050,7 @@ inline void to_json(nlohmann::json& j, const DownloadPauseParams& value) {
 }
 
 /// What download.pause answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadPauseResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2075,7 +2075,7 @@ inline void to_json(nlohmann::json& j, const DownloadPauseResult& value) {
 }
 
 /// The parameters of download.provideAuth.
-/// 
+///
 /// Since contract 1.1.0.
 struct DownloadProvideAuthParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2142,7 +2142,7 @@ inline void to_json(nlohmann::json& j, const DownloadProvideAuthParams& value) {
 }
 
 /// What download.provideAuth answers with: nothing beyond success; the task resumes and reports through events.
-/// 
+///
 /// Since contract 1.1.0.
 struct DownloadProvideAuthResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2167,7 +2167,7 @@ inline void to_json(nlohmann::json& j, const DownloadProvideAuthResult& value) {
 }
 
 /// The parameters of download.remove.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadRemoveParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2210,7 +2210,7 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveParams& value) {
 }
 
 /// What download.remove answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadRemoveResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2235,7 +2235,7 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveResult& value) {
 }
 
 /// The parameters of download.resume.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadResumeParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2266,7 +2266,7 @@ inline void to_json(nlohmann::json& j, const DownloadResumeParams& value) {
 }
 
 /// What download.resume answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadResumeResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2291,7 +2291,7 @@ inline void to_json(nlohmann::json& j, const DownloadResumeResult& value) {
 }
 
 /// The settings to change; absent fields stay as they are.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadUpdateParamsPatch {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2360,7 +2360,7 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParamsPatch& value) {
 }
 
 /// The parameters of download.update.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadUpdateParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2399,7 +2399,7 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParams& value) {
 }
 
 /// What download.update answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadUpdateResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2424,7 +2424,7 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateResult& value) {
 }
 
 /// How loudly a client should present a notification.
-/// 
+///
 /// Since contract 1.0.0.
 enum class NotifyLevel {
   info,
@@ -2471,7 +2471,7 @@ inline void from_json(const nlohmann::json& j, NotifyLevel& out) {
 }
 
 /// What event.notify carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct NotifyEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2538,7 +2538,7 @@ inline void to_json(nlohmann::json& j, const NotifyEvent& value) {
 }
 
 /// Pairs a reply or error with the call it answers. The caller chooses it; the callee echoes it unchanged.
-/// 
+///
 /// Since contract 1.0.0.
 using RequestId = std::uint64_t;
 
@@ -2549,7 +2549,7 @@ inline void read_RequestId(const json& v, RequestId& out, Path& at) {
 }  // namespace detail
 
 /// Why a call failed (not why a download failed: that is TaskErrorCode). JSON-RPC's own codes, then the contract's, named in x-enum-varnames in the same order.
-/// 
+///
 /// Since contract 1.0.0.
 enum class RpcErrorCode : std::int64_t {
   parse_error = -32700,
@@ -2625,7 +2625,7 @@ inline void from_json(const nlohmann::json& j, RpcErrorCode& out) {
 }
 
 /// The answer to a call that failed: which kind of failure, a sentence for a person, and optionally structured detail.
-/// 
+///
 /// Since contract 1.0.0.
 struct RpcError {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2679,7 +2679,7 @@ inline void to_json(nlohmann::json& j, const RpcError& value) {
 }
 
 /// The parameters of session.hello.
-/// 
+///
 /// Since contract 1.0.0.
 struct SessionHelloParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2727,7 +2727,7 @@ inline void to_json(nlohmann::json& j, const SessionHelloParams& value) {
 }
 
 /// What session.hello answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct SessionHelloResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2798,7 +2798,7 @@ inline void to_json(nlohmann::json& j, const SessionHelloResult& value) {
 }
 
 /// What event.task.added carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskAddedEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2829,7 +2829,7 @@ inline void to_json(nlohmann::json& j, const TaskAddedEvent& value) {
 }
 
 /// One segment's progress.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskProgressEventSegmentsItem {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2876,7 +2876,7 @@ inline void to_json(nlohmann::json& j, const TaskProgressEventSegmentsItem& valu
 }
 
 /// What event.task.progress carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskProgressEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2941,7 +2941,7 @@ inline void to_json(nlohmann::json& j, const TaskProgressEvent& value) {
 }
 
 /// What event.task.removed carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskRemovedEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2972,7 +2972,7 @@ inline void to_json(nlohmann::json& j, const TaskRemovedEvent& value) {
 }
 
 /// What event.task.state carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskStateEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -3031,7 +3031,7 @@ inline void to_json(nlohmann::json& j, const TaskStateEvent& value) {
 }
 
 /// The three facts of a finished tool call, whatever happened: a tool that ran, overran its deadline, or was refused. Refusals and timeouts are told by the exit code and a line on stderr, never as a transport failure.
-/// 
+///
 /// Since contract 1.0.0.
 struct ToolCapture {
   /// Members are set by name: a later contract may add one anywhere.
@@ -3084,7 +3084,7 @@ inline void to_json(nlohmann::json& j, const ToolCapture& value) {
 }
 
 /// The parameters of tool.invoke.
-/// 
+///
 /// Since contract 1.0.0.
 struct ToolInvokeParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -3144,7 +3144,7 @@ inline void to_json(nlohmann::json& j, const ToolInvokeParams& value) {
 }
 
 /// A channel a method may be carried on. unix is the daemon's local socket, reachable only from the same machine; websocket is reachable from a browser.
-/// 
+///
 /// Since contract 1.0.0.
 enum class Transport {
   unix,
