@@ -16,6 +16,24 @@ use std::path::Path;
 use contract_tests::differential;
 use contract_tests::readers::Server;
 
+/// What each binding (Rust, C++, TypeScript) reads of each of `inputs`,
+/// by the binding's name.
+fn read_by_each(
+    inputs: &[Vec<u8>],
+    cpp: &mut Server,
+    ts: &mut Server,
+) -> [(&'static str, Vec<contract_tests::readers::Read>); 3] {
+    let rust = inputs
+        .iter()
+        .map(|input| contract_tests::readers::rust(input))
+        .collect();
+    [
+        ("Rust", rust),
+        ("C++", cpp.read_all(inputs)),
+        ("TypeScript", ts.read_all(inputs)),
+    ]
+}
+
 #[test]
 fn the_four_readers_agree_on_generated_inputs() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers");
@@ -135,15 +153,7 @@ fn the_readers_read_every_generated_message_and_agree_on_every_mutant() {
         .map(|line| line.as_bytes().to_vec())
         .collect();
     assert_eq!(valid.len(), 600);
-    let rust: Vec<_> = valid
-        .iter()
-        .map(|body| contract_tests::readers::rust(body))
-        .collect();
-    for (reader, reads) in [
-        ("Rust", rust),
-        ("C++", cpp.read_all(&valid)),
-        ("TypeScript", ts.read_all(&valid)),
-    ] {
+    for (reader, reads) in read_by_each(&valid, &mut cpp, &mut ts) {
         for (read, body) in reads.iter().zip(&valid) {
             assert!(
                 matches!(read, contract_tests::readers::Read::Ok(_)),
@@ -362,15 +372,7 @@ fn every_reader_ignores_a_member_it_does_not_know_wherever_it_stands() {
         ignored > 800 && kept > 5 && typed > 0,
         "{ignored} {kept} {typed}"
     );
-    let rust: Vec<_> = inputs
-        .iter()
-        .map(|input| contract_tests::readers::rust(input))
-        .collect();
-    for (reader, reads) in [
-        ("Rust", rust),
-        ("C++", cpp.read_all(&inputs)),
-        ("TypeScript", ts.read_all(&inputs)),
-    ] {
+    for (reader, reads) in read_by_each(&inputs, &mut cpp, &mut ts) {
         assert_eq!(reads.len(), inputs.len(), "{reader}");
         for ((read, want), input) in reads.iter().zip(&expected).zip(&inputs) {
             assert_eq!(read, want, "{reader}: {}", String::from_utf8_lossy(input));
@@ -405,15 +407,7 @@ fn every_reader_takes_any_content_under_a_name_it_does_not_know() {
     }
     assert!(renamed.len() > 200, "{} renamed", renamed.len());
     let inputs: Vec<Vec<u8>> = renamed.iter().map(|v| v.to_string().into_bytes()).collect();
-    let rust: Vec<_> = inputs
-        .iter()
-        .map(|input| contract_tests::readers::rust(input))
-        .collect();
-    for (reader, reads) in [
-        ("Rust", rust),
-        ("C++", cpp.read_all(&inputs)),
-        ("TypeScript", ts.read_all(&inputs)),
-    ] {
+    for (reader, reads) in read_by_each(&inputs, &mut cpp, &mut ts) {
         for (read, value) in reads.iter().zip(&renamed) {
             assert_eq!(
                 read,
