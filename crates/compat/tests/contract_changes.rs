@@ -505,8 +505,7 @@ fn removing_an_optional_field_breaks_the_api_and_needs_a_major_bump() {
             .expect("properties");
         let optional = properties
             .keys()
-            .filter(|name| !required.contains(name))
-            .last()
+            .rfind(|name| !required.contains(name))
             .cloned()
             .expect("TaskSummary has an optional field");
         properties.remove(&optional);
