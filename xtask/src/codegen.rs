@@ -450,4 +450,30 @@ mod tests {
         assert_eq!(with(false), before);
         assert_ne!(with(true), before);
     }
+
+    /// A field newer than its type says so in its Rust doc comment.
+    #[test]
+    fn a_field_newer_than_its_type_says_so_in_its_docs() {
+        let dir = crate::root().join("contracts/schema");
+        let mut set = contract::SchemaSet::load(&dir).unwrap_or_else(|err| panic!("{err}"));
+        let spec = set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.rel == "types/DownloadSpec.json")
+            .unwrap_or_else(|| panic!("DownloadSpec"));
+        spec.value["properties"]["mirror"] = serde_json::json!(
+            {"type": "string", "description": "A mirror.", "x-since": "9.8.7"}
+        );
+        let files = super::rust_bindings(&set, &super::Origin::working_tree())
+            .unwrap_or_else(|err| panic!("{err:#}"));
+        let types = files
+            .iter()
+            .find(|(name, _)| *name == "types.rs")
+            .map(|(_, text)| text.clone())
+            .unwrap_or_else(|| panic!("types.rs"));
+        assert!(
+            types.contains("///A mirror. (since contract 9.8.7)"),
+            "the field's x-since is not in its doc comment"
+        );
+    }
 }

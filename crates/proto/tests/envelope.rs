@@ -283,12 +283,3 @@ fn a_secret_reads_and_writes_as_a_string_and_never_prints() {
         Some(&[Transport::Unix][..])
     );
 }
-
-#[test]
-fn a_field_newer_than_its_type_says_so_in_its_docs() {
-    let source = include_str!("../src/generated/types.rs");
-    assert!(
-        source.contains("(since contract 1.1.0)"),
-        "x-since of effectiveBufferBytes is not in the doc comments"
-    );
-}
