@@ -232,6 +232,8 @@ fn named(document: &Value, rel: &str, group: &str) -> Modelled {
                     _ => Vec::new(),
                 };
                 for value in listed {
+                    // As JSON Schema compares values: `1.0` is `1`.
+                    let value = crate::numbers::canonical(value);
                     add(
                         format!("value {place} = {value}"),
                         &format!("{pointer}/{key}"),

@@ -246,8 +246,15 @@ impl<'p, 's> Differ<'p, 's> {
         };
         for key in keys {
             let (ov, nv) = (o.get(key.as_str()), n.get(key.as_str()));
-            let unchanged = ov.zip(nv).is_some_and(|(a, b)| {
+            // `const` and `enum` hold values, which JSON Schema compares as
+            // numbers: `1` and `1.0` are one value.
+            let same_values = |a: &Value, b: &Value| {
                 a == b
+                    || matches!(key.as_str(), "const" | "enum")
+                        && crate::numbers::canonical(a) == crate::numbers::canonical(b)
+            };
+            let unchanged = ov.zip(nv).is_some_and(|(a, b)| {
+                same_values(a, b)
                     && (!has_ref(a)
                         || self
                             .prover
@@ -635,11 +642,20 @@ impl<'p, 's> Differ<'p, 's> {
                 .unwrap_or_default()
         };
         let (was, now) = (list(here.old), list(here.new));
+        // Values compared as JSON Schema compares them: `1` and `1.0` are one.
+        let canonical = |values: &[Value]| -> Vec<Value> {
+            values.iter().map(crate::numbers::canonical).collect()
+        };
+        let (was_c, now_c) = (canonical(&was), canonical(&now));
         // Each list indexed once by a hash equal values share, each hit
         // confirmed with `==`: a list of many values is compared in one pass
         // over each, not one pass over the other for every value.
-        let (was_at, now_at) = (Positions::of(&was), Positions::of(&now));
-        for value in now.iter().filter(|v| was_at.find(&was, v).is_none()) {
+        let (was_at, now_at) = (Positions::of(&was_c), Positions::of(&now_c));
+        for (value, canon) in now
+            .iter()
+            .zip(&now_c)
+            .filter(|(_, c)| was_at.find(&was_c, c).is_none())
+        {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 if let Some(Value::Array(items)) = changed.get_mut("enum") {
@@ -653,16 +669,20 @@ impl<'p, 's> Differ<'p, 's> {
                 &edit,
                 Judged::new(Named::Rule(Rule::EnumValueAdded), detail).at(
                     keyword_at(here.old.value, "enum", None),
-                    keyword_at(here.new.value, "enum", now_at.find(&now, value)),
+                    keyword_at(here.new.value, "enum", now_at.find(&now_c, canon)),
                 ),
                 out,
             );
         }
-        for value in was.iter().filter(|v| now_at.find(&now, v).is_none()) {
+        for (value, canon) in was
+            .iter()
+            .zip(&was_c)
+            .filter(|(_, c)| now_at.find(&now_c, c).is_none())
+        {
             let edit = |old_value: &Value, _: &Place<'s>| {
                 let mut changed = old_value.clone();
                 if let Some(Value::Array(items)) = changed.get_mut("enum") {
-                    items.retain(|v| v != value);
+                    items.retain(|v| crate::numbers::canonical(v) != *canon);
                 }
                 changed
             };
@@ -671,7 +691,7 @@ impl<'p, 's> Differ<'p, 's> {
                 here,
                 &edit,
                 Judged::new(Named::Rule(Rule::EnumValueRemoved), detail).at(
-                    keyword_at(here.old.value, "enum", was_at.find(&was, value)),
+                    keyword_at(here.old.value, "enum", was_at.find(&was_c, canon)),
                     keyword_at(here.new.value, "enum", None),
                 ),
                 out,

@@ -91,6 +91,45 @@ fn bound(
     found
 }
 
+/// `value` with every whole number written as an integer (`1.0` → `1`,
+/// `-0.0` → `0`, `1e2` → `100`), as JSON Schema compares values: two values
+/// the validator calls equal are `==` after it. Below
+/// [`crate::vocab::MAX_NESTING`] levels a value is kept as it is.
+pub fn canonical(value: &Value) -> Value {
+    canonical_below(value, 0)
+}
+
+fn canonical_below(value: &Value, depth: usize) -> Value {
+    if depth > crate::vocab::MAX_NESTING {
+        return value.clone();
+    }
+    match value {
+        Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_none() => {
+            let whole = |f: f64| f.fract() == 0.0;
+            // 2^63 and 2^64, exact as doubles: casts below them are exact.
+            let two_63 = -(i64::MIN as f64);
+            match n.as_f64() {
+                Some(f) if whole(f) && (-two_63..two_63).contains(&f) => Value::from(f as i64),
+                Some(f) if whole(f) && (0.0..2.0 * two_63).contains(&f) => Value::from(f as u64),
+                _ => value.clone(),
+            }
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| canonical_below(item, depth + 1))
+                .collect(),
+        ),
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(name, member)| (name.clone(), canonical_below(member, depth + 1)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
 /// Whether a writer's lower bound `a` keeps it at or above a reader's `b`.
 pub fn at_least(a: &Bound, b: &Bound) -> bool {
     match compare(&a.value, &b.value) {
@@ -113,6 +152,24 @@ pub fn at_most(a: &Bound, b: &Bound) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn whole_numbers_are_written_as_integers() {
+        let read = |text: &str| serde_json::from_str::<Value>(text).unwrap_or_default();
+        for (text, canonical_text) in [
+            ("1.0", "1"),
+            ("-0.0", "0"),
+            ("1e2", "100"),
+            ("-2.0", "-2"),
+            ("1.5", "1.5"),
+            ("1e19", "10000000000000000000"),
+            ("1e20", "1e20"),
+            ("[1.0, {\"a\": 2.0}]", "[1, {\"a\": 2}]"),
+            ("\"1.0\"", "\"1.0\""),
+        ] {
+            assert_eq!(canonical(&read(text)), read(canonical_text), "{text}");
+        }
+    }
 
     fn n(value: Value) -> Number {
         match value {

@@ -1141,3 +1141,34 @@ fn definitions_moved_to_defs_keep_their_names() {
         "{comparison:#?}"
     );
 }
+
+/// A number is compared by its value, as the validator compares `const`
+/// and `enum` values: `1.0` is `1`, so an enum or a `const` respelled so is
+/// no change (the API included), and a value removed beside them is named.
+#[test]
+fn a_whole_number_respelled_is_the_same_value() {
+    let read = |text: &str| serde_json::from_str::<Value>(text).expect("JSON");
+    for (old, new) in [
+        (r#"{"enum": [1, 2]}"#, r#"{"enum": [1.0, 2e0]}"#),
+        (r#"{"const": {"a": [0]}}"#, r#"{"const": {"a": [-0.0]}}"#),
+    ] {
+        let comparison = compare(&read(old), &read(new));
+        assert!(
+            comparison.changes.is_empty(),
+            "{old} → {new}: {comparison:#?}"
+        );
+        assert_eq!(comparison.api, Verdict::Compatible);
+    }
+    let comparison = compare(&read(r#"{"enum": [1, 2]}"#), &read(r#"{"enum": [2.0]}"#));
+    let rules: Vec<(String, &str)> = comparison
+        .changes
+        .iter()
+        .map(|c| (c.rule.to_string(), c.detail.as_str()))
+        .collect();
+    assert_eq!(
+        rules,
+        [("enum.value_removed".to_string(), "enum value 1 removed")]
+    );
+    assert_eq!(comparison.writer, Verdict::Compatible);
+    assert_eq!(comparison.reader, Verdict::Breaking);
+}
