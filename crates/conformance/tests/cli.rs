@@ -917,6 +917,29 @@ fn the_small_commands_do_what_they_say() {
         let asks = line.and_then(|line| line.split('\t').nth(1)).unwrap_or("");
         assert!(asks.len() > 3, "{rule}: {line:?}");
     }
+    // And as JSON Lines, the same rules in the same order.
+    let json = stdout(&run(&["--format", "json", "rules"], None));
+    let listed: Vec<(String, String)> = json
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            let field = |key: &str| record[key].as_str().unwrap_or_default().to_string();
+            (field("rule"), field("of"))
+        })
+        .collect();
+    let ids: Vec<&str> = rules.lines().filter_map(|l| l.split('\t').next()).collect();
+    assert_eq!(
+        listed.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(),
+        ids
+    );
+    assert_eq!(
+        listed.iter().filter(|(_, of)| of == "message").count(),
+        conformance::Rule::ALL.len()
+    );
+    assert_eq!(
+        listed.iter().filter(|(_, of)| of == "lint").count(),
+        contract::LintRule::ALL.len()
+    );
 }
 
 /// `docs/wire.md`: `7.0` is not an id. A reply with it is refused, and the

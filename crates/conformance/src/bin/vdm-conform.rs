@@ -73,7 +73,8 @@ enum Command {
         enum_name: Option<String>,
     },
     /// List every rule id with what it asks: the conformance rules, then the
-    /// schema lint rules.
+    /// schema lint rules; a tab between them, or with `--format json` one
+    /// object a line (`rule`, `asks`, `of`: `message` or `lint`).
     Rules,
     /// Drive a live peer: start CMD, speak frames on its stdin/stdout as its
     /// client (or its server), judge what it sends; per rule, exercised,
@@ -472,7 +473,7 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
         Command::Drive(args) => return drive(&checker()?, args, format),
         Command::Rules => {
-            print_rules();
+            print_rules(format);
             return Ok(true);
         }
     };
@@ -542,16 +543,23 @@ fn mirror(
 }
 
 /// `rules`: every rule's id and what it asks, conformance and lint.
-fn print_rules() {
-    for rule in Rule::ALL {
-        say(&format!(
-            "{}\t{}\n",
-            rule.id(),
-            rule.asks().replace('`', "")
-        ));
-    }
-    for rule in contract::LintRule::ALL {
-        say(&format!("{}\t{}\n", rule.id(), rule.summary()));
+fn print_rules(format: Format) {
+    let rules = Rule::ALL
+        .iter()
+        .map(|rule| (rule.id(), rule.asks().replace('`', ""), "message"))
+        .chain(
+            contract::LintRule::ALL
+                .iter()
+                .map(|rule| (rule.id(), rule.summary().to_string(), "lint")),
+        );
+    for (id, asks, of) in rules {
+        say(&match format {
+            Format::Json => format!(
+                "{}\n",
+                serde_json::json!({"rule": id, "asks": asks, "of": of})
+            ),
+            Format::Human | Format::Github => format!("{id}\t{asks}\n"),
+        });
     }
 }
 
