@@ -43,8 +43,10 @@ pub enum Error {
     /// The schema set did not load.
     #[error(transparent)]
     Schemas(#[from] contract::Error),
-    /// No type of that name: the name asked for, and the names there are.
-    #[error("no type called {0:?}; known types: {1}")]
+    /// No type of that name: the name asked for, and what to ask for
+    /// instead (the type meant, when the name is a method's or an event's
+    /// or differs only in case, and the names there are).
+    #[error("no type called {0:?}; {1}")]
     UnknownType(String, String),
     /// The validator refused a type's schema.
     #[error("the schema for {name} does not compile: {message}")]
@@ -163,15 +165,44 @@ impl Checker {
         names
     }
 
+    /// [`Error::UnknownType`] for `name`, with the types it may have meant.
+    fn unknown_type(&self, name: &str) -> Error {
+        let names = self.type_names();
+        let titled = |kind, part: &str| {
+            self.set.get(kind, name).and_then(|doc| {
+                doc.named_places()
+                    .into_iter()
+                    .find(|(_, at, _)| at == &format!("/$defs/{part}"))
+                    .map(|(title, _, _)| title)
+            })
+        };
+        let meant = match (
+            titled(contract::DocKind::Method, "params"),
+            titled(contract::DocKind::Method, "result"),
+            titled(contract::DocKind::Event, "params"),
+        ) {
+            (Some(params), Some(result), _) => {
+                format!("{name} is a method: its types are {params} and {result}; ")
+            }
+            (_, _, Some(params)) => format!("{name} is an event: its type is {params}; "),
+            _ => names
+                .iter()
+                .find(|known| known.eq_ignore_ascii_case(name))
+                .map(|known| format!("did you mean {known}? "))
+                .unwrap_or_default(),
+        };
+        Error::UnknownType(
+            name.to_string(),
+            format!("{meant}known types: {}", names.join(", ")),
+        )
+    }
+
     /// Fails unless `name` is a type this checker knows.
     pub fn require_type(&self, name: &str) -> Result<(), Error> {
         if self.locations.contains_key(name) {
             self.validator(name).map(|_| ())
         } else {
-            Err(Error::UnknownType(
-                name.to_string(),
-                self.type_names().join(", "),
-            ))
+            Err(self.unknown_type(name))
         }
     }
 
@@ -190,7 +221,7 @@ impl Checker {
         self.locations
             .get(name)
             .map(String::as_str)
-            .ok_or_else(|| Error::UnknownType(name.to_string(), self.type_names().join(", ")))
+            .ok_or_else(|| self.unknown_type(name))
     }
 
     /// The registry the schemas resolve in, for drawing values from them.
@@ -200,10 +231,7 @@ impl Checker {
 
     fn validator(&self, name: &str) -> Result<&Validator, Error> {
         let Some(location) = self.locations.get(name) else {
-            return Err(Error::UnknownType(
-                name.to_string(),
-                self.type_names().join(", "),
-            ));
+            return Err(self.unknown_type(name));
         };
         self.validator_at(location, name)
     }
@@ -212,10 +240,7 @@ impl Checker {
     /// `name` is the type it serves, for an error.
     fn validator_at(&self, location: &str, name: &str) -> Result<&Validator, Error> {
         let Some(cell) = self.validators.get(location) else {
-            return Err(Error::UnknownType(
-                name.to_string(),
-                self.type_names().join(", "),
-            ));
+            return Err(self.unknown_type(name));
         };
         cell.get_or_init(|| {
             jsonschema::options()

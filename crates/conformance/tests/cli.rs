@@ -222,11 +222,34 @@ fn bare_values_are_checked_as_a_named_type() {
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
+/// An unknown type is a usage error that says which type was meant when
+/// the name is a method's, an event's, or another's in other case.
 #[test]
 fn an_unknown_type_is_a_usage_error() {
-    let output = run(&["check", "--type", "Segmint", "-"], Some("{}"));
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no type called \"Segmint\""));
+    for (name, said) in [
+        (
+            "Segmint",
+            "no type called \"Segmint\"; known types: CallBody, ",
+        ),
+        (
+            "download.pause",
+            "no type called \"download.pause\"; download.pause is a method: its types are \
+             DownloadPauseParams and DownloadPauseResult; known types: ",
+        ),
+        (
+            "event.task.removed",
+            "event.task.removed is an event: its type is TaskRemovedEvent; known types: ",
+        ),
+        (
+            "segment",
+            "no type called \"segment\"; did you mean Segment? known types: ",
+        ),
+    ] {
+        let output = run(&["check", "--type", name, "-"], Some("{}"));
+        assert_eq!(output.status.code(), Some(2));
+        let told = String::from_utf8_lossy(&output.stderr);
+        assert!(told.contains(said), "{told}");
+    }
 }
 
 #[test]
