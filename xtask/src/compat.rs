@@ -64,7 +64,18 @@ fn side(root: &Path, spec: &str) -> anyhow::Result<Side> {
             label: spec.to_string(),
         });
     }
-    bail!("{spec:?} is neither a released version (contracts/released/<version>), a folder, nor a schema file")
+    let released: Vec<String> = crate::contracts::releases(root)?
+        .into_iter()
+        .map(|(version, _)| version)
+        .collect();
+    bail!(
+        "{spec:?} is neither a released version (contracts/released/<version>: {}), a folder, nor a schema file",
+        if released.is_empty() {
+            "none yet".to_string()
+        } else {
+            released.join(", ")
+        }
+    )
 }
 
 /// How the report is written.
@@ -1103,6 +1114,14 @@ mod tests {
             super::side(&root, "1.0.0"),
             Ok(super::Side::Set { label, .. }) if label == "1.0.0"
         ));
+        // No such release, file or folder: the releases there are named.
+        match super::side(&root, "0.9.9") {
+            Err(err) => assert!(
+                format!("{err:#}").contains("(contracts/released/<version>: 1.0.0, "),
+                "{err:#}"
+            ),
+            Ok(_) => panic!("0.9.9 is no release"),
+        }
         let empty = std::env::temp_dir().join(format!("compat-empty-{}", std::process::id()));
         std::fs::create_dir_all(&empty).unwrap_or_else(|err| panic!("{err}"));
         let empty_side = super::side(&root, empty.to_str().unwrap_or_default())
