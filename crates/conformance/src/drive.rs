@@ -328,6 +328,15 @@ fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
             let heard = match reader.read_raw() {
                 Ok(body) => Heard::Frame(body.to_vec()),
                 Err(proto::FrameError::Closed) => Heard::Closed,
+                Err(err @ proto::FrameError::TooLarge(len)) => Heard::Broken(
+                    match crate::pipeline::spelled(len) {
+                        Some(text) => format!(
+                            "{err} (the length prefix's four bytes spell {text}: text on the stream \
+                             where frames go? a peer writes frames alone on it, and its logs to stderr)"
+                        ),
+                        None => err.to_string(),
+                    },
+                ),
                 Err(err) => Heard::Broken(err.to_string()),
             };
             let last = !matches!(heard, Heard::Frame(_));

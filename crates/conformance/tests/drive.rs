@@ -41,6 +41,8 @@ enum Fault {
     /// Answers `session.hello`, offering `download.pause` alone; driven
     /// without `--methods`.
     OffersPause,
+    /// Writes a log line on its stdout before its frames.
+    LogsFirst,
 }
 
 /// The padding of each event a `FloodsLargeEvents` peer sends.
@@ -70,6 +72,10 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
         event["body"]["params"]["padding"] = json!("x".repeat(LARGE_EVENT));
         while write_frame(&mut output, &event) {}
         return;
+    }
+    if fault == Fault::LogsFirst {
+        let _ = output.write_all(b"Starting daemon 1.2\n");
+        let _ = output.flush();
     }
     if fault == Fault::Silent {
         // Until the driver closes its end.
@@ -229,6 +235,21 @@ fn broken(driven: &Driven) -> Vec<&'static str> {
         .filter(|(_, tally)| !tally.broken.is_empty())
         .map(|(rule, _)| rule.id())
         .collect()
+}
+
+/// A peer that writes a log line where its frames go is told so, not
+/// only that a frame of 1.4 GB came.
+#[test]
+fn a_log_line_on_the_frame_stream_is_named_as_text() {
+    let driven = ends(|| drive_peer(Fault::LogsFirst));
+    let told: Vec<&String> = driven.rules.values().flat_map(|t| &t.broken).collect();
+    assert!(!told.is_empty(), "{:#?}", driven.rules);
+    assert!(
+        told.iter().all(|said| said.contains(
+            "(the length prefix's four bytes spell \"Star\": text on the stream where frames go?"
+        )),
+        "{told:#?}"
+    );
 }
 
 /// Without `--methods` the driver says hello first and calls what the
