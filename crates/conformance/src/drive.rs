@@ -329,7 +329,7 @@ fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
                 Ok(body) => Heard::Frame(body.to_vec()),
                 Err(proto::FrameError::Closed) => Heard::Closed,
                 Err(err @ proto::FrameError::TooLarge(len)) => Heard::Broken(
-                    match crate::pipeline::spelled(len) {
+                    match proto::frame::spelled_length(len) {
                         Some(text) => format!(
                             "{err} (the length prefix's four bytes spell {text}: text on the stream \
                              where frames go? a peer writes frames alone on it, and its logs to stderr)"

@@ -518,18 +518,6 @@ pub fn check_frames(
     index
 }
 
-/// The text an oversize length prefix spells, quoted, when its four bytes
-/// are printable ASCII: text where frames were expected.
-pub(crate) fn spelled(len: usize) -> Option<String> {
-    let bytes = u32::try_from(len).ok()?.to_be_bytes();
-    if !bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
-        return None;
-    }
-    String::from_utf8(bytes.to_vec())
-        .ok()
-        .map(|text| contract::quoted(&text))
-}
-
 /// A frame the capture holds no message in: its rule, what to say, and
 /// whether the capture can be read on after it (only after an empty frame:
 /// past an oversize length or inside a cut frame nothing is in step).
@@ -541,7 +529,7 @@ fn refusal(err: FrameError) -> (Rule, String, bool) {
             // JSON Lines given to the frame reader.
             let prefix = u32::try_from(len).map(u32::to_be_bytes).ok();
             let packed = prefix.and_then(|bytes| compressed(&bytes));
-            let hint = match (spelled(len), packed) {
+            let hint = match (proto::frame::spelled_length(len), packed) {
                 (Some(text), _) => format!(
                     " (the length prefix's four bytes spell {text}: JSON text, not frames? `vdm-conform check` reads JSON Lines)"
                 ),

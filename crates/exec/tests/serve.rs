@@ -496,6 +496,23 @@ fn an_oversize_frame_ends_the_session_after_answering_what_came_before() {
     assert!(matches!(&replies[0], Envelope::Reply { id, .. } if **id == 1));
 }
 
+/// JSON Lines given to serve, which reads frames, is named as text: the
+/// length its first four bytes make is said to spell them.
+#[test]
+fn text_where_frames_go_is_named_as_text() {
+    let input = b"{\"v\":1,\"kind\":\"call\",\"id\":1}\n";
+    let (replies, code, stderr) = serve(input, "text");
+    assert_eq!(code, Some(2));
+    assert!(replies.is_empty(), "{replies:?}");
+    assert!(
+        stderr.contains(
+            "(the length prefix's four bytes spell \"{\\\"v\\\"\": text, not frames? a frame is a \
+             4-byte big-endian length, then that many bytes of JSON)"
+        ),
+        "{stderr}"
+    );
+}
+
 /// A peer that calls and never reads what it is answered: serve stops
 /// reading too once its queues are full, rather than holding every answer.
 #[test]

@@ -96,6 +96,18 @@ impl FrameError {
     }
 }
 
+/// The text a length prefix past [`MAX_FRAME`] spells, JSON-quoted, when
+/// its four bytes are printable ASCII: most often text (JSON, a log line)
+/// where frames were expected, which a reader's error can then name.
+pub fn spelled_length(len: usize) -> Option<String> {
+    let bytes = u32::try_from(len).ok()?.to_be_bytes();
+    if len <= MAX_FRAME || !bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        return None;
+    }
+    let text = std::str::from_utf8(&bytes).ok()?;
+    serde_json::to_string(text).ok()
+}
+
 /// Checks a length prefix, before anything is reserved or read.
 pub(crate) fn check_length(prefix: [u8; HEADER]) -> Result<usize, FrameError> {
     // u32 always fits usize on the targets this crate builds for (32 and 64 bit).

@@ -488,3 +488,24 @@ fn writing_reproduces_every_valid_fixture_byte_for_byte() {
     }
     assert!(seen >= 7, "only {seen} valid frame fixtures found");
 }
+
+/// A length past the limit whose four bytes are printable is said as the
+/// text it spells; any other length is not.
+#[test]
+fn an_oversize_length_that_spells_text_is_said_as_text() {
+    let length = |bytes: &[u8; 4]| u32::from_be_bytes(*bytes) as usize;
+    assert_eq!(
+        proto::frame::spelled_length(length(b"Star")),
+        Some("\"Star\"".into())
+    );
+    assert_eq!(
+        proto::frame::spelled_length(length(b"{\"v\"")),
+        Some(r#""{\"v\"""#.into())
+    );
+    assert_eq!(
+        proto::frame::spelled_length(length(b"\x1f\x8b\x08\x00")),
+        None
+    );
+    assert_eq!(proto::frame::spelled_length(proto::MAX_FRAME), None);
+    assert_eq!(proto::frame::spelled_length(usize::MAX), None);
+}

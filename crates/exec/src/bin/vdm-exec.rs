@@ -101,8 +101,17 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
     ) {
         serve::End::Closed => Ok(ExitCode::SUCCESS),
         serve::End::Broken(why) => Err(format!(
-            "the input cannot be read on: {}",
-            proto::wire::sentence(&why)
+            "the input cannot be read on: {}{}",
+            proto::wire::sentence(&why),
+            match why {
+                proto::FrameError::TooLarge(len) => proto::frame::spelled_length(len)
+                    .map(|text| format!(
+                        " (the length prefix's four bytes spell {text}: text, not frames? \
+                         a frame is a 4-byte big-endian length, then that many bytes of JSON)"
+                    ))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            }
         )),
         serve::End::WriteFailed(why) => Err(format!(
             "replies cannot be written: {}",
