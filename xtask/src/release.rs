@@ -110,9 +110,9 @@ fn freeze_bindings(
 }
 
 /// The frozen C++ and TypeScript binding folders that differ from what the
-/// generator writes today from their release's schemas, as `(version,
-/// folder)`: a reader fix made since has not reached the lanes pinned to
-/// that release. (The Rust bindings read through today's `proto::wire`,
+/// generator writes today from their release's schemas (blanks at line ends
+/// aside), as `(version, folder)`: a reader fix made since has not reached
+/// the lanes pinned to that release. (The Rust bindings read through today's `proto::wire`,
 /// so its fixes reach them; their own code stays as frozen.)
 pub fn lagging(root: &Path) -> anyhow::Result<Vec<(String, &'static str)>> {
     let mut out = Vec::new();
@@ -122,8 +122,15 @@ pub fn lagging(root: &Path) -> anyhow::Result<Vec<(String, &'static str)>> {
         let [_, cpp_dir, ts_dir] = LANGUAGES;
         for (folder, files) in [(cpp_dir, cpp), (ts_dir, ts)] {
             let dir = release.join(folder);
+            // Blanks at the ends of lines aside: what lanes build is the same.
+            let lines = |text: &str| -> Vec<String> {
+                text.lines()
+                    .map(|line| line.trim_end().to_string())
+                    .collect()
+            };
             let current = files.iter().all(|(file, text)| {
-                std::fs::read(dir.join(file)).is_ok_and(|bytes| bytes == text.as_bytes())
+                std::fs::read_to_string(dir.join(file))
+                    .is_ok_and(|frozen| lines(&frozen) == lines(text))
             });
             if !current {
                 out.push((version.clone(), folder));
