@@ -920,6 +920,16 @@ fn the_small_commands_do_what_they_say() {
         "{}",
         stdout(&list)
     );
+    // And as JSON Lines.
+    let json = stdout(&run(&["--format", "json", "--contract", "list"], None));
+    let listed: Vec<String> = json
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            record["contract"].as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert_eq!(listed, stdout(&list).lines().collect::<Vec<_>>());
     // No command otherwise is a usage error.
     assert_eq!(run(&[], None).status.code(), Some(2));
     // A directory where a capture belongs is an I/O error, not a finding.

@@ -417,7 +417,10 @@ fn run(cli: Cli) -> Result<bool, String> {
         .unwrap_or_else(|| conformance::NEWEST_CONTRACT.to_string());
     if contract == "list" {
         for version in conformance::contract_versions() {
-            say(&format!("{version}\n"));
+            say(&match format {
+                Format::Json => format!("{}\n", serde_json::json!({ "contract": version })),
+                Format::Human | Format::Github => format!("{version}\n"),
+            });
         }
         return Ok(true);
     }
