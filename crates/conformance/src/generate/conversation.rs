@@ -123,7 +123,7 @@ fn mutate(records: &[Value], speaker: &mut Speaker<'_>) -> Vec<Value> {
     let rng = &mut speaker.rng;
     let at = rng.below(len);
     let other = rng.below(len);
-    match rng.below(11) {
+    match rng.below(12) {
         0 => {
             out.remove(at);
         }
@@ -187,6 +187,27 @@ fn mutate(records: &[Value], speaker: &mut Speaker<'_>) -> Vec<Value> {
                 .and_then(Value::as_array_mut);
             if let Some(methods) = hello.filter(|methods| !methods.is_empty()) {
                 methods.remove(other % methods.len());
+            }
+        }
+        10 => {
+            // A call and its answers given another call's id: reused while
+            // that call is open, unless it was answered before.
+            let id_of = |record: &Value| record.pointer("/msg/id").and_then(Value::as_u64);
+            let call = |record: &Value| record.pointer("/msg/kind") == Some(&Value::from("call"));
+            let ids = out
+                .get(at)
+                .filter(|r| call(r))
+                .and_then(id_of)
+                .zip(out.get(other).filter(|r| call(r)).and_then(id_of));
+            if let Some((from, to)) = ids.filter(|(from, to)| from != to) {
+                let conn = out.get(at).and_then(|r| r.get("conn")).cloned();
+                for record in out.iter_mut().skip(at) {
+                    if id_of(record) == Some(from) && record.get("conn").cloned() == conn {
+                        if let Some(slot) = record.pointer_mut("/msg/id") {
+                            *slot = Value::from(to);
+                        }
+                    }
+                }
             }
         }
         _ => {

@@ -10,6 +10,10 @@ pub(super) struct Connection {
     pub(super) transport: Option<(Cow<'static, str>, Place)>,
     /// Calls in flight: id → (method, place).
     pub(super) open: HashMap<u64, (CompactString, Place)>,
+    /// Calls made with an id already in flight (`trace.id_in_flight`), behind
+    /// the one in `open`, oldest first: each is still answered, so one reused
+    /// id is one finding, not one on every answer after it.
+    pub(super) reused: HashMap<u64, VecDeque<(CompactString, Place)>>,
     /// The latest answers, at most [`ANSWERS_REMEMBERED`]: id → place of
     /// the answer, and the same in the order they came.
     pub(super) answered: HashMap<u64, Place>,
@@ -133,17 +137,25 @@ impl Connection {
         // no hello and carried by no transport.
         let method = fact.method.unwrap_or_default();
         if let Some(id) = fact.id {
-            if let Some((open, at)) = self.open.get(&id) {
-                say.say(
-                    Rule::TraceIdInFlight,
-                    "/id",
-                    format!(
-                        "id {id} is still in flight: the call of {open} at {at} has no answer yet"
-                    ),
-                );
+            match self.open.get(&id) {
+                Some((open, at)) => {
+                    say.say(
+                        Rule::TraceIdInFlight,
+                        "/id",
+                        format!(
+                            "id {id} is still in flight: the call of {open} at {at} has no answer yet"
+                        ),
+                    );
+                    self.reused
+                        .entry(id)
+                        .or_default()
+                        .push_back((method.clone(), say.place));
+                }
+                None => {
+                    self.answered.remove(&id);
+                    self.open.insert(id, (method.clone(), say.place));
+                }
             }
-            self.answered.remove(&id);
-            self.open.insert(id, (method.clone(), say.place));
         }
         if let Some(offered) = &self.offered {
             let listed = offered
@@ -185,7 +197,7 @@ impl Connection {
             // An error with id null answers what could not be read.
             return;
         };
-        match self.open.remove(&id) {
+        match self.take_open(id, fact.method.as_deref().filter(|_| kind == Kind::Reply)) {
             Some((method, at)) => {
                 if kind == Kind::Reply {
                     if let Some(named) = fact.method.as_deref().filter(|named| *named != method) {
@@ -203,6 +215,7 @@ impl Connection {
                     // A quiet connection holds no table for calls in flight:
                     // a capture of many short connections keeps each one's.
                     self.open = HashMap::new();
+                    self.reused = HashMap::new();
                 }
                 self.remember_answer(id, say.place);
             }
@@ -219,6 +232,39 @@ impl Connection {
                 ),
             },
         }
+    }
+
+    /// The open call of `id` an answer answers: of several (the id reused
+    /// while in flight), the oldest whose method a reply names, else the
+    /// oldest; the next one of that id stays open.
+    fn take_open(&mut self, id: u64, named: Option<&str>) -> Option<(CompactString, Place)> {
+        let first = self.open.remove(&id)?;
+        let Some(queue) = self.reused.get_mut(&id) else {
+            return Some(first);
+        };
+        let taken = match named {
+            Some(named) if first.0 != named => {
+                match queue.iter().position(|(method, _)| method == named) {
+                    Some(at) => {
+                        let taken = queue.remove(at);
+                        queue.push_front(first);
+                        taken
+                    }
+                    None => {
+                        queue.push_front(first);
+                        queue.pop_front()
+                    }
+                }
+            }
+            _ => Some(first),
+        };
+        if let Some(next) = queue.pop_front() {
+            self.open.insert(id, next);
+        }
+        if queue.is_empty() {
+            self.reused.remove(&id);
+        }
+        taken
     }
 
     /// An event about a task: nothing after its removal, states along the

@@ -219,7 +219,13 @@ impl<'a> Tracer<'a> {
         let mut out: Vec<(Place, u64, &str)> = self
             .connections
             .values()
-            .flat_map(|connection| connection.open.iter())
+            .flat_map(|connection| {
+                let reused = connection
+                    .reused
+                    .iter()
+                    .flat_map(|(id, calls)| calls.iter().map(move |call| (id, call)));
+                connection.open.iter().chain(reused)
+            })
             .map(|(id, (method, place))| (*place, *id, method.as_str()))
             .collect();
         // One message per place: the place alone orders them.
@@ -314,6 +320,66 @@ mod tests {
         assert_eq!(feed(call(2)), []);
         assert_eq!(feed(reply(2)), []);
         assert_eq!(feed(reply(2)), [Rule::TraceDuplicateAnswer]);
+    }
+
+    /// An id reused while in flight is one finding: both calls stay open,
+    /// a reply takes the oldest call its method names and an error (which
+    /// names none) the oldest, so answers in any order that fits are no
+    /// further finding; a reused call left unanswered is told.
+    #[test]
+    fn an_id_reused_in_flight_is_one_finding_and_both_calls_are_answered() {
+        let checker = Checker::embedded_contract(NEWEST_CONTRACT).expect("the newest contract");
+        let record = |from: &str, kind: &str, body: &str| {
+            format!(r#"{{"from":"{from}","msg":{{"v":1,"kind":"{kind}","id":5,"body":{body}}}}}"#)
+        };
+        let resume = record(
+            "client",
+            "call",
+            r#"{"method":"download.resume","params":{"taskId":"t_01"}}"#,
+        );
+        let error = record(
+            "server",
+            "error",
+            r#"{"code":-32003,"message":"no such task"}"#,
+        );
+        let reply = |method: &str| {
+            record(
+                "server",
+                "reply",
+                &format!(r#"{{"method":"{method}","result":{{}}}}"#),
+            )
+        };
+        let (paused, resumed) = (reply("download.pause"), reply("download.resume"));
+        for answers in [
+            [&paused, &resumed],
+            [&resumed, &paused],
+            [&paused, &error],
+            [&resumed, &error],
+            [&error, &resumed],
+        ] {
+            let mut tracer = Tracer::new(&checker, None);
+            let mut found = Vec::new();
+            let records = [&call(5), &resume, answers[0], answers[1]];
+            for (line, text) in records.into_iter().enumerate() {
+                found.extend(tracer.feed_line(line + 1, text.as_bytes()));
+            }
+            found.extend(tracer.unanswered());
+            let rules: Vec<Rule> = found.iter().map(|f| f.finding.rule).collect();
+            assert_eq!(rules, [Rule::TraceIdInFlight], "{answers:?}: {found:#?}");
+        }
+        let mut tracer = Tracer::new(&checker, None);
+        for (line, text) in [&call(5), &resume, &paused].into_iter().enumerate() {
+            tracer.feed_line(line + 1, text.as_bytes());
+        }
+        let left: Vec<String> = tracer
+            .unanswered()
+            .iter()
+            .map(|f| f.finding.message.clone())
+            .collect();
+        assert_eq!(
+            left,
+            ["the call of download.resume with id 5 was never answered"]
+        );
     }
 
     #[test]
