@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Calls behind the one in flight with their id: id → (method, place),
+/// oldest first.
+pub(super) type Reused = HashMap<u64, VecDeque<(CompactString, Place)>>;
+
 /// What one connection keeps open.
 #[derive(Default)]
 pub(super) struct Connection {
@@ -12,8 +16,10 @@ pub(super) struct Connection {
     pub(super) open: HashMap<u64, (CompactString, Place)>,
     /// Calls made with an id already in flight (`trace.id_in_flight`), behind
     /// the one in `open`, oldest first: each is still answered, so one reused
-    /// id is one finding, not one on every answer after it.
-    pub(super) reused: HashMap<u64, VecDeque<(CompactString, Place)>>,
+    /// id is one finding, not one on every answer after it. Boxed, and
+    /// absent while empty: most connections never reuse an id, and a
+    /// capture of many keeps one of these each.
+    pub(super) reused: Option<Box<Reused>>,
     /// The latest answers, at most [`ANSWERS_REMEMBERED`]: id → place of
     /// the answer, and the same in the order they came.
     pub(super) answered: HashMap<u64, Place>,
@@ -147,6 +153,7 @@ impl Connection {
                         ),
                     );
                     self.reused
+                        .get_or_insert_with(Box::default)
                         .entry(id)
                         .or_default()
                         .push_back((method.clone(), say.place));
@@ -215,7 +222,7 @@ impl Connection {
                     // A quiet connection holds no table for calls in flight:
                     // a capture of many short connections keeps each one's.
                     self.open = HashMap::new();
-                    self.reused = HashMap::new();
+                    self.reused = None;
                 }
                 self.remember_answer(id, say.place);
             }
@@ -239,7 +246,10 @@ impl Connection {
     /// oldest; the next one of that id stays open.
     fn take_open(&mut self, id: u64, named: Option<&str>) -> Option<(CompactString, Place)> {
         let first = self.open.remove(&id)?;
-        let Some(queue) = self.reused.get_mut(&id) else {
+        let Some(reused) = self.reused.as_deref_mut() else {
+            return Some(first);
+        };
+        let Some(queue) = reused.get_mut(&id) else {
             return Some(first);
         };
         let taken = match named {
@@ -250,10 +260,7 @@ impl Connection {
                         queue.push_front(first);
                         taken
                     }
-                    None => {
-                        queue.push_front(first);
-                        queue.pop_front()
-                    }
+                    None => Some(first),
                 }
             }
             _ => Some(first),
@@ -262,7 +269,7 @@ impl Connection {
             self.open.insert(id, next);
         }
         if queue.is_empty() {
-            self.reused.remove(&id);
+            reused.remove(&id);
         }
         taken
     }

@@ -223,6 +223,7 @@ impl<'a> Tracer<'a> {
                 let reused = connection
                     .reused
                     .iter()
+                    .flat_map(|reused| reused.iter())
                     .flat_map(|(id, calls)| calls.iter().map(move |call| (id, call)));
                 connection.open.iter().chain(reused)
             })
