@@ -397,6 +397,17 @@ mod tests {
         assert!(found.is_empty(), "{}", found.join("\n"));
     }
 
+    /// The generated Rust `types.rs` of `set`.
+    fn rust_types(set: &contract::SchemaSet) -> String {
+        let files = super::rust_bindings(set, &super::Origin::working_tree())
+            .unwrap_or_else(|err| panic!("{err:#}"));
+        files
+            .into_iter()
+            .find(|(name, _)| *name == "types.rs")
+            .map(|(_, text)| text)
+            .unwrap_or_else(|| panic!("types.rs"))
+    }
+
     /// An optional field added (a minor change) leaves the Rust code that
     /// builds and reads the struct as `docs/bindings.md` says compiling:
     /// the struct is `#[non_exhaustive]` and its `new` takes the same
@@ -404,13 +415,7 @@ mod tests {
     #[test]
     fn an_added_optional_field_keeps_new_as_it_was() {
         let new_of = |set: &contract::SchemaSet| -> String {
-            let files = super::rust_bindings(set, &super::Origin::working_tree())
-                .unwrap_or_else(|err| panic!("{err:#}"));
-            let types = files
-                .iter()
-                .find(|(name, _)| *name == "types.rs")
-                .map(|(_, text)| text.clone())
-                .unwrap_or_else(|| panic!("types.rs"));
+            let types = rust_types(set);
             let at = types
                 .find("pub struct DownloadSpec {")
                 .unwrap_or_else(|| panic!("DownloadSpec"));
@@ -464,15 +469,8 @@ mod tests {
         spec.value["properties"]["mirror"] = serde_json::json!(
             {"type": "string", "description": "A mirror.", "x-since": "9.8.7"}
         );
-        let files = super::rust_bindings(&set, &super::Origin::working_tree())
-            .unwrap_or_else(|err| panic!("{err:#}"));
-        let types = files
-            .iter()
-            .find(|(name, _)| *name == "types.rs")
-            .map(|(_, text)| text.clone())
-            .unwrap_or_else(|| panic!("types.rs"));
         assert!(
-            types.contains("///A mirror. (since contract 9.8.7)"),
+            rust_types(&set).contains("///A mirror. (since contract 9.8.7)"),
             "the field's x-since is not in its doc comment"
         );
     }
