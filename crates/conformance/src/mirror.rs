@@ -181,12 +181,14 @@ fn strip_attributes(text: &str) -> String {
 fn strip_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
+    // The word being written, told as it goes (no look back): a quote inside
+    // a number is C++14's digit separator (`1'000`, `0xFF'FF`), no character
+    // literal; after a prefix (`u8'a'`, `L'a'`) it opens one.
+    let mut word = Word::None;
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
-            // `'` inside a number is C++14's digit separator (`1'000`,
-            // `0xFF'FF`), no character literal; after a prefix (`u8'a'`,
-            // `L'a'`) it opens one.
-            ('"' | '\'', _) if c == '"' || !ends_in_number(&out) => {
+            ('"' | '\'', _) if c == '"' || word != Word::Number => {
+                word = Word::None;
                 out.push(c);
                 // To the closing quote, past escapes; a literal never spans
                 // a line, so a newline ends it too.
@@ -205,6 +207,7 @@ fn strip_comments(text: &str) -> String {
                 }
             }
             ('/', Some('/')) => {
+                word = Word::None;
                 out.push(' ');
                 for c in chars.by_ref() {
                     if c == '\n' {
@@ -215,6 +218,7 @@ fn strip_comments(text: &str) -> String {
                 }
             }
             ('/', Some('*')) => {
+                word = Word::None;
                 out.push(' ');
                 let mut previous = ' ';
                 for c in chars.by_ref() {
@@ -225,22 +229,38 @@ fn strip_comments(text: &str) -> String {
                     previous = c;
                 }
             }
-            (c, _) => out.push(c),
+            (c, _) => {
+                word = word.then(c);
+                out.push(c);
+            }
         }
     }
     out
 }
 
-/// Whether `text` ends in a number being written (C++'s pp-number: a digit,
-/// or `.` and a digit, then letters, digits, `_`, `.` and separators).
-fn ends_in_number(text: &str) -> bool {
-    let run: Vec<char> = text
-        .chars()
-        .rev()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '\''))
-        .collect();
-    let mut start = run.iter().rev().skip_while(|c| **c == '.');
-    start.next().is_some_and(char::is_ascii_digit)
+/// What the word being written is: C++'s pp-number starts with a digit, or
+/// a `.` and a digit, and goes on with letters, digits, `_`, `.` and
+/// separators.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Word {
+    None,
+    Dot,
+    Number,
+    Other,
+}
+
+impl Word {
+    fn then(self, c: char) -> Word {
+        let in_word = c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '\'');
+        match (self, in_word) {
+            (_, false) => Word::None,
+            (Word::None, true) if c.is_ascii_digit() => Word::Number,
+            (Word::None, true) if c == '.' => Word::Dot,
+            (Word::Dot, true) if c.is_ascii_digit() => Word::Number,
+            (Word::None | Word::Dot, true) => Word::Other,
+            (word, true) => word,
+        }
+    }
 }
 
 /// Compares the header's enumerators with the schema's values.
