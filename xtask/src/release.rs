@@ -47,13 +47,35 @@ fn changelog_has(root: &Path, version: &str) -> anyhow::Result<()> {
     let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
     let text = contract::utf8(&path, &bytes)?;
     let heading = format!("## {version}");
-    if !text.lines().any(|line| line.trim_end() == heading) {
+    if !text.lines().any(|line| heads_section_of(line, version)) {
         bail!(
             "contracts/CHANGELOG.md has no `{heading}` section: write the release's entry from \
              `cargo xtask compat` first (README, \"Changing the contract\", step 7)"
         );
     }
     Ok(())
+}
+
+/// Whether `line` is the heading of `version`'s section: `## 1.2.0`, and
+/// as other changelogs write it, `## [1.2.0]`, `## 1.2.0 - 2026-12-04` or
+/// `## 1.2.0 (2026-12-04)` — but not `## 1.2.0.1` or `## 1.2.01`.
+fn heads_section_of(line: &str, version: &str) -> bool {
+    let Some(rest) = line.strip_prefix("## ") else {
+        return false;
+    };
+    let (rest, bracketed) = match rest.trim_start().strip_prefix('[') {
+        Some(inner) => (inner, true),
+        None => (rest.trim_start(), false),
+    };
+    let Some(rest) = rest.strip_prefix(version) else {
+        return false;
+    };
+    let rest = match (bracketed, rest.strip_prefix(']')) {
+        (true, Some(after)) => after,
+        (true, None) => return false,
+        (false, _) => rest,
+    };
+    rest.is_empty() || rest.starts_with(char::is_whitespace)
 }
 
 /// Where a release keeps its frozen Rust bindings.
@@ -334,6 +356,33 @@ mod tests {
             tell!("cargo xtask {}:\n{}", args.join(" "), said(&output));
         }
         Ok(output.status.success())
+    }
+
+    /// A changelog section is found under the headings changelogs write,
+    /// and not under another version's that starts alike.
+    #[test]
+    fn a_section_is_found_under_the_usual_headings() {
+        for line in [
+            "## 1.2.0",
+            "## 1.2.0  ",
+            "## [1.2.0]",
+            "## [1.2.0] - 2026-12-04",
+            "## 1.2.0 - 2026-12-04",
+            "## 1.2.0 (2026-12-04)",
+        ] {
+            assert!(super::heads_section_of(line, "1.2.0"), "{line}");
+        }
+        for line in [
+            "## 1.2.0.1",
+            "## 1.2.01",
+            "## [1.2.0",
+            "## 11.2.0",
+            "### 1.2.0",
+            "- 1.2.0",
+            "## [1.2.0.1]",
+        ] {
+            assert!(!super::heads_section_of(line, "1.2.0"), "{line}");
+        }
     }
 
     /// A release without its changelog entry is refused before anything
