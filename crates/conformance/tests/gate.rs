@@ -123,7 +123,56 @@ fn an_invalid_fixture_refused_by_another_rule_fails_the_gate() {
         &json!({"description": "names the wrong rule", "rule": "detail.sum", "type": "Segment",
                 "value": {"index": 0, "startByte": 9, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
     );
-    check_fails(&scratch.run(), "invalid/wrong_rule.json: expected to be refused by detail.sum exactly, but got [segment.range_order at /endByte]");
+    check_fails(&scratch.run(), "invalid/wrong_rule.json: expected to be refused by detail.sum exactly, but got [segment.range_order at /endByte: ");
+}
+
+/// A valid trace that breaks a rule fails the gate at its line, saying
+/// what is wrong there.
+#[test]
+fn a_valid_trace_that_breaks_a_rule_is_told_why() {
+    let scratch = Scratch::new("valid-trace-breaks");
+    let path = scratch.0.join("traces/valid/session.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let first = text.lines().next().unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(first).unwrap();
+    record["msg"]["v"] = json!(7);
+    let broken = text.replacen(first, &record.to_string(), 1);
+    std::fs::write(&path, broken).unwrap();
+    check_fails(
+        &scratch.run(),
+        "session.jsonl: a valid trace breaks envelope.version at line 1 /msg/v: protocol version 7",
+    );
+}
+
+/// A listed fixture that now breaks a rule it does not name as well (a
+/// member made required that it lacks) fails once, saying what it broke and
+/// why; its divergence entry, which is about its own rule, is not called
+/// stale.
+#[test]
+fn a_listed_fixture_refused_by_another_rule_too_is_told_once() {
+    let scratch = Scratch::new("listed-other-rule");
+    let path = scratch.0.join("invalid/downloaded_past_size.json");
+    let mut fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    fixture["value"]
+        .as_object_mut()
+        .unwrap()
+        .remove("createdAt")
+        .unwrap();
+    scratch.write("invalid/downloaded_past_size.json", &fixture);
+    let report = scratch.run();
+    let about: Vec<&String> = report
+        .failures
+        .iter()
+        .filter(|failure| failure.contains("downloaded_past_size"))
+        .collect();
+    assert_eq!(about.len(), 1, "{about:#?}");
+    assert!(
+        about[0].contains("expected to be refused by summary.downloaded_bound exactly")
+            && about[0].contains("schema at (root): ")
+            && about[0].contains("createdAt"),
+        "{about:#?}"
+    );
 }
 
 #[test]
