@@ -246,16 +246,56 @@ fn a_binding_may_accept_only_what_its_design_leaves_to_the_validator() {
         Read::Ok(serde_json::Value::Null),
         Read::Contract(String::new()),
     );
-    let null_code = r#"{"v":1,"kind":"event","body":{"name":"event.notify","params":{"level":"info","message":"m","code":null}}}"#;
-    let segments_33 = r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.add","params":{"spec":{"url":"https://example.org/a","segments":33}}}}"#;
+    // Valid fixtures with one thing changed, so that each stays about that
+    // one thing whatever else the contract has come to require.
+    let fixtures = conformance::fixtures::load_fixtures(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance"),
+        "valid",
+    )
+    .unwrap();
+    let changed = |name: &str, pointer: &str, to: serde_json::Value| {
+        let mut value = fixtures
+            .iter()
+            .find(|f| f.path == format!("valid/{name}.json"))
+            .unwrap_or_else(|| panic!("valid/{name}.json"))
+            .value
+            .clone();
+        *value
+            .pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{name}: {pointer}")) = to;
+        value.to_string()
+    };
+    let null_code = changed(
+        "event_notify_warning",
+        "/body/params/code",
+        serde_json::Value::Null,
+    );
+    let spec: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../contracts/schema/types/DownloadSpec.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let maximum = spec["properties"]["segments"]["maximum"].as_u64().unwrap();
+    let segments_past = changed(
+        "download_add_call",
+        "/body/params/spec/segments",
+        serde_json::json!(maximum + 1),
+    );
     let unknown_member = r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.get","params":{"taskId":"t_01","zz":1}}}"#;
     let unknown_method =
         r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.zz","params":{"segments":33}}}"#;
-    let bad_format = r#"{"v":1,"kind":"event","body":{"name":"event.task.added","params":{"task":{"taskId":"t_01","url":"https://example.org/a","fileName":"a","state":"queued","sizeBytes":null,"downloadedBytes":0,"segments":0,"speedBytesPerSec":0,"etaSeconds":null,"createdAt":"yesterday"}}}}"#;
-    assert!(judge(&ok, &refused, null_code).is_some());
-    assert!(judge(&ok, &refused, segments_33).is_none());
-    assert!(judge(&ok, &ok, segments_33).is_some());
-    for allowed in [unknown_member, unknown_method, bad_format] {
+    let bad_format = changed(
+        "event_task_added",
+        "/body/params/task/createdAt",
+        serde_json::json!("yesterday"),
+    );
+    assert!(judge(&ok, &refused, &null_code).is_some());
+    assert!(judge(&ok, &refused, &segments_past).is_none());
+    assert!(judge(&ok, &ok, &segments_past).is_some());
+    for allowed in [unknown_member, unknown_method, &bad_format] {
         let conform = contract_tests::readers::conform(&checker, allowed.as_bytes());
         assert!(
             conform.contains(&conformance::Rule::Schema),

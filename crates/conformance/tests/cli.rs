@@ -34,6 +34,18 @@ fn run(args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().expect("vdm-conform finishes")
 }
 
+/// The release the hand-written messages below are written for. A frozen
+/// release never changes, so the reports on them hold through any change
+/// to the working tree's contract (a bound moved, a member made required).
+const PINNED: &str = "1.0.0";
+
+/// `vdm-conform --contract PINNED ARGS`.
+fn run_pinned(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut pinned = vec!["--contract", PINNED];
+    pinned.extend_from_slice(args);
+    run(&pinned, stdin)
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -77,6 +89,7 @@ impl Drop for Temp {
     }
 }
 
+// Messages of release PINNED (`run_pinned`).
 const GOOD: &str =
     r#"{"v":1,"kind":"call","id":1,"body":{"method":"download.pause","params":{"taskId":"t_01"}}}"#;
 const BAD_PARAMS: &str = r#"{"v":1,"kind":"call","id":2,"body":{"method":"download.add","params":{"spec":{"url":"https://example.org/a","segments":40}}}}"#;
@@ -85,7 +98,7 @@ const BAD_RANGES: &str = r#"{"v":1,"kind":"reply","id":3,"body":{"method":"downl
 #[test]
 fn conforming_json_lines_exit_zero() {
     let file = Temp::new("good.jsonl", format!("{GOOD}\n\n{GOOD}\n").as_bytes());
-    let output = run(&["check", file.path()], None);
+    let output = run_pinned(&["check", file.path()], None);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -101,7 +114,7 @@ fn violations_are_listed_in_human_form_and_exit_one() {
         "bad.jsonl",
         format!("{GOOD}\n{BAD_PARAMS}\nnot json\n{BAD_RANGES}\n").as_bytes(),
     );
-    let output = run(&["check", file.path()], None);
+    let output = run_pinned(&["check", file.path()], None);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output).replace(file.path(), "bad.jsonl");
     insta::assert_snapshot!("human_report", text);
@@ -110,7 +123,7 @@ fn violations_are_listed_in_human_form_and_exit_one() {
 #[test]
 fn json_format_gives_one_object_per_violation() {
     let file = Temp::new("bad.json", format!("[{GOOD}, {BAD_PARAMS}]").as_bytes());
-    let output = run(&["--format", "json", "check", file.path()], None);
+    let output = run_pinned(&["--format", "json", "check", file.path()], None);
     assert_eq!(output.status.code(), Some(1));
     let lines: Vec<serde_json::Value> = stdout(&output)
         .lines()
@@ -126,7 +139,7 @@ fn json_format_gives_one_object_per_violation() {
 #[test]
 fn github_format_gives_annotations_with_lines() {
     let file = Temp::new("gh.jsonl", format!("{GOOD}\n{BAD_PARAMS}\n").as_bytes());
-    let output = run(&["--format", "github", "check", file.path()], None);
+    let output = run_pinned(&["--format", "github", "check", file.path()], None);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
@@ -198,7 +211,7 @@ fn a_long_value_is_quoted_cut_in_every_format() {
 
 #[test]
 fn standard_input_is_read_for_a_dash() {
-    let output = run(&["check", "-"], Some(BAD_RANGES));
+    let output = run_pinned(&["check", "-"], Some(BAD_RANGES));
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
@@ -662,7 +675,7 @@ fn a_long_json_lines_file_is_checked_across_batches_with_the_right_places() {
         text.push('\n');
     }
     let file = Temp::new("long.jsonl", text.as_bytes());
-    let output = run(&["check", file.path()], None);
+    let output = run_pinned(&["check", file.path()], None);
     assert_eq!(output.status.code(), Some(1));
     let report = stdout(&output).replace(file.path(), "long.jsonl");
     assert!(
@@ -861,7 +874,7 @@ fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
     text.extend_from_slice(b"\xe9\"}}}\n");
     text.extend_from_slice(format!("{BAD_PARAMS}\n").as_bytes());
     let file = Temp::new("latin1.jsonl", &text);
-    let output = run(&["--format", "json", "check", file.path()], None);
+    let output = run_pinned(&["--format", "json", "check", file.path()], None);
     assert_eq!(
         output.status.code(),
         Some(1),
@@ -892,7 +905,7 @@ fn a_line_that_is_not_utf8_is_a_finding_and_reading_goes_on() {
     trace.extend(record("client", &bad));
     trace.extend(record("client", GOOD.as_bytes()));
     let file = Temp::new("latin1.trace.jsonl", &trace);
-    let output = run(&["--format", "json", "trace", file.path()], None);
+    let output = run_pinned(&["--format", "json", "trace", file.path()], None);
     assert_eq!(
         output.status.code(),
         Some(1),
@@ -1400,7 +1413,7 @@ fn a_line_past_64_mib_is_a_finding_and_the_next_lines_are_read() {
         "long-line.jsonl",
         format!("{GOOD}\n{long}\n{BAD_PARAMS}\n").as_bytes(),
     );
-    let output = run(&["--format", "json", "check", file.path()], None);
+    let output = run_pinned(&["--format", "json", "check", file.path()], None);
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     assert_eq!(
         lines_and_rules(&output),
@@ -1417,7 +1430,7 @@ fn a_line_past_64_mib_is_a_finding_and_the_next_lines_are_read() {
         "long-line-trace.jsonl",
         format!("{}\n{}\n{}\n", record(GOOD), record(&long), record(GOOD)).as_bytes(),
     );
-    let output = run(&["--format", "json", "trace", trace.path()], None);
+    let output = run_pinned(&["--format", "json", "trace", trace.path()], None);
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     let rules = lines_and_rules(&output);
     assert!(rules.contains(&(2, "json".to_string())), "{rules:?}");
@@ -1425,7 +1438,7 @@ fn a_line_past_64_mib_is_a_finding_and_the_next_lines_are_read() {
     assert!(rules.iter().any(|(line, _)| *line == 3), "{rules:?}");
 
     let document = Temp::new("long-document.json", format!("[\n{long}\n]\n").as_bytes());
-    let output = run(&["check", document.path()], None);
+    let output = run_pinned(&["check", document.path()], None);
     assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("is not read whole"), "{said}");

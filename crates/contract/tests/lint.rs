@@ -886,8 +886,21 @@ fn a_bidirectional_override_anywhere_in_a_file_is_refused() {
 /// A field no value meets by its own keywords is named at the bound.
 #[test]
 fn a_schema_no_value_meets_is_refused() {
+    // A string enum of the contract, whatever it is called.
+    let set = real_set();
+    let mut enums: Vec<&str> = set
+        .docs
+        .iter()
+        .filter(|doc| {
+            doc.rel.starts_with("types/")
+                && doc.value["type"] == "string"
+                && doc.value["enum"].is_array()
+        })
+        .map(|doc| doc.rel.as_str())
+        .collect();
+    enums.sort_unstable();
     check(
-        "types/NotifyLevel.json",
+        enums.first().expect("a string enum"),
         |v| *at(v, "/enum") = json!([]),
         LintRule::Satisfiable,
         "/enum",
@@ -920,11 +933,23 @@ fn a_schema_no_value_meets_is_refused() {
         "/required/5",
     );
     // A listed value the node's own keywords refuse: no message carries it.
+    let rel = enums.first().expect("a string enum");
+    let values: Vec<usize> = set
+        .docs
+        .iter()
+        .find(|doc| doc.rel == *rel)
+        .and_then(|doc| doc.value["enum"].as_array())
+        .expect("its values")
+        .iter()
+        .map(|value| value.as_str().map_or(0, |s| s.chars().count()))
+        .collect();
+    let longest = values.iter().copied().max().expect("a value");
+    let first_too_long = values.iter().position(|len| *len == longest).expect("it");
     check(
-        "types/NotifyLevel.json",
-        |v| v["maxLength"] = json!(5),
+        rel,
+        |v| v["maxLength"] = json!(longest - 1),
         LintRule::Satisfiable,
-        "/enum/1",
+        &format!("/enum/{first_too_long}"),
     );
     check(
         "types/Segment.json",

@@ -13,7 +13,7 @@ use contract::{lint, LintRule, SchemaSet};
 use serde_json::json;
 
 use super::model::model;
-use super::model::tests::doc;
+use super::model::tests::{a_string_enum, doc};
 
 const NAMES: &[&str] = &[
     "for",
@@ -207,12 +207,13 @@ fn edit(set: &mut SchemaSet, draw: &mut Draw) -> String {
         doc(set, "Checksum")["properties"][name] = shape;
         said.push(format!("Checksum.{name}"));
     }
+    let enum_name = a_string_enum(set);
     for _ in 0..3 {
         let value = draw.name();
-        if let Some(values) = doc(set, "NotifyLevel")["enum"].as_array_mut() {
+        if let Some(values) = doc(set, &enum_name)["enum"].as_array_mut() {
             values.push(json!(value));
         }
-        said.push(format!("NotifyLevel {value}"));
+        said.push(format!("{enum_name} {value}"));
     }
     // The one code name no method's `x-errors` uses.
     let code = draw.name();

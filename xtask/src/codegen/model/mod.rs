@@ -698,6 +698,27 @@ pub(super) mod tests {
         )
     }
 
+    /// The name of a type of `set` that is a string enum (the first by
+    /// file name), for tests about enum values whatever the contract calls
+    /// its enums.
+    pub(crate) fn a_string_enum(set: &SchemaSet) -> String {
+        let mut enums: Vec<&contract::SchemaDoc> = set
+            .docs
+            .iter()
+            .filter(|doc| {
+                doc.rel.starts_with("types/")
+                    && doc.value["type"] == "string"
+                    && doc.value["enum"].is_array()
+            })
+            .collect();
+        enums.sort_by(|a, b| a.rel.cmp(&b.rel));
+        enums
+            .first()
+            .expect("the contract has a string enum")
+            .name
+            .clone()
+    }
+
     /// The document of the type, method or event `name` in `set`.
     pub(crate) fn doc<'a>(set: &'a mut SchemaSet, name: &str) -> &'a mut Value {
         &mut set
@@ -767,7 +788,7 @@ pub(super) mod tests {
     #[test]
     fn a_secret_or_a_null_the_emitters_do_not_model_alike_is_refused() {
         type Edit = fn(&mut SchemaSet);
-        let cases: [(Edit, &str); 6] = [
+        let cases: [(Edit, &str); 5] = [
             (
                 |set| {
                     doc(set, "session.hello")["$defs"]["result"]["properties"]["methods"]["items"]
@@ -797,15 +818,17 @@ pub(super) mod tests {
                 |set| doc(set, "TaskState")["x-secret"] = serde_json::json!(true),
                 "types/TaskState.json#/x-secret",
             ),
-            (
-                |set| doc(set, "NotifyLevel")["type"] = serde_json::json!(["string", "null"]),
-                "types/NotifyLevel.json#/type",
-            ),
         ];
         for (edit, place) in cases {
             let err = refused(edit);
             assert!(err.contains(place), "{place}: {err}");
         }
+        let mut name = String::new();
+        let err = refused(|set| {
+            name = a_string_enum(set);
+            doc(set, &name)["type"] = serde_json::json!(["string", "null"]);
+        });
+        assert!(err.contains(&format!("types/{name}.json#/type")), "{err}");
     }
 
     #[test]
@@ -874,13 +897,20 @@ pub(super) mod tests {
 
     #[test]
     fn enum_values_that_are_one_rust_variant_are_refused() {
-        for more in [["a1", "a_1"], ["info", "x"]] {
+        // Two new values alike, and a value again.
+        for again in [false, true] {
+            let mut name = String::new();
             let err = refused(|set| {
-                let values = doc(set, "NotifyLevel")["enum"].as_array_mut().unwrap();
-                values.extend(more.map(Value::from));
+                name = a_string_enum(set);
+                let values = doc(set, &name)["enum"].as_array_mut().unwrap();
+                let more = match (again, values.first()) {
+                    (true, Some(first)) => [first.clone(), Value::from("x")],
+                    _ => [Value::from("a1"), Value::from("a_1")],
+                };
+                values.extend(more);
             });
             assert!(
-                err.contains("types/NotifyLevel.json#/enum") && err.contains("Rust variant"),
+                err.contains(&format!("types/{name}.json#/enum")) && err.contains("Rust variant"),
                 "{err}"
             );
         }

@@ -232,13 +232,14 @@ mod tests {
         )
     }
 
-    /// Adds a type named `name`: NotifyLevel's schema under another title.
+    /// Adds a type named `name`: a string enum's schema under another title.
     fn add_type(name: &str) -> impl FnOnce(&mut SchemaSet) + '_ {
         move |set| {
+            let like = super::super::tests::a_string_enum(set);
             let mut doc = set
                 .docs
                 .iter()
-                .find(|doc| doc.name == "NotifyLevel")
+                .find(|doc| doc.name == like)
                 .unwrap()
                 .clone();
             doc.value["title"] = Value::from(name);
