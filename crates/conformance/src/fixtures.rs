@@ -154,6 +154,7 @@ pub fn load_divergences(path: &Path, failures: &mut Vec<String>) -> BTreeMap<Str
 /// checker built from `contracts/schema`.
 pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     let mut report = GateReport::default();
+    unknown_rules(checker, &mut report.failures);
     // A fixture that cannot be read is a failure of its own; every other
     // fixture is still checked.
     let mut readable = |folder: &str| -> Result<Vec<Fixture>, Error> {
@@ -212,6 +213,53 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
         divergences.len()
     ));
     Ok(report)
+}
+
+/// Every `x-rule` a schema names is a rule the checker knows: one it does
+/// not would have its failures reported as `schema`, and the fixture that
+/// names it refused as breaking another rule.
+fn unknown_rules(checker: &Checker, failures: &mut Vec<String>) {
+    for doc in &checker.schema_set().docs {
+        // Iterative: a schema's depth is the author's, not bounded here.
+        // Each entry says whether its members are names (`properties`,
+        // `$defs`, ...), where any key, `const` too, holds a schema.
+        let mut stack = vec![(&doc.value, String::new(), false)];
+        while let Some((value, pointer, names)) = stack.pop() {
+            let Value::Object(map) = value else {
+                if let Value::Array(items) = value {
+                    for (index, item) in items.iter().enumerate() {
+                        stack.push((item, format!("{pointer}/{index}"), false));
+                    }
+                }
+                continue;
+            };
+            if let Some(id) = map.get("x-rule").and_then(Value::as_str).filter(|_| !names) {
+                if Rule::from_id(id).is_none() {
+                    failures.push(format!(
+                        "{}#{pointer}/x-rule: {id:?} is no rule vdm-conform knows, so a failure there is reported as `schema`: add it to `Rule` in crates/conformance/src/rules.rs (its id and what it asks) and to docs/conformance.md",
+                        doc.rel
+                    ));
+                }
+            }
+            for (key, child) in map {
+                // Values, not schemas: an `x-rule` member there is data.
+                if !names && matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
+                    continue;
+                }
+                let holds_names = !names
+                    && matches!(
+                        key.as_str(),
+                        "properties"
+                            | "patternProperties"
+                            | "$defs"
+                            | "definitions"
+                            | "dependentSchemas"
+                    );
+                let at = format!("{pointer}/{}", contract::escape_pointer_token(key));
+                stack.push((child, at, holds_names));
+            }
+        }
+    }
 }
 
 /// A valid fixture passes every rule, and the generated Rust type reads it

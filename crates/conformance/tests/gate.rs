@@ -127,6 +127,38 @@ fn an_invalid_fixture_refused_by_another_rule_fails_the_gate() {
     check_fails(&scratch.run(), "invalid/wrong_rule.json: expected to be refused by detail.sum exactly, but got [segment.range_order at /endByte: ");
 }
 
+/// An `x-rule` the checker does not know fails the gate at its place, saying
+/// where the rule is added; one that is data (under `const`) or a
+/// property's name does not.
+#[test]
+fn a_rule_no_checker_knows_is_named_where_the_schema_names_it() {
+    let mut set =
+        contract::SchemaSet::load(&repo().join("contracts/schema")).expect("schemas load");
+    let segment = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == "types/Segment.json")
+        .unwrap();
+    segment.value["allOf"] = json!([
+        {"x-rule": "segment.planted", "description": "planted", "if": {"const": {"x-rule": "data.only"}}, "then": true},
+    ]);
+    segment.value["$defs"] = json!({"x-rule": {"type": "string"}});
+    let report = gate(
+        &repo().join("conformance"),
+        &Checker::new(set).expect("checker builds"),
+    )
+    .expect("the gate runs");
+    let unknown: Vec<&String> = report
+        .failures
+        .iter()
+        .filter(|failure| failure.contains("is no rule vdm-conform knows"))
+        .collect();
+    assert_eq!(
+        unknown,
+        [&"types/Segment.json#/allOf/0/x-rule: \"segment.planted\" is no rule vdm-conform knows, so a failure there is reported as `schema`: add it to `Rule` in crates/conformance/src/rules.rs (its id and what it asks) and to docs/conformance.md".to_string()]
+    );
+}
+
 /// A valid trace that breaks a rule fails the gate at its line, saying
 /// what is wrong there.
 #[test]
