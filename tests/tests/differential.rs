@@ -185,8 +185,12 @@ fn the_readers_read_every_generated_message_and_agree_on_every_mutant() {
     );
     // A mutant breaks one rule in one place: the bindings that refuse it
     // name that place alike.
+    // How many all three refuse depends on the contract's rules (those
+    // Rust leaves to the validator are refused by C++ and TypeScript
+    // alone): 122 of the 600 today, 91 with one more such rule on
+    // TaskError. A few dozen still compare the places.
     let pointed = differential::pointed_alike(&mutants, &mut cpp, &mut ts).unwrap();
-    assert!(pointed > 100, "{pointed} mutants refused by all three");
+    assert!(pointed >= 50, "{pointed} mutants refused by all three");
 }
 
 /// The Rust decoder reads a body's content from the tokens its policy scan
