@@ -88,10 +88,16 @@ fn run(mut command: Command, input: &[u8]) -> String {
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let output = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
+    // Both streams: tsc, for one, prints its errors on stdout (the start of
+    // it: a reader's output can be long).
     assert!(
         output.status.success(),
-        "{what} failed: {}\n{}",
+        "{what} failed: {}\n{}{}",
         output.status,
+        String::from_utf8_lossy(&output.stdout)
+            .chars()
+            .take(4000)
+            .collect::<String>(),
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()

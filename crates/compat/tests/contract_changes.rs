@@ -59,14 +59,25 @@ fn only_change(comparison: &Comparison) -> &compat::Change {
     &comparison.changes[0]
 }
 
-/// The contract with a thirteenth TaskState, `seeding`.
-fn with_seeding_state() -> SchemaSet {
-    edited("types/TaskState.json", |v| {
-        at(v, "/enum")
-            .as_array_mut()
-            .expect("enum")
-            .push(json!("seeding"))
-    })
+/// The contract with one more TaskState (`seeding`, or a name like it the
+/// contract does not have yet), and its name.
+fn with_a_new_state() -> (SchemaSet, String) {
+    let mut name = String::new();
+    let set = edited("types/TaskState.json", |v| {
+        let values = at(v, "/enum").as_array_mut().expect("enum");
+        name = (0..)
+            .map(|n| {
+                if n == 0 {
+                    "seeding".to_string()
+                } else {
+                    format!("seeding_{n}")
+                }
+            })
+            .find(|name| !values.iter().any(|value| value == name.as_str()))
+            .expect("a fresh name");
+        values.push(json!(name));
+    });
+    (set, name)
 }
 
 fn at<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Value {
@@ -151,7 +162,7 @@ fn a_new_required_param_breaks_old_clients() {
 
 #[test]
 fn a_new_enum_value_breaks_old_readers() {
-    let new = with_seeding_state();
+    let (new, name) = with_a_new_state();
     let comparison = compare(&new, Readers::Tolerant);
     let change = only_change(&comparison);
     assert_eq!(change.rule, "enum.value_added");
@@ -161,7 +172,7 @@ fn a_new_enum_value_breaks_old_readers() {
     );
     assert_eq!(
         change.example.as_ref().map(|e| e.value.clone()),
-        Some(json!("seeding"))
+        Some(json!(name))
     );
     assert_eq!(comparison.bump, Bump::Major);
 }
@@ -492,7 +503,7 @@ fn a_method_that_becomes_an_event_is_major() {
 
 #[test]
 fn a_bump_too_small_for_the_changes_is_explained() {
-    let new = with_seeding_state();
+    let (new, _) = with_a_new_state();
     let comparison = compare(&new, Readers::Tolerant);
     let declared = declared_bump("1.0.0", "1.1.0").expect("versions");
     assert_eq!(declared, Bump::Minor);

@@ -638,10 +638,34 @@ mod tests {
             .iter_mut()
             .find(|d| d.name == "TaskState")
             .ok_or_else(|| anyhow::anyhow!("no TaskState"))?;
-        if let Some(values) = doc.value.get_mut("enum").and_then(|v| v.as_array_mut()) {
-            values.push(json!("seeding"));
+        let since = doc.value["x-since"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let values = doc
+            .value
+            .get_mut("enum")
+            .and_then(|v| v.as_array_mut())
+            .ok_or_else(|| anyhow::anyhow!("TaskState lists no values"))?;
+        // A value it does not have yet; a value listed without a version of
+        // its own shows the type's.
+        let added = (0..)
+            .map(|n| format!("seeding_{n}"))
+            .find(|name| !values.iter().any(|value| value == name.as_str()))
+            .unwrap_or_default();
+        let first = values.first().cloned().unwrap_or_default();
+        values.push(json!(added));
+        let count = values.len();
+        let mut listed = doc.value["x-enum-since"].clone();
+        if !listed.is_object() {
+            listed = json!({});
         }
-        doc.value["x-enum-since"] = json!({"seeding": "1.2.0"});
+        listed[&added] = json!("9.9.0");
+        let first_since = listed[first.as_str().unwrap_or_default()]
+            .as_str()
+            .unwrap_or(&since)
+            .to_string();
+        doc.value["x-enum-since"] = listed;
         let model = super::super::model::model(&set)?;
         let doc = set
             .docs
@@ -654,8 +678,17 @@ mod tests {
             out.contains("| # | value | since |\n|---|---|---|\n"),
             "{out}"
         );
-        assert!(out.contains("| 2 | `queued` | 1.0.0 |\n"), "{out}");
-        assert!(out.contains("| 13 | `seeding` | 1.2.0 |\n"), "{out}");
+        assert!(
+            out.contains(&format!(
+                "| 1 | `{}` | {first_since} |\n",
+                first.as_str().unwrap_or_default()
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("| {count} | `{added}` | 9.9.0 |\n")),
+            "{out}"
+        );
         Ok(())
     }
 }
