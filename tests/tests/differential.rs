@@ -269,24 +269,14 @@ fn a_binding_may_accept_only_what_its_design_leaves_to_the_validator() {
             .unwrap_or_else(|| panic!("{name}: {pointer}")) = to;
         value.to_string()
     };
+    // A JSON file of the repository.
+    let read = |rel: &str| -> serde_json::Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
     // `null` where only absence is allowed: the invalid fixture for it.
-    let null_code: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../conformance/invalid/optional_field_null.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let null_code = null_code["value"].to_string();
-    let spec: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../contracts/schema/types/DownloadSpec.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let null_code = read("conformance/invalid/optional_field_null.json")["value"].to_string();
+    let spec = read("contracts/schema/types/DownloadSpec.json");
     let maximum = spec["properties"]["segments"]["maximum"].as_u64().unwrap();
     let segments_past = changed(
         "download_add_call",
