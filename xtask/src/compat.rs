@@ -241,7 +241,11 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
                 Format::Github => say!("{}", compat::report::github_failure(place, &message)),
                 Format::Sarif => sayln!(
                     "{}",
-                    serde_json::to_string_pretty(&compat::report::sarif_failure(place, &message))?
+                    serde_json::to_string_pretty(&compat::report::sarif_failure(
+                        place,
+                        &fallback_file(root, &new),
+                        &message
+                    ))?
                 ),
                 Format::Json => {
                     let (file, line) = place.unzip();
@@ -310,12 +314,25 @@ fn failure_place(
         }
         (None, None) => 1,
     };
-    let shown = path
-        .strip_prefix(root)
-        .unwrap_or(&path)
+    Some((shown(root, &path), line.max(1)))
+}
+
+/// A path as reports name it: under the repository, from its root.
+fn shown(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
         .display()
-        .to_string();
-    Some((shown, line.max(1)))
+        .to_string()
+}
+
+/// The file a SARIF result that names no place of its own is shown at:
+/// the new schema file of a comparison of two files, `contracts/VERSION`
+/// of two sets.
+fn fallback_file(root: &Path, new: &Side) -> String {
+    match new {
+        Side::File(path) => shown(root, path),
+        Side::Set { .. } => compat::report::VERSION_FILE.to_string(),
+    }
 }
 
 /// What one comparison found, and whether it passes.
@@ -444,12 +461,7 @@ fn print(
             })
             .find(|path| path.is_file())?;
         let text = std::fs::read_to_string(&path).ok()?;
-        let shown = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .display()
-            .to_string();
-        Some((shown, compat::report::line_of(&text, pointer)))
+        Some((shown(root, &path), compat::report::line_of(&text, pointer)))
     };
     let pair = format!("{from_label} → {to_label}");
     match request.format {
@@ -457,7 +469,12 @@ fn print(
         Format::Github => say!("{}", compat::report::github(comparison, declared, &locate)),
         Format::Sarif => sayln!(
             "{}",
-            serde_json::to_string_pretty(&compat::report::sarif(comparison, declared, &locate))?
+            serde_json::to_string_pretty(&compat::report::sarif(
+                comparison,
+                declared,
+                &locate,
+                &fallback_file(root, new)
+            ))?
         ),
         Format::Json => {
             let mut value = serde_json::to_value(comparison)?;
@@ -1269,7 +1286,7 @@ mod tests {
                 Err(err) => err,
             };
             let place = super::failure_place(&root, [&old, &new], &err);
-            let sarif = compat::report::sarif_failure(place.clone(), "x");
+            let sarif = compat::report::sarif_failure(place.clone(), "VERSION", "x");
             let result = &sarif["runs"][0]["results"][0];
             assert_eq!(
                 result["locations"][0]["physicalLocation"]["region"]["startLine"],

@@ -518,10 +518,14 @@ pub fn github_failure(place: Option<(String, usize)>, message: &str) -> String {
 }
 
 /// SARIF 2.1.0 for code scanning: one result per change, `error` for a break.
+/// Every result has a location: GitHub's code scanning refuses a whole upload
+/// when one result lacks one, so a change `locate` finds no place for is
+/// shown at line 1 of `fallback`.
 pub fn sarif(
     comparison: &Comparison,
     declared: Option<Bump>,
     locate: &Locate<'_>,
+    fallback: &str,
 ) -> serde_json::Value {
     let mut rules: Vec<String> = comparison
         .changes
@@ -552,16 +556,10 @@ pub fn sarif(
                     "reaches": comparison.reaches.get(&change.group),
                 },
             });
-            if let (Some((file, line)), Some(fields)) =
-                (locate(where_of(change)), result.as_object_mut())
-            {
-                fields.insert(
-                    "locations".into(),
-                    serde_json::json!([{"physicalLocation": {
-                        "artifactLocation": {"uri": file},
-                        "region": {"startLine": line}
-                    }}]),
-                );
+            if let Some(fields) = result.as_object_mut() {
+                let (file, line) =
+                    locate(where_of(change)).unwrap_or_else(|| (fallback.to_string(), 1));
+                fields.insert("locations".into(), sarif_locations(&file, line));
             }
             result
         })
@@ -572,10 +570,7 @@ pub fn sarif(
             "ruleId": "bump",
             "level": "error",
             "message": {"text": why},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": VERSION_FILE},
-                "region": {"startLine": 1}
-            }}]
+            "locations": sarif_locations(VERSION_FILE, 1)
         }));
     }
     serde_json::json!({
@@ -605,23 +600,20 @@ fn sarif_rule(id: &str) -> serde_json::Value {
 }
 
 /// SARIF for a comparison that could not be made at all: one error at the
-/// file and line it names where it names one, and a run that says it did
-/// not finish.
-pub fn sarif_failure(place: Option<(String, usize)>, message: &str) -> serde_json::Value {
-    let mut result = serde_json::json!({
+/// file and line it names, or at line 1 of `fallback` where it names none
+/// (see [`sarif`]), and a run that says it did not finish.
+pub fn sarif_failure(
+    place: Option<(String, usize)>,
+    fallback: &str,
+    message: &str,
+) -> serde_json::Value {
+    let (file, line) = place.unwrap_or_else(|| (fallback.to_string(), 1));
+    let result = serde_json::json!({
         "ruleId": "compat.failed",
         "level": "error",
         "message": {"text": message},
+        "locations": sarif_locations(&file, line),
     });
-    if let (Some((file, line)), Some(fields)) = (place, result.as_object_mut()) {
-        fields.insert(
-            "locations".into(),
-            serde_json::json!([{"physicalLocation": {
-                "artifactLocation": {"uri": file},
-                "region": {"startLine": line}
-            }}]),
-        );
-    }
     serde_json::json!({
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -631,6 +623,39 @@ pub fn sarif_failure(place: Option<(String, usize)>, message: &str) -> serde_jso
             "results": [result]
         }]
     })
+}
+
+/// Bytes a path keeps as they are in a URI reference: RFC 3986's unreserved
+/// characters, sub-delimiters, `@` and the `/` between segments (a `:` is
+/// escaped: in a relative path's first segment it would read as a scheme).
+const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@')
+    .remove(b'/');
+
+/// A SARIF `locations` array of one place: the file as a URI reference (a
+/// space or a `#` in a path would otherwise make another URI, or none), the
+/// line at least 1, as SARIF's `region` requires.
+fn sarif_locations(file: &str, line: usize) -> serde_json::Value {
+    let uri = percent_encoding::utf8_percent_encode(file, URI_PATH).to_string();
+    serde_json::json!([{"physicalLocation": {
+        "artifactLocation": {"uri": uri},
+        "region": {"startLine": line.max(1)}
+    }}])
 }
 
 /// The line (1-based) where what a JSON pointer names starts in a JSON

@@ -104,10 +104,168 @@ fn the_review_formats_read_as_their_readers_expect() {
         serde_json::to_string_pretty(&report::sarif(
             &comparison,
             declared_bump("1.1.0", "1.1.1").ok(),
-            &locate
+            &locate,
+            report::VERSION_FILE
         ))
         .expect("JSON")
     );
+}
+
+/// The problems a code-scanning upload would have with a SARIF report: what
+/// SARIF 2.1.0's own schema refuses (formats asserted: a `uri` must be one),
+/// and what GitHub asks beyond it (it refuses the whole upload for one
+/// result without a location or with an empty artifact URI): every result
+/// located, at a line, under a rule its run lists.
+fn upload_problems(sarif: &serde_json::Value) -> Vec<String> {
+    let mut schema: serde_json::Value =
+        serde_json::from_str(include_str!("data/sarif/sarif-schema-2.1.0.json"))
+            .expect("the SARIF schema is JSON");
+    // The published pattern of `language` (of a run, of a tool) has a stray
+    // `]`, which the validator's check of the schema refuses as a regular
+    // expression; the reports never write `language`, so it is left out.
+    for definition in ["run", "toolComponent"] {
+        schema["definitions"][definition]["properties"]["language"]
+            .as_object_mut()
+            .map(|language| language.remove("pattern"));
+    }
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles");
+    let mut problems: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|error| format!("{}: {error}", error.instance_path()))
+        .collect();
+    for run in sarif["runs"].as_array().into_iter().flatten() {
+        let rules: Vec<&serde_json::Value> = run["tool"]["driver"]["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|rule| &rule["id"])
+            .collect();
+        for result in run["results"].as_array().into_iter().flatten() {
+            if !rules.contains(&&result["ruleId"]) {
+                problems.push(format!("rule {} not listed", result["ruleId"]));
+            }
+            let locations = result["locations"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice);
+            if locations.is_empty() {
+                problems.push(format!("no location: {result}"));
+            }
+            for location in locations {
+                let place = &location["physicalLocation"];
+                if place["artifactLocation"]["uri"]
+                    .as_str()
+                    .is_none_or(str::is_empty)
+                    || place["region"]["startLine"]
+                        .as_u64()
+                        .is_none_or(|line| line < 1)
+                {
+                    problems.push(format!("not a place in a file: {location}"));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn sarif_reports_are_uploadable_wherever_a_change_is() {
+    let declared = declared_bump("1.1.0", "1.1.1").ok();
+    let (old, new) = breaking();
+    let breaking = compare_sets(&old, &new, Options::default()).expect("the schemas register");
+    let compatible = compare_sets(&release("1.0.0"), &release("1.1.0"), Options::default())
+        .expect("the schemas register");
+    let nowhere = |_: &str| -> Option<(String, usize)> { None };
+    let odd_names = |place: &str| -> Option<(String, usize)> {
+        Some((format!("dir with space/#{}:?%é.json", place.len()), 0))
+    };
+    let reports = [
+        (
+            "breaking, located",
+            report::sarif(&breaking, declared, &locate, report::VERSION_FILE),
+        ),
+        (
+            "breaking, located nowhere",
+            report::sarif(&breaking, declared, &nowhere, report::VERSION_FILE),
+        ),
+        (
+            "odd file names",
+            report::sarif(&breaking, declared, &odd_names, "a b.json"),
+        ),
+        (
+            "compatible",
+            report::sarif(
+                &compatible,
+                declared_bump("1.0.0", "1.1.0").ok(),
+                &locate,
+                report::VERSION_FILE,
+            ),
+        ),
+        (
+            "failed, placed",
+            report::sarif_failure(
+                Some(("types/a b#.json".into(), 3)),
+                report::VERSION_FILE,
+                "not JSON",
+            ),
+        ),
+        (
+            "failed, no place",
+            report::sarif_failure(None, report::VERSION_FILE, "no schema"),
+        ),
+    ];
+    for (what, sarif) in &reports {
+        let problems = upload_problems(sarif);
+        assert!(problems.is_empty(), "{what}: {problems:#?}\n{sarif:#}");
+        assert!(
+            sarif["runs"][0]["results"]
+                .as_array()
+                .is_some_and(|r| !r.is_empty()),
+            "{what}: a report with something to say"
+        );
+    }
+    // A result located nowhere is shown where the caller said, and a path is
+    // written as a URI reference that names the same file.
+    let uris = |sarif: &serde_json::Value| -> Vec<String> {
+        sarif["runs"][0]["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    };
+    assert!(uris(&reports[1].1)
+        .iter()
+        .all(|uri| uri == report::VERSION_FILE));
+    // (The last result is the short bump's, at VERSION.)
+    let odd = uris(&reports[2].1);
+    assert!(
+        odd.len() > 1
+            && odd
+                .iter()
+                .filter(|uri| *uri != report::VERSION_FILE)
+                .all(|uri| {
+                    uri.starts_with("dir%20with%20space/%23")
+                        && uri.ends_with("%3A%3F%25%C3%A9.json")
+                }),
+        "{odd:?}"
+    );
+    assert_eq!(uris(&reports[4].1), ["types/a%20b%23.json"]);
+    // The checker can fail: the same check refuses a result without a place.
+    let mut unplaced = reports[5].1.clone();
+    unplaced["runs"][0]["results"][0]
+        .as_object_mut()
+        .map(|result| result.remove("locations"));
+    assert!(!upload_problems(&unplaced).is_empty());
+    unplaced["runs"][0]["results"][0]["locations"] = serde_json::json!([{"physicalLocation": {"artifactLocation": {"uri": "a b"}, "region": {"startLine": 1}}}]);
+    assert!(!upload_problems(&unplaced).is_empty(), "a space is no URI");
 }
 
 #[test]
