@@ -936,8 +936,16 @@ fn redact(findings: &mut [Finding], hidden: &[plan::Hidden<'_>]) {
                     .strip_prefix(place.pointer.as_str())
                     .is_some_and(|rest| rest.starts_with('/'));
             if inside {
+                // The value's shape is no secret, and says what is wrong
+                // with a value of the wrong shape.
+                let shape = place
+                    .expected
+                    .filter(|_| finding.pointer == place.pointer)
+                    .map_or(String::new(), |expected| {
+                        format!(": {} where {expected} is expected", kind_of(place.value))
+                    });
                 finding.message = format!(
-                    "{REDACTED} breaks `{}` here (a credential, or what may hold one, is never printed)",
+                    "{REDACTED} breaks `{}` here{shape} (a credential, or what may hold one, is never printed)",
                     finding.rule.id()
                 );
                 break;

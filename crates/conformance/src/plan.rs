@@ -304,6 +304,7 @@ impl Plan {
                     pointer,
                     value,
                     secret: schema.secret,
+                    expected: None,
                 });
                 continue;
             }
@@ -330,6 +331,7 @@ impl Plan {
                                         pointer: at,
                                         value: child,
                                         secret: false,
+                                        expected: None,
                                     });
                                 }
                                 continue;
@@ -358,6 +360,11 @@ impl Plan {
                     pointer,
                     value,
                     secret: false,
+                    expected: Some(if schema.items.is_some_and(|item| self.holds(item)) {
+                        "an array"
+                    } else {
+                        "an object"
+                    }),
                 }),
             }
         }
@@ -387,6 +394,7 @@ impl Plan {
                                 pointer: at,
                                 value: child,
                                 secret: true,
+                                expected: None,
                             });
                         } else {
                             stack.push((child, at));
@@ -408,6 +416,7 @@ impl Plan {
                         pointer,
                         value,
                         secret: false,
+                        expected: None,
                     })
                 }
                 _ => {}
@@ -512,6 +521,10 @@ pub struct Hidden<'v> {
     /// Whether the schema marks the place `x-secret` itself (rather than
     /// the place holding one the walk cannot reach).
     pub secret: bool,
+    /// What the schema expects here ("an object", "an array") when the
+    /// value is of another shape, which is why the walk cannot tell which
+    /// part of it may be a credential.
+    pub expected: Option<&'static str>,
 }
 
 /// What a walk reports at one place.

@@ -554,6 +554,33 @@ fn reports_never_print_a_secret() {
     assert!(output.contains("<redacted>"), "{output}");
 }
 
+/// A message that is no object at all (a bad capture step): even where its
+/// value is hidden, the report says what it is and what belongs there.
+#[test]
+fn a_value_of_the_wrong_shape_is_named_by_its_shape_even_when_hidden() {
+    let file = Temp::new("shapes.jsonl", b"\"hello\"\n[1]\n7\nnull\n");
+    let output = run(&["--format", "json", "check", file.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let messages: Vec<String> = stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|finding| finding["message"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    for (message, shape) in messages
+        .iter()
+        .zip(["a string", "an array", "a number", "null"])
+    {
+        assert!(
+            message.contains(&format!("{shape} where an object is expected"))
+                || message.contains(&format!(
+                    "expected an object with a \"kind\" tag, found {shape}"
+                )),
+            "{message}"
+        );
+    }
+}
+
 /// A lane pinned to a release checks against that release.
 #[test]
 fn a_pinned_contract_refuses_what_only_a_later_one_has() {
