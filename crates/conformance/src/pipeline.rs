@@ -391,11 +391,11 @@ impl Capture<'_> {
                 Err(FrameError::Closed) => self.done = true,
                 Err(err) => {
                     let (rule, message, goes_on) = refusal(err);
-                    if goes_on {
-                        self.frames += 1;
-                    } else {
-                        self.done = true;
-                    }
+                    // Counted like any frame: a side that is one cut frame
+                    // is a broken capture, which its finding says, not an
+                    // empty one.
+                    self.frames += 1;
+                    self.done = !goes_on;
                     refuse(rule, message)
                 }
             }
@@ -467,7 +467,8 @@ pub fn check_trace_pair(
 }
 
 /// Checks one capture frame by frame, printing violations as they are
-/// found; returns how many frames it held.
+/// found; returns how many frames it held, the one it could not read counted
+/// (a capture that is one cut frame holds a broken frame, not nothing).
 pub fn check_frames(
     checker: &Checker,
     file: &str,
@@ -508,6 +509,7 @@ pub fn check_frames(
                 out.push(violation(rule, String::new(), message));
                 if !goes_on {
                     sink.emit(out);
+                    index += 1;
                     break;
                 }
             }

@@ -437,6 +437,25 @@ fn an_input_with_no_message_fails_unless_allowed() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+    // A capture that is one cut or oversize frame is broken, which its
+    // finding says; it is not called empty, nor --allow-empty offered.
+    for (name, bytes) in [
+        ("cut.bin", &b"\x00\x00\x00\x09{}"[..]),
+        ("oversize.bin", &b"\xff\xff\xff\xff{}"[..]),
+        ("header.bin", &b"\x00\x00"[..]),
+    ] {
+        let capture = Temp::new(name, bytes);
+        for args in [
+            vec!["frames", capture.path()],
+            vec!["frames", capture.path(), "--allow-empty"],
+        ] {
+            let output = run(&args, None);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(!stderr.contains("holds no message"), "{args:?}: {stderr}");
+            assert!(stdout(&output).contains("[frame."), "{args:?}");
+        }
+    }
     // Standard input that holds nothing is refused the same way.
     assert_eq!(run(&["check", "-"], Some("")).status.code(), Some(1));
     // One empty input beside a good one is still refused, and named.
