@@ -179,20 +179,88 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
         return Ok(Outcome { ok: true });
     };
     if !request.all_releases {
-        return run_one(root, &request, request.from.clone());
+        return run_one(root, &request, request.from.clone(), &mut None);
     }
     let mut ok = true;
     let releases = crate::contracts::releases(root)?;
     if releases.is_empty() {
-        sayln!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
+        tell!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
     }
+    // One document for the lot in the formats programs read: one after
+    // another would be no JSON document, and no SARIF file an upload takes.
+    let mut documents = matches!(request.format, Format::Json | Format::Sarif).then(Vec::new);
     for (version, _) in releases {
-        ok &= run_one(root, &request, Some(version))?.ok;
+        match run_one(root, &request, Some(version), &mut documents) {
+            Ok(outcome) => ok &= outcome.ok,
+            Err(err) => {
+                write_documents(request.format, documents)?;
+                return Err(err);
+            }
+        }
     }
+    write_documents(request.format, documents)?;
     Ok(Outcome { ok })
 }
 
-fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Result<Outcome> {
+/// Reports of `--against-all-releases` in a format programs read, one a
+/// release, as one document: a JSON array, or one SARIF log of one run a
+/// release (each run its own category, `vdm-compat/VERSION`: code scanning
+/// refuses two runs of one tool and category in one upload).
+type Documents = Option<Vec<(String, Value)>>;
+
+fn write_documents(format: Format, documents: Documents) -> anyhow::Result<()> {
+    if let Some(documents) = documents {
+        sayln!(
+            "{}",
+            serde_json::to_string_pretty(&combined(format, documents))?
+        );
+    }
+    Ok(())
+}
+
+/// The one document [`write_documents`] writes.
+fn combined(format: Format, documents: Vec<(String, Value)>) -> Value {
+    match format {
+        Format::Sarif => compat::report::sarif_log(
+            documents
+                .into_iter()
+                .flat_map(|(from, mut log)| {
+                    let mut runs = match log.get_mut("runs").map(Value::take) {
+                        Some(Value::Array(runs)) => runs,
+                        _ => Vec::new(),
+                    };
+                    for run in &mut runs {
+                        if let Value::Object(run) = run {
+                            run.insert(
+                                "automationDetails".into(),
+                                json!({"id": format!("vdm-compat/{from}/")}),
+                            );
+                        }
+                    }
+                    runs
+                })
+                .collect(),
+        ),
+        _ => Value::Array(documents.into_iter().map(|(_, value)| value).collect()),
+    }
+}
+
+/// Prints a report of a format programs read, or keeps it for
+/// [`write_documents`].
+fn emit(documents: &mut Documents, from: &str, value: Value) -> anyhow::Result<()> {
+    match documents {
+        Some(kept) => kept.push((from.to_string(), value)),
+        None => sayln!("{}", serde_json::to_string_pretty(&value)?),
+    }
+    Ok(())
+}
+
+fn run_one(
+    root: &Path,
+    request: &Request,
+    from: Option<String>,
+    documents: &mut Documents,
+) -> anyhow::Result<Outcome> {
     let (to, all_releases) = (&request.to, request.all_releases);
     let options = request.options();
     let latest = crate::contracts::latest(root)?;
@@ -237,20 +305,19 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
             // Exit 2 and the message on stderr whatever the format; a report
             // read by a program says so in its own form too.
             let (place, message) = (failure_place(root, [&old, &new], &err), format!("{err:#}"));
+            let from = label(&old);
             match request.format {
                 Format::Github => say!("{}", compat::report::github_failure(place, &message)),
-                Format::Sarif => sayln!(
-                    "{}",
-                    serde_json::to_string_pretty(&compat::report::sarif_failure(
-                        place,
-                        &fallback_file(root, &new),
-                        &message
-                    ))?
-                ),
+                Format::Sarif => emit(
+                    documents,
+                    &from,
+                    compat::report::sarif_failure(place, &fallback_file(root, &new), &message),
+                )?,
                 Format::Json => {
                     let (file, line) = place.unzip();
-                    let failed = json!({"ok": false, "error": message, "file": file, "line": line});
-                    sayln!("{}", serde_json::to_string_pretty(&failed)?);
+                    let failed = json!({"ok": false, "from": from, "to": label(&new),
+                        "error": message, "file": file, "line": line});
+                    emit(documents, &from, failed)?;
                 }
                 Format::Human | Format::Markdown => {}
             }
@@ -273,7 +340,7 @@ fn run_one(root: &Path, request: &Request, from: Option<String>) -> anyhow::Resu
         shortfall,
         ok,
     };
-    print(root, request, [&old, &new], &judged)?;
+    print(root, request, [&old, &new], &judged, documents)?;
     Ok(Outcome { ok })
 }
 
@@ -431,6 +498,7 @@ fn print(
     request: &Request,
     [old, new]: [&Side; 2],
     judged: &Judged,
+    documents: &mut Documents,
 ) -> anyhow::Result<()> {
     let Judged {
         comparison,
@@ -467,15 +535,11 @@ fn print(
     match request.format {
         Format::Markdown => say!("{}", compat::report::markdown(comparison, declared, &pair)),
         Format::Github => say!("{}", compat::report::github(comparison, declared, &locate)),
-        Format::Sarif => sayln!(
-            "{}",
-            serde_json::to_string_pretty(&compat::report::sarif(
-                comparison,
-                declared,
-                &locate,
-                &fallback_file(root, new)
-            ))?
-        ),
+        Format::Sarif => emit(
+            documents,
+            &from_label,
+            compat::report::sarif(comparison, declared, &locate, &fallback_file(root, new)),
+        )?,
         Format::Json => {
             let mut value = serde_json::to_value(comparison)?;
             if let Value::Object(map) = &mut value {
@@ -485,8 +549,10 @@ fn print(
                 );
                 map.insert("replayDisagreements".into(), json!(replay));
                 map.insert("ok".into(), json!(ok));
+                map.insert("from".into(), json!(from_label));
+                map.insert("to".into(), json!(to_label));
             }
-            sayln!("{}", serde_json::to_string_pretty(&value)?);
+            emit(documents, &from_label, value)?;
         }
         Format::Human => print_human(&pair, request, judged),
     }
@@ -1110,6 +1176,60 @@ mod tests {
         let placed = super::failure_place(&dir, [&side, &side], &err);
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(placed, Some(("mine.json".to_string(), 1)));
+    }
+
+    /// `--against-all-releases` in a format programs read writes one
+    /// document: a JSON array of the reports, each naming its sides, or one
+    /// SARIF log whose runs, one a release, each have a category of their
+    /// own (code scanning refuses two runs of one category in one upload).
+    #[test]
+    fn every_release_at_once_is_one_document() {
+        let root = crate::root();
+        let releases = crate::contracts::releases(&root).unwrap_or_else(|err| panic!("{err}"));
+        assert!(releases.len() > 1, "the repository holds releases");
+        for format in ["json", "sarif"] {
+            let request = super::request(&[
+                "--against-all-releases",
+                "--search",
+                "0",
+                "--format",
+                format,
+            ])
+            .unwrap_or_else(|err| panic!("{err}"))
+            .unwrap_or_else(|| panic!("a request"));
+            let mut documents = Some(Vec::new());
+            for (version, _) in &releases {
+                super::run_one(&root, &request, Some(version.clone()), &mut documents)
+                    .unwrap_or_else(|err| panic!("{err:#}"));
+            }
+            let kept = documents.unwrap_or_default();
+            assert_eq!(kept.len(), releases.len(), "nothing printed one by one");
+            let one = super::combined(request.format, kept);
+            let text = serde_json::to_string_pretty(&one).unwrap_or_else(|err| panic!("{err}"));
+            let read: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}"));
+            if format == "json" {
+                let froms: Vec<&serde_json::Value> = read
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|r| &r["from"])
+                    .collect();
+                let expected: Vec<serde_json::Value> =
+                    releases.iter().map(|(v, _)| serde_json::json!(v)).collect();
+                assert_eq!(froms, expected.iter().collect::<Vec<_>>());
+            } else {
+                let runs = read["runs"].as_array().map_or(&[][..], Vec::as_slice);
+                let mut categories: Vec<&str> = runs
+                    .iter()
+                    .filter_map(|run| run["automationDetails"]["id"].as_str())
+                    .collect();
+                assert_eq!(categories.len(), releases.len(), "{text}");
+                categories.dedup();
+                assert_eq!(categories.len(), releases.len(), "{text}");
+                assert_eq!(read["version"], "2.1.0");
+            }
+        }
     }
 
     /// `..` or `a/b` is a path, never a release: `contracts/released/..`

@@ -573,16 +573,21 @@ pub fn sarif(
             "locations": sarif_locations(VERSION_FILE, 1)
         }));
     }
+    sarif_log(vec![serde_json::json!({
+        "tool": {"driver": {
+            "name": "vdm-compat",
+            "rules": rules.iter().map(|id| sarif_rule(id)).collect::<Vec<_>>()
+        }},
+        "results": results
+    })])
+}
+
+/// A SARIF 2.1.0 log of these runs.
+pub fn sarif_log(runs: Vec<serde_json::Value>) -> serde_json::Value {
     serde_json::json!({
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "vdm-compat",
-                "rules": rules.iter().map(|id| sarif_rule(id)).collect::<Vec<_>>()
-            }},
-            "results": results
-        }]
+        "runs": runs
     })
 }
 
@@ -614,15 +619,11 @@ pub fn sarif_failure(
         "message": {"text": message},
         "locations": sarif_locations(&file, line),
     });
-    serde_json::json!({
-        "version": "2.1.0",
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "runs": [{
-            "tool": {"driver": {"name": "vdm-compat", "rules": [sarif_rule("compat.failed")]}},
-            "invocations": [{"executionSuccessful": false}],
-            "results": [result]
-        }]
-    })
+    sarif_log(vec![serde_json::json!({
+        "tool": {"driver": {"name": "vdm-compat", "rules": [sarif_rule("compat.failed")]}},
+        "invocations": [{"executionSuccessful": false}],
+        "results": [result]
+    })])
 }
 
 /// Bytes a path keeps as they are in a URI reference: RFC 3986's unreserved
