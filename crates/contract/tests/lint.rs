@@ -465,6 +465,86 @@ fn an_unknown_extension_keyword_is_refused() {
     );
 }
 
+/// A keyword no validator reads asks nothing: a misspelt bound leaves the
+/// value unbounded, OpenAPI's `nullable` admits no `null`. It is named with
+/// the keyword it was likely meant to be, wherever a schema stands.
+#[test]
+fn a_keyword_no_validator_reads_is_refused_with_what_was_meant() {
+    for (edit_at, keyword, hint) in [
+        (
+            "/properties/fileName",
+            "maxLenght",
+            "did you mean `maxLength`?",
+        ),
+        ("/properties/sizeBytes", "nullable", "OpenAPI's"),
+        ("", "definitions", "write `$defs`"),
+        ("/properties/state", "requried", "did you mean `required`?"),
+        ("/properties/url", "xyzzy", "asks nothing"),
+    ] {
+        let mut set = real_set();
+        let Some(doc) = set
+            .docs
+            .iter_mut()
+            .find(|d| d.rel == "types/TaskSummary.json")
+        else {
+            panic!("TaskSummary is in the set");
+        };
+        let Some(node) = doc
+            .value
+            .pointer_mut(edit_at)
+            .and_then(Value::as_object_mut)
+        else {
+            panic!("TaskSummary has {edit_at}: pick another place");
+        };
+        node.insert(keyword.into(), json!({}));
+        let violations = lint(&set);
+        let pointer = format!("{edit_at}/{keyword}");
+        assert!(
+            violations.iter().any(|v| v.rule == LintRule::Keyword
+                && v.pointer.as_str() == pointer
+                && v.message.contains(hint)),
+            "{keyword} at {edit_at}: {violations:#?}"
+        );
+        assert!(
+            violations.iter().all(|v| v.rule == LintRule::Keyword),
+            "{violations:#?}"
+        );
+    }
+    // Under a subschema reached by name only, and not in values or names:
+    // a property named `maxLenght`, an enum value `nullable` are fine.
+    check(
+        "types/TaskSummary.json",
+        |v| {
+            *at(v, "/properties/fileName")
+                .as_object_mut()
+                .expect("an object")
+                .entry("patternProperties")
+                .or_insert(json!(null)) = json!({"^a": {"minLenght": 1}})
+        },
+        LintRule::Keyword,
+        "/properties/fileName/patternProperties/^a/minLenght",
+    );
+    let mut set = real_set();
+    let Some(doc) = set.docs.iter_mut().find(|d| d.rel == "types/Checksum.json") else {
+        panic!("Checksum is in the set");
+    };
+    if let Some(properties) = doc
+        .value
+        .pointer_mut("/properties")
+        .and_then(Value::as_object_mut)
+    {
+        properties.insert(
+            "maxLenght".into(),
+            json!({"type": "string", "enum": ["nullable"], "default": {"xyzzy": 1}, "description": "d"}),
+        );
+    }
+    let keyword: Vec<_> = lint(&set)
+        .into_iter()
+        .filter(|v| v.rule == LintRule::Keyword)
+        .collect();
+    assert!(keyword.is_empty(), "{keyword:#?}");
+}
+
 #[test]
 fn a_union_without_a_required_tag_is_refused() {
     check(

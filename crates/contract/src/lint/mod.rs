@@ -24,7 +24,7 @@ mod walk;
 
 pub use automaton::{pattern_automaton, Automaton, MAX_PATTERN_STATES};
 pub use pattern::pattern_reads_alike;
-pub use rules::{LintRule, Violation, INHERITED_NAMES, KNOWN_EXTENSIONS};
+pub use rules::{LintRule, Violation, INHERITED_NAMES, KEYWORDS, KNOWN_EXTENSIONS};
 use set::{envelope_coverage, expansion_bound, secret_transport};
 pub use text::bidi_controls;
 pub(crate) use text::is_bidi_control;

@@ -194,6 +194,16 @@ impl Linter<'_> {
     /// resolvable `$ref`s, portable patterns, snake_case enum values.
     fn node_rules(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer) {
         for key in map.keys() {
+            if !key.starts_with("x-") && !KEYWORDS.contains(&key.as_str()) {
+                self.report(
+                    &at.push(key),
+                    LintRule::Keyword,
+                    format!(
+                        "{key:?} is no draft 2020-12 keyword, so no validator reads it and it asks nothing{}",
+                        keyword_hint(key)
+                    ),
+                );
+            }
             if key.starts_with("x-") && !KNOWN_EXTENSIONS.contains(&key.as_str()) {
                 self.report(
                     &at.push(key),
@@ -516,7 +526,12 @@ impl Linter<'_> {
                 self.walk(sub, &here, true);
             }
         }
-        for key in ["items", "additionalProperties", "unevaluatedProperties"] {
+        for key in [
+            "items",
+            "additionalProperties",
+            "unevaluatedProperties",
+            "unevaluatedItems",
+        ] {
             if let Some(sub) = map.get(key) {
                 self.walk(sub, &at.push(key), shape);
             }
@@ -528,9 +543,26 @@ impl Linter<'_> {
                 }
             }
         }
-        for key in ["if", "then", "else", "not", "contains", "propertyNames"] {
+        for key in [
+            "if",
+            "then",
+            "else",
+            "not",
+            "contains",
+            "propertyNames",
+            "contentSchema",
+        ] {
             if let Some(sub) = map.get(key) {
                 self.walk(sub, &at.push(key), false);
+            }
+        }
+        // Schemas by name that no rule above reads as fields: their keywords
+        // are checked all the same.
+        for key in ["patternProperties", "dependentSchemas"] {
+            if let Some(subs) = map.get(key).and_then(Value::as_object) {
+                for (name, sub) in subs {
+                    self.walk(sub, &at.push(key).push(name), false);
+                }
             }
         }
     }
@@ -783,6 +815,32 @@ pub(super) fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
+}
+
+/// What an unknown keyword was most likely meant to be: the one of another
+/// dialect or draft it is, or a 2020-12 keyword a letter or two away.
+fn keyword_hint(key: &str) -> String {
+    let meant = match key {
+        "nullable" => Some("OpenAPI's; write `\"type\": [T, \"null\"]`"),
+        "definitions" => Some("draft 7's; write `$defs`"),
+        "dependencies" => Some("draft 7's; write `dependentRequired` or `dependentSchemas`"),
+        "$recursiveRef" | "$recursiveAnchor" => {
+            Some("draft 2019-09's; write `$dynamicRef`/`$dynamicAnchor`")
+        }
+        "discriminator" | "example" => Some("OpenAPI's"),
+        _ => None,
+    };
+    if let Some(meant) = meant {
+        return format!(" ({meant})");
+    }
+    KEYWORDS
+        .iter()
+        .map(|known| (strsim::damerau_levenshtein(key, known), *known))
+        .filter(|(distance, _)| *distance <= 2)
+        .min()
+        .map_or(String::new(), |(_, known)| {
+            format!(" (did you mean `{known}`?)")
+        })
 }
 
 #[cfg(test)]
