@@ -545,6 +545,44 @@ fn a_keyword_no_validator_reads_is_refused_with_what_was_meant() {
     assert!(keyword.is_empty(), "{keyword:#?}");
 }
 
+/// What says how a method is called is read at a method file's root only:
+/// elsewhere it is named as meaning nothing, at another kind's root as
+/// having no place there.
+#[test]
+fn method_keywords_stand_only_at_a_method_root() {
+    check(
+        "types/TaskSummary.json",
+        |v| {
+            at(v, "/properties/url")
+                .as_object_mut()
+                .expect("an object")
+                .insert("x-errors".into(), json!(["internal_error"]));
+        },
+        LintRule::Extension,
+        "/properties/url/x-errors",
+    );
+    let mut set = real_set();
+    let Some(doc) = set
+        .docs
+        .iter_mut()
+        .find(|d| d.rel == "types/TaskSummary.json")
+    else {
+        panic!("TaskSummary is in the set");
+    };
+    at(&mut doc.value, "")
+        .as_object_mut()
+        .expect("an object")
+        .insert("x-transports".into(), json!(["unix"]));
+    let violations = lint(&set);
+    assert!(
+        violations.iter().any(|v| v.rule == LintRule::Meta
+            && v.pointer.as_str() == "/x-transports"
+            && v.message
+                .contains("`x-transports` has no place at the root of a type file")),
+        "{violations:#?}"
+    );
+}
+
 #[test]
 fn a_union_without_a_required_tag_is_refused() {
     check(

@@ -103,11 +103,16 @@ impl Linter<'_> {
             Some(Ok(validator)) => {
                 for error in validator.iter_errors(value) {
                     let at = Pointer::from_text(error.instance_path().as_str());
-                    self.report(
-                        &at,
-                        LintRule::Meta,
-                        format!("{error} (schema/contract-schema.json)"),
-                    );
+                    // The meta-schema closes each kind's root with `false`:
+                    // "False schema does not allow …" says nothing of why.
+                    let message = match (error.kind(), error.instance_path().as_str().rsplit_once('/')) {
+                        (jsonschema::error::ValidationErrorKind::FalseSchema, Some(("", key))) => format!(
+                            "`{key}` has no place at the root of a {} file (schema/contract-schema.json)",
+                            kind_def(self.doc.kind)
+                        ),
+                        _ => format!("{error} (schema/contract-schema.json)"),
+                    };
+                    self.report(&at, LintRule::Meta, message);
                 }
             }
             Some(Err(err)) => self.report(
@@ -213,6 +218,19 @@ impl Linter<'_> {
                         KNOWN_EXTENSIONS.join(", ")
                     ),
                 );
+            }
+        }
+        // What says how a method is called means nothing anywhere else (a
+        // root of another kind is the meta-schema's to refuse).
+        if !at.as_str().is_empty() {
+            for key in ["x-transports", "x-errors", "x-spawnsProcess"] {
+                if map.contains_key(key) {
+                    self.report(
+                        &at.push(key),
+                        LintRule::Extension,
+                        format!("`{key}` says how a method is called, and is read only at a method file's root; here nothing reads it"),
+                    );
+                }
             }
         }
         // An `$id` below the root makes a resource of its own, which a
