@@ -510,6 +510,44 @@ fn a_keyword_no_validator_reads_is_refused_with_what_was_meant() {
             "{violations:#?}"
         );
     }
+    // A keyword of another type than the schema's asks nothing either.
+    for (edit_at, keyword, hint) in [
+        (
+            "/properties/fileName",
+            "minimum",
+            "did you mean `minLength`?",
+        ),
+        (
+            "/properties/downloadedBytes",
+            "maxLength",
+            "did you mean `maximum`?",
+        ),
+        ("/properties/url", "items", "applies to arrays"),
+    ] {
+        let mut set = real_set();
+        let Some(doc) = set
+            .docs
+            .iter_mut()
+            .find(|d| d.rel == "types/TaskSummary.json")
+        else {
+            panic!("TaskSummary is in the set");
+        };
+        let Some(node) = doc
+            .value
+            .pointer_mut(edit_at)
+            .and_then(Value::as_object_mut)
+        else {
+            panic!("TaskSummary has {edit_at}: pick another place");
+        };
+        node.insert(keyword.into(), json!(1));
+        let violations = lint(&set);
+        assert!(
+            violations.iter().any(|v| v.rule == LintRule::Keyword
+                && v.pointer.as_str() == format!("{edit_at}/{keyword}")
+                && v.message.contains(hint)),
+            "{keyword} at {edit_at}: {violations:#?}"
+        );
+    }
     // Under a subschema reached by name only, and not in values or names:
     // a property named `maxLenght`, an enum value `nullable` are fine.
     check(

@@ -195,7 +195,7 @@ impl LintRule {
                  no schema comes back to itself twice at one part of the value"
             }
             LintRule::Extension => "only known `x-` keywords are used, and a method's own (`x-transports`, `x-errors`, `x-spawnsProcess`) only at a method file's root",
-            LintRule::Keyword => "every other keyword is one of draft 2020-12's: a validator ignores any other, so a misspelt keyword asks nothing",
+            LintRule::Keyword => "every other keyword is one of draft 2020-12's, of a type the schema's `type` allows: a validator ignores any other, so a misspelt keyword (or `minimum` on a string) asks nothing",
             LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
             LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",

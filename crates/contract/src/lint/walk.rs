@@ -209,6 +209,9 @@ impl Linter<'_> {
                     ),
                 );
             }
+            if let Some(why) = keyword_of_another_type(map, key) {
+                self.report(&at.push(key), LintRule::Keyword, why);
+            }
             if key.starts_with("x-") && !KNOWN_EXTENSIONS.contains(&key.as_str()) {
                 self.report(
                     &at.push(key),
@@ -833,6 +836,99 @@ pub(super) fn rpc_error_names(set: &SchemaSet) -> BTreeSet<&str> {
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
+}
+
+/// Why `key` asks nothing of this schema's values when it is a keyword of
+/// another type than the schema's `type` allows (`"minimum": 3` on a
+/// string, whose length was meant): a validator applies it only to values
+/// of its own type, and none gets here.
+fn keyword_of_another_type(map: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    const OF_TYPE: &[(&str, &[&str])] = &[
+        (
+            "number",
+            &[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+            ],
+        ),
+        (
+            "string",
+            &[
+                "minLength",
+                "maxLength",
+                "pattern",
+                "contentEncoding",
+                "contentMediaType",
+                "contentSchema",
+            ],
+        ),
+        (
+            "array",
+            &[
+                "items",
+                "prefixItems",
+                "contains",
+                "minItems",
+                "maxItems",
+                "uniqueItems",
+                "minContains",
+                "maxContains",
+                "unevaluatedItems",
+            ],
+        ),
+        (
+            "object",
+            &[
+                "properties",
+                "patternProperties",
+                "additionalProperties",
+                "required",
+                "minProperties",
+                "maxProperties",
+                "dependentRequired",
+                "dependentSchemas",
+                "propertyNames",
+                "unevaluatedProperties",
+            ],
+        ),
+    ];
+    let types = types_of(map);
+    if types.is_empty() {
+        return None;
+    }
+    let (of, _) = OF_TYPE.iter().find(|(_, keys)| keys.contains(&key))?;
+    let applies = types.contains(of) || (*of == "number" && types.contains("integer"));
+    if applies {
+        return None;
+    }
+    // What the same intent is called for the schema's own type.
+    let meant = |kind: &str| -> Option<&'static str> {
+        let lower = key.starts_with("min") || key.starts_with("exclusiveMin");
+        let upper = key.starts_with("max") || key.starts_with("exclusiveMax");
+        match (kind, lower, upper) {
+            ("string", true, _) => Some("minLength"),
+            ("string", _, true) => Some("maxLength"),
+            ("array", true, _) => Some("minItems"),
+            ("array", _, true) => Some("maxItems"),
+            ("object", true, _) => Some("minProperties"),
+            ("object", _, true) => Some("maxProperties"),
+            ("integer" | "number", true, _) => Some("minimum"),
+            ("integer" | "number", _, true) => Some("maximum"),
+            _ => None,
+        }
+    };
+    let hint = types
+        .iter()
+        .find_map(|kind| meant(kind))
+        .map_or(String::new(), |meant| format!(" (did you mean `{meant}`?)"));
+    let listed: Vec<&str> = types.into_iter().collect();
+    Some(format!(
+        "`{key}` applies to {of}s, and this schema's type is {}: it asks nothing of the values here{hint}",
+        listed.join(" or ")
+    ))
 }
 
 /// What an unknown keyword was most likely meant to be: the one of another
