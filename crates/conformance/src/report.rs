@@ -127,8 +127,9 @@ pub fn render_at(violations: &[Violation], format: Format, level: Level) -> Stri
                 let title = format!(
                     "{} at {}",
                     v.finding.rule,
+                    // As the human report says it: "/" is the member named "".
                     if v.finding.pointer.is_empty() {
-                        Cow::Borrowed("/")
+                        Cow::Borrowed("(root)")
                     } else {
                         shortened(&v.finding.pointer, SENTENCE_CHARS)
                     }

@@ -586,6 +586,14 @@ fn a_value_of_the_wrong_shape_is_named_by_its_shape_even_when_hidden() {
         .filter_map(|finding| finding["message"].as_str().map(str::to_string))
         .collect();
     assert_eq!(messages.len(), 4, "{messages:?}");
+    // The root is "(root)" in an annotation's title as in the human report
+    // ("/" would be the member named "").
+    let github = stdout(&run(&["--format", "github", "check", file.path()], None));
+    assert_eq!(
+        github.matches(",title=schema at (root)::").count(),
+        4,
+        "{github}"
+    );
     for (message, shape) in messages
         .iter()
         .zip(["a string", "an array", "a number", "null"])
