@@ -414,7 +414,17 @@ pub(super) fn type_of<'m>(
             && !allowed.contains(&key.as_str())
             && !key.starts_with("x-")
     }) {
-        bail!("{origin}/{extra}: not read by the C++ and TypeScript generators on a {ty}");
+        let article = if ty.starts_with(['a', 'i', 'o']) {
+            "an"
+        } else {
+            "a"
+        };
+        let read = if allowed.is_empty() {
+            "nothing but its type".to_string()
+        } else {
+            allowed.join(", ")
+        };
+        bail!("{origin}/{extra}: not read by the C++ and TypeScript generators on {article} {ty} (they read {read} there)");
     }
     Ok(Some((ty, nullable)))
 }

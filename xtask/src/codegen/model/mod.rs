@@ -942,5 +942,11 @@ pub(super) mod tests {
     fn a_keyword_the_generators_do_not_read_is_refused_with_its_place() {
         let err = refused(|set| doc(set, "TaskId")["multipleOf"] = serde_json::json!(2));
         assert!(err.contains("types/TaskId.json#/multipleOf"), "{err}");
+        // It says what they do read there (a draft 2020-12 keyword passes
+        // the lint, so this is where it is refused).
+        assert!(
+            err.contains("not read by the C++ and TypeScript generators on a string (they read minLength, maxLength, pattern, format, x-secret there)"),
+            "{err}"
+        );
     }
 }
