@@ -465,118 +465,123 @@ fn an_unknown_extension_keyword_is_refused() {
     );
 }
 
+/// The first property of a type file (by file name) whose schema `fits`,
+/// as `(file, pointer)`: tests plant edits by the kind of place they need,
+/// whatever the contract names it.
+fn a_property(set: &SchemaSet, fits: impl Fn(&Value) -> bool) -> (String, String) {
+    let mut docs: Vec<&contract::SchemaDoc> = set
+        .docs
+        .iter()
+        .filter(|doc| doc.rel.starts_with("types/"))
+        .collect();
+    docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+    docs.into_iter()
+        .find_map(|doc| {
+            let properties = doc.value["properties"].as_object()?;
+            let (name, _) = properties.iter().find(|(_, schema)| fits(schema))?;
+            Some((doc.rel.clone(), format!("/properties/{name}")))
+        })
+        .expect("a property of the kind the test needs")
+}
+
+/// The lint's findings once `key: value` is set in the object at `pointer`
+/// of `file`.
+fn planted(file: &str, pointer: &str, key: &str, value: Value) -> Vec<contract::Violation> {
+    let mut set = real_set();
+    let Some(node) = set
+        .docs
+        .iter_mut()
+        .find(|doc| doc.rel == file)
+        .and_then(|doc| doc.value.pointer_mut(pointer))
+        .and_then(Value::as_object_mut)
+    else {
+        panic!("{file}#{pointer} is an object of the set");
+    };
+    node.insert(key.into(), value);
+    lint(&set)
+}
+
 /// A keyword no validator reads asks nothing: a misspelt bound leaves the
-/// value unbounded, OpenAPI's `nullable` admits no `null`. It is named with
-/// the keyword it was likely meant to be, wherever a schema stands.
+/// value unbounded, OpenAPI's `nullable` admits no `null`, `minimum` on a
+/// string is asked of no value. It is named with the keyword it was likely
+/// meant to be, wherever a schema stands.
 #[test]
 fn a_keyword_no_validator_reads_is_refused_with_what_was_meant() {
-    for (edit_at, keyword, hint) in [
+    let set = real_set();
+    let string = a_property(&set, |s| s["type"] == "string");
+    let integer = a_property(&set, |s| s["type"] == "integer");
+    let any = a_property(&set, |_| true);
+    let root = (any.0.clone(), String::new());
+    // (where, keyword, value, what the finding says, whether it is the only one)
+    for ((file, pointer), keyword, value, hint, alone) in [
         (
-            "/properties/fileName",
+            &string,
             "maxLenght",
+            json!(255),
             "did you mean `maxLength`?",
+            true,
         ),
-        ("/properties/sizeBytes", "nullable", "OpenAPI's"),
-        ("", "definitions", "write `$defs`"),
-        ("/properties/state", "requried", "did you mean `required`?"),
-        ("/properties/url", "xyzzy", "asks nothing"),
-    ] {
-        let mut set = real_set();
-        let Some(doc) = set
-            .docs
-            .iter_mut()
-            .find(|d| d.rel == "types/TaskSummary.json")
-        else {
-            panic!("TaskSummary is in the set");
-        };
-        let Some(node) = doc
-            .value
-            .pointer_mut(edit_at)
-            .and_then(Value::as_object_mut)
-        else {
-            panic!("TaskSummary has {edit_at}: pick another place");
-        };
-        node.insert(keyword.into(), json!({}));
-        let violations = lint(&set);
-        let pointer = format!("{edit_at}/{keyword}");
-        assert!(
-            violations.iter().any(|v| v.rule == LintRule::Keyword
-                && v.pointer.as_str() == pointer
-                && v.message.contains(hint)),
-            "{keyword} at {edit_at}: {violations:#?}"
-        );
-        assert!(
-            violations.iter().all(|v| v.rule == LintRule::Keyword),
-            "{violations:#?}"
-        );
-    }
-    // A keyword of another type than the schema's asks nothing either.
-    for (edit_at, keyword, hint) in [
+        (&any, "nullable", json!(true), "OpenAPI's", true),
+        (&root, "definitions", json!({}), "write `$defs`", true),
         (
-            "/properties/fileName",
+            &any,
+            "requried",
+            json!(["a"]),
+            "did you mean `required`?",
+            true,
+        ),
+        (&any, "xyzzy", json!(1), "asks nothing", true),
+        (
+            &string,
             "minimum",
+            json!(1),
             "did you mean `minLength`?",
+            true,
         ),
         (
-            "/properties/downloadedBytes",
+            &integer,
             "maxLength",
+            json!(1),
             "did you mean `maximum`?",
+            true,
         ),
-        ("/properties/url", "items", "applies to arrays"),
+        // Not a schema besides (lint.meta says so too).
+        (&string, "items", json!(1), "applies to arrays", false),
+        // Under a schema reached by name only.
+        (
+            &string,
+            "patternProperties",
+            json!({"^a": {"minLenght": 1}}),
+            "did you mean `minLength`?",
+            false,
+        ),
     ] {
-        let mut set = real_set();
-        let Some(doc) = set
-            .docs
-            .iter_mut()
-            .find(|d| d.rel == "types/TaskSummary.json")
-        else {
-            panic!("TaskSummary is in the set");
-        };
-        let Some(node) = doc
-            .value
-            .pointer_mut(edit_at)
-            .and_then(Value::as_object_mut)
-        else {
-            panic!("TaskSummary has {edit_at}: pick another place");
-        };
-        node.insert(keyword.into(), json!(1));
-        let violations = lint(&set);
+        let violations = planted(file, pointer, keyword, value);
         assert!(
             violations.iter().any(|v| v.rule == LintRule::Keyword
-                && v.pointer.as_str() == format!("{edit_at}/{keyword}")
+                && v.pointer
+                    .as_str()
+                    .starts_with(&format!("{pointer}/{keyword}"))
                 && v.message.contains(hint)),
-            "{keyword} at {edit_at}: {violations:#?}"
+            "{keyword} at {file}#{pointer}: {violations:#?}"
         );
+        if alone {
+            assert!(
+                violations.iter().all(|v| v.rule == LintRule::Keyword),
+                "{violations:#?}"
+            );
+        }
     }
-    // Under a subschema reached by name only, and not in values or names:
-    // a property named `maxLenght`, an enum value `nullable` are fine.
-    check(
-        "types/TaskSummary.json",
-        |v| {
-            *at(v, "/properties/fileName")
-                .as_object_mut()
-                .expect("an object")
-                .entry("patternProperties")
-                .or_insert(json!(null)) = json!({"^a": {"minLenght": 1}})
-        },
-        LintRule::Keyword,
-        "/properties/fileName/patternProperties/^a/minLenght",
+    // Names and values are no keywords: a property named `maxLenght`, an
+    // enum value `nullable`, a `default` with a member `xyzzy` pass.
+    let (file, _) = any;
+    let violations = planted(
+        &file,
+        "/properties",
+        "maxLenght",
+        json!({"type": "string", "enum": ["nullable"], "default": {"xyzzy": 1}, "description": "d"}),
     );
-    let mut set = real_set();
-    let Some(doc) = set.docs.iter_mut().find(|d| d.rel == "types/Checksum.json") else {
-        panic!("Checksum is in the set");
-    };
-    if let Some(properties) = doc
-        .value
-        .pointer_mut("/properties")
-        .and_then(Value::as_object_mut)
-    {
-        properties.insert(
-            "maxLenght".into(),
-            json!({"type": "string", "enum": ["nullable"], "default": {"xyzzy": 1}, "description": "d"}),
-        );
-    }
-    let keyword: Vec<_> = lint(&set)
+    let keyword: Vec<_> = violations
         .into_iter()
         .filter(|v| v.rule == LintRule::Keyword)
         .collect();
@@ -588,30 +593,16 @@ fn a_keyword_no_validator_reads_is_refused_with_what_was_meant() {
 /// having no place there.
 #[test]
 fn method_keywords_stand_only_at_a_method_root() {
-    check(
-        "types/TaskSummary.json",
-        |v| {
-            at(v, "/properties/url")
-                .as_object_mut()
-                .expect("an object")
-                .insert("x-errors".into(), json!(["internal_error"]));
-        },
-        LintRule::Extension,
-        "/properties/url/x-errors",
+    let set = real_set();
+    let (file, pointer) = a_property(&set, |_| true);
+    let violations = planted(&file, &pointer, "x-errors", json!(["internal_error"]));
+    assert!(
+        !violations.is_empty()
+            && violations.iter().all(|v| v.rule == LintRule::Extension
+                && v.pointer.as_str() == format!("{pointer}/x-errors")),
+        "{violations:#?}"
     );
-    let mut set = real_set();
-    let Some(doc) = set
-        .docs
-        .iter_mut()
-        .find(|d| d.rel == "types/TaskSummary.json")
-    else {
-        panic!("TaskSummary is in the set");
-    };
-    at(&mut doc.value, "")
-        .as_object_mut()
-        .expect("an object")
-        .insert("x-transports".into(), json!(["unix"]));
-    let violations = lint(&set);
+    let violations = planted(&file, "", "x-transports", json!(["unix"]));
     assert!(
         violations.iter().any(|v| v.rule == LintRule::Meta
             && v.pointer.as_str() == "/x-transports"
