@@ -87,7 +87,26 @@ fn read_document(path: &Path) -> Result<Value, Error> {
 
 fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
     let raw = read_document(path)?;
+    if !raw.is_object() {
+        return Err(input(
+            path,
+            format!(
+                "a fixture is a JSON object with \"description\", \"type\" and \"value\"; this is {}",
+                crate::kind_of(&raw)
+            ),
+        ));
+    }
     let field = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+    // Present but not text is said so, not called missing.
+    let text = |key: &str| {
+        field(key).ok_or_else(|| match raw.get(key) {
+            None => input(path, format!("missing \"{key}\"")),
+            Some(other) => input(
+                path,
+                format!("\"{key}\" is {}, not a string", crate::kind_of(other)),
+            ),
+        })
+    };
     // A file read from a folder has a name: the default is never taken.
     let name = path
         .file_name()
@@ -95,9 +114,8 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
         .unwrap_or_default();
     Ok(Fixture {
         path: format!("{folder}/{name}"),
-        description: field("description")
-            .ok_or_else(|| input(path, "missing \"description\"".into()))?,
-        type_name: field("type").ok_or_else(|| input(path, "missing \"type\"".into()))?,
+        description: text("description")?,
+        type_name: text("type")?,
         value: raw
             .get("value")
             .cloned()

@@ -899,7 +899,7 @@ fn rule_message(rule: Rule, instance: &Value, description: Option<&str>) -> Opti
     })
 }
 
-fn kind_of(value: &Value) -> &'static str {
+pub(crate) fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -422,6 +422,11 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
     )
     .unwrap();
     std::fs::write(scratch.0.join("invalid/cut.json"), b"{\"description\": ").unwrap();
+    scratch.write("valid/an_array.json", &json!([1, 2]));
+    scratch.write(
+        "valid/numbered.json",
+        &json!({"description": 7, "type": "Segment", "value": {}}),
+    );
     // Two rules: which one the fixture names is not for serde to pick.
     std::fs::write(
         scratch.0.join("invalid/two_rules.json"),
@@ -464,6 +469,14 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
         "valid/latin1.json:1:21: not UTF-8 text (byte offset 20)",
     );
     check_fails(&report, "invalid/cut.json: not JSON: EOF while parsing");
+    check_fails(
+        &report,
+        "valid/an_array.json: a fixture is a JSON object with \"description\", \"type\" and \"value\"; this is an array",
+    );
+    check_fails(
+        &report,
+        "valid/numbered.json: \"description\" is a number, not a string",
+    );
     check_fails(
         &report,
         "invalid/two_rules.json: not JSON: the member at /rule is named twice",
