@@ -23,7 +23,7 @@
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -52,7 +52,8 @@ pub const NOT_RUN: i32 = 127;
 pub const TIMED_OUT: i32 = 124;
 
 /// The exit code of a tool ended by a signal the executor did not send. The
-/// shell says `128 + N`; which signal it was is not carried.
+/// shell says `128 + N`; here the signal is named on stderr instead, in one of
+/// the executor's own lines.
 pub const SIGNALLED: i32 = 128;
 
 /// Between SIGTERM and SIGKILL.
@@ -147,13 +148,13 @@ impl Bounded {
     fn into_text(self, stream: &str) -> String {
         let mut text = String::from_utf8_lossy(&self.kept).into_owned();
         if self.dropped > 0 {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&format!(
-                "{PREFIX} {} more bytes of {stream} were dropped: a capture keeps {CAPTURE_LIMIT} bytes per stream\n",
-                self.dropped
-            ));
+            own_line(
+                &mut text,
+                format!(
+                    "{} more bytes of {stream} were dropped: a capture keeps {CAPTURE_LIMIT} bytes per stream",
+                    self.dropped
+                ),
+            );
         }
         text
     }
@@ -448,19 +449,75 @@ fn capture(
     };
     let mut stderr = stderr.into_text("stderr");
     if lost {
-        stderr.push_str(&format!(
-            "{PREFIX} the output of the tool {:?} could not be collected\n",
-            tool.name
-        ));
+        own_line(
+            &mut stderr,
+            format!(
+                "the output of the tool {:?} could not be collected",
+                tool.name
+            ),
+        );
     }
     if timed_out {
-        stderr.push_str(&format!(
-            "{PREFIX} the tool {:?} overran its {} s deadline and was stopped\n",
-            tool.name,
-            tool.deadline().as_secs()
-        ));
+        own_line(
+            &mut stderr,
+            format!(
+                "the tool {:?} overran its {} s deadline and was stopped",
+                tool.name,
+                tool.deadline().as_secs()
+            ),
+        );
+    } else if let Some(signal) = status.and_then(|status| status.signal()) {
+        // The exit code cannot say which signal it was; a crash (SIGSEGV)
+        // and the out-of-memory killer (SIGKILL) call for different fixes.
+        own_line(
+            &mut stderr,
+            format!(
+                "the tool {:?} was ended by signal {signal}{}",
+                tool.name,
+                signal_name(signal)
+                    .map(|name| format!(" ({name})"))
+                    .unwrap_or_default()
+            ),
+        );
     }
     ToolCapture::new(exit_code, stderr, stdout.into_text("stdout"))
+}
+
+/// Appends one of the executor's own lines, on a line of its own even when
+/// the tool's text did not end one.
+fn own_line(text: &mut String, line: String) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(PREFIX);
+    text.push(' ');
+    text.push_str(&line);
+    text.push('\n');
+}
+
+/// The usual name of a signal that ends a process, where it has one.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return None,
+    })
 }
 
 /// TERM to the group, a grace, then KILL. Returns the child's status if it

@@ -284,9 +284,15 @@ fn a_quiet_helper_left_in_the_group_is_gone_afterwards() {
 }
 
 #[test]
-fn a_tool_killed_by_a_signal_it_was_not_sent_gets_128() {
+fn a_tool_killed_by_a_signal_it_was_not_sent_gets_128_and_the_signal_named() {
     let set = tools(&[("abort", &["abort"], json!({}))]);
-    assert_eq!(call(&set, "abort", json!({}), None).exit_code, SIGNALLED);
+    let capture = call(&set, "abort", json!({}), None);
+    assert_eq!(capture.exit_code, SIGNALLED);
+    // The tool's text ended mid-line: the executor's own line still starts one.
+    assert_eq!(
+        capture.stderr,
+        "aborting\nvdm-exec: the tool \"abort\" was ended by signal 6 (SIGABRT)\n"
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //!   escape SECS               start a sleeper in a process group of its own that keeps
 //!                             stdout and stderr open, print "started PID", exit
 //!   pid MODE [ARGS]           print "pid PID" (our own), then act as MODE
-//!   abort                     end by a signal (SIGABRT)
+//!   abort                     write "aborting" (no newline) to stderr, end by SIGABRT
 //!   ignore-term SECS          ignore SIGTERM and sleep
 //!   badutf8                   write invalid UTF-8 to stdout
 //!   env                       print the environment, one NAME=value per line, sorted
@@ -103,7 +103,10 @@ fn act(args: &[&str]) -> ExitCode {
                 }
             }
         }
-        ["abort"] => std::process::abort(),
+        ["abort"] => {
+            let _ = std::io::stderr().write_all(b"aborting");
+            std::process::abort()
+        }
         ["ignore-term", secs] => {
             // SAFETY: setting a signal's disposition to "ignore" touches no memory.
             unsafe {
