@@ -16,6 +16,9 @@ use serde_json::{json, Value};
 /// Exit status of a compat run: 0 fine, 1 not (2 is usage, from main).
 pub struct Outcome {
     pub ok: bool,
+    /// The failure is this checker's own (a verdict a fixture or a drawn
+    /// value contradicts), not a change the declared version does not cover.
+    pub checker_defect: bool,
 }
 
 enum Side {
@@ -176,12 +179,15 @@ fn request(args: &[&str]) -> anyhow::Result<Option<Request>> {
 
 pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
     let Some(request) = request(args)? else {
-        return Ok(Outcome { ok: true });
+        return Ok(Outcome {
+            ok: true,
+            checker_defect: false,
+        });
     };
     if !request.all_releases {
         return run_one(root, &request, request.from.clone(), &mut None);
     }
-    let mut ok = true;
+    let (mut ok, mut checker_defect) = (true, false);
     let releases = crate::contracts::releases(root)?;
     if releases.is_empty() {
         tell!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
@@ -191,7 +197,10 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
     let mut documents = matches!(request.format, Format::Json | Format::Sarif).then(Vec::new);
     for (version, _) in releases {
         match run_one(root, &request, Some(version), &mut documents) {
-            Ok(outcome) => ok &= outcome.ok,
+            Ok(outcome) => {
+                ok &= outcome.ok;
+                checker_defect |= outcome.checker_defect;
+            }
             Err(err) => {
                 write_documents(request.format, documents)?;
                 return Err(err);
@@ -199,7 +208,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<Outcome> {
         }
     }
     write_documents(request.format, documents)?;
-    Ok(Outcome { ok })
+    Ok(Outcome { ok, checker_defect })
 }
 
 /// Reports of `--against-all-releases` in a format programs read, one a
@@ -277,7 +286,10 @@ fn run_one(
             },
             None => {
                 sayln!("compat: no release yet (contracts/released/ is empty); nothing to compare with");
-                return Ok(Outcome { ok: true });
+                return Ok(Outcome {
+                    ok: true,
+                    checker_defect: false,
+                });
             }
         },
     };
@@ -325,8 +337,8 @@ fn run_one(
         }
     };
     let shortfall = declared.and_then(|declared| compat::bump_shortfall(&comparison, declared));
-    let ok = replay.is_empty()
-        && comparison.defects.is_empty()
+    let checker_defect = !replay.is_empty() || !comparison.defects.is_empty();
+    let ok = !checker_defect
         && match declared {
             Some(_) => shortfall.is_none(),
             None => [comparison.writer, comparison.reader, comparison.api]
@@ -341,7 +353,7 @@ fn run_one(
         ok,
     };
     print(root, request, [&old, &new], &judged, documents)?;
-    Ok(Outcome { ok })
+    Ok(Outcome { ok, checker_defect })
 }
 
 /// The file under the repository, and the line, that an error stopping a
@@ -697,15 +709,17 @@ fn replay(
 ) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     let reader_set = |set: &SchemaSet| if tolerant { opened(set) } else { set.clone() };
-    for (fixtures, reader, verdict, direction) in [
+    for (fixtures, writer, reader, verdict, direction) in [
         (
             old_fixtures,
+            old,
             reader_set(new),
             comparison.reader,
             "old fixture against the new schemas (R)",
         ),
         (
             new_fixtures,
+            new,
             reader_set(old),
             comparison.writer,
             "new fixture against the old schemas (W)",
@@ -717,6 +731,7 @@ fn replay(
         if verdict != Verdict::Compatible {
             continue; // a breaking verdict expects some fixtures to fail
         }
+        let own = conformance::Checker::new(writer.clone())?;
         let checker = conformance::Checker::new(reader)?;
         for fixture in conformance::fixtures::load_fixtures(
             dir.parent().unwrap_or(dir),
@@ -725,11 +740,17 @@ fn replay(
             if !known_to(&checker, &fixture) {
                 continue; // a method or event the reader's version does not have: judged by method.added
             }
+            if !own.check(&fixture.type_name, &fixture.value)?.is_empty() {
+                continue; // not valid on its own side: the conformance step reports it, and it says nothing of the comparison
+            }
             let findings = checker.check(&fixture.type_name, &fixture.value)?;
             if let Some(first) = findings.first() {
                 out.push(format!(
                     "{direction}: {} is refused ({} at {}: {}), but the comparison says this direction holds",
-                    fixture.path, first.rule, first.pointer, first.message
+                    fixture.path,
+                    first.rule,
+                    contract::Pointer::from_text(first.pointer.to_string()),
+                    first.message
                 ));
             }
         }
@@ -1139,6 +1160,76 @@ mod tests {
                 .as_deref()
                 .is_some_and(|why| why.contains("types/Segment.json#")),
             "{undecided:?}"
+        );
+    }
+
+    /// The fixture replay holds the verdicts to fixtures that are valid on
+    /// their own side: one that is not (the conformance step names it) says
+    /// nothing of the comparison and is passed over, while a valid one the
+    /// other side refuses is reported where a verdict says it should pass.
+    #[test]
+    fn the_replay_judges_only_fixtures_valid_on_their_own_side() {
+        use serde_json::Value;
+        fn first_values_only(value: &mut Value) {
+            match value {
+                Value::Object(map) => {
+                    if let Some(Value::Array(values)) = map.get_mut("enum") {
+                        values.truncate(1);
+                    }
+                    map.values_mut().for_each(first_values_only);
+                }
+                Value::Array(items) => items.iter_mut().for_each(first_values_only),
+                _ => {}
+            }
+        }
+        let new = edited(|rel, text| (rel.to_string(), text));
+        // Every enum keeps only its first value: fixtures that use the
+        // others are refused by this side.
+        let old = edited(|rel, text| {
+            let mut value: Value =
+                serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}"));
+            first_values_only(&mut value);
+            (rel.to_string(), value.to_string())
+        });
+        let fixtures = std::env::temp_dir().join(format!("compat-replay-{}", std::process::id()));
+        let valid = fixtures.join("valid");
+        let _ = std::fs::remove_dir_all(&fixtures);
+        std::fs::create_dir_all(&valid).unwrap_or_else(|err| panic!("{err}"));
+        for entry in std::fs::read_dir(crate::root().join("conformance/valid"))
+            .unwrap_or_else(|err| panic!("{err}"))
+        {
+            let path = entry.unwrap_or_else(|err| panic!("{err}")).path();
+            if let Some(name) = path.file_name() {
+                std::fs::copy(&path, valid.join(name)).unwrap_or_else(|err| panic!("{err}"));
+            }
+        }
+        let broken = r#"{"description": "no envelope", "type": "Envelope", "value": {"v": 1}}"#;
+        std::fs::write(valid.join("zz_broken.json"), broken).unwrap_or_else(|err| panic!("{err}"));
+
+        let mut comparison = with_bindings(&old, &new);
+        assert_eq!(
+            comparison.writer,
+            compat::Verdict::Breaking,
+            "the edit breaks W"
+        );
+        // As if the comparison had called the direction compatible.
+        comparison.writer = compat::Verdict::Compatible;
+        let lines = super::replay(&old, &new, None, Some(&valid), &comparison, false)
+            .unwrap_or_else(|err| panic!("{err:#}"));
+        let _ = std::fs::remove_dir_all(&fixtures);
+        assert!(
+            !lines.is_empty(),
+            "valid fixtures the old side refuses are reported"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|line| line.starts_with("new fixture against the old schemas (W): ")),
+            "{lines:#?}"
+        );
+        assert!(
+            !lines.iter().any(|line| line.contains("zz_broken")),
+            "a fixture its own side refuses is no evidence against the comparison: {lines:#?}"
         );
     }
 

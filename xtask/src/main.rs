@@ -125,12 +125,14 @@ fn main() -> ExitCode {
 /// validation exponential).
 pub fn gate(root: &Path) -> anyhow::Result<()> {
     let compat = || {
-        if compat::run(root, &[])?.ok {
-            Ok(())
-        } else {
-            anyhow::bail!(
+        match compat::run(root, &[])? {
+            outcome if outcome.ok => Ok(()),
+            outcome if outcome.checker_defect => anyhow::bail!(
+                "compat: a verdict is contradicted by a fixture or a drawn value, a defect of the checker (see above)"
+            ),
+            _ => anyhow::bail!(
                 "compat: the working tree is not covered by contracts/VERSION (see above)"
-            )
+            ),
         }
     };
     let mut failed = Vec::new();
