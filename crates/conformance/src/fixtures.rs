@@ -580,25 +580,27 @@ fn input(path: &Path, message: String) -> Error {
 }
 
 /// The rules a trace file breaks, each with its place and why (`rule at
-/// line N /pointer: message`).
+/// line N /pointer: message`), and how many of its lines are not blank.
 fn trace_rules(
     checker: &Checker,
     table: &crate::trace::Transitions,
     path: &Path,
-) -> Result<Vec<String>, Error> {
+) -> Result<(usize, Vec<String>), Error> {
     // Bytes, not text: a line that is not UTF-8 is the `json` finding an
     // invalid trace may be about, at its line.
     let bytes = read_file(path)?;
     let mut tracer = crate::trace::Tracer::new(checker, Some(table.clone()));
     let mut rules: Vec<String> = Vec::new();
     let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let mut records = 0;
     for (index, line) in body.split(|&byte| byte == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        records += usize::from(!line.trim_ascii().is_empty());
         let found = tracer.feed_line(index + 1, line);
         rules.extend(found.iter().map(said));
     }
     rules.extend(tracer.unanswered().iter().map(said));
-    Ok(rules)
+    Ok((records, rules))
 }
 
 /// A trace finding as the gate tells it: the rule and place first, which
@@ -662,7 +664,13 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         let Some(found) = read(path) else { continue };
         read_invalid.push((path, found));
     }
-    for (path, found) in read_valid {
+    for (path, (records, found)) in read_valid {
+        if records == 0 {
+            report.failures.push(format!(
+                "{}: a valid trace holds no record, so it shows nothing conforms",
+                path.display()
+            ));
+        }
         if !found.is_empty() {
             report.failures.push(format!(
                 "{}: a valid trace breaks {}",
@@ -672,7 +680,7 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         }
     }
     let mut covered = Vec::new();
-    for (path, found) in read_invalid {
+    for (path, (_, found)) in read_invalid {
         // `<rule>.jsonl`, or `<rule>--<case>.jsonl` for more than one way
         // to break it.
         let stem = path
@@ -686,8 +694,13 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         let exactly =
             !found.is_empty() && found.iter().all(|f| f.starts_with(&format!("{rule} at")));
         if !exactly {
+            let got = if found.is_empty() {
+                "it breaks nothing".to_string()
+            } else {
+                format!("it breaks {}", found.join("; "))
+            };
             report.failures.push(format!(
-                "{}: expected to break {rule} exactly, but got {found:?}",
+                "{}: expected to break {rule} exactly, but {got}",
                 path.display()
             ));
         }

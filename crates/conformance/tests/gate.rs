@@ -192,6 +192,34 @@ fn a_valid_trace_that_breaks_a_rule_is_told_why() {
     );
 }
 
+/// A trace fixture with no record proves nothing: a valid one is refused
+/// for it, and an invalid one is told it breaks nothing.
+#[test]
+fn a_trace_fixture_with_no_record_fails() {
+    let scratch = Scratch::new("empty-traces");
+    std::fs::write(scratch.0.join("traces/valid/blank.jsonl"), "\n \n").unwrap();
+    let mut invalid: Vec<PathBuf> = std::fs::read_dir(scratch.0.join("traces/invalid"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    invalid.sort();
+    let emptied = invalid.first().expect("an invalid trace");
+    std::fs::write(emptied, "").unwrap();
+    let name = emptied.file_name().unwrap().to_string_lossy().into_owned();
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "blank.jsonl: a valid trace holds no record, so it shows nothing conforms",
+    );
+    check_fails(&report, &format!("{name}: expected to break "));
+    assert!(
+        report.failures.iter().any(|failure| failure.contains(&name)
+            && failure.ends_with("exactly, but it breaks nothing")),
+        "{:#?}",
+        report.failures
+    );
+}
+
 /// A listed fixture that now breaks a rule it does not name as well (a
 /// member made required that it lacks) fails once, saying what it broke and
 /// why; its divergence entry, which is about its own rule, is not called
