@@ -645,6 +645,14 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
             return Ok(());
         }
     };
+    // A state no row names cannot appear in a valid trace, nor in a
+    // conversation `generate` writes by this table.
+    for state in table.unnamed(checker) {
+        report.failures.push(format!(
+            "{}: the TaskState \"{state}\" is in no row, as a state or a move: no trace may reach or leave it; add the moves lanes allow to and from it",
+            table_path.display()
+        ));
+    }
     let run = |path: &Path| trace_rules(checker, &table, path);
     let list = |folder: &str| jsonl_files(&dir.join(folder));
     let (valid, invalid) = (list("valid")?, list("invalid")?);

@@ -192,6 +192,31 @@ fn a_valid_trace_that_breaks_a_rule_is_told_why() {
     );
 }
 
+/// A state the transition table names nowhere can be in no trace: the gate
+/// names it, so a new `TaskState` value comes with the moves to and from it.
+#[test]
+fn a_state_the_transition_table_never_names_fails() {
+    let scratch = Scratch::new("unnamed-state");
+    let path = scratch.0.join("traces/transitions.json");
+    let mut table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let rows = table.as_object_mut().unwrap();
+    let gone = rows.keys().next_back().unwrap().clone();
+    rows.remove(&gone);
+    for moves in rows.values_mut() {
+        moves
+            .as_array_mut()
+            .unwrap()
+            .retain(|state| state != gone.as_str());
+    }
+    scratch.write("traces/transitions.json", &table);
+    // The valid traces that pass through it fail too; the table is named first.
+    check_fails(
+        &scratch.run(),
+        &format!("transitions.json: the TaskState \"{gone}\" is in no row, as a state or a move"),
+    );
+}
+
 /// A trace fixture with no record proves nothing: a valid one is refused
 /// for it, and an invalid one is told it breaks nothing.
 #[test]

@@ -58,18 +58,31 @@ impl Transitions {
 
     /// [`Transitions::parse`] with the states of `checker`'s contract.
     pub fn parse_for(checker: &Checker, text: &str) -> Result<Self, String> {
-        let states: Vec<&str> = checker
-            .schema_set()
-            .get(contract::DocKind::Type, "TaskState")
-            .and_then(|doc| doc.value.get("enum"))
-            .and_then(Value::as_array)
-            .map(|names| names.iter().filter_map(Value::as_str).collect())
-            // No TaskState enum: no state is one, and every row is refused.
-            .unwrap_or_default();
-        Self::parse(text, &states)
+        Self::parse(text, &states_of(checker))
+    }
+
+    /// The states of `checker`'s contract that no row names, as the state
+    /// moved from or to: a trace can neither reach nor leave them.
+    pub fn unnamed<'c>(&self, checker: &'c Checker) -> Vec<&'c str> {
+        states_of(checker)
+            .into_iter()
+            .filter(|state| !self.0.iter().any(|(from, to)| from == state || to == state))
+            .collect()
     }
 
     pub(super) fn allows(&self, from: &str, to: &str) -> bool {
         self.0.contains(&(from.to_string(), to.to_string()))
     }
+}
+
+/// The values of the contract's `TaskState`.
+fn states_of(checker: &Checker) -> Vec<&str> {
+    checker
+        .schema_set()
+        .get(contract::DocKind::Type, "TaskState")
+        .and_then(|doc| doc.value.get("enum"))
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        // No TaskState enum: no state is one, and every row is refused.
+        .unwrap_or_default()
 }
