@@ -22,12 +22,80 @@ pub struct Enumerator {
     pub line: usize,
 }
 
-/// Finds `enum class NAME` or `enum struct NAME` (or, without a name, the
-/// first such enum whose first enumerator is `ok`) and returns its
-/// enumerators after `ok`.
+/// Finds `enum class NAME` or `enum struct NAME` and returns its
+/// enumerators after `ok`. Without a name: the enum called `TaskErrorCode`,
+/// or else the one enum whose first enumerator is `ok` (several such are
+/// refused, naming them: comparing the wrong one would report every value).
 pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enumerator>), String> {
     let clean = strip_attributes(&strip_comments(text));
-    let mut rest = clean.as_str();
+    let enums = scoped_enums(&clean);
+    let chosen = match wanted {
+        Some(wanted) => enums
+            .into_iter()
+            .find(|found| found.name == wanted)
+            .ok_or_else(|| format!("no `enum class {wanted}` in the header"))?,
+        None => {
+            let (named, mut starting_ok): (Vec<ScopedEnum>, Vec<ScopedEnum>) = enums
+                .into_iter()
+                .filter(|found| found.name == "TaskErrorCode" || found.starts_ok())
+                .partition(|found| found.name == "TaskErrorCode");
+            match (named.into_iter().next(), starting_ok.len()) {
+                (Some(named), _) => named,
+                (None, 0) => {
+                    return Err(
+                        "no `enum class TaskErrorCode`, and no `enum class` whose first enumerator is `ok`; name one with --enum".into(),
+                    )
+                }
+                (None, 1) => starting_ok.remove(0),
+                (None, _) => {
+                    let listed: Vec<String> = starting_ok
+                        .iter()
+                        .map(|found| format!("{} (line {})", found.name, found.line))
+                        .collect();
+                    return Err(format!(
+                        "several enum classes start with `ok`: {}; name the engine's error codes with --enum",
+                        listed.join(", ")
+                    ));
+                }
+            }
+        }
+    };
+    let ScopedEnum {
+        name, enumerators, ..
+    } = chosen;
+    if let Some(odd) = enumerators.iter().find(|e| !is_identifier(&e.written)) {
+        return Err(format!(
+            "line {}: \"{}\" in enum class {name} is no enumerator name (a preprocessor directive or a macro?): mirror reads the header as written and does not expand macros; compare the preprocessed header instead (`g++ -E -P HEADER > preprocessed.hpp`, with the build's -D flags)",
+            odd.line,
+            proto::wire::printable(&odd.written),
+        ));
+    }
+    if enumerators.first().is_none_or(|first| first.name != "ok") {
+        return Err(format!(
+            "enum class {name} does not start with `ok`; the wire values follow it"
+        ));
+    }
+    Ok((name, enumerators.into_iter().skip(1).collect()))
+}
+
+/// One `enum class` or `enum struct` of the header.
+struct ScopedEnum {
+    name: String,
+    /// The line of its body's `{`.
+    line: usize,
+    enumerators: Vec<Enumerator>,
+}
+
+impl ScopedEnum {
+    fn starts_ok(&self) -> bool {
+        self.enumerators.first().is_some_and(|e| e.name == "ok")
+    }
+}
+
+/// Every scoped enum of `clean` (comments, literals and attributes blanked), in order.
+fn scoped_enums(clean: &str) -> Vec<ScopedEnum> {
+    let mut found = Vec::new();
+    let mut rest = clean;
     let mut offset = 0;
     let word = |c: char| c.is_alphanumeric() || c == '_';
     // Every offset below is found by `find` or past an ASCII character:
@@ -59,23 +127,14 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
         let Some(body) = after.get(open + 1..open + close) else {
             break;
         };
-        let enumerators = enumerators(&clean, body_start, body);
-        let starts_ok = enumerators.first().is_some_and(|e| e.name == "ok");
-        if wanted.map_or(starts_ok, |wanted| wanted == name) {
-            if let Some(odd) = enumerators.iter().find(|e| !is_identifier(&e.written)) {
-                return Err(format!(
-                    "line {}: \"{}\" in enum class {name} is no enumerator name (a preprocessor directive or a macro?): mirror reads the header as written and does not expand macros; compare the preprocessed header instead (`g++ -E -P HEADER > preprocessed.hpp`, with the build's -D flags)",
-                    odd.line,
-                    proto::wire::printable(&odd.written),
-                ));
-            }
-            if !starts_ok {
-                return Err(format!(
-                    "enum class {name} does not start with `ok`; the wire values follow it"
-                ));
-            }
-            return Ok((name, enumerators.into_iter().skip(1).collect()));
-        }
+        found.push(ScopedEnum {
+            name,
+            line: clean
+                .get(..body_start)
+                .map_or(0, |head| head.matches('\n').count())
+                + 1,
+            enumerators: enumerators(clean, body_start, body),
+        });
         let consumed = at + keyword + open + close;
         offset += consumed;
         let Some(tail) = rest.get(consumed..) else {
@@ -83,10 +142,7 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
         };
         rest = tail;
     }
-    Err(match wanted {
-        Some(name) => format!("no `enum class {name}` in the header"),
-        None => "no `enum class` whose first enumerator is `ok`; name one with --enum".into(),
-    })
+    found
 }
 
 fn enumerators(full: &str, body_start: usize, body: &str) -> Vec<Enumerator> {
@@ -175,9 +231,9 @@ fn strip_attributes(text: &str) -> String {
     out
 }
 
-/// Comments become spaces (newlines kept), so offsets and lines still match.
-/// A string or character literal is kept as it is, so a `//` or `/*` in one
-/// (`"http://…"`) starts no comment.
+/// Comments and the content of string and character literals become spaces
+/// (newlines kept), so offsets and lines still match; a `//` or `/*` in a
+/// literal (`"http://…"`) starts no comment.
 fn strip_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -191,18 +247,27 @@ fn strip_comments(text: &str) -> String {
                 word = Word::None;
                 out.push(c);
                 // To the closing quote, past escapes; a literal never spans
-                // a line, so a newline ends it too.
+                // a line, so a newline ends it too. Its content becomes
+                // spaces: an `enum class` or `]]` written in a string is text.
                 while let Some(inner) = chars.next() {
-                    out.push(inner);
                     match inner {
                         '\\' => {
-                            if let Some(escaped) = chars.next() {
-                                out.push(escaped);
+                            out.push(' ');
+                            match chars.next() {
+                                Some('\n') => out.push('\n'),
+                                Some(_) => out.push(' '),
+                                None => {}
                             }
                         }
-                        '\n' => break,
-                        _ if inner == c => break,
-                        _ => {}
+                        '\n' => {
+                            out.push('\n');
+                            break;
+                        }
+                        _ if inner == c => {
+                            out.push(inner);
+                            break;
+                        }
+                        _ => out.push(' '),
                     }
                 }
             }
@@ -290,7 +355,7 @@ pub fn compare(
                 format!("/enum/{index}"),
                 crate::Rule::MirrorMissing,
                 format!(
-                    "TaskErrorCode {value:?} (position {}) has no enumerator in {enum_name}",
+                    "the contract's TaskErrorCode {value:?} (position {}) has no enumerator in the C++ {enum_name}",
                     index + 1
                 ),
             ));
@@ -303,7 +368,7 @@ pub fn compare(
                 String::new(),
                 crate::Rule::MirrorExtra,
                 format!(
-                    "{enum_name} has {:?} (position {} after ok), which TaskErrorCode does not",
+                    "the C++ {enum_name} has {:?} (position {} after ok), which the contract's TaskErrorCode does not",
                     e.name,
                     index + 1
                 ),
@@ -332,7 +397,7 @@ pub fn compare(
                 Some(e.line),
                 format!("/enum/{index}"),
                 crate::Rule::MirrorMoved,
-                format!("{:?} is enumerator {} of the shared values in {enum_name} but {expected} in TaskErrorCode", e.name, position + 1),
+                format!("{:?} is enumerator {} of the shared values in the C++ {enum_name} but {expected} in the contract's TaskErrorCode", e.name, position + 1),
             ));
         }
     }

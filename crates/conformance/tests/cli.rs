@@ -413,6 +413,41 @@ fn a_header_without_the_enum_is_an_input_error() {
         .contains("no `enum class` whose first enumerator is `ok`"));
 }
 
+/// Without --enum, the enum is the one called TaskErrorCode, or the only one
+/// that starts with `ok`; two such are refused by name rather than one of
+/// them compared. What a string literal holds is no code.
+#[test]
+fn the_enum_compared_is_never_a_guess() {
+    let literal = "const char* doc = \"enum class Example { ok, sample };\";\n";
+    let status = "enum class Status { ok, busy };\n";
+    let deprecated = HEADER.replace(
+        "invalid_url,",
+        "[[deprecated(\"say ]] if you must\")]] invalid_url,",
+    );
+    let header = Temp::new("literal.hpp", format!("{literal}{deprecated}").as_bytes());
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+
+    let header = Temp::new("two.hpp", format!("{status}{HEADER}").as_bytes());
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("several enum classes start with `ok`: Status (line 1), Error (line 5); name the engine's error codes with --enum"),
+        "{stderr}"
+    );
+    let output = run(
+        &["mirror", "--cpp-header", header.path(), "--enum", "Error"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+
+    let named = HEADER.replace("enum class Error", "enum class TaskErrorCode");
+    let header = Temp::new("named.hpp", format!("{status}{named}").as_bytes());
+    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
 /// Nothing checked is not a pass: an empty capture is usually a failed
 /// capture step in a lane's CI.
 #[test]

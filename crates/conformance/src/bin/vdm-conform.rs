@@ -68,7 +68,7 @@ enum Command {
     Mirror {
         #[arg(long, value_name = "FILE")]
         cpp_header: String,
-        /// The enum class to compare (default: the one whose first value is `ok`).
+        /// The enum class to compare (default: `TaskErrorCode`, or else the only one whose first value is `ok`).
         #[arg(long = "enum", value_name = "NAME")]
         enum_name: Option<String>,
     },
