@@ -331,6 +331,9 @@ fn valid_frame_fixtures_conform() {
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
+/// An engine header mirroring TaskErrorCode as the release `PINNED` froze
+/// it; the tests that read it compare against that release, so a release
+/// that adds a code edits none of them.
 const HEADER: &str = "
 namespace vdm {
 // The engine's failure codes; ok has no wire spelling.
@@ -346,10 +349,17 @@ enum class Error : int {
 }
 ";
 
+/// `vdm-conform --contract PINNED mirror --cpp-header PATH MORE`.
+fn mirror(path: &str, more: &[&str]) -> Output {
+    let mut args = vec!["mirror", "--cpp-header", path];
+    args.extend(more);
+    run_pinned(&args, None)
+}
+
 #[test]
 fn a_header_that_mirrors_task_error_code_conforms() {
     let header = Temp::new("good.hpp", HEADER.as_bytes());
-    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let output = mirror(header.path(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
@@ -384,7 +394,7 @@ fn camel_case_enumerators_mirror_too() {
         .replace("invalid_url", "kInvalidUrl")
         .replace("dns_failed", "DnsFailed");
     let header = Temp::new("camel.hpp", camel.as_bytes());
-    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let output = mirror(header.path(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
@@ -398,7 +408,7 @@ fn a_drifted_header_reports_missing_extra_and_moved_values() {
             "dns_failed, unsupported_scheme,",
         );
     let header = Temp::new("drift.hpp", drifted.as_bytes());
-    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let output = mirror(header.path(), &[]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output).replace(header.path(), "drift.hpp");
     insta::assert_snapshot!("mirror_report", text);
@@ -425,26 +435,23 @@ fn the_enum_compared_is_never_a_guess() {
         "[[deprecated(\"say ]] if you must\")]] invalid_url,",
     );
     let header = Temp::new("literal.hpp", format!("{literal}{deprecated}").as_bytes());
-    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let output = mirror(header.path(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 
     let header = Temp::new("two.hpp", format!("{status}{HEADER}").as_bytes());
-    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let output = mirror(header.path(), &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("several enum classes start with `ok`: Status (line 1), Error (line 5); name the engine's error codes with --enum"),
         "{stderr}"
     );
-    let output = run(
-        &["mirror", "--cpp-header", header.path(), "--enum", "Error"],
-        None,
-    );
+    let output = mirror(header.path(), &["--enum", "Error"]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 
     let named = HEADER.replace("enum class Error", "enum class TaskErrorCode");
     let header = Temp::new("named.hpp", format!("{status}{named}").as_bytes());
-    let output = run(&["mirror", "--cpp-header", header.path()], None);
+    let output = mirror(header.path(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
