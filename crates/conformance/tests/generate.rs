@@ -101,6 +101,46 @@ fn an_unknown_type_is_an_error_naming_the_known_ones() {
     );
 }
 
+/// `count` mutants of `target`, each held to breaking exactly the rule it
+/// names, first at the place it names; the rules they name.
+fn single_fault_mutants(checker: &Checker, target: &str, count: usize) -> BTreeSet<String> {
+    let mut out = Vec::new();
+    let done = conformance::generate::mutants(checker, target, count, 2, &mut out)
+        .unwrap_or_else(|err| panic!("{target}: {err}"));
+    assert_eq!(done.by_rule.values().sum::<usize>(), count, "{target}");
+    let mut reached = BTreeSet::new();
+    for line in String::from_utf8(out).unwrap().lines() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let rule = record["rule"].as_str().unwrap();
+        let found = checker
+            .check_text(target, record["msg"].to_string().as_bytes())
+            .unwrap();
+        assert!(
+            !found.is_empty(),
+            "{target}: the mutant breaks nothing: {line}"
+        );
+        assert!(
+            found.iter().all(|finding| finding.rule.id() == rule),
+            "{target}: a {rule} mutant breaks more: {line}\n{found:#?}"
+        );
+        // Where a lane's reader should say it is.
+        let at = record["at"].as_str().unwrap();
+        assert_eq!(found[0].pointer, at, "{target}: {line}");
+        reached.insert(rule.to_string());
+    }
+    reached
+}
+
+/// Every type has mutants, a string or an integer type and a result with
+/// no members too (such a value is changed as a whole).
+#[test]
+fn every_type_has_single_fault_mutants() {
+    let checker = Checker::embedded().unwrap();
+    for target in checker.type_names() {
+        single_fault_mutants(&checker, target, 4);
+    }
+}
+
 #[test]
 fn every_mutant_breaks_exactly_its_rule_and_every_message_rule_has_mutants() {
     let checker = Checker::embedded().unwrap();
@@ -113,28 +153,7 @@ fn every_mutant_breaks_exactly_its_rule_and_every_message_rule_has_mutants() {
         ("TaskError", 60),
         ("Checksum", 40),
     ] {
-        let mut out = Vec::new();
-        let done = conformance::generate::mutants(&checker, target, count, 2, &mut out).unwrap();
-        assert_eq!(done.by_rule.values().sum::<usize>(), count, "{target}");
-        for line in String::from_utf8(out).unwrap().lines() {
-            let record: serde_json::Value = serde_json::from_str(line).unwrap();
-            let rule = record["rule"].as_str().unwrap();
-            let found = checker
-                .check_text(target, record["msg"].to_string().as_bytes())
-                .unwrap();
-            assert!(
-                !found.is_empty(),
-                "{target}: the mutant breaks nothing: {line}"
-            );
-            assert!(
-                found.iter().all(|finding| finding.rule.id() == rule),
-                "{target}: a {rule} mutant breaks more: {line}\n{found:#?}"
-            );
-            // Where a lane's reader should say it is.
-            let at = record["at"].as_str().unwrap();
-            assert_eq!(found[0].pointer, at, "{target}: {line}");
-            reached.insert(rule.to_string());
-        }
+        reached.extend(single_fault_mutants(&checker, target, count));
     }
     // Every rule a single message can break (the frame, mirror, trace and
     // drive rules are about streams, headers, conversations and live peers).

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 /// Every one-step mutation of `value`: each member removed, nulled, or
-/// given a neighbouring or wrong value; members named in `skip` are left
+/// given a neighbouring or wrong value (a value without members, such as a
+/// string, is itself given those values); members named in `skip` are left
 /// alone, and a body's `method` or `name` too (a changed one is a name the
 /// contract does not know, which readers take as such). The differential
 /// tests of the readers and `vdm-conform generate --mutants` draw from it.
@@ -32,6 +33,17 @@ fn mutations(value: &Value, skip: &BTreeSet<String>, wide: bool) -> Vec<Value> {
         wide,
         &mut out,
     );
+    // A value with nothing inside to change (a string, a number, an empty
+    // object) is changed as a whole, as a member would be.
+    if out.is_empty() {
+        out.extend(leaf_variants(value));
+        if let (true, Value::String(text)) = (wide, value) {
+            let mut chars = text.chars();
+            if chars.next_back().is_some() {
+                out.push(Value::String(chars.as_str().to_string()));
+            }
+        }
+    }
     out
 }
 
