@@ -474,14 +474,29 @@ fn writing_reproduces_every_valid_fixture_byte_for_byte() {
     for (path, bytes) in frame_fixtures() {
         let envelopes: Result<Vec<Envelope>, FrameError> = FrameReader::new(&bytes[..]).collect();
         let Ok(envelopes) = envelopes else { continue };
-        let mut writer = FrameWriter::new(Vec::new());
-        for envelope in &envelopes {
+        // Frame by frame, so a fixture edited by hand is told which frame
+        // differs and what to write instead (the generated types' member
+        // order, no spaces).
+        let mut rest = &bytes[..];
+        for (index, envelope) in envelopes.iter().enumerate() {
+            let mut writer = FrameWriter::new(Vec::new());
             writer.write(envelope).expect("a read envelope writes");
+            let written = writer.into_inner();
+            let length = u32::from_be_bytes(rest[..4].try_into().unwrap()) as usize;
+            let (frame, after) = rest.split_at(4 + length);
+            assert!(
+                written == frame,
+                "{}: frame {} is not what write_frame writes; write its body as\n{}\nnot\n{}",
+                path.display(),
+                index + 1,
+                String::from_utf8_lossy(&written[4..]),
+                String::from_utf8_lossy(&frame[4..]),
+            );
+            rest = after;
         }
-        assert_eq!(
-            writer.into_inner(),
-            bytes,
-            "{} is not what write_frame writes",
+        assert!(
+            rest.is_empty(),
+            "{}: bytes after the last frame",
             path.display()
         );
         seen += 1;
