@@ -765,6 +765,14 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
                 "{}: read as {got:?}, the sidecar says {expected:?}",
                 path.display()
             ));
+        } else if let Some(unwritten) = proto::frame::first_unwritten(&bytes) {
+            // A valid stream is also what the writers write, byte for byte.
+            report.failures.push(format!(
+                "{}: frame {} is not what FrameWriter writes (no spaces, members in the generated types' order); write its body as {}",
+                path.display(),
+                unwritten.frame,
+                String::from_utf8_lossy(&unwritten.written)
+            ));
         }
         count += 1;
     }

@@ -217,6 +217,43 @@ fn a_state_the_transition_table_never_names_fails() {
     );
 }
 
+/// A valid frame fixture holds what the writer writes, byte for byte: one
+/// mended by hand with its members moved or spaced is named, with the body
+/// to write instead.
+#[test]
+fn a_valid_frame_written_otherwise_is_told_what_to_write() {
+    let scratch = Scratch::new("frame-bytes");
+    let dir = scratch.0.join("frames");
+    let mut valid: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "bin"))
+        .filter(|path| {
+            let sidecar: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(path.with_extension("expect.json")).unwrap(),
+            )
+            .unwrap();
+            let outcomes = sidecar["outcomes"].as_array().unwrap();
+            outcomes.len() == 2 && outcomes[0].as_str().unwrap().starts_with("envelope:")
+        })
+        .collect();
+    valid.sort();
+    let path = valid.first().expect("a frame fixture of one envelope");
+    let bytes = std::fs::read(path).unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&bytes[4..]).unwrap();
+    let spaced = serde_json::to_vec_pretty(&body).unwrap();
+    let frame = [&(spaced.len() as u32).to_be_bytes()[..], &spaced].concat();
+    std::fs::write(path, frame).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    check_fails(
+        &scratch.run(),
+        &format!(
+            "{name}: frame 1 is not what FrameWriter writes (no spaces, members in the generated types' order); write its body as {}",
+            String::from_utf8_lossy(&bytes[4..])
+        ),
+    );
+}
+
 /// A trace fixture with no record proves nothing: a valid one is refused
 /// for it, and an invalid one is told it breaks nothing.
 #[test]

@@ -456,6 +456,46 @@ pub fn outcome_word(result: &Result<Envelope, FrameError>) -> String {
     }
 }
 
+/// A frame of a stream that [`FrameWriter`] would write otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unwritten {
+    /// Which frame, from 1.
+    pub frame: usize,
+    /// The body `FrameWriter` writes for the envelope read from it.
+    pub written: Vec<u8>,
+    /// The body the stream holds.
+    pub found: Vec<u8>,
+}
+
+/// The first frame of `bytes` that is not what [`FrameWriter`] writes for
+/// the envelope read from it (spaces, members in another order): a stream
+/// written by hand, as a fixture is, can hold the same envelopes in other
+/// bytes. `None` when every frame is as written, or when a frame does not
+/// read as an envelope (nothing to write it from).
+pub fn first_unwritten(bytes: &[u8]) -> Option<Unwritten> {
+    let envelopes: Vec<Envelope> = FrameReader::new(bytes).collect::<Result<_, _>>().ok()?;
+    let mut rest = bytes;
+    for (index, envelope) in envelopes.iter().enumerate() {
+        let mut writer = FrameWriter::new(Vec::new());
+        writer.write(envelope).ok()?;
+        let written = writer.into_inner();
+        let header: [u8; 4] = rest.get(..4)?.try_into().ok()?;
+        let end = usize::try_from(u32::from_be_bytes(header))
+            .ok()?
+            .checked_add(4)?;
+        let frame = rest.get(..end)?;
+        if written != frame {
+            return Some(Unwritten {
+                frame: index + 1,
+                written: written.get(4..).unwrap_or_default().to_vec(),
+                found: frame.get(4..).unwrap_or_default().to_vec(),
+            });
+        }
+        rest = rest.get(end..)?;
+    }
+    None
+}
+
 /// Reads a whole stream, one outcome word per read, until it closes or an
 /// error leaves the reader off a frame boundary.
 pub fn outcomes<R: Read>(reader: R) -> Vec<String> {
