@@ -983,8 +983,13 @@ fn the_documented_open_matches_compile() {
         open_to_additions("cpp") + "\nint main() { return 0; }\n",
     )
     .unwrap();
+    // A switch that keeps a default for the values a later contract adds
+    // is what -Wswitch-enum refuses by design, as the page says.
+    let flags = contract_tests::cxx_flags()
+        .into_iter()
+        .filter(|flag| *flag != "-Wswitch-enum");
     let output = Command::new("g++")
-        .args(contract_tests::cxx_flags())
+        .args(flags)
         .args(["-fsyntax-only", "-I"])
         .arg(root().join("bindings/cpp/include"))
         .arg(&cpp)
