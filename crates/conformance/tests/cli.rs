@@ -500,6 +500,26 @@ fn an_input_with_no_message_fails_unless_allowed() {
     }
     // Standard input that holds nothing is refused the same way.
     assert_eq!(run(&["check", "-"], Some("")).status.code(), Some(1));
+    // Two frame captures of one connection are named as the pair they are.
+    let output = run(
+        &[
+            "trace",
+            "--client",
+            capture.path(),
+            "--server",
+            capture.path(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the capture pair {0}, {0} holds no message",
+            capture.path()
+        )),
+        "{stderr}"
+    );
     // One empty input beside a good one is still refused, and named.
     let good = Temp::new("good.jsonl", format!("{GOOD}\n").as_bytes());
     let record = format!(r#"{{"conn":"c","from":"client","transport":"unix","msg":{GOOD}}}"#);

@@ -225,7 +225,7 @@ fn trace(
     }
     if let (Some(client), Some(server)) = (&client, &server) {
         let count = check_trace_pair(checker, [client, server], table, closed, out)?;
-        checked.push((format!("{client} and {server}"), count));
+        checked.push((format!("the capture pair {client}, {server}"), count));
     }
     Ok(())
 }
