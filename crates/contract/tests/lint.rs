@@ -376,6 +376,49 @@ fn an_enum_value_not_in_snake_case_is_refused() {
 }
 
 #[test]
+fn an_enum_since_entry_must_name_a_value_with_a_version() {
+    check(
+        "types/TaskState.json",
+        |v| v["x-enum-since"] = json!({"throtled": "1.1.0"}),
+        LintRule::Annotation,
+        "/x-enum-since/throtled",
+    );
+    check(
+        "types/TaskState.json",
+        |v| v["x-enum-since"] = json!(["1.1.0"]),
+        LintRule::Annotation,
+        "/x-enum-since",
+    );
+    check(
+        "types/TaskState.json",
+        |v| {
+            let first = at(v, "/enum/0").as_str().expect("a value").to_string();
+            v["x-enum-since"] = json!({ first: 1 });
+        },
+        LintRule::Annotation,
+        &format!(
+            "/x-enum-since/{}",
+            real_set()
+                .docs
+                .iter()
+                .find(|doc| doc.rel == "types/TaskState.json")
+                .and_then(|doc| doc.value["enum"][0].as_str().map(str::to_string))
+                .expect("a first value")
+        ),
+    );
+}
+
+#[test]
+fn a_const_its_enum_does_not_list_is_refused() {
+    check(
+        "types/TaskState.json",
+        |v| v["const"] = json!("no_such_state"),
+        LintRule::Satisfiable,
+        "/const",
+    );
+}
+
+#[test]
 fn an_enum_value_listed_twice_is_refused() {
     let states = task_states();
     check(

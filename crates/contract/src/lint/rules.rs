@@ -199,12 +199,12 @@ impl LintRule {
             LintRule::UnionTag => "every `oneOf`/`anyOf` is a union of objects told apart by a required `const` tag",
             LintRule::SecretTransport => "a method with an `x-secret` parameter, or one that spawns processes, is unix-only",
             LintRule::EnvelopeCoverage => "the envelope's bodies name every method and event exactly once, and nothing else",
-            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length), `x-carriesHttpStatus` names the codes TaskError's `error.http_status` rule asks `httpStatus` of, and `x-rule` ids are snake_case words joined by `.`",
+            LintRule::Annotation => "annotations name things that exist (error names, enum values, name lists of the right length, `x-enum-since` entries for values of the `enum`, each with a version string), `x-carriesHttpStatus` names the codes TaskError's `error.http_status` rule asks `httpStatus` of, and `x-rule` ids are snake_case words joined by `.`",
             LintRule::Pattern => "every `pattern` keeps to what every reader reads alike: ASCII literals, escaped punctuation, classes of ASCII members, groups, alternation, quantifiers, `^` and `$`, in an automaton of at most 256 states",
             LintRule::Format => "`format` is `date-time` or `uri` on a string, or an integer width (`uint64`, …) on an integer: the formats whose handling by each reader is written down",
             LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
             LintRule::Text => "no string and no member name in a schema file holds a bidirectional formatting character (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)",
-            LintRule::Satisfiable => "no schema refuses every value by its own bounds: an `enum` lists a value, no lower bound (`minimum`, `exclusiveMinimum`, `minLength`, `minItems`, `minProperties`) is above its upper one, a closed object requires only properties it lists, and each value an `enum` or `const` lists meets the schema's own `type`, bounds, lengths and `pattern`",
+            LintRule::Satisfiable => "no schema refuses every value by its own bounds: an `enum` lists a value, no lower bound (`minimum`, `exclusiveMinimum`, `minLength`, `minItems`, `minProperties`) is above its upper one, a closed object requires only properties it lists, and each value an `enum` or `const` lists meets the schema's own `type`, `enum`, bounds, lengths and `pattern`",
         }
     }
 }

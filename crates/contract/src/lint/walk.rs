@@ -361,6 +361,53 @@ impl Linter<'_> {
                 }
             }
         }
+        self.enum_since(map, at);
+    }
+
+    /// `x-enum-since` names values of its node's `enum` (a string by its
+    /// text, an integer by its digits), each with a version: an entry for
+    /// no value, or of another shape, is read by nothing.
+    fn enum_since(&mut self, map: &serde_json::Map<String, Value>, at: &Pointer) {
+        let Some(since) = map.get("x-enum-since") else {
+            return;
+        };
+        let at = at.push("x-enum-since");
+        let Some(entries) = since.as_object() else {
+            self.report(
+                &at,
+                LintRule::Annotation,
+                "`x-enum-since` is an object from an enum value to the version it arrived in",
+            );
+            return;
+        };
+        let values: Vec<String> = map
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|value| match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        for (key, version) in entries {
+            if !values.contains(key) {
+                self.report(
+                    &at.push(key),
+                    LintRule::Annotation,
+                    format!(
+                        "{key:?} is no value of this schema's `enum`, so nothing reads this entry"
+                    ),
+                );
+            }
+            if !version.is_string() {
+                self.report(
+                    &at.push(key),
+                    LintRule::Annotation,
+                    format!("the version of {key:?} is {version}, not a version string such as \"1.2.0\""),
+                );
+            }
+        }
     }
 
     /// A schema no value meets, by its own keywords: a field no writer can
@@ -430,15 +477,16 @@ impl Linter<'_> {
     }
 
     /// Each value an `enum` or `const` lists meets the node's own value
-    /// keywords (`type`, bounds, lengths, `pattern`): one that does not is
+    /// keywords (`type`, `enum`, bounds, lengths, `pattern`): one that does not is
     /// a value no message can carry, and the bindings would still name it.
     fn listed_values_meet_their_node(
         &mut self,
         map: &serde_json::Map<String, Value>,
         at: &Pointer,
     ) {
-        const OWN: [&str; 11] = [
+        const OWN: [&str; 12] = [
             "type",
+            "enum",
             "minimum",
             "maximum",
             "exclusiveMinimum",
