@@ -409,12 +409,19 @@ fn an_enum_since_entry_must_name_a_value_with_a_version() {
 }
 
 #[test]
-fn a_const_its_enum_does_not_list_is_refused() {
+fn a_const_or_example_its_enum_does_not_list_is_refused() {
     check(
         "types/TaskState.json",
         |v| v["const"] = json!("no_such_state"),
         LintRule::Satisfiable,
         "/const",
+    );
+    // An example no message could carry misleads whoever reads the schema.
+    check(
+        "types/TaskState.json",
+        |v| v["examples"] = json!(["no_such_state"]),
+        LintRule::Satisfiable,
+        "/examples/0",
     );
 }
 

@@ -204,7 +204,7 @@ impl LintRule {
             LintRule::Format => "`format` is `date-time` or `uri` on a string, or an integer width (`uint64`, …) on an integer: the formats whose handling by each reader is written down",
             LintRule::Since => "what is new since the latest release (a file, a field, a union branch, an enum value in `x-enum-since`) says `x-since` VERSION, which must have moved past that release; what a release froze keeps its `x-since`",
             LintRule::Text => "no string and no member name in a schema file holds a bidirectional formatting character (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)",
-            LintRule::Satisfiable => "no schema refuses every value by its own bounds: an `enum` lists a value, no lower bound (`minimum`, `exclusiveMinimum`, `minLength`, `minItems`, `minProperties`) is above its upper one, a closed object requires only properties it lists, and each value an `enum` or `const` lists meets the schema's own `type`, `enum`, bounds, lengths and `pattern`",
+            LintRule::Satisfiable => "no schema refuses every value by its own bounds: an `enum` lists a value, no lower bound (`minimum`, `exclusiveMinimum`, `minLength`, `minItems`, `minProperties`) is above its upper one, a closed object requires only properties it lists, and each value an `enum`, `const` or `examples` lists meets the schema's own `type`, `enum`, bounds, lengths and `pattern`",
         }
     }
 }

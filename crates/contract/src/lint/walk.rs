@@ -476,9 +476,10 @@ impl Linter<'_> {
         }
     }
 
-    /// Each value an `enum` or `const` lists meets the node's own value
-    /// keywords (`type`, `enum`, bounds, lengths, `pattern`): one that does not is
-    /// a value no message can carry, and the bindings would still name it.
+    /// Each value an `enum`, `const` or `examples` lists meets the node's own
+    /// value keywords (`type`, `enum`, bounds, lengths, `pattern`): one that
+    /// does not is a value no message can carry, and the bindings (or, for
+    /// an example, the reader of the schema) would still be shown it.
     fn listed_values_meet_their_node(
         &mut self,
         map: &serde_json::Map<String, Value>,
@@ -520,7 +521,15 @@ impl Linter<'_> {
             .flatten()
             .enumerate()
             .map(|(index, value)| (at.push("enum").push(index), value))
-            .chain(map.get("const").map(|value| (at.push("const"), value)));
+            .chain(map.get("const").map(|value| (at.push("const"), value)))
+            .chain(
+                map.get("examples")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(index, value)| (at.push("examples").push(index), value)),
+            );
         for (place, value) in listed {
             if let Some(error) = validator.iter_errors(value).next() {
                 self.report(
