@@ -425,6 +425,29 @@ fn a_const_or_example_its_enum_does_not_list_is_refused() {
     );
 }
 
+/// A transport added to `Transport` alone is one no method can be carried
+/// on: the meta-schema and the tools' meaning of each transport go with it.
+#[test]
+fn a_transport_no_method_can_name_is_refused() {
+    let count = real_set()
+        .docs
+        .iter()
+        .find(|doc| doc.rel == "types/Transport.json")
+        .and_then(|doc| doc.value["enum"].as_array().map(Vec::len))
+        .expect("Transport's values");
+    check(
+        "types/Transport.json",
+        |v| {
+            at(v, "/enum")
+                .as_array_mut()
+                .expect("enum")
+                .push(json!("tcp"))
+        },
+        LintRule::Annotation,
+        &format!("/enum/{count}"),
+    );
+}
+
 #[test]
 fn an_enum_value_listed_twice_is_refused() {
     let states = task_states();

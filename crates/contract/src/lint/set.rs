@@ -163,3 +163,43 @@ pub(super) fn find_secret(
     }
     None
 }
+
+/// Every value of the contract's `Transport` is one a method's
+/// `x-transports` may name: the meta-schema lists those, and the tools give
+/// each its meaning (which a browser reaches, which carries a credential).
+/// A value added to `Transport` alone would be a transport nothing can
+/// carry a method on, and a new transport is a change to those too.
+pub(super) fn transport_vocabulary(set: &SchemaSet, out: &mut Vec<Violation>) {
+    let Some(doc) = set.get(DocKind::Type, "Transport") else {
+        return;
+    };
+    let meta: Option<Value> = std::str::from_utf8(walk::META_SCHEMA)
+        .ok()
+        .and_then(|text| serde_json::from_str(text).ok());
+    let known: Vec<&str> = meta
+        .as_ref()
+        .and_then(|meta| meta.pointer("/$defs/method/properties/x-transports/items/enum"))
+        .and_then(Value::as_array)
+        .map(|values| values.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (index, value) in doc
+        .value
+        .get("enum")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if !value.as_str().is_some_and(|name| known.contains(&name)) {
+            out.push(Violation {
+                file: set.display_path(doc),
+                pointer: Pointer::root().push("enum").push(index),
+                rule: LintRule::Annotation,
+                message: format!(
+                    "{value} is a transport no method can name: `x-transports` takes {} (schema/contract-schema.json), and the tools give each transport its meaning (which a browser reaches, which may carry a credential); a new transport is a change to those too",
+                    known.join(", ")
+                ),
+            });
+        }
+    }
+}
