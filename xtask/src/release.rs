@@ -17,6 +17,11 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if dest.exists() {
         bail!("contracts/released/{version} exists: a release is frozen; bump contracts/VERSION for a new one");
     }
+    // Before anything is written: a version that does not move past the
+    // latest release is refused as it is, with nothing regenerated.
+    if let Some((latest, _)) = crate::contracts::latest(root)? {
+        compat::declared_bump(&latest, version).map_err(anyhow::Error::msg)?;
+    }
     changelog_has(root, version)?;
     // What carries VERSION is regenerated first, so a release made right
     // after bumping VERSION is judged on current files.
@@ -400,6 +405,30 @@ mod tests {
         );
         assert!(!copy.dir.join("contracts/released/1.9.0").exists());
         assert!(!copy.dir.join("contracts/released/.1.9.0.partial").exists());
+        Ok(())
+    }
+
+    /// A VERSION behind the latest release is refused before anything is
+    /// regenerated: the files that carry VERSION are left as they were.
+    #[test]
+    fn a_version_behind_the_latest_release_is_refused_with_nothing_written() -> anyhow::Result<()> {
+        let copy = Scratch::new("release-behind")?;
+        std::fs::write(copy.dir.join("contracts/VERSION"), "0.0.1\n")?;
+        // With its changelog entry, so only the version's order stops it.
+        let changelog = copy.dir.join("contracts/CHANGELOG.md");
+        let text = std::fs::read_to_string(&changelog)?;
+        std::fs::write(&changelog, format!("{text}\n## 0.0.1\n\nA patch.\n"))?;
+        let carrier = copy.dir.join("bindings/ts/index.js");
+        let before = std::fs::read(&carrier)?;
+        let Err(err) = super::run(&copy.dir) else {
+            panic!("released a version behind the latest release");
+        };
+        assert!(
+            format!("{err:#}").contains("0.0.1") && format!("{err:#}").contains("older"),
+            "{err:#}"
+        );
+        assert_eq!(std::fs::read(&carrier)?, before, "index.js was regenerated");
+        assert!(!copy.dir.join("contracts/released/0.0.1").exists());
         Ok(())
     }
 
