@@ -772,7 +772,8 @@ fn the_check_command_loads_a_tool_set_as_serve_does() {
 
 /// `vdm-exec schema` prints the tool-set file's schema, the one
 /// `exec::config` reads by; a reader that has gone (`vdm-exec schema |
-/// head`) ends the output quietly, not with a panic.
+/// head`) ends the output quietly, not with a panic; a full disk (here
+/// `/dev/full`) is an error, not a success that leaves a cut file.
 #[test]
 fn the_schema_command_prints_the_tool_set_schema() {
     let output = Command::new(EXEC).arg("schema").output().unwrap();
@@ -791,4 +792,21 @@ fn the_schema_command_prints_the_tool_set_schema() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{said}");
     assert!(!said.contains("panicked"), "{said}");
+
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let output = Command::new(EXEC)
+        .arg("schema")
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("vdm-exec: writing to stdout: No space left on device"),
+        "{said}"
+    );
 }

@@ -62,13 +62,8 @@ fn main() -> ExitCode {
         Command::Run { tools, tool, cwd } => run_one(&tools, tool, cwd),
         Command::Check { tools } => check(&tools),
         Command::Schema => serde_json::to_string_pretty(&exec::config::schema())
-            .map(|text| {
-                // A closed stdout (`vdm-exec schema | head`) ends the output
-                // quietly, as it ends any filter's.
-                let _ = writeln!(std::io::stdout().lock(), "{text}");
-                ExitCode::SUCCESS
-            })
-            .map_err(|e| format!("writing the schema: {e}")),
+            .map_err(|e| format!("writing the schema: {e}"))
+            .and_then(|text| print(&format!("{text}\n"))),
     };
     ended.unwrap_or_else(|why| {
         if !why.is_empty() {
@@ -126,14 +121,29 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
 fn check(tools: &Path) -> Result<ExitCode, String> {
     let loaded = exec::load(tools).map_err(|err| err.to_string())?;
     let names: Vec<&str> = loaded.set.tools.iter().map(|t| t.name.as_str()).collect();
-    let _ = writeln!(
-        std::io::stdout().lock(),
-        "vdm-exec: {}: {} tool(s), as serve would run them: {}",
+    print(&format!(
+        "vdm-exec: {}: {} tool(s), as serve would run them: {}\n",
         proto::wire::printable(&tools.display().to_string()),
         names.len(),
         proto::wire::printable(&names.join(", "))
-    );
-    Ok(ExitCode::SUCCESS)
+    ))
+}
+
+/// Writes `text` to stdout. A closed stdout (`vdm-exec schema | head`) ends
+/// the output quietly, as it ends any filter's; any other failure (a full
+/// disk under `vdm-exec schema > file`) is an error, not a success with a
+/// cut file.
+fn print(text: &str) -> Result<ExitCode, String> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to stdout: {err}"))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// `run`: one call, its input read from stdin, the capture written to
