@@ -922,6 +922,37 @@ fn the_header_compiles_under_gnu_extensions() {
     }
 }
 
+/// The readers report by throwing, so a unit built with `-fno-exceptions`
+/// cannot include the headers; the first error it gets says so, rather
+/// than pointing into a `try` deep inside the header.
+#[test]
+fn a_unit_without_exceptions_is_told_why_first() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-exceptions");
+    std::fs::create_dir_all(&out).unwrap();
+    let source = out.join("no_exceptions.cpp");
+    std::fs::write(
+        &source,
+        "#include <vdm/frame.hpp>\n\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    let output = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-fno-exceptions", "-I"])
+        .arg(root().join("bindings/cpp/include"))
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    let first = said
+        .lines()
+        .find(|line| line.contains("error"))
+        .unwrap_or_default();
+    assert!(
+        first.contains("reports errors by throwing: compile this file with exceptions enabled"),
+        "{said}"
+    );
+}
+
 /// A generated struct is no aggregate: an initializer by position, which a
 /// member added by a later contract would shift onto another member (1.1.0
 /// added `TaskSummary::effective_buffer_bytes` third of twelve), does not

@@ -2,6 +2,14 @@
 // The vdm contract 1.1.0 for C++17, on nlohmann::json 3.11.
 #pragma once
 
+// The readers and the frame codec report what is wrong by throwing
+// (ContractError, FrameError): under -fno-exceptions nothing could
+// report it. An engine built so reads the wire in a translation unit
+// with exceptions and hands plain values on.
+#if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)
+#error "vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
