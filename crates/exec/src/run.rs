@@ -20,13 +20,21 @@
 //! the process group (`setsid`, `setpgid`) is outside the signal and survives
 //! (and output it writes after the capture ended is lost);
 //! CPU, memory and file-system use are not limited.
+//!
+//! # When the executor itself stops
+//!
+//! A signal to the executor reaches none of its tools, which lead groups of
+//! their own; [`stop_all`] ends every running call's group the same way as
+//! a deadline does, and any started after it at once, so that an executor
+//! told to stop leaves no tool behind.
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -325,6 +333,11 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
         }
     };
     let group = child.id();
+    let Some(_running) = Running::enter(group) else {
+        signal_group(group, libc::SIGKILL);
+        let _ = child.wait();
+        return refused("the executor is stopping");
+    };
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -518,6 +531,67 @@ fn signal_name(signal: i32) -> Option<&'static str> {
         libc::SIGSYS => "SIGSYS",
         _ => return None,
     })
+}
+
+/// The process groups of the calls running now, for [`stop_all`]; `None`
+/// once it has run, when a group that starts is stopped at once.
+static RUNNING: Mutex<Option<BTreeSet<u32>>> = Mutex::new(Some(BTreeSet::new()));
+
+/// A call's group, listed in [`RUNNING`] while the call runs.
+struct Running(u32);
+
+impl Running {
+    /// `None` when the executor is stopping: the caller stops the group.
+    fn enter(group: u32) -> Option<Self> {
+        let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+        running.as_mut()?.insert(group);
+        Some(Running(group))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(groups) = running.as_mut() {
+            groups.remove(&self.0);
+        }
+    }
+}
+
+/// Ends every running call's process group — SIGTERM, [`GRACE`], then
+/// SIGKILL — and any that starts from now on, for an executor that is
+/// itself told to stop: its tools lead groups of their own, so a signal to
+/// the executor reaches none of them. Returns how many groups it ended.
+pub fn stop_all() -> usize {
+    let groups: Vec<u32> = RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    for &group in &groups {
+        signal_group(group, libc::SIGTERM);
+    }
+    let until = Instant::now() + GRACE;
+    while Instant::now() < until && groups.iter().any(|&group| group_alive(group)) {
+        thread::sleep(Duration::from_millis(5));
+    }
+    for &group in &groups {
+        if group_alive(group) {
+            signal_group(group, libc::SIGKILL);
+        }
+    }
+    groups.len()
+}
+
+/// Whether [`stop_all`] has run: the executor is ending by a signal, and
+/// what the calls it ended would answer is moot.
+pub fn stopping() -> bool {
+    RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_none()
 }
 
 /// TERM to the group, a grace, then KILL. Returns the child's status if it

@@ -15,7 +15,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{temp_path, HELPER};
+use common::{running, temp_path, HELPER};
 use proto::{Envelope, FrameReader, ReplyBody, RpcErrorCode};
 use serde_json::json;
 
@@ -809,4 +809,124 @@ fn the_schema_command_prints_the_tool_set_schema() {
         said.contains("vdm-exec: writing to stdout: No space left on device"),
         "{said}"
     );
+}
+
+/// The children of `parent` now (found by scanning /proc).
+fn children(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // Fields after the command: state, ppid.
+                stat.rsplit(')')
+                    .next()
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .nth(1)
+                    == Some(parent.to_string().as_str())
+            })
+        })
+        .collect()
+}
+
+/// A daemon stopping its executor (SIGTERM), Ctrl-C at a terminal
+/// (SIGINT) or a closed terminal (SIGHUP) reaches no tool, each in a
+/// process group of its own: the executor ends the running tools itself,
+/// says so, and then ends by that signal. Without it the tool ran on.
+#[test]
+fn a_signalled_executor_leaves_no_tool_running() {
+    use std::os::unix::process::ExitStatusExt;
+    let tools = temp_path("signalled.json");
+    std::fs::write(
+        &tools,
+        json!({"tools": [{"name": "nap", "command": [HELPER, "sleep", "300"]}]}).to_string(),
+    )
+    .unwrap();
+    for (signal, name) in [
+        (libc::SIGTERM, "TERM"),
+        (libc::SIGINT, "INT"),
+        (libc::SIGHUP, "HUP"),
+    ] {
+        for serve in [true, false] {
+            let mut command = Command::new(EXEC);
+            if serve {
+                command.arg("serve");
+            } else {
+                command.args(["run", "nap"]);
+            }
+            let mut child = command
+                .arg("--tools")
+                .arg(&tools)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            // `serve` keeps its input open, as a daemon does; `run` reads
+            // its input to the end.
+            let kept = if serve {
+                stdin
+                    .write_all(&call(
+                        1,
+                        "tool.invoke",
+                        json!({"tool": "nap", "input": null}),
+                    ))
+                    .unwrap();
+                Some(stdin)
+            } else {
+                stdin.write_all(b"null").unwrap();
+                drop(stdin);
+                None
+            };
+            // The tool started: the executor's one child.
+            let mut tool = None;
+            for _ in 0..3000 {
+                tool = children(child.id()).first().copied();
+                if tool.is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let tool = tool.unwrap_or_else(|| panic!("{name}, serve {serve}: no tool started"));
+            let _ = Command::new("kill")
+                .arg(format!("-{name}"))
+                .arg(child.id().to_string())
+                .status();
+            let (done, ended) = std::sync::mpsc::channel();
+            let pid = child.id();
+            std::thread::spawn(move || {
+                let _ = done.send(child.wait_with_output());
+            });
+            let output = match ended.recv_timeout(Duration::from_secs(60)) {
+                Ok(output) => output.unwrap(),
+                Err(_) => {
+                    let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+                    panic!("{name}, serve {serve}: the executor did not end within 60 s");
+                }
+            };
+            drop(kept);
+            let said = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(
+                output.status.signal(),
+                Some(signal),
+                "{name}, serve {serve}: {said}"
+            );
+            assert!(
+                said.contains(&format!(
+                    "vdm-exec: stopped by signal {signal}; 1 running tool(s) ended"
+                )),
+                "{name}, serve {serve}: {said}"
+            );
+            assert!(
+                !running(tool),
+                "{name}, serve {serve}: the tool {tool} runs on"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&tools);
 }

@@ -65,6 +65,7 @@ fn main() -> ExitCode {
             .map_err(|e| format!("writing the schema: {e}"))
             .and_then(|text| print(&format!("{text}\n"))),
     };
+    wait_if_stopping();
     ended.unwrap_or_else(|why| {
         if !why.is_empty() {
             // A closed stderr loses the line, and is no reason to panic.
@@ -77,6 +78,7 @@ fn main() -> ExitCode {
 /// `serve`: frames in, replies out, until the input closes. `Err` says why
 /// it stopped otherwise.
 fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
+    stop_tools_on_signals();
     let tools = Arc::new(exec::load(tools).map_err(|err| err.to_string())?);
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     // A line can quote the input (an event's name): one line stays one.
@@ -150,6 +152,7 @@ fn print(text: &str) -> Result<ExitCode, String> {
 /// stdout; exits with the tool's code. An `Err` that is empty has nothing
 /// more to say (stdout closed).
 fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, String> {
+    stop_tools_on_signals();
     let tools = exec::load(tools).map_err(|err| err.to_string())?;
     // At most what a frame carries, one byte more telling a larger input:
     // over `serve` a tool's input could not be larger.
@@ -178,6 +181,7 @@ fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, 
     let mut params = proto::ToolInvokeParams::new(input, tool);
     params.cwd = cwd;
     let capture = run::execute(&tools, &params);
+    wait_if_stopping();
     let content = render::render_capture(&capture);
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -186,4 +190,41 @@ fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, 
         .map_err(|_| String::new())?;
     // The process exit status holds 0..=255; the rendered content states the full code.
     Ok(ExitCode::from(u8::try_from(capture.exit_code).unwrap_or(1)))
+}
+
+/// Once a signal has ended the tools (`run::stop_all`), waits for its
+/// thread to end the process as the signal would have: what a tool it
+/// ended left is no answer to give.
+fn wait_if_stopping() {
+    if run::stopping() {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// Ends the running tools (`run::stop_all`) when the executor is told to
+/// stop by SIGTERM, SIGINT or SIGHUP, then ends as that signal ends a
+/// process. Each tool leads a process group of its own, so the signal (a
+/// daemon stopping, Ctrl-C at a terminal) would reach none of them and they
+/// would run on as orphans. A handler, not a blocked mask, takes the
+/// signals: a tool inherits a mask, while a handler is reset by exec.
+fn stop_tools_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let ended = run::stop_all();
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "vdm-exec: stopped by signal {signal}; {ended} running tool(s) ended"
+                );
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
 }
