@@ -15,7 +15,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{running, temp_path, HELPER};
+use common::{children, running, temp_path, HELPER};
 use proto::{Envelope, FrameReader, ReplyBody, RpcErrorCode};
 use serde_json::json;
 
@@ -809,28 +809,6 @@ fn the_schema_command_prints_the_tool_set_schema() {
         said.contains("vdm-exec: writing to stdout: No space left on device"),
         "{said}"
     );
-}
-
-/// The children of `parent` now (found by scanning /proc).
-fn children(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // Fields after the command: state, ppid.
-                stat.rsplit(')')
-                    .next()
-                    .unwrap_or_default()
-                    .split_whitespace()
-                    .nth(1)
-                    == Some(parent.to_string().as_str())
-            })
-        })
-        .collect()
 }
 
 /// A daemon stopping its executor (SIGTERM), Ctrl-C at a terminal

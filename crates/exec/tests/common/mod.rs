@@ -75,6 +75,18 @@ pub fn temp_path(name: &str) -> std::path::PathBuf {
 
 /// The live processes of a process group (found by scanning /proc).
 pub fn group_members(group: u32) -> Vec<u32> {
+    // Fields after the command: state, ppid, pgrp.
+    live_where(2, group)
+}
+
+/// The live children of a process (found by scanning /proc).
+pub fn children(parent: u32) -> Vec<u32> {
+    live_where(1, parent)
+}
+
+/// The live processes whose `/proc/PID/stat` field `field` (counted from
+/// the state, after the command) is `value`.
+fn live_where(field: usize, value: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -83,7 +95,6 @@ pub fn group_members(group: u32) -> Vec<u32> {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // Fields after the command: state, ppid, pgrp.
                 let rest: Vec<&str> = stat
                     .rsplit(')')
                     .next()
@@ -92,7 +103,7 @@ pub fn group_members(group: u32) -> Vec<u32> {
                     .collect();
                 rest.first()
                     .is_some_and(|state| *state != "Z" && *state != "X")
-                    && rest.get(2) == Some(&group.to_string().as_str())
+                    && rest.get(field) == Some(&value.to_string().as_str())
             })
         })
         .collect()
