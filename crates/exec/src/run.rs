@@ -26,7 +26,7 @@
 //! A signal to the executor reaches none of its tools, which lead groups of
 //! their own; [`stop_all`] ends every running call's group the same way as
 //! a deadline does, and any started after it at once, so that an executor
-//! told to stop leaves no tool behind.
+//! told to stop, or whose peer is gone, leaves no tool behind.
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -560,8 +560,9 @@ impl Drop for Running {
 
 /// Ends every running call's process group — SIGTERM, [`GRACE`], then
 /// SIGKILL — and any that starts from now on, for an executor that is
-/// itself told to stop: its tools lead groups of their own, so a signal to
-/// the executor reaches none of them. Returns how many groups it ended.
+/// itself told to stop or whose peer is gone: its tools lead groups of
+/// their own, so a signal to the executor reaches none of them. Returns how
+/// many groups it ended.
 pub fn stop_all() -> usize {
     let groups: Vec<u32> = RUNNING
         .lock()
@@ -583,15 +584,6 @@ pub fn stop_all() -> usize {
         }
     }
     groups.len()
-}
-
-/// Whether [`stop_all`] has run: the executor is ending by a signal, and
-/// what the calls it ended would answer is moot.
-pub fn stopping() -> bool {
-    RUNNING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_none()
 }
 
 /// TERM to the group, a grace, then KILL. Returns the child's status if it

@@ -908,3 +908,56 @@ fn a_signalled_executor_leaves_no_tool_running() {
     }
     let _ = std::fs::remove_file(&tools);
 }
+
+/// A daemon that crashes closes both ends: no answer can reach it, and a
+/// tool would run on to its deadline (up to a day). serve ends the running
+/// tools as soon as its stdout has no reader, says so, and ends (code 2).
+#[test]
+fn a_peer_that_is_gone_leaves_no_tool_running() {
+    let tools = temp_path("peer-gone.json");
+    std::fs::write(
+        &tools,
+        json!({"tools": [{"name": "nap", "command": [HELPER, "sleep", "300"]}]}).to_string(),
+    )
+    .unwrap();
+    let mut child = spawn_serve(&tools, None, true);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(&call(
+            1,
+            "tool.invoke",
+            json!({"tool": "nap", "input": null}),
+        ))
+        .unwrap();
+    let mut tool = None;
+    for _ in 0..3000 {
+        tool = children(child.id()).first().copied();
+        if tool.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let tool = tool.expect("the tool starts");
+    drop(child.stdout.take());
+    drop(stdin);
+    let (done, ended) = std::sync::mpsc::channel();
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let output = match ended.recv_timeout(Duration::from_secs(60)) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            panic!("serve did not end within 60 s of its peer's going");
+        }
+    };
+    let _ = std::fs::remove_file(&tools);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("vdm-exec: the peer closed its end of stdout; 1 running tool(s) ended"),
+        "{said}"
+    );
+    assert!(!running(tool), "the tool {tool} runs on");
+}

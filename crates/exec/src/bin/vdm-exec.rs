@@ -79,6 +79,7 @@ fn main() -> ExitCode {
 /// it stopped otherwise.
 fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
     stop_tools_on_signals();
+    let watcher = stop_tools_when_the_peer_is_gone();
     let tools = Arc::new(exec::load(tools).map_err(|err| err.to_string())?);
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     // A line can quote the input (an event's name): one line stays one.
@@ -89,13 +90,20 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
             proto::wire::printable(line)
         );
     };
-    match serve::serve(
+    let ended = serve::serve(
         tools,
         std::io::stdin().lock(),
         std::io::stdout(),
         jobs,
         &log,
-    ) {
+    );
+    // Its line comes before the session's last, which its stop caused.
+    if PEER_GONE.load(std::sync::atomic::Ordering::SeqCst) {
+        if let Some(watcher) = watcher {
+            let _ = watcher.join();
+        }
+    }
+    match ended {
         serve::End::Closed => Ok(ExitCode::SUCCESS),
         serve::End::Broken(why) => Err(format!(
             "the input cannot be read on: {}{}",
@@ -192,16 +200,60 @@ fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, 
     Ok(ExitCode::from(u8::try_from(capture.exit_code).unwrap_or(1)))
 }
 
+/// Set by the thread that takes the signals before it ends the tools.
+static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Once a signal has ended the tools (`run::stop_all`), waits for its
 /// thread to end the process as the signal would have: what a tool it
 /// ended left is no answer to give.
 fn wait_if_stopping() {
-    if run::stopping() {
+    if SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
         loop {
             std::thread::park();
         }
     }
 }
+
+/// Ends the running tools (`run::stop_all`) once the peer has closed its
+/// end of stdout, as a daemon that crashed does: no answer can reach it,
+/// and a tool would otherwise run on to its deadline (up to a day). The
+/// answers then fail to be written and end the session, as they do for any
+/// peer that stops reading. A stdout that is a file never reports this.
+fn stop_tools_when_the_peer_is_gone() -> Option<std::thread::JoinHandle<()>> {
+    let watcher = std::thread::Builder::new().name("peer".into()).spawn(|| {
+        // No events asked: poll reports only the error or hang-up of a
+        // pipe or socket whose reader is gone.
+        let mut stdout = libc::pollfd {
+            fd: libc::STDOUT_FILENO,
+            events: 0,
+            revents: 0,
+        };
+        loop {
+            // SAFETY: poll reads and writes the one pollfd it is given.
+            let ready = unsafe { libc::poll(&mut stdout, 1, -1) };
+            if ready < 0
+                && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+            {
+                continue;
+            }
+            if ready > 0 && stdout.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                PEER_GONE.store(true, std::sync::atomic::Ordering::SeqCst);
+                let ended = run::stop_all();
+                if ended > 0 {
+                    let _ = writeln!(
+                        std::io::stderr().lock(),
+                        "vdm-exec: the peer closed its end of stdout; {ended} running tool(s) ended"
+                    );
+                }
+            }
+            return;
+        }
+    });
+    watcher.ok()
+}
+
+/// Set by the thread that watches stdout before it ends the tools.
+static PEER_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Ends the running tools (`run::stop_all`) when the executor is told to
 /// stop by SIGTERM, SIGINT or SIGHUP, then ends as that signal ends a
@@ -218,6 +270,7 @@ fn stop_tools_on_signals() {
         .name("signals".into())
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
+                SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
                 let ended = run::stop_all();
                 let _ = writeln!(
                     std::io::stderr().lock(),
