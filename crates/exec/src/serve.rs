@@ -54,6 +54,9 @@ pub enum End {
     /// Replies could not be written (the peer went away); the calls still
     /// queued were not run.
     WriteFailed(FrameError),
+    /// No thread to write answers or run calls could be started (the
+    /// process or user is at its limit); nothing was read.
+    NoThreads(std::io::Error),
 }
 
 /// Serves until the input closes. `log` receives one line per diagnostic.
@@ -78,7 +81,7 @@ where
     let gone = AtomicBool::new(false);
     let gone = &gone;
     thread::scope(|scope| {
-        let writer = scope.spawn(move || {
+        let writer = thread::Builder::new().spawn_scoped(scope, move || {
             let mut writer = FrameWriter::new(output);
             let written = reply_rx
                 .iter()
@@ -88,11 +91,17 @@ where
             }
             written
         });
+        let writer = match writer {
+            Ok(writer) => writer,
+            Err(err) => return End::NoThreads(err),
+        };
+        let mut workers = 0;
+        let mut unstarted = None;
         for _ in 0..jobs.max(1) {
             let job_rx = Arc::clone(&job_rx);
             let reply_tx = reply_tx.clone();
             let tools = Arc::clone(&tools);
-            scope.spawn(move || loop {
+            let worker = thread::Builder::new().spawn_scoped(scope, move || loop {
                 let next = job_rx.lock().ok().and_then(|rx| rx.recv().ok());
                 let Some((id, params)) = next else { return };
                 if gone.load(Ordering::SeqCst) {
@@ -107,6 +116,23 @@ where
                 // the queue is drained, not left full.
                 let _ = reply_tx.send(reply);
             });
+            match worker {
+                Ok(_) => workers += 1,
+                Err(err) => {
+                    unstarted = Some(err);
+                    break;
+                }
+            }
+        }
+        if let Some(err) = unstarted {
+            if workers == 0 {
+                drop(reply_tx);
+                let _ = writer.join();
+                return End::NoThreads(err);
+            }
+            log(&format!(
+                "vdm-exec: {workers} of {jobs} workers started ({err}); calls run {workers} at once"
+            ));
         }
         let read = read_calls(input, &job_tx, &reply_tx, gone, log);
         drop(job_tx);

@@ -585,6 +585,30 @@ fn a_peer_that_stops_reading_ends_the_session() {
     );
 }
 
+/// `--jobs` starts that many threads: a count past what a machine runs at
+/// once (a million ended serve in a panic, unable to start threads) is
+/// refused before anything starts, as is 0.
+#[test]
+fn a_job_count_out_of_range_is_refused() {
+    let tools = tools_file("jobs.json");
+    for jobs in ["0", "1025", "1000000"] {
+        let output = Command::new(EXEC)
+            .args(["serve", "--jobs", jobs, "--tools"])
+            .arg(&tools)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{jobs}: {said}");
+        assert!(
+            said.contains(&format!("{jobs} is not in 1..=1024")),
+            "{jobs}: {said}"
+        );
+        assert!(!said.contains("panicked"), "{jobs}: {said}");
+    }
+    let _ = std::fs::remove_file(tools);
+}
+
 #[test]
 fn a_bad_tool_set_stops_serve_before_it_reads() {
     let path = temp_path("bad-tools.json");

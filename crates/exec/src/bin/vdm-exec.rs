@@ -31,9 +31,9 @@ enum Command {
         /// The tool-set file (contracts/schema/config/ToolSet.json).
         #[arg(long, value_name = "FILE")]
         tools: PathBuf,
-        /// Calls run at once (default: the number of CPUs).
-        #[arg(long, value_name = "N")]
-        jobs: Option<usize>,
+        /// Calls run at once, 1 to 1024 (default: the number of CPUs).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
     },
     /// Run one tool: input JSON on stdin, the rendered result on stdout.
     Run {
@@ -77,11 +77,14 @@ fn main() -> ExitCode {
 
 /// `serve`: frames in, replies out, until the input closes. `Err` says why
 /// it stopped otherwise.
-fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
+fn serve_frames(tools: &Path, jobs: Option<u16>) -> Result<ExitCode, String> {
     stop_tools_on_signals();
     let watcher = stop_tools_when_the_peer_is_gone();
     let tools = Arc::new(exec::load(tools).map_err(|err| err.to_string())?);
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let jobs = jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
     // A line can quote the input (an event's name): one line stays one.
     let log = |line: &str| {
         let _ = writeln!(
@@ -117,6 +120,9 @@ fn serve_frames(tools: &Path, jobs: Option<usize>) -> Result<ExitCode, String> {
                     .unwrap_or_default(),
                 _ => String::new(),
             }
+        )),
+        serve::End::NoThreads(why) => Err(format!(
+            "the session's threads cannot be started: {why}; try a smaller --jobs"
         )),
         serve::End::WriteFailed(why) => Err(format!(
             "replies cannot be written: {}",
