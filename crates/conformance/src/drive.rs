@@ -148,12 +148,20 @@ pub struct Options {
     /// The methods to call (default: those the peer's hello offers, else
     /// every method of the contract).
     pub methods: Option<Vec<String>>,
-    /// How long to wait for each answer.
+    /// How long to wait for each answer; at most [`MAX_TIMEOUT`], which a
+    /// longer one is taken as.
     pub timeout: Duration,
     /// The seed the calls are drawn from.
     pub seed: u64,
     /// The side the driver plays.
     pub role: Role,
+}
+
+impl Options {
+    /// The timeout, at most [`MAX_TIMEOUT`].
+    fn wait(&self) -> Duration {
+        self.timeout.min(MAX_TIMEOUT)
+    }
 }
 
 /// The side the driver plays; the peer plays the other.
@@ -199,6 +207,11 @@ enum Heard {
     Closed,
     Broken(String),
 }
+
+/// The longest wait [`Options::timeout`] asks for: a day. Deadlines are
+/// the clock plus the timeout, which a longer one (`Duration::MAX`) could
+/// carry past what the clock holds.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 
 /// Starts (or connects to) `peer`, drives it, and ends it: a started peer
 /// is given the timeout to exit once its stdin is closed, then killed. As
@@ -247,7 +260,7 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
                 return Err(DriveError::Start(format!("{program}: no pipes to it")));
             };
             let driven = drive(checker, from_peer, to_peer, options);
-            let exit = wait_for(&mut child, options.timeout);
+            let exit = wait_for(&mut child, options.wait());
             let mut driven = driven?;
             if options.role == Role::Server {
                 driven.judge_exit(exit.map_err(|why| format!("{program} {why}")));
@@ -290,11 +303,11 @@ pub fn drive(
     to_peer: impl Write + Send + 'static,
     options: &Options,
 ) -> Result<Driven, DriveError> {
-    let mut to_peer = Bounded::new(to_peer, options.timeout);
+    let mut to_peer = Bounded::new(to_peer, options.wait());
     let mut driver = Driver {
         checker,
         rx: listen(from_peer),
-        timeout: options.timeout,
+        timeout: options.wait(),
         driven: Driven::default(),
         next_id: 1,
         closed: false,

@@ -1836,3 +1836,21 @@ fn a_report_that_cannot_be_written_is_an_error() {
         assert!(said.contains("No space left on device"), "{args:?}: {said}");
     }
 }
+
+/// `drive --timeout` is seconds above 0 and at most a day: none, a wait
+/// the clock cannot add (`1e19` panicked), and what is no number are
+/// refused by the argument, before anything starts.
+#[test]
+fn a_drive_timeout_out_of_range_is_refused() {
+    for timeout in ["0", "1e19", "86401", "nan", "inf", "ten"] {
+        let output = run(&["drive", "--timeout", timeout, "--", "true"], None);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{timeout}: {said}");
+        assert!(
+            said.contains(&format!(
+                "invalid value '{timeout}' for '--timeout <SECS>': a number of seconds above 0 and at most 86400"
+            )),
+            "{timeout}: {said}"
+        );
+    }
+}

@@ -292,6 +292,27 @@ fn a_peer_that_keeps_every_rule_passes() {
     assert_eq!(driven.rules[&Rule::DriveOversize].held, 1);
 }
 
+/// A timeout past what the clock can add (`Duration::MAX`) is taken as
+/// the longest wait, not a panic computing the deadline.
+#[test]
+fn the_longest_timeout_is_a_wait_not_a_panic() {
+    let driven = ends(|| {
+        let (from_driver, to_peer) = std::io::pipe().unwrap();
+        let (from_peer, to_driver) = std::io::pipe().unwrap();
+        let peer = std::thread::spawn(move || peer(from_driver, to_driver, Fault::None));
+        let options = Options {
+            methods: Some(vec!["download.pause".into()]),
+            timeout: Duration::MAX,
+            seed: 1,
+            role: Role::Client,
+        };
+        let driven = drive(&Checker::embedded().unwrap(), from_peer, to_peer, &options).unwrap();
+        peer.join().unwrap();
+        driven
+    });
+    assert!(driven.held(), "{:#?}", driven.rules);
+}
+
 #[test]
 fn events_between_a_call_and_its_answer_are_passed_over() {
     let driven = drive_peer(Fault::SendsEvents);

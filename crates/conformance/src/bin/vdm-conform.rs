@@ -120,9 +120,9 @@ struct DriveArgs {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     methods: Option<Vec<String>>,
     /// Seconds to wait for each answer (as the server: for each call, and
-    /// for a started client to exit).
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
-    timeout: f64,
+    /// for a started client to exit), above 0 and at most 86400.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = seconds)]
+    timeout: std::time::Duration,
     /// The seed the calls are drawn from.
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
@@ -305,6 +305,18 @@ fn generate_into(
     Ok(summary)
 }
 
+/// `--timeout`: seconds above 0 and at most a day
+/// (`conformance::drive::MAX_TIMEOUT`), refused otherwise rather than taken
+/// as no wait or as a day.
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    let most = conformance::drive::MAX_TIMEOUT;
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .filter(|wait| !wait.is_zero() && *wait <= most)
+        .ok_or_else(|| format!("a number of seconds above 0 and at most {}", most.as_secs()))
+}
+
 /// `vdm-conform drive`: drives the peer and prints per rule; `Ok(true)`
 /// when every rule held.
 fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, String> {
@@ -317,8 +329,6 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
         connect,
         command,
     } = args;
-    let timeout = std::time::Duration::try_from_secs_f64(timeout)
-        .map_err(|_| format!("--timeout {timeout}: a number of seconds"))?;
     let options = conformance::drive::Options {
         methods,
         timeout,
