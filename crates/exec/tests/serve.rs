@@ -835,6 +835,47 @@ fn the_schema_command_prints_the_tool_set_schema() {
     );
 }
 
+/// A tool set whose one tool, `nap`, sleeps for 300 s.
+fn nap_tools(name: &str) -> std::path::PathBuf {
+    let tools = temp_path(name);
+    std::fs::write(
+        &tools,
+        json!({"tools": [{"name": "nap", "command": [HELPER, "sleep", "300"]}]}).to_string(),
+    )
+    .unwrap();
+    tools
+}
+
+/// The tool `executor` started: its one child, waited for up to 30 s.
+fn started_tool(executor: u32) -> u32 {
+    for _ in 0..3000 {
+        if let Some(&tool) = children(executor).first() {
+            return tool;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("no tool started");
+}
+
+/// What `child` wrote once it ended; a failure when it has not ended
+/// within 60 s, with it and its `tool` killed rather than left running.
+fn ended(child: std::process::Child, tool: u32, what: &str) -> std::process::Output {
+    let (done, ended) = std::sync::mpsc::channel();
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    ended
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| {
+            for pid in [pid, tool] {
+                let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            }
+            panic!("{what}: the executor did not end within 60 s");
+        })
+        .unwrap()
+}
+
 /// A daemon stopping its executor (SIGTERM), Ctrl-C at a terminal
 /// (SIGINT) or a closed terminal (SIGHUP) reaches no tool, each in a
 /// process group of its own: the executor ends the running tools itself,
@@ -842,12 +883,7 @@ fn the_schema_command_prints_the_tool_set_schema() {
 #[test]
 fn a_signalled_executor_leaves_no_tool_running() {
     use std::os::unix::process::ExitStatusExt;
-    let tools = temp_path("signalled.json");
-    std::fs::write(
-        &tools,
-        json!({"tools": [{"name": "nap", "command": [HELPER, "sleep", "300"]}]}).to_string(),
-    )
-    .unwrap();
+    let tools = nap_tools("signalled.json");
     for (signal, name) in [
         (libc::SIGTERM, "TERM"),
         (libc::SIGINT, "INT"),
@@ -885,32 +921,12 @@ fn a_signalled_executor_leaves_no_tool_running() {
                 drop(stdin);
                 None
             };
-            // The tool started: the executor's one child.
-            let mut tool = None;
-            for _ in 0..3000 {
-                tool = children(child.id()).first().copied();
-                if tool.is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            let tool = tool.unwrap_or_else(|| panic!("{name}, serve {serve}: no tool started"));
+            let tool = started_tool(child.id());
             let _ = Command::new("kill")
                 .arg(format!("-{name}"))
                 .arg(child.id().to_string())
                 .status();
-            let (done, ended) = std::sync::mpsc::channel();
-            let pid = child.id();
-            std::thread::spawn(move || {
-                let _ = done.send(child.wait_with_output());
-            });
-            let output = match ended.recv_timeout(Duration::from_secs(60)) {
-                Ok(output) => output.unwrap(),
-                Err(_) => {
-                    let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-                    panic!("{name}, serve {serve}: the executor did not end within 60 s");
-                }
-            };
+            let output = ended(child, tool, &format!("{name}, serve {serve}"));
             drop(kept);
             let said = String::from_utf8_lossy(&output.stderr);
             assert_eq!(
@@ -938,12 +954,7 @@ fn a_signalled_executor_leaves_no_tool_running() {
 /// tools as soon as its stdout has no reader, says so, and ends (code 2).
 #[test]
 fn a_peer_that_is_gone_leaves_no_tool_running() {
-    let tools = temp_path("peer-gone.json");
-    std::fs::write(
-        &tools,
-        json!({"tools": [{"name": "nap", "command": [HELPER, "sleep", "300"]}]}).to_string(),
-    )
-    .unwrap();
+    let tools = nap_tools("peer-gone.json");
     let mut child = spawn_serve(&tools, None, true);
     let mut stdin = child.stdin.take().unwrap();
     stdin
@@ -953,29 +964,10 @@ fn a_peer_that_is_gone_leaves_no_tool_running() {
             json!({"tool": "nap", "input": null}),
         ))
         .unwrap();
-    let mut tool = None;
-    for _ in 0..3000 {
-        tool = children(child.id()).first().copied();
-        if tool.is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let tool = tool.expect("the tool starts");
+    let tool = started_tool(child.id());
     drop(child.stdout.take());
     drop(stdin);
-    let (done, ended) = std::sync::mpsc::channel();
-    let pid = child.id();
-    std::thread::spawn(move || {
-        let _ = done.send(child.wait_with_output());
-    });
-    let output = match ended.recv_timeout(Duration::from_secs(60)) {
-        Ok(output) => output.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-            panic!("serve did not end within 60 s of its peer's going");
-        }
-    };
+    let output = ended(child, tool, "its peer gone");
     let _ = std::fs::remove_file(&tools);
     let said = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{said}");
