@@ -269,12 +269,19 @@ static PEER_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 /// signals: a tool inherits a mask, while a handler is reset by exec.
 fn stop_tools_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
-        return;
-    };
-    let _ = std::thread::Builder::new()
+    // The thread takes the signals over and says so before any tool can
+    // start; a thread that cannot start takes nothing over, leaving the
+    // signals' default action.
+    let (taken, taken_over) = std::sync::mpsc::channel();
+    let started = std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
+            else {
+                let _ = taken.send(());
+                return;
+            };
+            let _ = taken.send(());
             if let Some(signal) = signals.forever().next() {
                 SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
                 let ended = run::stop_all();
@@ -286,4 +293,7 @@ fn stop_tools_on_signals() {
                 std::process::exit(128 + signal);
             }
         });
+    if started.is_ok() {
+        let _ = taken_over.recv();
+    }
 }
