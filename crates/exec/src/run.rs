@@ -33,7 +33,7 @@ use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -326,18 +326,14 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     let Some((program, args)) = tool.command.split_first() else {
         return refused(&format!("the tool {:?} has an empty command", tool.name));
     };
-    let mut child = match command(tool, program, args, cwd).spawn() {
-        Ok(child) => child,
-        Err(err) => {
+    let (mut child, _running) = match Running::spawn(&mut command(tool, program, args, cwd)) {
+        Some(Ok(started)) => started,
+        Some(Err(err)) => {
             return refused(&format!("cannot start {program:?} for the tool {:?}: {err}; check the command in the tool set", tool.name));
         }
+        None => return refused("the executor is stopping"),
     };
     let group = child.id();
-    let Some(_running) = Running::enter(group) else {
-        signal_group(group, libc::SIGKILL);
-        let _ = child.wait();
-        return refused("the executor is stopping");
-    };
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -541,11 +537,17 @@ static RUNNING: Mutex<Option<BTreeSet<u32>>> = Mutex::new(Some(BTreeSet::new()))
 struct Running(u32);
 
 impl Running {
-    /// `None` when the executor is stopping: the caller stops the group.
-    fn enter(group: u32) -> Option<Self> {
+    /// Starts `command`, listed as running; `None` when the executor is
+    /// stopping, and nothing started. The list stays locked while the
+    /// child starts, so [`stop_all`] never misses a group that has started.
+    fn spawn(command: &mut Command) -> Option<std::io::Result<(Child, Self)>> {
         let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
-        running.as_mut()?.insert(group);
-        Some(Running(group))
+        let groups = running.as_mut()?;
+        Some(command.spawn().map(|child| {
+            groups.insert(child.id());
+            let group = Running(child.id());
+            (child, group)
+        }))
     }
 }
 
