@@ -1854,3 +1854,20 @@ fn a_drive_timeout_out_of_range_is_refused() {
         );
     }
 }
+
+/// A `--contract` no release is compiled in for is an error for every
+/// command, `rules` too, which reads no schema.
+#[test]
+fn an_unknown_contract_is_refused_by_every_command() {
+    for command in [&["rules"][..], &["check", "-"], &["generate", "-n", "1"]] {
+        let mut args = vec!["--contract", "1.0"];
+        args.extend_from_slice(command);
+        let output = run(&args, Some(""));
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {said}");
+        assert!(
+            said.contains("no contract \"1.0\" is compiled in; there are: 1.0.0"),
+            "{command:?}: {said}"
+        );
+    }
+}

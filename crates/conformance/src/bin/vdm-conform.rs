@@ -440,6 +440,12 @@ fn run(cli: Cli) -> Result<bool, String> {
         }
         return Ok(true);
     }
+    // Asked of every command, `rules` too, which reads no schema: a
+    // misspelt version is never taken for the newest.
+    if !conformance::contract_versions().contains(&contract.as_str()) {
+        let known = conformance::contract_versions().join(", ");
+        return Err(conformance::Error::UnknownContract(contract, known).to_string());
+    }
     let Some(command) = cli.command else {
         return Err(
             "a command is needed (check, frames, trace, generate, mirror, rules); see --help"
