@@ -8,6 +8,7 @@
 //! compiles).
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -116,6 +117,11 @@ impl Loaded {
     }
 }
 
+/// The largest tool-set file [`load`] reads: far above any set written by
+/// hand, and a bound on what a wrong path (a device such as `/dev/zero`,
+/// a log) costs before it is refused.
+pub const MAX_FILE: u64 = 16 << 20;
+
 /// Reads and checks a tool-set file.
 pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
     let error = |pointer: &str, reason: String| ConfigError {
@@ -123,7 +129,19 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         pointer: pointer.into(),
         reason,
     };
-    let bytes = std::fs::read(path).map_err(|err| error("", format!("cannot read: {err}")))?;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_FILE + 1).read_to_end(&mut bytes))
+        .map_err(|err| error("", format!("cannot read: {err}")))?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(error(
+            "",
+            format!(
+                "larger than {} MiB, far more than any tool set: is it the right file?",
+                MAX_FILE >> 20
+            ),
+        ));
+    }
     if let Some(told) = proto::text::wide_text(&bytes) {
         return Err(error(
             "",

@@ -297,3 +297,13 @@ fn a_member_named_twice_is_refused() {
     assert!(said.starts_with("tools.json#: not JSON"), "{said}");
     assert!(said.contains("\"command\" appears twice"), "{said}");
 }
+
+/// A path to something that never ends (`/dev/zero`) or is far larger
+/// than a tool set is refused after a bounded read, not read until memory
+/// runs out.
+#[test]
+fn a_file_past_the_size_bound_is_refused_after_a_bounded_read() {
+    let err = exec::load(Path::new("/dev/zero")).expect_err("must be refused");
+    assert_eq!(err.pointer, "");
+    assert!(err.reason.contains("larger than 16 MiB"), "{}", err.reason);
+}
