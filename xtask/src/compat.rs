@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use compat::{Comparison, Formats, Options, Readers, Verdict};
 use contract::{DeepDocuments, SchemaSet};
 use serde_json::{json, Value};
@@ -379,6 +379,7 @@ fn failure_place(
         }
         match cause.downcast_ref::<contract::Error>()? {
             contract::Error::Io { path, .. }
+            | contract::Error::TooLarge { path }
             | contract::Error::Layout { path, .. }
             | contract::Error::TooDeep { path, .. } => Some((path.clone(), None, None)),
             contract::Error::NotUtf8 { path, line, .. } => Some((path.clone(), Some(*line), None)),
@@ -651,7 +652,7 @@ fn named_as_given(err: compat::Error, [old, new]: [&PathBuf; 2]) -> compat::Erro
 }
 
 fn single(path: &Path) -> anyhow::Result<SchemaSet> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = contract::read_file(path)?;
     // The file stands in the set as a type; a load error names the file
     // itself.
     SchemaSet::from_bytes_with(

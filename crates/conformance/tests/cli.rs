@@ -272,6 +272,24 @@ fn a_missing_file_is_an_io_error() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/messages.jsonl"));
 }
 
+/// A file read whole (a transitions table, a C++ header) that never ends
+/// is refused after a bounded read, not read until memory runs out.
+#[test]
+fn a_file_read_whole_is_refused_past_its_bound() {
+    for args in [
+        &["trace", "--transitions", "/dev/zero", "-"][..],
+        &["mirror", "--cpp-header", "/dev/zero"],
+    ] {
+        let output = run(args, Some(""));
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let told = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            told.contains("/dev/zero: larger than 16 MiB"),
+            "{args:?}: {told}"
+        );
+    }
+}
+
 #[test]
 fn bad_arguments_are_a_usage_error() {
     assert_eq!(run(&["check"], None).status.code(), Some(2));

@@ -19,7 +19,9 @@ pub use lint::{
     bidi_controls, lint, pattern_automaton, pattern_reads_alike, Automaton, LintRule, Violation,
     INHERITED_NAMES, MAX_PATTERN_STATES,
 };
-pub use load::{utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet};
+pub use load::{
+    read_bounded, read_file, utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet, MAX_FILE,
+};
 pub use pointer::{escape as escape_pointer_token, Pointer};
 pub use resolve::{
     expansion, files_reached, resolve_ref, Reached, Resolved, Unbounded, MAX_EXPANDED,
@@ -102,6 +104,13 @@ pub enum Error {
         path: PathBuf,
         /// Why.
         why: std::io::Error,
+    },
+    /// A file is larger than [`MAX_FILE`]: a wrong path (a device such as
+    /// `/dev/zero`, a log, a capture) rather than a schema or a table.
+    #[error("{path}: larger than {} MiB, more than any file read whole here holds: is it the right file?", MAX_FILE >> 20)]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
     },
     /// A file's text is not UTF-8, so not JSON (RFC 8259, section 8.1).
     #[error("{path}:{line}:{column}: not UTF-8 text (byte offset {offset}){}", match .marked { Some(encoding) => format!(": it starts with a {encoding} byte-order mark; save the file as UTF-8"), None => String::new() })]

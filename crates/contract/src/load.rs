@@ -140,10 +140,7 @@ impl SchemaSet {
         collect(dir, dir, &mut files)?;
         let mut texts = Vec::with_capacity(files.len());
         for (rel, path) in files {
-            let bytes = std::fs::read(&path).map_err(|why| Error::Io {
-                path: path.clone(),
-                why,
-            })?;
+            let bytes = read_file(&path)?;
             texts.push((rel, bytes));
         }
         Self::from_bytes_with(
@@ -280,6 +277,39 @@ impl SchemaSet {
     pub fn display_path(&self, doc: &SchemaDoc) -> PathBuf {
         self.origin.join(&doc.rel)
     }
+}
+
+/// The largest file read whole (a schema, a transitions table, a header):
+/// far above any written by hand, and a bound on what a wrong path costs
+/// before it is refused.
+pub const MAX_FILE: u64 = 16 << 20;
+
+/// The bytes of the file at `path`, up to [`MAX_FILE`]; a larger one is
+/// [`Error::TooLarge`], found after reading one byte past the bound.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let file = std::fs::File::open(path).map_err(|why| Error::Io {
+        path: path.to_path_buf(),
+        why,
+    })?;
+    read_bounded(file, path)
+}
+
+/// [`read_file`] of an open reader (stdin), `path` naming it in errors.
+pub fn read_bounded(from: impl std::io::Read, path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    from.take(MAX_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|why| Error::Io {
+            path: path.to_path_buf(),
+            why,
+        })?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(Error::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
 }
 
 /// `bytes` as text, or where in `path` the first byte that is not UTF-8 is

@@ -3,7 +3,7 @@
 //! Exit status: 0 when everything conforms, 1 on any violation, 2 on a usage
 //! or I/O error. The schemas are compiled in; nothing else is needed.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -637,16 +637,16 @@ impl Sink for Output {
     }
 }
 
+/// A file read whole (a transitions table, a header), bounded by
+/// [`contract::MAX_FILE`]: a wrong path such as `/dev/zero` is refused,
+/// not read until memory runs out.
 fn read_bytes(file: &str) -> Result<Vec<u8>, String> {
     if file == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("stdin: {e}"))?;
-        Ok(bytes)
+        contract::read_bounded(std::io::stdin().lock(), Path::new("stdin"))
     } else {
-        std::fs::read(file).map_err(|e| format!("{file}: {e}"))
+        contract::read_file(Path::new(file))
     }
+    .map_err(|e| e.to_string())
 }
 
 /// A file's text; a byte that is not UTF-8 is named by line and column.
