@@ -1273,6 +1273,30 @@ fn generated_values_pass_check_on_the_command_line() {
     assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
 }
 
+/// The summary of a mutant run lists the rules broken, and ends cleanly
+/// when there are none to list.
+#[test]
+fn a_mutant_summary_lists_rules_only_when_there_are_some() {
+    for (args, ends) in [
+        (
+            &["generate", "--mutants", "-n", "0"][..],
+            "from 0 valid value(s)\n",
+        ),
+        (
+            &["generate", "--mutants", "--conversation", "-n", "0"],
+            "from 0 valid conversation(s)\n",
+        ),
+    ] {
+        let output = run(args, None);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let summary = String::from_utf8_lossy(&output.stderr);
+        assert!(summary.ends_with(ends), "{args:?}: {summary:?}");
+    }
+    let some = run(&["generate", "--mutants", "-n", "2", "--seed", "1"], None);
+    let summary = String::from_utf8_lossy(&some.stderr);
+    assert!(summary.contains("valid value(s): "), "{summary:?}");
+}
+
 /// `generate … | head`: a reader that closes the output once it has enough
 /// ends the run quietly, as it ends any filter's, and the output that could
 /// not be written (a full disk) is an error.

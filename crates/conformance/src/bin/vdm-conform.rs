@@ -273,10 +273,10 @@ fn generate_into(
         let done =
             conformance::generate::conversation_mutants(checker, count, seed, table, &mut sink)?;
         format!(
-            "wrote {} conversation mutant(s) of contract {contract}, seed {seed}, from {} valid conversation(s): {}",
+            "wrote {} conversation mutant(s) of contract {contract}, seed {seed}, from {} valid conversation(s){}",
             done.by_rule.values().sum::<usize>(),
             done.bases,
-            by_rule(done.by_rule.iter())
+            written_by_rule(&done.by_rule)
         )
     } else if *conversation {
         let done = conformance::generate::conversations(checker, count, seed, table, &mut sink)?;
@@ -288,10 +288,10 @@ fn generate_into(
     } else if *mutants {
         let done = conformance::generate::mutants(checker, type_name, count, seed, &mut sink)?;
         format!(
-            "wrote {} {type_name} mutant(s) of contract {contract}, seed {seed}, from {} valid value(s): {}",
+            "wrote {} {type_name} mutant(s) of contract {contract}, seed {seed}, from {} valid value(s){}",
             done.by_rule.values().sum::<usize>(),
             done.bases,
-            by_rule(done.by_rule.iter())
+            written_by_rule(&done.by_rule)
         )
     } else {
         let done = conformance::generate::generate(checker, type_name, count, seed, &mut sink)?;
@@ -394,6 +394,15 @@ fn by_rule<'a>(counts: impl Iterator<Item = (&'a Rule, &'a usize)>) -> String {
         .map(|(rule, count)| format!("{} {count}", rule.id()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `: rule count, ...` for the mutants written, or nothing when none was.
+fn written_by_rule(counts: &std::collections::BTreeMap<Rule, usize>) -> String {
+    if counts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", by_rule(counts.iter()))
+    }
 }
 
 /// `eprintln!` that a closed stderr does not turn into a panic
