@@ -13,6 +13,7 @@ import {
   TaskStateValues,
   UnknownEvent,
   VersionError,
+  decodeFrameBody,
   encodeFrame,
   parseDownloadAddParams,
   parseEnvelope,
@@ -129,6 +130,31 @@ test("frames: byte by byte gives what one chunk gives", () => {
   }
   decoder.finish();
   assert.deepEqual(JSON.parse(JSON.stringify(read)), [a, b]);
+});
+
+test("frames: bytes come as any view of memory; a string is a TypeError, not zero bytes", () => {
+  const a = { v: 1, kind: "call", id: 1, body: { method: "download.pause", params: { taskId: "t_01" } } };
+  const frame = encodeFrame(parseEnvelope(a));
+  const body = frame.subarray(4);
+  const copy = () => new Uint8Array(frame).buffer;
+  for (const bytes of [frame, Buffer.from(frame), copy(), new DataView(copy())]) {
+    const decoder = new FrameDecoder();
+    decoder.push(bytes);
+    assert.deepEqual(JSON.parse(JSON.stringify(decoder.next())), a);
+  }
+  assert.deepEqual(JSON.parse(JSON.stringify(decodeFrameBody(body.slice().buffer))), a);
+  const text = new TextDecoder().decode(frame);
+  for (const wrong of [text, [...frame], null, undefined]) {
+    const decoder = new FrameDecoder();
+    assert.throws(() => decoder.push(wrong), TypeError);
+    assert.throws(() => decodeFrameBody(wrong), TypeError);
+  }
+  assert.throws(() => new FrameDecoder().push(text), /not a string: read the stream as bytes/);
+  for (const wrong of [body, null, 7, { v: 1 }]) {
+    assert.throws(() => parseEnvelopeText(wrong), /parseEnvelopeText takes JSON text as a string/);
+    assert.throws(() => readJson(wrong), /readJson takes JSON text as a string/);
+  }
+  assert.throws(() => readJson(body), /bytes from the wire go to decodeFrameBody/);
 });
 
 test("frames: a length past MAX_FRAME is refused before its body arrives", () => {

@@ -75,6 +75,7 @@ export function parseEnvelope(value) {
 
 /** Reads an envelope from JSON text: readJson, then parseEnvelope. */
 export function parseEnvelopeText(text) {
+  asText(text, "parseEnvelopeText");
   return parseEnvelope(readJson(text));
 }
 

@@ -400,6 +400,17 @@ function textFault(text) {
 }
 
 /**
+ * A TypeError unless `text` is a string: JSON.parse would turn anything
+ * else into text first (`null` reads as null, a Uint8Array of digits as a
+ * list of numbers).
+ */
+function asText(text, where) {
+  if (typeof text === "string") return;
+  const hint = ArrayBuffer.isView(text) || text instanceof ArrayBuffer ? ": bytes from the wire go to decodeFrameBody" : "";
+  throw new TypeError(`${where} takes JSON text as a string, not ${typeName(text)}${hint}`);
+}
+
+/**
  * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
  * value and whitespace, nested at most 127 deep, no member named twice, no
  * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
@@ -407,6 +418,7 @@ function textFault(text) {
  * which reads bytes.) Throws ContractError (pointer "") naming the rule.
  */
 export function readJson(text) {
+  asText(text, "readJson");
   // Named where the text first breaks the policy, as the other readers name it.
   const refuse = (why) => {
     throw new ContractError("", `not JSON as the wire takes it: ${printable(textFault(text) ?? why)}`);
@@ -709,8 +721,24 @@ function notUtf8At(bytes) {
   return bytes.length;
 }
 
+/**
+ * `bytes` as a Uint8Array over the same memory, taking what TextDecoder
+ * takes (an ArrayBuffer or any view of one, from any realm). Anything else
+ * is a TypeError: `Uint8Array.prototype.set` would read a string as that
+ * many zero bytes, and a socket given an encoding hands out strings.
+ */
+function asBytes(bytes, where) {
+  if (ArrayBuffer.isView(bytes)) {
+    return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  if (Object.prototype.toString.call(bytes) === "[object ArrayBuffer]") return new Uint8Array(bytes);
+  const hint = typeof bytes === "string" ? ": read the stream as bytes, with no encoding set" : "";
+  throw new TypeError(`${where} takes bytes (a Uint8Array, a Buffer, an ArrayBuffer or a view of one), not ${typeName(bytes)}${hint}`);
+}
+
 /** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
+  bytes = asBytes(bytes, "decodeFrameBody");
   let text;
   try {
     text = utf8.decode(bytes);
@@ -733,6 +761,7 @@ export class FrameDecoder {
 
   /** Adds bytes that arrived. */
   push(chunk) {
+    chunk = asBytes(chunk, "FrameDecoder.push");
     if (this.#broken !== null) throw this.#broken;
     const held = this.#end - this.#start;
     if (this.#end + chunk.length > this.#buffer.length) {
