@@ -12,6 +12,11 @@ namespace vc = vdm::contract;
 
 static int failures = 0;
 
+// A stream buffer that takes nothing, as a full disk.
+struct Full : std::streambuf {
+  int overflow(int) override { return traits_type::eof(); }
+};
+
 static void check(bool ok, const char* what) {
   if (!ok) {
     std::cerr << "failed: " << what << "\n";
@@ -107,5 +112,39 @@ int main() {
   }
   std::optional<vc::Envelope> after = vc::read_frame(in);
   check(after && nlohmann::json(*after) == call, "the frame after a refused one reads");
+
+  // A stream with exceptions() set gives the same outcomes, not
+  // std::ios_base::failure: a clean end is nothing, a cut frame
+  // unexpected_eof, a failed write io.
+  std::stringstream thrown_at_end(good.str() + good.str().substr(0, 6));
+  thrown_at_end.exceptions(std::ios::failbit | std::ios::badbit | std::ios::eofbit);
+  try {
+    check(vc::read_frame(thrown_at_end).has_value(), "a whole frame reads from a stream with exceptions set");
+    (void)vc::read_frame(thrown_at_end);
+    check(false, "a cut frame is refused");
+  } catch (const vc::FrameError& error) {
+    check(error.kind() == vc::FrameError::Kind::unexpected_eof, "a cut frame is unexpected_eof with exceptions set");
+  } catch (const std::exception&) {
+    check(false, "a cut frame with exceptions set is a FrameError");
+  }
+  std::stringstream clean_end(good.str());
+  clean_end.exceptions(std::ios::failbit | std::ios::badbit | std::ios::eofbit);
+  try {
+    check(vc::read_frame(clean_end).has_value(), "the frame reads");
+    check(!vc::read_frame(clean_end), "the end with exceptions set is nothing");
+  } catch (const std::exception&) {
+    check(false, "a clean end with exceptions set throws nothing");
+  }
+  Full full;
+  std::ostream nowhere(&full);
+  nowhere.exceptions(std::ios::failbit | std::ios::badbit);
+  try {
+    vc::write_frame(nowhere, call.get<vc::Envelope>());
+    check(false, "a write to a stream that fails is refused");
+  } catch (const vc::FrameError& error) {
+    check(error.kind() == vc::FrameError::Kind::io, "a failed write with exceptions set is io");
+  } catch (const std::exception&) {
+    check(false, "a failed write with exceptions set is a FrameError");
+  }
   return failures == 0 ? 0 : 1;
 }

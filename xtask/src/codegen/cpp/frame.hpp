@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <ios>
 #include <istream>
 #include <optional>
 #include <ostream>
@@ -43,7 +44,12 @@ namespace detail {
 
 /// Reads up to `size` bytes; returns how many arrived before the end.
 inline std::size_t read_some(std::istream& in, char* into, std::size_t size) {
-  in.read(into, static_cast<std::streamsize>(size));
+  try {
+    in.read(into, static_cast<std::streamsize>(size));
+  } catch (const std::ios_base::failure&) {
+    // A stream with exceptions() set throws at its end; here the end is an
+    // outcome (nothing, or unexpected_eof), told by the bytes that arrived.
+  }
   std::size_t got = static_cast<std::size_t>(in.gcount());
   if (in.bad()) throw FrameError(FrameError::Kind::io, 0, "the stream failed while reading a frame");
   return got;
@@ -116,9 +122,14 @@ inline void write_frame(std::ostream& out, const Envelope& envelope) {
   for (std::size_t i = 0; i < header.size(); ++i) {
     header[header.size() - 1 - i] = static_cast<char>((length >> (8 * i)) & 0xFF);
   }
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(body.data(), static_cast<std::streamsize>(body.size()));
-  out.flush();
+  try {
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    out.flush();
+  } catch (const std::ios_base::failure&) {
+    // A stream with exceptions() set: the same FrameError as without.
+    throw FrameError(FrameError::Kind::io, 0, "the stream failed while writing a frame");
+  }
   if (!out) throw FrameError(FrameError::Kind::io, 0, "the stream failed while writing a frame");
 }
 
