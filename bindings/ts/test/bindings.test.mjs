@@ -155,6 +155,9 @@ test("frames: bytes come as any view of memory; a string is a TypeError, not zer
     assert.throws(() => readJson(wrong), /readJson takes JSON text as a string/);
   }
   assert.throws(() => readJson(body), /bytes from the wire go to decodeFrameBody/);
+  for (const nothing of [undefined, () => 1]) {
+    assert.throws(() => encodeFrame(nothing), { kind: "unreadable", message: /has no JSON text/ });
+  }
 });
 
 test("frames: a length past MAX_FRAME is refused before its body arrives", () => {

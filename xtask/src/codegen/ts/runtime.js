@@ -671,6 +671,10 @@ export function encodeFrame(envelope) {
     // A BigInt or a cycle in a free-form value: nothing a reader could read.
     throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // JSON.stringify gives undefined, not text, for nothing, a function or a symbol.
+  if (typeof text !== "string") {
+    throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${typeName(envelope)} has no JSON text`);
+  }
   const body = encoder.encode(text);
   if (body.length > MAX_FRAME) {
     throw new FrameError("too_large", body.length, `an envelope of ${body.length} bytes, more than the ${MAX_FRAME} a frame may carry`);
