@@ -301,6 +301,10 @@ pub struct FrameReader<R> {
 impl<R: Read> FrameReader<R> {
     /// A reader of the frames on `inner`; give it a buffered reader when
     /// `inner` is a file or a socket, since each frame is two reads.
+    /// `inner` must block: a `WouldBlock` inside a frame is returned as an
+    /// error and the bytes of that frame read so far are lost, so a
+    /// non-blocking socket is read with the `tokio` feature's
+    /// `codec::FrameCodec`, which keeps them.
     pub fn new(inner: R) -> Self {
         Self {
             inner,
