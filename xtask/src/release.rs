@@ -555,8 +555,13 @@ mod tests {
         crate::frozen::check(&copy.dir)?;
         std::fs::remove_dir_all(release.join("cpp/include/vdm"))?;
         super::backfill_bindings(&copy.dir)?;
+        // Only the folder regenerated is asked about: another language's
+        // frozen files lag whenever its generator has changed since.
         let lagging = super::lagging(&copy.dir)?;
-        assert!(!lagging.iter().any(|(v, _)| *v == version), "{lagging:?}");
+        assert!(
+            !lagging.contains(&(version.clone(), "cpp/include/vdm")),
+            "{lagging:?}"
+        );
         Ok(())
     }
 }
