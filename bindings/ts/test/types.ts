@@ -1,6 +1,8 @@
 // Type-level tests: `tsc --strict` (run by the workspace's `cargo test`)
 // fails when the declarations stop narrowing as lanes rely on. Never run.
 import {
+  decodeFrameBody,
+  FrameDecoder,
   parseEnvelope,
   UnknownCall,
   UnknownEvent,
@@ -46,3 +48,14 @@ export function describe(value: unknown): string {
 export const clear: DownloadUpdateParams = { taskId: "t", patch: { speedLimitBytesPerSec: null } };
 export const keep: DownloadUpdateParams = { taskId: "t", patch: {} };
 export const states: readonly TaskState[] = TaskStateValues;
+
+// Bytes as TextDecoder takes them; a string, which the runtime refuses, is
+// a type error too.
+export function feed(decoder: FrameDecoder, chunk: Uint8Array, whole: ArrayBuffer, view: DataView): void {
+  decoder.push(chunk);
+  decoder.push(whole);
+  decoder.push(view);
+  decodeFrameBody(whole);
+  // @ts-expect-error a string is not bytes
+  decoder.push("\u0000\u0000\u0000\u0001x");
+}

@@ -74,12 +74,16 @@ export declare function readJson(text: string): unknown;
  */
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 
-/** Decodes one frame's body: UTF-8 JSON, then the envelope. */
-export declare function decodeFrameBody(bytes: Uint8Array): Envelope;
+/**
+ * Decodes one frame's body: UTF-8 JSON, then the envelope. Takes bytes as
+ * `TextDecoder` does; anything else (a string) is a TypeError.
+ */
+export declare function decodeFrameBody(bytes: ArrayBuffer | ArrayBufferView): Envelope;
 
 /** Frames from bytes as they arrive; holds only the bytes pushed and not yet read. */
 export declare class FrameDecoder {
-  push(chunk: Uint8Array): void;
+  /** Adds bytes that arrived (as `TextDecoder` takes them; a string is a TypeError). */
+  push(chunk: ArrayBuffer | ArrayBufferView): void;
   /** The next envelope, or `undefined` until more bytes arrive. */
   next(): Envelope | undefined;
   /** The bytes have ended: throws FrameError `unexpected_eof` inside a frame. */
