@@ -736,7 +736,12 @@ function asBytes(bytes, where) {
     return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   if (Object.prototype.toString.call(bytes) === "[object ArrayBuffer]") return new Uint8Array(bytes);
-  const hint = typeof bytes === "string" ? ": read the stream as bytes, with no encoding set" : "";
+  let hint = "";
+  if (typeof bytes === "string") hint = ": read the stream as bytes, with no encoding set";
+  // A browser WebSocket's binary messages are Blobs unless told otherwise.
+  else if (typeof Blob === "function" && bytes instanceof Blob) {
+    hint = ': a Blob, whose bytes come from `await blob.arrayBuffer()` (or set the WebSocket\'s binaryType to "arraybuffer")';
+  }
   throw new TypeError(`${where} takes bytes (a Uint8Array, a Buffer, an ArrayBuffer or a view of one), not ${typeName(bytes)}${hint}`);
 }
 
