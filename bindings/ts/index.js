@@ -740,14 +740,15 @@ function notUtf8At(bytes) {
  * takes (an ArrayBuffer or any view of one, from any realm). Anything else
  * is a TypeError: `Uint8Array.prototype.set` would read a string as that
  * many zero bytes, and a socket given an encoding hands out strings.
+ * `forText` says what to do with a string instead.
  */
-function asBytes(bytes, where) {
+function asBytes(bytes, where, forText) {
   if (ArrayBuffer.isView(bytes)) {
     return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   if (Object.prototype.toString.call(bytes) === "[object ArrayBuffer]") return new Uint8Array(bytes);
   let hint = "";
-  if (typeof bytes === "string") hint = ": read the stream as bytes, with no encoding set";
+  if (typeof bytes === "string") hint = `: ${forText}`;
   // A browser WebSocket's binary messages are Blobs unless told otherwise.
   else if (typeof Blob === "function" && bytes instanceof Blob) {
     hint = ': a Blob, whose bytes come from `await blob.arrayBuffer()` (or set the WebSocket\'s binaryType to "arraybuffer")';
@@ -757,7 +758,7 @@ function asBytes(bytes, where) {
 
 /** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
-  bytes = asBytes(bytes, "decodeFrameBody");
+  bytes = asBytes(bytes, "decodeFrameBody", "a message that is text already (a WebSocket text message) is read with parseEnvelopeText");
   let text;
   try {
     text = utf8.decode(bytes);
@@ -780,7 +781,7 @@ export class FrameDecoder {
 
   /** Adds bytes that arrived. */
   push(chunk) {
-    chunk = asBytes(chunk, "FrameDecoder.push");
+    chunk = asBytes(chunk, "FrameDecoder.push", "read the stream as bytes, with no encoding set");
     if (this.#broken !== null) throw this.#broken;
     const held = this.#end - this.#start;
     if (this.#end + chunk.length > this.#buffer.length) {

@@ -150,6 +150,7 @@ test("frames: bytes come as any view of memory; a string is a TypeError, not zer
     assert.throws(() => decodeFrameBody(wrong), TypeError);
   }
   assert.throws(() => new FrameDecoder().push(text), /not a string: read the stream as bytes/);
+  assert.throws(() => decodeFrameBody(text.slice(4)), /not a string: a message that is text already .* is read with parseEnvelopeText/);
   assert.throws(() => decodeFrameBody(new Blob([body])), /a Blob, whose bytes come from `await blob.arrayBuffer\(\)`/);
   for (const wrong of [body, null, 7, { v: 1 }]) {
     assert.throws(() => parseEnvelopeText(wrong), /parseEnvelopeText takes JSON text as a string/);
