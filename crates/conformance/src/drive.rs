@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -247,20 +247,33 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
             driven
         }
         Peer::Command(command) => {
+            use std::os::unix::process::CommandExt;
             let (program, args) = command
                 .split_first()
                 .ok_or_else(|| DriveError::Start("no command to start".into()))?;
-            let mut child = std::process::Command::new(program)
-                .args(args)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|err| DriveError::Start(format!("starting {program}: {err}")))?;
+            // The peer leads a process group, so what it starts (`sh -c`,
+            // `cargo run`, `npm start`) ends with it: a child left behind
+            // holds the driver's stderr, and a pipeline reading it
+            // (`drive … | tee`) would wait for that child's end.
+            let mut child = {
+                let mut started = STARTED.lock().unwrap_or_else(PoisonError::into_inner);
+                let child = std::process::Command::new(program)
+                    .args(args)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .process_group(0)
+                    .spawn()
+                    .map_err(|err| DriveError::Start(format!("starting {program}: {err}")))?;
+                started.push(child.id());
+                child
+            };
             let (Some(to_peer), Some(from_peer)) = (child.stdin.take(), child.stdout.take()) else {
+                end_group(child.id());
                 return Err(DriveError::Start(format!("{program}: no pipes to it")));
             };
             let driven = drive(checker, from_peer, to_peer, options);
             let exit = wait_for(&mut child, options.wait());
+            end_group(child.id());
             let mut driven = driven?;
             if options.role == Role::Server {
                 driven.judge_exit(exit.map_err(|why| format!("{program} {why}")));
@@ -268,6 +281,67 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
             Ok(driven)
         }
     }
+}
+
+/// The process groups of the peers started and not yet ended.
+static STARTED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// How long what a peer left behind has between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_millis(500);
+
+/// Ends what is left of a started peer's process group (what the peer
+/// started and left behind; the peer itself has exited or been killed):
+/// SIGTERM, [`GRACE`], then SIGKILL.
+fn end_group(group: u32) {
+    STARTED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|started| *started != group);
+    signal_group(group, libc::SIGTERM);
+    let until = Instant::now() + GRACE;
+    while Instant::now() < until && group_alive(group) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    signal_group(group, libc::SIGKILL);
+}
+
+/// Ends every started peer's whole process group (SIGTERM, [`GRACE`],
+/// SIGKILL), for a driver told to stop by a signal: the peers lead groups
+/// of their own, which a Ctrl-C at the terminal does not reach. Returns how
+/// many peers it ended.
+pub fn end_started_peers() -> usize {
+    let groups = std::mem::take(&mut *STARTED.lock().unwrap_or_else(PoisonError::into_inner));
+    for &group in &groups {
+        signal_group(group, libc::SIGTERM);
+    }
+    let until = Instant::now() + GRACE;
+    while Instant::now() < until && groups.iter().any(|&group| group_alive(group)) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for &group in &groups {
+        signal_group(group, libc::SIGKILL);
+    }
+    groups.len()
+}
+
+fn signal_group(group: u32, signal: libc::c_int) {
+    let Ok(group) = libc::pid_t::try_from(group) else {
+        return;
+    };
+    // SAFETY: kill(2) with a negative pid signals that process group; it
+    // takes plain integers and touches no memory of ours.
+    unsafe {
+        libc::kill(-group, signal);
+    }
+}
+
+/// Whether any process of the group still exists (signal 0 sends nothing).
+fn group_alive(group: u32) -> bool {
+    let Ok(group) = libc::pid_t::try_from(group) else {
+        return false;
+    };
+    // SAFETY: as above; signal 0 only asks whether the group exists.
+    unsafe { libc::kill(-group, 0) == 0 }
 }
 
 /// Waits at most `timeout` for `child` to exit, then kills it; `Err` says

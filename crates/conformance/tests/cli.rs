@@ -1913,3 +1913,117 @@ fn an_unknown_contract_is_refused_by_every_command() {
         );
     }
 }
+
+/// Whether `pid` is a live process (a zombie nobody reaped is not).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
+}
+
+/// The pid a peer wrote to `file`, waited for (generously: two busy cores).
+fn pid_in(file: &Temp) -> u32 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Ok(pid) = std::fs::read_to_string(file.path())
+            .unwrap_or_default()
+            .trim()
+            .parse()
+        {
+            return pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the peer never wrote its pid"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// A peer that answers nothing and leaves a process of its own behind
+/// (`sh -c 'helper & exec peer'`, `cargo run`, `npm start`), driven with
+/// `--timeout SECONDS`: the pids of both are written to the two files.
+fn leaving_peer(leader: &Temp, helper: &Temp, seconds: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vdm-conform"));
+    command
+        .args(["drive", "--timeout", seconds, "--", "sh", "-c"])
+        .arg(format!(
+            "echo $$ > {}; sleep 3000 & echo $! > {}; exec sleep 3001",
+            leader.path(),
+            helper.path()
+        ))
+        .current_dir(repo())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Ends what a failed test left running.
+fn end(pids: &[u32]) {
+    for pid in pids {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg(pid.to_string())
+            .status();
+    }
+}
+
+/// What a started peer leaves behind ends with the session: a process it
+/// started that outlived it held the driver's stderr, so a pipeline
+/// reading the report waited for that process's end (here 3000 s).
+#[test]
+fn a_started_peer_leaves_nothing_behind() {
+    let (leader, helper) = (Temp::new("leader.pid", b""), Temp::new("helper.pid", b""));
+    let mut driver = leaving_peer(&leader, &helper, "1").spawn().unwrap();
+    let (leader_pid, helper_pid) = (pid_in(&leader), pid_in(&helper));
+    let status = driver.wait().unwrap();
+    let left: Vec<u32> = [leader_pid, helper_pid]
+        .into_iter()
+        .filter(|pid| running(*pid))
+        .collect();
+    end(&left);
+    assert!(left.is_empty(), "{left:?} still run after the session");
+    assert_eq!(status.code(), Some(1), "the silent peer breaks rules");
+}
+
+/// A signal that stops the driver (a CI step cancelled, Ctrl-C) ends the
+/// started peer and what it started first, then ends the driver as that
+/// signal does: the peer leads a process group of its own, which the
+/// terminal's Ctrl-C does not reach.
+#[test]
+fn a_signalled_driver_ends_its_peer() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, name) in [
+        (libc::SIGTERM, "TERM"),
+        (libc::SIGINT, "INT"),
+        (libc::SIGHUP, "HUP"),
+    ] {
+        let (leader, helper) = (Temp::new("leader.pid", b""), Temp::new("helper.pid", b""));
+        // A wait longer than the test takes: only the signal ends the session.
+        let driver = leaving_peer(&leader, &helper, "600").spawn().unwrap();
+        let (leader_pid, helper_pid) = (pid_in(&leader), pid_in(&helper));
+        let _ = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(driver.id().to_string())
+            .status();
+        let output = driver.wait_with_output().unwrap();
+        let left: Vec<u32> = [leader_pid, helper_pid]
+            .into_iter()
+            .filter(|pid| running(*pid))
+            .collect();
+        end(&left);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(left.is_empty(), "{name}: {left:?} still run: {said}");
+        assert_eq!(output.status.signal(), Some(signal), "{name}: {said}");
+        assert!(
+            said.contains(&format!(
+                "vdm-conform: stopped by signal {signal}; 1 started peer(s) ended"
+            )),
+            "{name}: {said}"
+        );
+    }
+}
