@@ -1962,14 +1962,17 @@ fn leaving_peer(leader: &Temp, helper: &Temp, seconds: &str) -> Command {
     command
 }
 
-/// Ends what a failed test left running.
-fn end(pids: &[u32]) {
-    for pid in pids {
+/// Which of `pids` still run; each is ended, so a failed test leaves
+/// nothing running.
+fn left_running(pids: [u32; 2]) -> Vec<u32> {
+    let left: Vec<u32> = pids.into_iter().filter(|pid| running(*pid)).collect();
+    for pid in &left {
         let _ = Command::new("kill")
             .arg("-KILL")
             .arg(pid.to_string())
             .status();
     }
+    left
 }
 
 /// What a started peer leaves behind ends with the session: a process it
@@ -1981,11 +1984,7 @@ fn a_started_peer_leaves_nothing_behind() {
     let mut driver = leaving_peer(&leader, &helper, "1").spawn().unwrap();
     let (leader_pid, helper_pid) = (pid_in(&leader), pid_in(&helper));
     let status = driver.wait().unwrap();
-    let left: Vec<u32> = [leader_pid, helper_pid]
-        .into_iter()
-        .filter(|pid| running(*pid))
-        .collect();
-    end(&left);
+    let left = left_running([leader_pid, helper_pid]);
     assert!(left.is_empty(), "{left:?} still run after the session");
     assert_eq!(status.code(), Some(1), "the silent peer breaks rules");
 }
@@ -2011,11 +2010,7 @@ fn a_signalled_driver_ends_its_peer() {
             .arg(driver.id().to_string())
             .status();
         let output = driver.wait_with_output().unwrap();
-        let left: Vec<u32> = [leader_pid, helper_pid]
-            .into_iter()
-            .filter(|pid| running(*pid))
-            .collect();
-        end(&left);
+        let left = left_running([leader_pid, helper_pid]);
         let said = String::from_utf8_lossy(&output.stderr);
         assert!(left.is_empty(), "{name}: {left:?} still run: {said}");
         assert_eq!(output.status.signal(), Some(signal), "{name}: {said}");
