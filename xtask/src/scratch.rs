@@ -31,12 +31,21 @@ impl Scratch {
     }
 
     /// Runs `cargo xtask ARGS` in the copy: the xtask is built from it, so
-    /// what it reads is the copy's. The target folder is shared, so only
-    /// the workspace's own crates build again.
+    /// what it reads is the copy's. The target folder is shared, but the
+    /// copies build with a profile of their own (`scratch`, as `dev`), so
+    /// nothing they build replaces what the workspace's tests linked.
     pub fn xtask(&self, args: &[&str]) -> anyhow::Result<Output> {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         std::process::Command::new(cargo)
-            .arg("xtask")
+            .args([
+                "run",
+                "--quiet",
+                "--profile",
+                "scratch",
+                "--package",
+                "xtask",
+                "--",
+            ])
             .args(args)
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", crate::root().join("target"))
@@ -77,4 +86,60 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scratch;
+    use std::collections::BTreeMap;
+    use std::time::SystemTime;
+
+    /// The workspace's own libraries in `target/debug`, each with when it
+    /// was last written.
+    fn workspace_libraries() -> anyhow::Result<BTreeMap<String, SystemTime>> {
+        const MEMBERS: [&str; 6] = [
+            "compat",
+            "conformance",
+            "contract",
+            "exec",
+            "proto",
+            "sample",
+        ];
+        let mut found = BTreeMap::new();
+        for entry in std::fs::read_dir(crate::root().join("target/debug/deps"))? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let member = name
+                .strip_prefix("lib")
+                .and_then(|rest| rest.split_once('-'))
+                .is_some_and(|(crate_name, _)| MEMBERS.contains(&crate_name));
+            if member && (name.ends_with(".rlib") || name.ends_with(".rmeta")) {
+                found.insert(name, entry.metadata()?.modified()?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// A copy's xtask builds apart from the workspace's own build: the
+    /// doctests, compiled after every test has run, load the libraries the
+    /// test build wrote, and would not load ones a copy wrote over them.
+    #[test]
+    fn a_copy_builds_nothing_over_the_workspace_build() -> anyhow::Result<()> {
+        let before = workspace_libraries()?;
+        assert!(
+            !before.is_empty(),
+            "no workspace library in target/debug/deps"
+        );
+        let copy = Scratch::new("builds-apart")?;
+        let lint = copy.xtask(&["lint"])?;
+        assert!(lint.status.success(), "{}", super::said(&lint));
+        let after = workspace_libraries()?;
+        let rewritten: Vec<&String> = before
+            .iter()
+            .filter(|(name, written)| after.get(*name) != Some(written))
+            .map(|(name, _)| name)
+            .collect();
+        assert!(rewritten.is_empty(), "a copy's build rewrote {rewritten:?}");
+        Ok(())
+    }
 }
