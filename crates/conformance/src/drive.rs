@@ -297,12 +297,7 @@ fn end_group(group: u32) {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .retain(|started| *started != group);
-    signal_group(group, libc::SIGTERM);
-    let until = Instant::now() + GRACE;
-    while Instant::now() < until && group_alive(group) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    signal_group(group, libc::SIGKILL);
+    procgroup::end(&[group], GRACE);
 }
 
 /// Ends every started peer's whole process group (SIGTERM, [`GRACE`],
@@ -311,37 +306,8 @@ fn end_group(group: u32) {
 /// many peers it ended.
 pub fn end_started_peers() -> usize {
     let groups = std::mem::take(&mut *STARTED.lock().unwrap_or_else(PoisonError::into_inner));
-    for &group in &groups {
-        signal_group(group, libc::SIGTERM);
-    }
-    let until = Instant::now() + GRACE;
-    while Instant::now() < until && groups.iter().any(|&group| group_alive(group)) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    for &group in &groups {
-        signal_group(group, libc::SIGKILL);
-    }
+    procgroup::end(&groups, GRACE);
     groups.len()
-}
-
-fn signal_group(group: u32, signal: libc::c_int) {
-    let Ok(group) = libc::pid_t::try_from(group) else {
-        return;
-    };
-    // SAFETY: kill(2) with a negative pid signals that process group; it
-    // takes plain integers and touches no memory of ours.
-    unsafe {
-        libc::kill(-group, signal);
-    }
-}
-
-/// Whether any process of the group still exists (signal 0 sends nothing).
-fn group_alive(group: u32) -> bool {
-    let Ok(group) = libc::pid_t::try_from(group) else {
-        return false;
-    };
-    // SAFETY: as above; signal 0 only asks whether the group exists.
-    unsafe { libc::kill(-group, 0) == 0 }
 }
 
 /// Waits at most `timeout` for `child` to exit, then kills it; `Err` says

@@ -337,12 +337,12 @@ fn run_child(tool: &Tool, cwd: Option<&Path>, input: &Value, deadline: Instant) 
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        signal_group(group, libc::SIGKILL);
+        procgroup::signal(group, libc::SIGKILL);
         let _ = child.wait();
         return refused("the tool's pipes could not be set up");
     };
     let Some((stop_rx, stop_tx)) = stop_pipe() else {
-        signal_group(group, libc::SIGKILL);
+        procgroup::signal(group, libc::SIGKILL);
         let _ = child.wait();
         return refused("the executor could not create a pipe; it may be out of file descriptors");
     };
@@ -425,7 +425,7 @@ fn collect(
         .recv_timeout(linger.saturating_duration_since(Instant::now()))
         .ok();
     // Whatever is left of the group goes now, which also closes the pipes it held.
-    if group_alive(group) {
+    if procgroup::alive(group) {
         stop_group(group, exit_rx);
         if captured.is_none() {
             captured = io_rx.recv_timeout(GRACE).ok();
@@ -573,56 +573,25 @@ pub fn stop_all() -> usize {
         .unwrap_or_default()
         .into_iter()
         .collect();
-    for &group in &groups {
-        signal_group(group, libc::SIGTERM);
-    }
-    let until = Instant::now() + GRACE;
-    while Instant::now() < until && groups.iter().any(|&group| group_alive(group)) {
-        thread::sleep(Duration::from_millis(5));
-    }
-    for &group in &groups {
-        if group_alive(group) {
-            signal_group(group, libc::SIGKILL);
-        }
-    }
+    procgroup::end(&groups, GRACE);
     groups.len()
 }
 
 /// TERM to the group, a grace, then KILL. Returns the child's status if it
 /// arrives meanwhile (`None` once it was already taken, or never came).
 fn stop_group(group: u32, exited: &mpsc::Receiver<Option<ExitStatus>>) -> Option<ExitStatus> {
-    signal_group(group, libc::SIGTERM);
+    procgroup::signal(group, libc::SIGTERM);
     let until = Instant::now() + GRACE;
     let mut status = None;
     while Instant::now() < until {
         if status.is_none() {
             status = exited.try_recv().ok().flatten();
         }
-        if !group_alive(group) {
+        if !procgroup::alive(group) {
             return status;
         }
         thread::sleep(Duration::from_millis(5));
     }
-    signal_group(group, libc::SIGKILL);
+    procgroup::signal(group, libc::SIGKILL);
     status.or_else(|| exited.recv_timeout(GRACE).ok().flatten())
-}
-
-fn signal_group(group: u32, signal: libc::c_int) {
-    let Ok(group) = libc::pid_t::try_from(group) else {
-        return;
-    };
-    // SAFETY: kill(2) with a negative pid signals that process group; it takes
-    // plain integers and touches no memory of ours.
-    unsafe {
-        libc::kill(-group, signal);
-    }
-}
-
-/// Whether any process of the group still exists (signal 0 checks without sending).
-fn group_alive(group: u32) -> bool {
-    let Ok(group) = libc::pid_t::try_from(group) else {
-        return false;
-    };
-    // SAFETY: as above; signal 0 only asks whether the group exists.
-    unsafe { libc::kill(-group, 0) == 0 }
 }

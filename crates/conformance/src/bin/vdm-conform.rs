@@ -354,37 +354,13 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
 
 /// Ends the started peer (`drive::end_started_peers`) when the driver is
 /// told to stop by SIGTERM, SIGINT or SIGHUP, then ends as that signal ends
-/// a process. The peer leads a process group of its own, which a Ctrl-C at
-/// the terminal does not reach. A handler, not a blocked mask: the peer
-/// would inherit a mask.
+/// a process: the peer leads a process group of its own, which a Ctrl-C at
+/// the terminal does not reach.
 fn end_peers_on_signals() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    // The thread takes the signals over and says so before the peer
-    // starts; a thread that cannot start takes nothing over, leaving the
-    // signals' default action.
-    let (taken, taken_over) = std::sync::mpsc::channel();
-    let started = std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
-            else {
-                let _ = taken.send(());
-                return;
-            };
-            let _ = taken.send(());
-            if let Some(signal) = signals.forever().next() {
-                let ended = conformance::drive::end_started_peers();
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "vdm-conform: stopped by signal {signal}; {ended} started peer(s) ended"
-                );
-                let _ = signal_hook::low_level::emulate_default_handler(signal);
-                std::process::exit(128 + signal);
-            }
-        });
-    if started.is_ok() {
-        let _ = taken_over.recv();
-    }
+    procgroup::end_on_stop_signals(|signal| {
+        let ended = conformance::drive::end_started_peers();
+        format!("vdm-conform: stopped by signal {signal}; {ended} started peer(s) ended")
+    });
 }
 
 /// Writes the record and prints per rule; `Ok(true)` when every rule held.

@@ -268,32 +268,9 @@ static PEER_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 /// would run on as orphans. A handler, not a blocked mask, takes the
 /// signals: a tool inherits a mask, while a handler is reset by exec.
 fn stop_tools_on_signals() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    // The thread takes the signals over and says so before any tool can
-    // start; a thread that cannot start takes nothing over, leaving the
-    // signals' default action.
-    let (taken, taken_over) = std::sync::mpsc::channel();
-    let started = std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
-            else {
-                let _ = taken.send(());
-                return;
-            };
-            let _ = taken.send(());
-            if let Some(signal) = signals.forever().next() {
-                SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
-                let ended = run::stop_all();
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "vdm-exec: stopped by signal {signal}; {ended} running tool(s) ended"
-                );
-                let _ = signal_hook::low_level::emulate_default_handler(signal);
-                std::process::exit(128 + signal);
-            }
-        });
-    if started.is_ok() {
-        let _ = taken_over.recv();
-    }
+    procgroup::end_on_stop_signals(|signal| {
+        SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
+        let ended = run::stop_all();
+        format!("vdm-exec: stopped by signal {signal}; {ended} running tool(s) ended")
+    });
 }
