@@ -97,14 +97,11 @@ mod tests {
     /// The workspace's own libraries in `target/debug`, each with when it
     /// was last written.
     fn workspace_libraries() -> anyhow::Result<BTreeMap<String, SystemTime>> {
-        const MEMBERS: [&str; 6] = [
-            "compat",
-            "conformance",
-            "contract",
-            "exec",
-            "proto",
-            "sample",
-        ];
+        // Each library crate's folder under crates/ bears its name.
+        let mut members = Vec::new();
+        for entry in std::fs::read_dir(crate::root().join("crates"))? {
+            members.push(entry?.file_name().to_string_lossy().into_owned());
+        }
         let mut found = BTreeMap::new();
         for entry in std::fs::read_dir(crate::root().join("target/debug/deps"))? {
             let entry = entry?;
@@ -112,7 +109,7 @@ mod tests {
             let member = name
                 .strip_prefix("lib")
                 .and_then(|rest| rest.split_once('-'))
-                .is_some_and(|(crate_name, _)| MEMBERS.contains(&crate_name));
+                .is_some_and(|(crate_name, _)| members.iter().any(|member| member == crate_name));
             if member && (name.ends_with(".rlib") || name.ends_with(".rmeta")) {
                 found.insert(name, entry.metadata()?.modified()?);
             }
