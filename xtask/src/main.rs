@@ -8,7 +8,7 @@
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        crate::kept(write!(std::io::stdout().lock(), $($arg)*));
+        contract::stdout::kept(write!(std::io::stdout().lock(), $($arg)*));
     }};
 }
 
@@ -16,24 +16,8 @@ macro_rules! say {
 macro_rules! sayln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        crate::kept(writeln!(std::io::stdout().lock(), $($arg)*));
+        contract::stdout::kept(writeln!(std::io::stdout().lock(), $($arg)*));
     }};
-}
-
-/// The first failure to write stdout other than its reader closing it. A
-/// report lost to a full disk (`cargo xtask compat --format sarif >
-/// compat.sarif`) must not pass for a written one: it makes the exit
-/// status 2.
-static LOST_OUTPUT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Notes a failed write to stdout in [`LOST_OUTPUT`] unless the reader
-/// closed it.
-fn kept(written: std::io::Result<()>) {
-    if let Err(err) = written {
-        if err.kind() != std::io::ErrorKind::BrokenPipe {
-            let _ = LOST_OUTPUT.set(err.to_string());
-        }
-    }
 }
 
 /// [`sayln`] on stderr: `cargo xtask gate 2>&1 | head` closes both.
@@ -94,8 +78,7 @@ commands:
 
 fn main() -> ExitCode {
     let code = run();
-    kept(std::io::Write::flush(&mut std::io::stdout().lock()));
-    match LOST_OUTPUT.get() {
+    match contract::stdout::lost() {
         Some(err) => {
             tell!("error: writing to stdout: {err}");
             ExitCode::from(2)

@@ -13,6 +13,7 @@ mod load;
 mod pointer;
 mod resolve;
 mod since;
+pub mod stdout;
 
 pub use json::{dismantle, read as read_json, TooDeep, MAX_JSON_DEPTH};
 pub use lint::{

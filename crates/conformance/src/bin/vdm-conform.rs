@@ -431,8 +431,7 @@ macro_rules! tell {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let ran = run(cli);
-    kept(std::io::stdout().lock().flush());
-    match (ran, LOST_OUTPUT.get()) {
+    match (ran, contract::stdout::lost()) {
         (Err(message), _) => {
             // A message can quote an input file.
             tell!("vdm-conform: {}", proto::wire::printable(&message));
@@ -615,22 +614,7 @@ fn print_rules(format: Format) {
 /// is printed as it ends any filter's, quietly, not with a panic: the exit
 /// code still says what was found.
 fn say(text: &str) {
-    kept(std::io::stdout().lock().write_all(text.as_bytes()));
-}
-
-/// The first failure to write stdout other than its reader closing it.
-/// A report lost to a full disk (`check … > report.json`) must not pass
-/// for a written one: it makes the exit status 2.
-static LOST_OUTPUT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Notes a failed write to stdout in [`LOST_OUTPUT`] unless the reader
-/// closed it.
-fn kept(written: std::io::Result<()>) {
-    if let Err(err) = written {
-        if err.kind() != std::io::ErrorKind::BrokenPipe {
-            let _ = LOST_OUTPUT.set(err.to_string());
-        }
-    }
+    contract::stdout::kept(std::io::stdout().lock().write_all(text.as_bytes()));
 }
 
 /// Where violations go: printed as they are found, counted.
@@ -647,7 +631,7 @@ impl Sink for Output {
         self.found += violations.len();
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (a pager quit) is not a reason to stop checking.
-        kept(stdout.write_all(render(&violations, self.format).as_bytes()));
+        contract::stdout::kept(stdout.write_all(render(&violations, self.format).as_bytes()));
     }
 
     /// Prints warnings where violations go; they do not count as found.
