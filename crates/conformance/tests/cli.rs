@@ -1989,7 +1989,7 @@ fn a_started_peer_leaves_nothing_behind() {
     assert_eq!(status.code(), Some(1), "the silent peer breaks rules");
 }
 
-/// A signal that stops the driver (a CI step cancelled, Ctrl-C) ends the
+/// A signal that stops the driver (a CI step cancelled, Ctrl-C, `Ctrl-\`) ends the
 /// started peer and what it started first, then ends the driver as that
 /// signal does: the peer leads a process group of its own, which the
 /// terminal's Ctrl-C does not reach.
@@ -2000,10 +2000,27 @@ fn a_signalled_driver_ends_its_peer() {
         (libc::SIGTERM, "TERM"),
         (libc::SIGINT, "INT"),
         (libc::SIGHUP, "HUP"),
+        (libc::SIGQUIT, "QUIT"),
     ] {
         let (leader, helper) = (Temp::new("leader.pid", b""), Temp::new("helper.pid", b""));
         // A wait longer than the test takes: only the signal ends the session.
-        let driver = leaving_peer(&leader, &helper, "600").spawn().unwrap();
+        let mut command = leaving_peer(&leader, &helper, "600");
+        // SIGQUIT's default action writes a core file into the working tree.
+        // SAFETY: setrlimit(2) is async-signal-safe and sets only the
+        // child's own limit, as pre_exec asks.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                let none = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                match libc::setrlimit(libc::RLIMIT_CORE, &none) {
+                    0 => Ok(()),
+                    _ => Err(std::io::Error::last_os_error()),
+                }
+            });
+        }
+        let driver = command.spawn().unwrap();
         let (leader_pid, helper_pid) = (pid_in(&leader), pid_in(&helper));
         let _ = Command::new("kill")
             .arg(format!("-{name}"))

@@ -877,7 +877,7 @@ fn ended(child: std::process::Child, tool: u32, what: &str) -> std::process::Out
 }
 
 /// A daemon stopping its executor (SIGTERM), Ctrl-C at a terminal
-/// (SIGINT) or a closed terminal (SIGHUP) reaches no tool, each in a
+/// (SIGINT), a closed terminal (SIGHUP) or `Ctrl-\` (SIGQUIT) reaches no tool, each in a
 /// process group of its own: the executor ends the running tools itself,
 /// says so, and then ends by that signal. Without it the tool ran on.
 #[test]
@@ -888,9 +888,11 @@ fn a_signalled_executor_leaves_no_tool_running() {
         (libc::SIGTERM, "TERM"),
         (libc::SIGINT, "INT"),
         (libc::SIGHUP, "HUP"),
+        (libc::SIGQUIT, "QUIT"),
     ] {
         for serve in [true, false] {
             let mut command = Command::new(EXEC);
+            common::without_core_dump(&mut command);
             if serve {
                 command.arg("serve");
             } else {

@@ -45,7 +45,7 @@ pub fn end(groups: &[u32], grace: Duration) {
     }
 }
 
-/// Takes SIGTERM, SIGINT and SIGHUP over: on the first, `stop` ends what
+/// Takes SIGTERM, SIGINT, SIGHUP and SIGQUIT (`Ctrl-\`) over: on the first, `stop` ends what
 /// must not outlive this process and says what it did (the line is written
 /// to stderr), then the process ends as that signal ends one. A handler,
 /// not a blocked mask: a child inherits a mask, while exec resets a
@@ -53,13 +53,14 @@ pub fn end(groups: &[u32], grace: Duration) {
 /// started that they must end; if the thread cannot start, nothing is
 /// taken over and the signals keep their default action.
 pub fn end_on_stop_signals(stop: impl FnOnce(libc::c_int) -> String + Send + 'static) {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     use std::io::Write as _;
     let (taken, taken_over) = std::sync::mpsc::channel();
     let started = std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
+            let Ok(mut signals) =
+                signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGQUIT])
             else {
                 let _ = taken.send(());
                 return;

@@ -353,7 +353,7 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
 }
 
 /// Ends the started peer (`drive::end_started_peers`) when the driver is
-/// told to stop by SIGTERM, SIGINT or SIGHUP, then ends as that signal ends
+/// told to stop by SIGTERM, SIGINT, SIGHUP or SIGQUIT, then ends as that signal ends
 /// a process: the peer leads a process group of its own, which a Ctrl-C at
 /// the terminal does not reach.
 fn end_peers_on_signals() {

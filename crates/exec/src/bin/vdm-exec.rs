@@ -262,7 +262,7 @@ fn stop_tools_when_the_peer_is_gone() -> Option<std::thread::JoinHandle<()>> {
 static PEER_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Ends the running tools (`run::stop_all`) when the executor is told to
-/// stop by SIGTERM, SIGINT or SIGHUP, then ends as that signal ends a
+/// stop by SIGTERM, SIGINT, SIGHUP or SIGQUIT, then ends as that signal ends a
 /// process. Each tool leads a process group of its own, so the signal (a
 /// daemon stopping, Ctrl-C at a terminal) would reach none of them and they
 /// would run on as orphans. A handler, not a blocked mask, takes the

@@ -118,3 +118,24 @@ pub fn printed_pid(stdout: &str) -> u32 {
         .and_then(|pid| pid.parse().ok())
         .unwrap_or_else(|| panic!("no pid line in {stdout:?}"))
 }
+
+/// Keeps a process the test stops with SIGQUIT from writing a core file
+/// (its default action) into the working tree.
+pub fn without_core_dump(command: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit(2) is async-signal-safe and touches only the
+    // child's own limits, as pre_exec asks.
+    unsafe {
+        command.pre_exec(|| {
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            if libc::setrlimit(libc::RLIMIT_CORE, &none) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        })
+    }
+}
