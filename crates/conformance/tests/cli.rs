@@ -1946,12 +1946,14 @@ fn pid_in(file: &Temp) -> u32 {
 /// A peer that answers nothing and leaves a process of its own behind
 /// (`sh -c 'helper & exec peer'`, `cargo run`, `npm start`), driven with
 /// `--timeout SECONDS`: the pids of both are written to the two files.
-fn leaving_peer(leader: &Temp, helper: &Temp, seconds: &str) -> Command {
+/// `detach` goes before the helper's command (`setsid `: in a session of
+/// its own, out of the peer's group).
+fn leaving_peer(leader: &Temp, helper: &Temp, seconds: &str, detach: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_vdm-conform"));
     command
         .args(["drive", "--timeout", seconds, "--", "sh", "-c"])
         .arg(format!(
-            "echo $$ > {}; sleep 3000 & echo $! > {}; exec sleep 3001",
+            "echo $$ > {}; {detach}sleep 3000 & echo $! > {}; exec sleep 3001",
             leader.path(),
             helper.path()
         ))
@@ -1981,12 +1983,40 @@ fn left_running(pids: [u32; 2]) -> Vec<u32> {
 #[test]
 fn a_started_peer_leaves_nothing_behind() {
     let (leader, helper) = (Temp::new("leader.pid", b""), Temp::new("helper.pid", b""));
-    let mut driver = leaving_peer(&leader, &helper, "1").spawn().unwrap();
+    let mut driver = leaving_peer(&leader, &helper, "1", "").spawn().unwrap();
     let (leader_pid, helper_pid) = (pid_in(&leader), pid_in(&helper));
     let status = driver.wait().unwrap();
     let left = left_running([leader_pid, helper_pid]);
     assert!(left.is_empty(), "{left:?} still run after the session");
     assert_eq!(status.code(), Some(1), "the silent peer breaks rules");
+}
+
+/// A process the peer set apart in a session of its own (`setsid`, a
+/// daemon's double fork) is out of the reach of its group's end: the
+/// driver adopts such orphans (a child subreaper) and ends them too.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_process_the_peer_set_apart_ends_with_the_session() {
+    let (leader, helper) = (Temp::new("leader.pid", b""), Temp::new("helper.pid", b""));
+    let mut driver = leaving_peer(&leader, &helper, "1", "setsid ")
+        .spawn()
+        .unwrap();
+    let (leader_pid, helper_pid) = (pid_in(&leader), pid_in(&helper));
+    driver.wait().unwrap();
+    // Ended before stderr is read: a helper left running holds it open.
+    let left = left_running([leader_pid, helper_pid]);
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut driver.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(
+        left.is_empty(),
+        "{left:?} still run after the session: {said}"
+    );
+    assert!(
+        said.contains(
+            "vdm-conform: ended 1 process(es) the peer left running outside its process group"
+        ),
+        "{said}"
+    );
 }
 
 /// A signal that stops the driver (a CI step cancelled, Ctrl-C, `Ctrl-\`) ends the
@@ -2004,7 +2034,7 @@ fn a_signalled_driver_ends_its_peer() {
     ] {
         let (leader, helper) = (Temp::new("leader.pid", b""), Temp::new("helper.pid", b""));
         // A wait longer than the test takes: only the signal ends the session.
-        let mut command = leaving_peer(&leader, &helper, "600");
+        let mut command = leaving_peer(&leader, &helper, "600", "");
         // SIGQUIT's default action writes a core file into the working tree.
         // SAFETY: setrlimit(2) is async-signal-safe and sets only the
         // child's own limit, as pre_exec asks.

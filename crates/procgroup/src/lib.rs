@@ -2,7 +2,9 @@
 //! drive` its peer as the leader of a group of its own, so that what they
 //! start ends with them; a signal to this process (a daemon stopping it,
 //! Ctrl-C at a terminal) reaches none of those groups, so
-//! [`end_on_stop_signals`] ends them first.
+//! [`end_on_stop_signals`] ends them first. What leaves its group for a
+//! session of its own is out of reach of all that; on Linux, [`orphans`]
+//! brings it back to be ended.
 
 use std::time::{Duration, Instant};
 
@@ -75,5 +77,126 @@ pub fn end_on_stop_signals(stop: impl FnOnce(libc::c_int) -> String + Send + 'st
         });
     if started.is_ok() {
         let _ = taken_over.recv();
+    }
+}
+
+/// Descendants that left their process group, adopted and ended (Linux).
+///
+/// A peer can start a process in a session of its own (`setsid`, a daemon's
+/// double fork), out of the reach of [`end`]. Made a child subreaper, this
+/// process is given every such orphan among its descendants when the
+/// orphan's parent dies, and [`orphans::end`] ends them. Only a binary
+/// that starts nothing else may ask for it: every orphan of every
+/// descendant becomes its child, and is ended with the rest.
+#[cfg(target_os = "linux")]
+pub mod orphans {
+    use std::io::Read as _;
+    use std::time::{Duration, Instant};
+
+    /// Makes this process the child subreaper of its descendants; `false`
+    /// if the kernel refused (orphans then go to init, as before).
+    pub fn adopt() -> bool {
+        // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes plain integers
+        // and changes only this process's attribute.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+    }
+
+    /// Ends every child this process still has, with the group each leads
+    /// (SIGTERM, up to `grace`, SIGKILL), and reaps them; a child's own
+    /// children, orphaned by that, come next, for a few rounds. Call it
+    /// once every child this process waits for has been waited for.
+    /// Returns how many it ended.
+    pub fn end(grace: Duration) -> usize {
+        let mut ended = 0;
+        // Each round ends a generation; one a daemon's double fork needs,
+        // and a few more for a tree of them.
+        for _ in 0..4 {
+            let children = children();
+            if children.is_empty() {
+                break;
+            }
+            for &child in &children {
+                stop(child, libc::SIGTERM);
+            }
+            let until = Instant::now() + grace;
+            while Instant::now() < until && !reap(&children) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            for &child in &children {
+                stop(child, libc::SIGKILL);
+            }
+            let until = Instant::now() + grace;
+            while Instant::now() < until && !reap(&children) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            ended += children.len();
+        }
+        ended
+    }
+
+    /// Signals `child` and, when it leads a group other than this
+    /// process's, that group.
+    fn stop(child: libc::pid_t, signal: libc::c_int) {
+        // SAFETY: getpgid(2), getpgrp(2) and kill(2) take plain integers
+        // and touch no memory of ours.
+        unsafe {
+            let group = libc::getpgid(child);
+            if group == child && group != libc::getpgrp() {
+                libc::kill(-group, signal);
+            }
+            libc::kill(child, signal);
+        }
+    }
+
+    /// Reaps whichever of `children` have ended; whether all have.
+    fn reap(children: &[libc::pid_t]) -> bool {
+        let mut all = true;
+        for &child in children {
+            let mut status = 0;
+            // SAFETY: waitpid(2) writes the status into the integer given.
+            let reaped = unsafe { libc::waitpid(child, &mut status, libc::WNOHANG) };
+            // 0: still running; the pid or an error (no longer a child): done.
+            if reaped == 0 {
+                all = false;
+            }
+        }
+        all
+    }
+
+    /// This process's children, from the parent pid in each
+    /// `/proc/PID/stat` (zombies too: they are reaped).
+    fn children() -> Vec<libc::pid_t> {
+        // SAFETY: getpid(2) cannot fail.
+        let me = unsafe { libc::getpid() };
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            let Ok(file) = std::fs::File::open(entry.path().join("stat")) else {
+                continue;
+            };
+            // A stat line is a few hundred bytes; the name in it at most 64.
+            let mut stat = String::new();
+            if file.take(4096).read_to_string(&mut stat).is_err() {
+                continue;
+            }
+            // "PID (NAME) STATE PPID …": the name may hold spaces and `)`.
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<libc::pid_t>().ok());
+            if parent == Some(me) {
+                found.push(pid);
+            }
+        }
+        found
     }
 }

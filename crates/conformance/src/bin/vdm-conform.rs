@@ -338,18 +338,29 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
             Side::Server => conformance::drive::Role::Server,
         },
     };
+    #[cfg(target_os = "linux")]
+    let started = connect.is_none();
     let peer = match connect {
         Some(path) => conformance::drive::Peer::Socket(path.into()),
         None => {
             end_peers_on_signals();
+            #[cfg(target_os = "linux")]
+            procgroup::orphans::adopt();
             conformance::drive::Peer::Command(command)
         }
     };
-    report_driven(
-        conformance::drive::drive_peer(checker, &peer, &options),
-        record.as_deref(),
-        format,
-    )
+    let driven = conformance::drive::drive_peer(checker, &peer, &options);
+    #[cfg(target_os = "linux")]
+    if started {
+        let ended = procgroup::orphans::end(LEFT_BEHIND_GRACE);
+        if ended > 0 {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "vdm-conform: ended {ended} process(es) the peer left running outside its process group"
+            );
+        }
+    }
+    report_driven(driven, record.as_deref(), format)
 }
 
 /// Ends the started peer (`drive::end_started_peers`) when the driver is
@@ -359,9 +370,16 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
 fn end_peers_on_signals() {
     procgroup::end_on_stop_signals(|signal| {
         let ended = conformance::drive::end_started_peers();
+        #[cfg(target_os = "linux")]
+        procgroup::orphans::end(LEFT_BEHIND_GRACE);
         format!("vdm-conform: stopped by signal {signal}; {ended} started peer(s) ended")
     });
 }
+
+/// What the peer left outside its group has between SIGTERM and SIGKILL,
+/// as what it left inside has (`drive`'s own grace).
+#[cfg(target_os = "linux")]
+const LEFT_BEHIND_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Writes the record and prints per rule; `Ok(true)` when every rule held.
 fn report_driven(
