@@ -1989,6 +1989,10 @@ fn a_started_peer_leaves_nothing_behind() {
     let left = left_running([leader_pid, helper_pid]);
     assert!(left.is_empty(), "{left:?} still run after the session");
     assert_eq!(status.code(), Some(1), "the silent peer breaks rules");
+    // The helper stayed in the peer's group: nothing was set apart.
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut driver.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(!said.contains("outside its process group"), "{said}");
 }
 
 /// A process the peer set apart in a session of its own (`setsid`, a

@@ -53,7 +53,8 @@ pub fn end(groups: &[u32], grace: Duration) {
 /// not a blocked mask: a child inherits a mask, while exec resets a
 /// handler. Returns once the signals are taken over, before anything is
 /// started that they must end; if the thread cannot start, nothing is
-/// taken over and the signals keep their default action.
+/// taken over and the signals keep their default action. Once a signal
+/// is taken, [`wait_if_stopping`] holds the rest of the process back.
 pub fn end_on_stop_signals(stop: impl FnOnce(libc::c_int) -> String + Send + 'static) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     use std::io::Write as _;
@@ -69,6 +70,7 @@ pub fn end_on_stop_signals(stop: impl FnOnce(libc::c_int) -> String + Send + 'st
             };
             let _ = taken.send(());
             if let Some(signal) = signals.forever().next() {
+                STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
                 let said = stop(signal);
                 let _ = writeln!(std::io::stderr().lock(), "{said}");
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
@@ -77,6 +79,22 @@ pub fn end_on_stop_signals(stop: impl FnOnce(libc::c_int) -> String + Send + 'st
         });
     if started.is_ok() {
         let _ = taken_over.recv();
+    }
+}
+
+/// Set by the signal thread of [`end_on_stop_signals`] before it ends anything.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Once a stop signal is taken, waits for its thread to end the process as
+/// the signal would have; otherwise returns at once. A binary calls it
+/// before it ends: what the signal ended (a tool, a peer) would otherwise
+/// let the main thread finish first, with an exit status of its own and a
+/// report of what the signal cut short.
+pub fn wait_if_stopping() {
+    if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
     }
 }
 
@@ -105,13 +123,20 @@ pub mod orphans {
     /// (SIGTERM, up to `grace`, SIGKILL), and reaps them; a child's own
     /// children, orphaned by that, come next, for a few rounds. Call it
     /// once every child this process waits for has been waited for.
-    /// Returns how many it ended.
+    /// Returns how many it ended: children that had already ended (a
+    /// peer's group ended before, its members given to this process) are
+    /// reaped and not counted.
     pub fn end(grace: Duration) -> usize {
         let mut ended = 0;
         // Each round ends a generation; one a daemon's double fork needs,
         // and a few more for a tree of them.
         for _ in 0..4 {
-            let children = children();
+            let (children, ended_before): (Vec<Child>, Vec<Child>) =
+                children().into_iter().partition(|child| child.running);
+            let ended_before: Vec<libc::pid_t> =
+                ended_before.iter().map(|child| child.pid).collect();
+            reap(&ended_before);
+            let children: Vec<libc::pid_t> = children.iter().map(|child| child.pid).collect();
             if children.is_empty() {
                 break;
             }
@@ -163,9 +188,16 @@ pub mod orphans {
         all
     }
 
-    /// This process's children, from the parent pid in each
-    /// `/proc/PID/stat` (zombies too: they are reaped).
-    fn children() -> Vec<libc::pid_t> {
+    /// A child of this process.
+    struct Child {
+        pid: libc::pid_t,
+        /// Not yet ended (a zombie is ended, and waits to be reaped).
+        running: bool,
+    }
+
+    /// This process's children, from the state and parent pid in each
+    /// `/proc/PID/stat`.
+    fn children() -> Vec<Child> {
         // SAFETY: getpid(2) cannot fail.
         let me = unsafe { libc::getpid() };
         let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -189,12 +221,19 @@ pub mod orphans {
                 continue;
             }
             // "PID (NAME) STATE PPID …": the name may hold spaces and `)`.
-            let parent = stat
+            let mut fields = stat
                 .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|ppid| ppid.parse::<libc::pid_t>().ok());
-            if parent == Some(me) {
-                found.push(pid);
+                .map(|(_, rest)| rest.split_whitespace())
+                .into_iter()
+                .flatten();
+            let (Some(state), Some(parent)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            if parent.parse::<libc::pid_t>().ok() == Some(me) {
+                found.push(Child {
+                    pid,
+                    running: !matches!(state, "Z" | "X"),
+                });
             }
         }
         found

@@ -350,6 +350,8 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
         }
     };
     let driven = conformance::drive::drive_peer(checker, &peer, &options);
+    // A stop signal that ended the peer ends the driver too, by that signal.
+    procgroup::wait_if_stopping();
     #[cfg(target_os = "linux")]
     if started {
         let ended = procgroup::orphans::end(LEFT_BEHIND_GRACE);

@@ -65,7 +65,7 @@ fn main() -> ExitCode {
             .map_err(|e| format!("writing the schema: {e}"))
             .and_then(|text| print(&format!("{text}\n"))),
     };
-    wait_if_stopping();
+    procgroup::wait_if_stopping();
     ended.unwrap_or_else(|why| {
         if !why.is_empty() {
             // A closed stderr loses the line, and is no reason to panic.
@@ -195,7 +195,7 @@ fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, 
     let mut params = proto::ToolInvokeParams::new(input, tool);
     params.cwd = cwd;
     let capture = run::execute(&tools, &params);
-    wait_if_stopping();
+    procgroup::wait_if_stopping();
     let content = render::render_capture(&capture);
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -204,20 +204,6 @@ fn run_one(tools: &Path, tool: String, cwd: Option<String>) -> Result<ExitCode, 
         .map_err(|_| String::new())?;
     // The process exit status holds 0..=255; the rendered content states the full code.
     Ok(ExitCode::from(u8::try_from(capture.exit_code).unwrap_or(1)))
-}
-
-/// Set by the thread that takes the signals before it ends the tools.
-static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Once a signal has ended the tools (`run::stop_all`), waits for its
-/// thread to end the process as the signal would have: what a tool it
-/// ended left is no answer to give.
-fn wait_if_stopping() {
-    if SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
-        loop {
-            std::thread::park();
-        }
-    }
 }
 
 /// Ends the running tools (`run::stop_all`) once the peer has closed its
@@ -269,7 +255,6 @@ static PEER_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 /// signals: a tool inherits a mask, while a handler is reset by exec.
 fn stop_tools_on_signals() {
     procgroup::end_on_stop_signals(|signal| {
-        SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
         let ended = run::stop_all();
         format!("vdm-exec: stopped by signal {signal}; {ended} running tool(s) ended")
     });
