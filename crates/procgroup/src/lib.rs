@@ -133,28 +133,29 @@ pub mod orphans {
         for _ in 0..4 {
             let (children, ended_before): (Vec<Child>, Vec<Child>) =
                 children().into_iter().partition(|child| child.running);
-            let ended_before: Vec<libc::pid_t> =
+            let mut ended_before: Vec<libc::pid_t> =
                 ended_before.iter().map(|child| child.pid).collect();
-            reap(&ended_before);
-            let children: Vec<libc::pid_t> = children.iter().map(|child| child.pid).collect();
-            if children.is_empty() {
+            reap(&mut ended_before);
+            let mut left: Vec<libc::pid_t> = children.iter().map(|child| child.pid).collect();
+            if left.is_empty() {
                 break;
             }
-            for &child in &children {
+            ended += left.len();
+            for &child in &left {
                 stop(child, libc::SIGTERM);
             }
             let until = Instant::now() + grace;
-            while Instant::now() < until && !reap(&children) {
+            while Instant::now() < until && !reap(&mut left) {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            for &child in &children {
+            // Only those not reaped: a reaped pid may be another process's now.
+            for &child in &left {
                 stop(child, libc::SIGKILL);
             }
             let until = Instant::now() + grace;
-            while Instant::now() < until && !reap(&children) {
+            while Instant::now() < until && !reap(&mut left) {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            ended += children.len();
         }
         ended
     }
@@ -173,19 +174,17 @@ pub mod orphans {
         }
     }
 
-    /// Reaps whichever of `children` have ended; whether all have.
-    fn reap(children: &[libc::pid_t]) -> bool {
-        let mut all = true;
-        for &child in children {
+    /// Reaps whichever of `children` have ended and keeps the rest;
+    /// whether none is left.
+    fn reap(children: &mut Vec<libc::pid_t>) -> bool {
+        children.retain(|&child| {
             let mut status = 0;
             // SAFETY: waitpid(2) writes the status into the integer given.
             let reaped = unsafe { libc::waitpid(child, &mut status, libc::WNOHANG) };
             // 0: still running; the pid or an error (no longer a child): done.
-            if reaped == 0 {
-                all = false;
-            }
-        }
-        all
+            reaped == 0
+        });
+        children.is_empty()
     }
 
     /// A child of this process.
