@@ -3,7 +3,8 @@
 //! A "holds" comes from one of four proofs, tried in this order:
 //!
 //! 1. **Equal**: the two schemas are the same, keyword for keyword, with
-//!    references followed in step (a cycle met again is the same cycle).
+//!    references followed in step (a cycle met again is the same cycle;
+//!    a `$dynamicRef` only where it can lead to one place alone).
 //!    Sound whatever the keywords mean.
 //! 2. **Finite writer**: a writer that is an `enum` or `const` sends only
 //!    those values, and the validator says whether the reader takes each.
@@ -40,7 +41,7 @@ use jsonschema::canonical::{CanonicalSchema, Containment, PreparedDocument};
 use jsonschema::Draft;
 use serde_json::{Map, Value};
 
-use crate::space::{location, DocId, Place, Role, Space};
+use crate::space::{location, DocId, Place, Role, Space, Version};
 use crate::vocab::{self, Handling, Shape};
 use crate::Formats;
 
@@ -154,8 +155,13 @@ pub struct Prover<'s> {
     /// Each pattern's automaton (`None`: the lint refuses it), built once:
     /// a pattern near the lint's bounds takes milliseconds.
     automata: RefCell<HashMap<String, Option<Rc<contract::Automaton>>>>,
+    /// How many schemas of each view declare each `$dynamicAnchor` name.
+    anchors: RefCell<HashMap<(Version, Role), Rc<AnchorCounts>>>,
     steps: Cell<usize>,
 }
+
+/// How many schemas declare each `$dynamicAnchor` name.
+type AnchorCounts = HashMap<String, usize>;
 
 /// A pair on the way down, and how many times the walk had read into the
 /// value when it was met.
@@ -171,6 +177,7 @@ impl<'s> Prover<'s> {
             reach: RefCell::new(HashMap::new()),
             matches: RefCell::new(HashMap::new()),
             automata: RefCell::new(HashMap::new()),
+            anchors: RefCell::new(HashMap::new()),
             steps: Cell::new(MAX_STEPS),
         }
     }
@@ -427,6 +434,71 @@ impl<'s> Prover<'s> {
         self.reach(place).obstacles
     }
 
+    /// Where a `$dynamicRef` at `place` leads, when every validator resolves
+    /// it to the one place it names statically: no schema of the view
+    /// declares a `$dynamicAnchor` it could mean, or only the one it names.
+    /// Then the dynamic scope, whatever path a value takes, finds nothing
+    /// else. A name spelled otherwise than an anchor may be (escaped, or a
+    /// pointer) could mean any anchor.
+    fn dynamic_target(&self, place: &Place<'s>, reference: &str) -> Result<Place<'s>, String> {
+        let doc = self
+            .space
+            .doc(place.doc)
+            .ok_or_else(|| "no such document".to_string())?;
+        let anchors = self.anchors(doc.version, doc.role);
+        let name = reference
+            .split_once('#')
+            .map(|(_, fragment)| fragment)
+            .filter(|name| is_anchor_name(name));
+        let declared = match name {
+            Some(name) => anchors.get(name).copied().unwrap_or(0),
+            None => anchors.values().sum(),
+        };
+        let target = self.space.resolve(place, reference)?;
+        let declares_it =
+            |name: &str| target.value.get("$dynamicAnchor").and_then(Value::as_str) == Some(name);
+        match (declared, name) {
+            (0, _) => Ok(target),
+            (1, Some(name)) if declares_it(name) => Ok(target),
+            _ => Err(format!(
+                "{} schemas of this version declare the dynamic anchor it may mean, so where \
+                 it leads depends on the path a value takes",
+                declared
+            )),
+        }
+    }
+
+    /// How many schemas of a view declare each `$dynamicAnchor` name,
+    /// counted in every object of every document (more than the validator
+    /// looks at, never fewer).
+    fn anchors(&self, version: Version, role: Role) -> Rc<AnchorCounts> {
+        if let Some(found) = self.anchors.borrow().get(&(version, role)) {
+            return Rc::clone(found);
+        }
+        let mut counts = AnchorCounts::new();
+        let mut stack: Vec<&Value> = self.space.view_roots(version, role);
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    if let Some(name) = map.get("$dynamicAnchor") {
+                        let name = name
+                            .as_str()
+                            .map_or_else(|| name.to_string(), str::to_string);
+                        *counts.entry(name).or_default() += 1;
+                    }
+                    stack.extend(map.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        let counts = Rc::new(counts);
+        self.anchors
+            .borrow_mut()
+            .insert((version, role), Rc::clone(&counts));
+        counts
+    }
+
     /// Whether every keyword a place reaches is modelled.
     fn vocabulary(&self, place: &Place<'s>) -> Result<(), Stuck> {
         self.reach(place).vocabulary
@@ -519,6 +591,21 @@ impl<'s> Prover<'s> {
                             next.push((start.doc, format!("{}{suffix}", here.pointer)));
                         }
                     }
+                }
+                // A `$dynamicRef` is followed where it leads to one place
+                // only; elsewhere no proof passes it, so what lies beyond
+                // does not matter.
+                let dynamic = map
+                    .get("$dynamicRef")
+                    .and_then(Value::as_str)
+                    .and_then(|reference| self.dynamic_target(&here, reference).ok());
+                if let Some(target) = dynamic {
+                    next.push((target.doc, target.pointer.clone()));
+                    let to = nesting.node(&target);
+                    if let Some(edges) = nesting.refs.get_mut(from) {
+                        edges.push(to);
+                    }
+                    queue.push(target);
                 }
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
                     match self.space.resolve(&here, reference) {
@@ -778,8 +865,20 @@ impl<'s> Prover<'s> {
         let differ = |keyword: &str, why: &str| self.stuck_at(b, keyword, why.into());
         let (draft_a, draft_b) = (self.space.draft(a), self.space.draft(b));
         match (key, vocab::shape(draft_a, key)) {
-            // Where these lead depends on the path a value takes.
-            ("$dynamicRef" | "$recursiveRef", _) => Err(differ(key, "a dynamic reference")),
+            ("$dynamicRef", _) => match (va.as_str(), vb.as_str()) {
+                (Some(ra), Some(rb)) => {
+                    match (self.dynamic_target(a, ra), self.dynamic_target(b, rb)) {
+                        (Ok(ta), Ok(tb)) => {
+                            stack.push((ta, tb));
+                            Ok(())
+                        }
+                        (Err(why), _) | (_, Err(why)) => Err(differ(key, &why)),
+                    }
+                }
+                _ => Err(differ(key, "not a string")),
+            },
+            // Where it leads depends on the path a value takes.
+            ("$recursiveRef", _) => Err(differ(key, "a dynamic reference")),
             ("$ref", _) => match (va.as_str(), vb.as_str()) {
                 (Some(ra), Some(rb)) => {
                     match (self.space.resolve(a, ra), self.space.resolve(b, rb)) {
@@ -926,6 +1025,15 @@ pub enum Compare {
     /// Every keyword but those that locate schemas: nothing a report could
     /// name changed.
     Written,
+}
+
+/// Whether a fragment is spelled as an anchor's name (`[A-Za-z_][-A-Za-z0-9._]*`).
+fn is_anchor_name(fragment: &str) -> bool {
+    let mut chars = fragment.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
 }
 
 fn compared_keys(draft: Draft, map: &Map<String, Value>, compare: Compare) -> Vec<String> {

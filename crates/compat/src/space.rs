@@ -782,6 +782,22 @@ impl<'b> Space<'b> {
         lookup(&self.registry, &self.doc(doc)?.uri, "")
     }
 
+    /// The root of every document of one view (version and role), this
+    /// layer's and its parents': all a validation entered in that view can
+    /// reach.
+    pub fn view_roots(&self, version: Version, role: Role) -> Vec<&Value> {
+        let mut roots: Vec<&Value> = self
+            .docs
+            .iter()
+            .filter(|d| d.version == version && d.role == role)
+            .filter_map(|d| lookup(&self.registry, &d.uri, ""))
+            .collect();
+        if let Some(parent) = self.parent {
+            roots.extend(parent.view_roots(version, role));
+        }
+        roots
+    }
+
     /// A space holding this one's documents and, for each patch, a copy of a
     /// document with the schema at a pointer replaced; the copies take the
     /// ids from [`Space::next_id`] on, in order.

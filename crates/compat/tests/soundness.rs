@@ -361,6 +361,62 @@ fn assert_undecided_by_a_cycle(comparison: &Comparison) {
     }
 }
 
+/// A tree whose children are its own kind, by `$dynamicRef`.
+fn tree(data: Value, extended_by: Option<Value>) -> Value {
+    let mut tree = json!({
+        "$dynamicAnchor": "node",
+        "type": "object",
+        "properties": {
+            "data": data,
+            "children": {"type": "array", "items": {"$dynamicRef": "#node"}}
+        }
+    });
+    // The pattern `$dynamicRef` is made for: another resource declares the
+    // same anchor, and children are read as that one where a value enters
+    // through it.
+    if let (Some(extension), Value::Object(map)) = (extended_by, &mut tree) {
+        map.insert(
+            "$defs".into(),
+            json!({"strict": {"$id": "strict", "$dynamicAnchor": "node", "$ref": "#", "properties": extension}}),
+        );
+    }
+    tree
+}
+
+/// Where only one schema declares the anchor, every validator resolves the
+/// reference to it whatever path a value takes: a tree unchanged is the
+/// same schema on both sides.
+#[test]
+fn a_tree_by_a_dynamic_reference_only_it_can_mean_is_the_same_as_itself() {
+    let comparison = compare(&tree(json!(true), None), &tree(json!(true), None));
+    assert_eq!(comparison.writer, Verdict::Compatible, "{comparison:#?}");
+    assert_eq!(comparison.reader, Verdict::Compatible, "{comparison:#?}");
+    // Narrowed behind the reference, it breaks.
+    breaks(
+        tree(json!(true), None),
+        tree(json!({"type": "string"}), None),
+        json!({"children": [{"data": 1}]}),
+    );
+}
+
+/// Where two schemas declare the anchor, the one the reference means
+/// depends on where validation entered: not even equality proves anything.
+#[test]
+fn a_dynamic_reference_two_schemas_may_mean_is_undecided_even_unchanged() {
+    let extended = || tree(json!(true), Some(json!({"data": {"type": "string"}})));
+    check(extended(), extended(), Expect::Undecided("$dynamicRef"));
+}
+
+/// A dynamic reference back to the schema itself, without reading into the
+/// value, is a cycle like any other.
+#[test]
+fn a_dynamic_reference_that_reads_nothing_is_a_cycle() {
+    let looped =
+        json!({"$dynamicAnchor": "x", "anyOf": [{"type": "string"}, {"$dynamicRef": "#x"}]});
+    let comparison = compare(&looped, &looped);
+    assert_undecided_by_a_cycle(&comparison);
+}
+
 /// Cut down from a pair the search over generated pairs refuted: `a` is
 /// `allOf: [{$ref: a}, {not: {$ref: b}}]`, a cycle that reads nothing of
 /// the value. There, property `z` referred to `a` and was the same on both

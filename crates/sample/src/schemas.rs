@@ -4,7 +4,8 @@
 //!
 //! The keywords are drawn from the whole 2020-12 vocabulary, weighted
 //! towards what makes provers stumble: `$defs` that refer to each other in
-//! cycles, `allOf` parts whose keywords interact, integers past 2^53 and
+//! cycles (by `$ref`, and by `$dynamicRef` to a pointer or an anchor),
+//! `allOf` parts whose keywords interact, integers past 2^53 and
 //! fractions, `multipleOf` that is not an integer, non-ASCII and
 //! look-around patterns, `enum` beside `const`, and now and then a keyword
 //! no prover models.
@@ -23,6 +24,21 @@ pub fn document(rng: &mut Rng) -> Value {
         defs.insert(name.into(), schema(rng, 1));
     }
     let mut root = schema(rng, 0);
+    // Each definition a `$dynamicRef` names by anchor declares it.
+    let text = root.to_string() + &Value::Object(defs.clone()).to_string();
+    for name in DEFS {
+        if !text.contains(&format!(r##""$dynamicRef":"#{name}""##)) {
+            continue;
+        }
+        if let Some(def) = defs.get_mut(name) {
+            if !def.is_object() {
+                *def = json!({"allOf": [def.take()]});
+            }
+            if let Value::Object(map) = def {
+                map.insert("$dynamicAnchor".into(), json!(name));
+            }
+        }
+    }
     if let Value::Object(map) = &mut root {
         map.insert("$defs".into(), Value::Object(defs));
     } else {
@@ -289,7 +305,7 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
         7 => {
             json!({"if": schema(rng, depth + 1), "then": schema(rng, depth + 1), "else": schema(rng, depth + 1)})
         }
-        8 => json!({"$ref": format!("#/$defs/{}", rng.pick(&DEFS).copied().unwrap_or("a"))}),
+        8 => reference(rng),
         // Definitions that refer to themselves through an object, a list, or directly.
         9 => match rng.below(3) {
             0 => json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/a"}}}),
@@ -300,6 +316,18 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
             json!({"type": "object", "unevaluatedProperties": false, "properties": {"x": leaf(rng)}})
         }
         _ => json!({"allOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
+    }
+}
+
+/// A reference to a definition: mostly a `$ref`, now and then a
+/// `$dynamicRef` by pointer or by the anchor [`document`] gives the
+/// definition.
+fn reference(rng: &mut Rng) -> Value {
+    let name = rng.pick(&DEFS).copied().unwrap_or("a");
+    match rng.below(6) {
+        0 => json!({"$dynamicRef": format!("#{name}")}),
+        1 => json!({"$dynamicRef": format!("#/$defs/{name}")}),
+        _ => json!({"$ref": format!("#/$defs/{name}")}),
     }
 }
 
