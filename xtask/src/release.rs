@@ -5,7 +5,7 @@
 //! compiles every release's and reads every other release's fixtures with
 //! them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
@@ -285,13 +285,32 @@ pub fn backfill_bindings(root: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Copies a folder's files and folders. Links to folders are followed, as
+/// the schema loader follows them, each real folder once: one met again
+/// (a link back up) is an error, not a copy without end.
 pub(crate) fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    copy_dir_once(from, to, &mut std::collections::HashSet::new())
+}
+
+fn copy_dir_once(
+    from: &Path,
+    to: &Path,
+    copied: &mut std::collections::HashSet<PathBuf>,
+) -> anyhow::Result<()> {
+    let real =
+        std::fs::canonicalize(from).with_context(|| format!("reading {}", from.display()))?;
+    if !copied.insert(real) {
+        bail!(
+            "{}: a folder already copied, reached again through a symbolic link",
+            from.display()
+        );
+    }
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
         if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target)?;
+            copy_dir_once(&entry.path(), &target, copied)?;
         } else {
             std::fs::copy(entry.path(), &target)
                 .with_context(|| format!("copying {}", entry.path().display()))?;
@@ -305,6 +324,34 @@ mod tests {
     use anyhow::Context;
 
     use crate::scratch::{said, Scratch};
+
+    /// A linked-in folder is copied; a link back up is named, and the copy
+    /// stops instead of nesting copies until paths grow too long.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_linked_back_up_is_named_not_copied_without_end() -> anyhow::Result<()> {
+        use std::os::unix::fs::symlink;
+        let dir = std::env::temp_dir().join(format!("xtask-copy-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (from, shared) = (dir.join("from"), dir.join("shared"));
+        std::fs::create_dir_all(&from)?;
+        std::fs::create_dir_all(&shared)?;
+        std::fs::write(shared.join("a.json"), "{}")?;
+        symlink(&shared, from.join("types"))?;
+        let linked = super::copy_dir(&from, &dir.join("linked"));
+        let copied = std::fs::read_to_string(dir.join("linked/types/a.json"));
+        symlink("..", shared.join("up"))?;
+        let looped = super::copy_dir(&from, &dir.join("looped"));
+        let _ = std::fs::remove_dir_all(&dir);
+        linked?;
+        assert_eq!(copied?, "{}");
+        let err = looped.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.ends_with("a folder already copied, reached again through a symbolic link"),
+            "{err}"
+        );
+        Ok(())
+    }
 
     /// What a step of the README's "Changing the contract" does, read from
     /// its text.

@@ -137,7 +137,7 @@ impl SchemaSet {
     /// [`SchemaSet::load`], choosing what becomes of over-deep documents.
     pub fn load_with(dir: &Path, deep: DeepDocuments) -> Result<Self, Error> {
         let mut files = Vec::new();
-        collect(dir, dir, &mut files)?;
+        collect(dir, &mut files)?;
         let mut texts = Vec::with_capacity(files.len());
         for (rel, path) in files {
             let bytes = read_file(&path)?;
@@ -335,35 +335,46 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
     })
 }
 
-fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
-    let entries = std::fs::read_dir(dir).map_err(|why| Error::Io {
-        path: dir.to_path_buf(),
-        why,
-    })?;
-    for entry in entries {
-        let entry = entry.map_err(|why| Error::Io {
-            path: dir.to_path_buf(),
-            why,
-        })?;
-        let path = entry.path();
-        if path.is_dir() {
-            collect(root, &path, out)?;
-        } else if path.extension().is_some_and(|ext| ext == "json") {
-            // A FIFO or a device would block or never end a read.
-            if !path.is_file() && path.exists() {
-                return Err(Error::Layout {
-                    path,
-                    message: "not a regular file".into(),
-                });
+/// Every `.json` file under `root`, its path relative to `root`. Links to
+/// folders are followed (a lane may link in a shared folder), each real
+/// folder once: one met again, through a link back up or a second link to
+/// it, is an error, so the walk always ends.
+fn collect(root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |why| Error::Io { path, why }
+    };
+    let mut walked = std::collections::HashSet::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        if !walked.insert(std::fs::canonicalize(&dir).map_err(io(&dir))?) {
+            return Err(Error::Layout {
+                path: dir,
+                message: "a folder already read, reached again through a symbolic link".into(),
+            });
+        }
+        let entries = std::fs::read_dir(&dir).map_err(io(&dir))?;
+        for entry in entries {
+            let path = entry.map_err(io(&dir))?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "json") {
+                // A FIFO or a device would block or never end a read.
+                if !path.is_file() && path.exists() {
+                    return Err(Error::Layout {
+                        path,
+                        message: "not a regular file".into(),
+                    });
+                }
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.push((rel, path));
             }
-            let rel = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
-            out.push((rel, path));
         }
     }
     Ok(())

@@ -179,3 +179,47 @@ fn a_schema_saved_as_utf16_or_utf32_is_named_as_such() {
         assert!(err.to_string().contains(&said), "{err}");
     }
 }
+
+/// A folder linked in is read like any other; a folder reached a second
+/// time through links (two links back up make the walk exponential) is
+/// named, and loading ends.
+#[cfg(unix)]
+#[test]
+fn a_folder_reached_twice_through_links_is_named() {
+    use std::os::unix::fs::symlink;
+    let dir = std::env::temp_dir().join(format!("vdm-contract-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (set, shared) = (dir.join("set"), dir.join("shared"));
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::write(
+        shared.join("Count.json"),
+        r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Count"}"#,
+    )
+    .unwrap();
+    symlink(&shared, set.join("types")).unwrap();
+    let linked = SchemaSet::load(&set).map(|set| set.docs.len());
+    symlink("..", shared.join("up")).unwrap();
+    symlink("..", shared.join("up2")).unwrap();
+    // Run apart, so a walk that never ends fails the test instead of
+    // hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let looped = set.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(
+            SchemaSet::load(&looped)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+    });
+    let answer = rx.recv_timeout(std::time::Duration::from_secs(120));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(linked.ok(), Some(1), "the linked-in folder is read");
+    let err = answer
+        .expect("loading ends")
+        .expect_err("a folder met twice");
+    assert!(
+        err.ends_with(": a folder already read, reached again through a symbolic link"),
+        "{err}"
+    );
+}
