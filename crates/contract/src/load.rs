@@ -138,6 +138,9 @@ impl SchemaSet {
     pub fn load_with(dir: &Path, deep: DeepDocuments) -> Result<Self, Error> {
         let mut files = Vec::new();
         collect(dir, &mut files)?;
+        // In path order, so the first bad file named is the same on every
+        // machine.
+        files.sort();
         let mut texts = Vec::with_capacity(files.len());
         for (rel, path) in files {
             let bytes = read_file(&path)?;
