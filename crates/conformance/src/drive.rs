@@ -934,16 +934,37 @@ impl Driver<'_> {
         );
         let msg = parsed.unwrap_or(Value::Null);
         self.record(true, &msg);
-        for finding in findings {
-            self.driven.judge(
+        // Each rule a message breaks is one break, told by its first
+        // finding there. A message read as JSON of the wire's version is
+        // held to the schema, whether or not a semantic rule breaks.
+        let schema_held = findings.iter().all(|finding| {
+            !matches!(
                 finding.rule,
+                Rule::Schema | Rule::Json | Rule::JsonInteger | Rule::EnvelopeVersion
+            )
+        });
+        let mut broken: BTreeMap<Rule, (String, usize)> = BTreeMap::new();
+        for finding in findings {
+            let (_, count) = broken.entry(finding.rule).or_insert_with(|| {
                 // As `check` reports: a message may quote a value a frame long.
-                Some(format!(
+                let said = format!(
                     "{quoted} at {:?}: {}",
                     shortened(&finding.pointer, SENTENCE_CHARS),
                     shortened(&finding.message, SENTENCE_CHARS)
-                )),
-            );
+                );
+                (said, 0)
+            });
+            *count += 1;
+        }
+        if schema_held {
+            self.driven.judge(Rule::Schema, None);
+        }
+        for (rule, (said, count)) in broken {
+            let said = match count {
+                1 => said,
+                _ => format!("{said} (and {} more in this message)", count - 1),
+            };
+            self.driven.judge(rule, Some(said));
         }
         Ok(msg)
     }

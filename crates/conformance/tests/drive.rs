@@ -32,7 +32,7 @@ enum Fault {
     /// Reads nothing and writes events for as long as it can.
     FloodsEvents,
     /// The same with events of half a megabyte, each with a member the
-    /// event does not have.
+    /// event does not have and a task id of the wrong type.
     FloodsLargeEvents,
     /// Writes back every frame it reads, as it came.
     Echoes,
@@ -70,6 +70,7 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
     if fault == Fault::FloodsLargeEvents {
         let mut event = own_event();
         event["body"]["params"]["padding"] = json!("x".repeat(LARGE_EVENT));
+        event["body"]["params"]["taskId"] = json!(5);
         while write_frame(&mut output, &event) {}
         return;
     }
@@ -287,6 +288,15 @@ fn the_methods_called_are_those_the_hello_offers() {
 fn a_peer_that_keeps_every_rule_passes() {
     let driven = drive_peer(Fault::None);
     assert!(driven.held(), "{:#?}", driven.rules);
+    // Every message the peer wrote was held to the schema.
+    let from_peer = driven
+        .records
+        .iter()
+        .filter(|record| record.starts_with(r#"{"from":"server""#))
+        .count();
+    let schema = &driven.rules[&Rule::Schema];
+    assert_eq!((schema.exercised, schema.held), (from_peer, from_peer));
+    assert!(from_peer > 0);
     assert_eq!(driven.rules[&Rule::DriveAnswer].held, 2);
     assert_eq!(driven.rules[&Rule::DriveEventUnanswered].held, 2);
     assert_eq!(driven.rules[&Rule::DriveOversize].held, 1);
@@ -338,10 +348,19 @@ fn a_peer_that_floods_large_frames_is_heard_up_to_a_bound() {
         "{from_peer} frames kept, at most {most}"
     );
     let schema = &driven.rules[&Rule::Schema];
+    // Two findings in each, one break of the rule each.
     assert_eq!(
-        schema.broken_count(),
-        from_peer,
+        (schema.exercised, schema.broken_count()),
+        (from_peer, from_peer),
         "each event breaks `schema` once"
+    );
+    assert!(
+        schema
+            .broken
+            .iter()
+            .all(|why| why.ends_with("(and 1 more in this message)")),
+        "{:#?}",
+        schema.broken.first()
     );
     assert_eq!(schema.broken.len(), conformance::drive::KEPT_PER_RULE);
     assert!(

@@ -731,6 +731,7 @@ fn serve_holds_every_rule_drive_exercises() {
     assert_eq!(
         exercised,
         [
+            "schema",
             "drive.answer",
             "drive.method_not_found",
             "drive.invalid_params",
