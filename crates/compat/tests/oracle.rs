@@ -208,3 +208,60 @@ fn no_compatible_verdict_between_the_contracts_releases_is_refuted_by_a_value() 
     );
     assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
 }
+
+/// A `$dynamicRef` whose anchor one schema alone declares is followed as a
+/// `$ref` by the equality proof. The values searched check the validator
+/// agrees where it could read otherwise: another document the value enters
+/// first declares a plain `$anchor` of the same name, changed between the
+/// versions, which a dynamic scope that took any anchor would reach.
+#[test]
+fn a_dynamic_reference_only_one_anchor_can_mean_is_followed_as_the_validator_does() {
+    let tree = r##"{"$dynamicAnchor": "node", "type": "object", "properties": {"c": {"$dynamicRef": "#node"}}}"##;
+    let entry = |t: &str| {
+        format!(
+            r##"{{"$ref": "Tree.json", "$defs": {{"n": {{"$anchor": "node", "type": "{t}"}}}}}}"##
+        )
+    };
+    let version = |t: &str| {
+        let entry = entry(t);
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [
+                ("types/Tree.json", tree),
+                ("types/Entry.json", entry.as_str()),
+            ],
+        )
+        .expect("two schemas load")
+    };
+    // The validator itself: entered through the entry, a child is read
+    // as a tree, not as the plain anchor's string.
+    let registry = jsonschema::Registry::new()
+        .extend([
+            (
+                "https://probe.invalid/Tree.json".to_string(),
+                serde_json::from_str::<Value>(tree).unwrap(),
+            ),
+            (
+                "https://probe.invalid/Entry.json".to_string(),
+                serde_json::from_str::<Value>(&entry("string")).unwrap(),
+            ),
+        ])
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(&serde_json::json!({"$ref": "https://probe.invalid/Entry.json"}))
+        .unwrap();
+    assert!(validator.is_valid(&serde_json::json!({"c": {"c": {}}})));
+    assert!(!validator.is_valid(&serde_json::json!({"c": "text"})));
+    let comparison = compare_documents(
+        &version("string"),
+        &version("integer"),
+        strict_with_search(),
+    )
+    .expect("the schemas register");
+    assert_eq!(holding(&comparison), 2, "{comparison:#?}");
+    let found = defects("an anchor of the same name elsewhere", &comparison);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
