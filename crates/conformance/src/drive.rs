@@ -218,6 +218,13 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 /// the server, a started client's exit status is judged (`drive.carries_on`).
 pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<Driven, DriveError> {
     match peer {
+        #[cfg(not(unix))]
+        Peer::Socket(_) => Err(DriveError::Start(
+            "--connect needs unix sockets, which this platform lacks: start the peer instead \
+             (`vdm-conform drive -- COMMAND`)"
+                .into(),
+        )),
+        #[cfg(unix)]
         Peer::Socket(path) => {
             let shown = path.display();
             let stream = std::os::unix::net::UnixStream::connect(path).map_err(|err| {
@@ -247,7 +254,6 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
             driven
         }
         Peer::Command(command) => {
-            use std::os::unix::process::CommandExt;
             let (program, args) = command
                 .split_first()
                 .ok_or_else(|| DriveError::Start("no command to start".into()))?;
@@ -255,13 +261,17 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
             // `cargo run`, `npm start`) ends with it: a child left behind
             // holds the driver's stderr, and a pipeline reading it
             // (`drive … | tee`) would wait for that child's end.
+            // Elsewhere there are no process groups: the peer alone is ended.
+            let mut start = std::process::Command::new(program);
+            start
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped());
+            #[cfg(unix)]
+            std::os::unix::process::CommandExt::process_group(&mut start, 0);
             let mut child = {
                 let mut started = STARTED.lock().unwrap_or_else(PoisonError::into_inner);
-                let child = std::process::Command::new(program)
-                    .args(args)
-                    .stdin(std::process::Stdio::piped())
-                    .stdout(std::process::Stdio::piped())
-                    .process_group(0)
+                let child = start
                     .spawn()
                     .map_err(|err| DriveError::Start(format!("starting {program}: {err}")))?;
                 started.push(child.id());
@@ -287,6 +297,7 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
 static STARTED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// How long what a peer left behind has between SIGTERM and SIGKILL.
+#[cfg(unix)]
 const GRACE: Duration = Duration::from_millis(500);
 
 /// Ends what is left of a started peer's process group (what the peer
@@ -297,6 +308,7 @@ fn end_group(group: u32) {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .retain(|started| *started != group);
+    #[cfg(unix)]
     procgroup::end(&[group], GRACE);
 }
 
@@ -304,6 +316,7 @@ fn end_group(group: u32) {
 /// SIGKILL), for a driver told to stop by a signal: the peers lead groups
 /// of their own, which a Ctrl-C at the terminal does not reach. Returns how
 /// many peers it ended.
+#[cfg(unix)]
 pub fn end_started_peers() -> usize {
     let groups = std::mem::take(&mut *STARTED.lock().unwrap_or_else(PoisonError::into_inner));
     procgroup::end(&groups, GRACE);

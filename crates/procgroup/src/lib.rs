@@ -5,6 +5,10 @@
 //! [`end_on_stop_signals`] ends them first. What leaves its group for a
 //! session of its own is out of reach of all that; on Linux, [`orphans`]
 //! brings it back to be ended.
+//!
+//! Unix only: process groups and these signals are Unix's, and elsewhere
+//! the crate is empty.
+#![cfg(unix)]
 
 use std::time::{Duration, Instant};
 

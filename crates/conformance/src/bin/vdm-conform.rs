@@ -343,6 +343,7 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
     let peer = match connect {
         Some(path) => conformance::drive::Peer::Socket(path.into()),
         None => {
+            #[cfg(unix)]
             end_peers_on_signals();
             #[cfg(target_os = "linux")]
             procgroup::orphans::adopt();
@@ -351,6 +352,7 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
     };
     let driven = conformance::drive::drive_peer(checker, &peer, &options);
     // A stop signal that ended the peer ends the driver too, by that signal.
+    #[cfg(unix)]
     procgroup::wait_if_stopping();
     #[cfg(target_os = "linux")]
     if started {
@@ -369,6 +371,7 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
 /// told to stop by SIGTERM, SIGINT, SIGHUP or SIGQUIT, then ends as that signal ends
 /// a process: the peer leads a process group of its own, which a Ctrl-C at
 /// the terminal does not reach.
+#[cfg(unix)]
 fn end_peers_on_signals() {
     procgroup::end_on_stop_signals(|signal| {
         let ended = conformance::drive::end_started_peers();
