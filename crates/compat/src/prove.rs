@@ -597,6 +597,7 @@ impl<'s> Prover<'s> {
                 // does not matter.
                 let dynamic = map
                     .get("$dynamicRef")
+                    .filter(|_| !vocab::handling(draft, "$dynamicRef").constrains_nothing())
                     .and_then(Value::as_str)
                     .and_then(|reference| self.dynamic_target(&here, reference).ok());
                 if let Some(target) = dynamic {

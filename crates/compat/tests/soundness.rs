@@ -417,6 +417,20 @@ fn a_dynamic_reference_that_reads_nothing_is_a_cycle() {
     assert_undecided_by_a_cycle(&comparison);
 }
 
+/// Before 2020-12 `$dynamicRef` is no keyword: the validator ignores it, and
+/// so does the walk for cycles, even where it would resolve.
+#[test]
+fn a_dynamic_reference_before_2020_12_is_no_cycle() {
+    let ignored = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$anchor": "x",
+        "anyOf": [{"type": "string"}, {"$dynamicRef": "#x"}]
+    });
+    let comparison = compare(&ignored, &ignored);
+    assert_eq!(comparison.writer, Verdict::Compatible, "{comparison:#?}");
+    assert_eq!(comparison.reader, Verdict::Compatible, "{comparison:#?}");
+}
+
 /// Cut down from a pair the search over generated pairs refuted: `a` is
 /// `allOf: [{$ref: a}, {not: {$ref: b}}]`, a cycle that reads nothing of
 /// the value. There, property `z` referred to `a` and was the same on both
