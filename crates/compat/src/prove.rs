@@ -435,35 +435,35 @@ impl<'s> Prover<'s> {
     }
 
     /// Where a `$dynamicRef` at `place` leads, when every validator resolves
-    /// it to the one place it names statically: no schema of the view
-    /// declares a `$dynamicAnchor` it could mean, or only the one it names.
-    /// Then the dynamic scope, whatever path a value takes, finds nothing
-    /// else. A name spelled otherwise than an anchor may be (escaped, or a
-    /// pointer) could mean any anchor.
+    /// it to the one place it names statically. The anchor it may mean is
+    /// the name it spells, or, by pointer, the `$dynamicAnchor` of the
+    /// schema it points to; when no schema of the view declares that
+    /// anchor, or only that schema does, the dynamic scope finds nothing
+    /// else whatever path a value takes. A fragment spelled otherwise
+    /// (escaped) could mean any anchor.
     fn dynamic_target(&self, place: &Place<'s>, reference: &str) -> Result<Place<'s>, String> {
         let doc = self
             .space
             .doc(place.doc)
             .ok_or_else(|| "no such document".to_string())?;
         let anchors = self.anchors(doc.version, doc.role);
-        let name = reference
-            .split_once('#')
-            .map(|(_, fragment)| fragment)
-            .filter(|name| is_anchor_name(name));
-        let declared = match name {
-            Some(name) => anchors.get(name).copied().unwrap_or(0),
-            None => anchors.values().sum(),
-        };
         let target = self.space.resolve(place, reference)?;
-        let declares_it =
-            |name: &str| target.value.get("$dynamicAnchor").and_then(Value::as_str) == Some(name);
+        let declared_there = target.value.get("$dynamicAnchor").and_then(Value::as_str);
+        let fragment = reference.split_once('#').map_or("", |(_, f)| f);
+        let (declared, name) = if fragment.is_empty() || fragment.starts_with('/') {
+            let count = declared_there.map_or(0, |name| anchors.get(name).copied().unwrap_or(0));
+            (count, declared_there)
+        } else if is_anchor_name(fragment) {
+            (anchors.get(fragment).copied().unwrap_or(0), Some(fragment))
+        } else {
+            (anchors.values().sum(), None)
+        };
         match (declared, name) {
             (0, _) => Ok(target),
-            (1, Some(name)) if declares_it(name) => Ok(target),
+            (1, Some(name)) if declared_there == Some(name) => Ok(target),
             _ => Err(format!(
-                "{} schemas of this version declare the dynamic anchor it may mean, so where \
-                 it leads depends on the path a value takes",
-                declared
+                "{declared} schemas of this version declare the dynamic anchor it may mean, so \
+                 where it leads depends on the path a value takes"
             )),
         }
     }

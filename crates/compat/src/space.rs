@@ -263,7 +263,7 @@ impl Space<'static> {
         Ok(space)
     }
 
-    /// [`crate::Error::Unresolved`] for a `$ref` of a document of either
+    /// [`crate::Error::Unresolved`] for a `$ref` (or `$dynamicRef`) of a document of either
     /// version that names a place its document does not have, where the
     /// validator refuses to compile the document (its root and its `$defs`
     /// or `definitions`, the places a comparison starts from) for that reason. One that no
@@ -283,17 +283,20 @@ impl Space<'static> {
             };
             // Cheap first: only a document with such a reference is put to
             // the validator.
-            let nowhere: Vec<(String, &str, String)> = positions
-                .iter()
-                .filter_map(|position| {
-                    let reference = position.value.get("$ref")?.as_str()?;
+            let keys = ["$ref", "$dynamicRef"]
+                .into_iter()
+                .filter(|key| !vocab::handling(doc.draft, key).constrains_nothing());
+            let nowhere: Vec<(String, &str, String)> = keys
+                .flat_map(|key| positions.iter().map(move |position| (key, position)))
+                .filter_map(|(key, position)| {
+                    let reference = position.value.get(key)?.as_str()?;
                     let here = Place {
                         doc: id,
                         pointer: position.pointer.clone(),
                         value: position.value,
                     };
                     let why = self.leads_nowhere(&here, reference)?;
-                    Some((format!("{}/$ref", position.pointer), reference, why))
+                    Some((format!("{}/{key}", position.pointer), reference, why))
                 })
                 .collect();
             if nowhere.is_empty() {
