@@ -1448,9 +1448,11 @@ mod tests {
         );
         // A reason naming a place names it in the file both sides are called.
         let (old_dir, new_dir) = (dir.join("old"), dir.join("new"));
-        for (side, name) in [(&old_dir, "x"), (&new_dir, "y")] {
+        for (side, kind) in [(&old_dir, "string"), (&new_dir, "integer")] {
             std::fs::create_dir_all(side).unwrap_or_else(|err| panic!("{err}"));
-            let text = format!(r##"{{"properties": {{"n": {{"$dynamicRef": "#{name}"}}}}}}"##);
+            let text = format!(
+                r#"{{"properties": {{"n": {{"unevaluatedItems": {{"type": "{kind}"}}}}}}}}"#
+            );
             std::fs::write(side.join("same.json"), text).unwrap_or_else(|err| panic!("{err}"));
         }
         let compared = super::compare(
@@ -1463,7 +1465,7 @@ mod tests {
         let why = comparison.changes.first().and_then(|c| c.why.clone());
         assert!(
             why.as_deref()
-                .is_some_and(|why| why.contains("$dynamicRef at same.json#/properties/n")),
+                .is_some_and(|why| why.contains("unevaluatedItems at same.json#/properties/n")),
             "{why:?}"
         );
     }
