@@ -4,7 +4,7 @@
 //!
 //! The keywords are drawn from the whole 2020-12 vocabulary, weighted
 //! towards what makes provers stumble: `$defs` that refer to each other in
-//! cycles (by `$ref`, and by `$dynamicRef` to a pointer or an anchor),
+//! cycles (by `$ref` and `$dynamicRef`, to a pointer or an anchor),
 //! `allOf` parts whose keywords interact, integers past 2^53 and
 //! fractions, `multipleOf` that is not an integer, non-ASCII and
 //! look-around patterns, `enum` beside `const`, and now and then a keyword
@@ -24,18 +24,32 @@ pub fn document(rng: &mut Rng) -> Value {
         defs.insert(name.into(), schema(rng, 1));
     }
     let mut root = schema(rng, 0);
-    // Each definition a `$dynamicRef` names by anchor declares it.
+    // Each definition a reference names by anchor declares it.
     let text = root.to_string() + &Value::Object(defs.clone()).to_string();
     for name in DEFS {
-        if !text.contains(&format!(r##""$dynamicRef":"#{name}""##)) {
-            continue;
-        }
-        if let Some(def) = defs.get_mut(name) {
-            if !def.is_object() {
-                *def = json!({"allOf": [def.take()]});
+        let anchors = [
+            (
+                "$dynamicAnchor",
+                format!(r##""$dynamicRef":"#{name}""##),
+                name.to_string(),
+            ),
+            (
+                "$anchor",
+                format!(r##""$ref":"#{name}-plain""##),
+                format!("{name}-plain"),
+            ),
+        ];
+        for (keyword, named, anchor) in anchors {
+            if !text.contains(&named) {
+                continue;
             }
-            if let Value::Object(map) = def {
-                map.insert("$dynamicAnchor".into(), json!(name));
+            if let Some(def) = defs.get_mut(name) {
+                if !def.is_object() {
+                    *def = json!({"allOf": [def.take()]});
+                }
+                if let Value::Object(map) = def {
+                    map.insert(keyword.into(), json!(anchor));
+                }
             }
         }
     }
@@ -319,14 +333,15 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
     }
 }
 
-/// A reference to a definition: mostly a `$ref`, now and then a
-/// `$dynamicRef` by pointer or by the anchor [`document`] gives the
-/// definition.
+/// A reference to a definition: mostly a `$ref` by pointer, now and then
+/// one by the plain anchor [`document`] gives the definition, or a
+/// `$dynamicRef` by pointer or by the dynamic anchor it gives it.
 fn reference(rng: &mut Rng) -> Value {
     let name = rng.pick(&DEFS).copied().unwrap_or("a");
     match rng.below(6) {
         0 => json!({"$dynamicRef": format!("#{name}")}),
         1 => json!({"$dynamicRef": format!("#/$defs/{name}")}),
+        2 => json!({"$ref": format!("#{name}-plain")}),
         _ => json!({"$ref": format!("#/$defs/{name}")}),
     }
 }
