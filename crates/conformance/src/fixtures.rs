@@ -61,13 +61,13 @@ fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>
         .collect())
 }
 
-/// A file's bytes; a FIFO or a device, which would block the read or never
-/// end it, is refused by name.
+/// A file's bytes, up to `contract::MAX_FILE`; a FIFO or a device, which
+/// would block the read or never end it, is refused by name.
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     if path.exists() && !path.is_file() {
         return Err(input(path, "not a regular file".into()));
     }
-    std::fs::read(path).map_err(|e| input(path, e.to_string()))
+    Ok(contract::read_file(path)?)
 }
 
 /// A JSON file of the conformance folder, read as the schemas are: a byte

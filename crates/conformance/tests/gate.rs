@@ -546,8 +546,15 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
         .status()
         .unwrap();
     assert!(made.success());
+    // Past the bound a file is read to, it is refused, not read whole
+    // (sparse: it costs no disk).
+    std::fs::File::create(scratch.0.join("valid/huge.json"))
+        .unwrap()
+        .set_len(17 << 20)
+        .unwrap();
     let report = scratch.run();
     check_fails(&report, "valid/fifo.json: not a regular file");
+    check_fails(&report, "valid/huge.json: larger than 16 MiB");
     assert!(
         !report.failures.iter().any(|f| f.contains("latin1.jsonl")),
         "{}",
