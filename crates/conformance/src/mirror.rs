@@ -29,6 +29,10 @@ pub struct Enumerator {
 pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enumerator>), String> {
     let clean = strip_attributes(&strip_comments(text));
     let enums = scoped_enums(&clean);
+    let defined: Vec<(String, usize)> = enums
+        .iter()
+        .map(|found| (found.name.clone(), found.line))
+        .collect();
     let chosen = match wanted {
         Some(wanted) => enums
             .into_iter()
@@ -60,6 +64,20 @@ pub fn parse_header(text: &str, wanted: Option<&str>) -> Result<(String, Vec<Enu
             }
         }
     };
+    // Two definitions of one name (in two namespaces, or one nested in a
+    // class): the header alone does not say which is the engine's.
+    let twins: Vec<String> = defined
+        .iter()
+        .filter(|(name, _)| *name == chosen.name)
+        .map(|(_, line)| line.to_string())
+        .collect();
+    if twins.len() > 1 {
+        return Err(format!(
+            "the header defines enum class {} more than once (lines {}), and mirror does not tell scopes apart; compare a header that defines it once",
+            chosen.name,
+            twins.join(", ")
+        ));
+    }
     let ScopedEnum {
         name, enumerators, ..
     } = chosen;
@@ -119,7 +137,20 @@ fn scoped_enums(clean: &str) -> Vec<ScopedEnum> {
             .chars()
             .take_while(|c| word(*c))
             .collect();
-        let Some(open) = after.find('{') else { break };
+        let Some(open) = after.find(['{', ';']) else {
+            break;
+        };
+        // An opaque declaration (`enum class E : int;`) has no body: the
+        // next `{` belongs to whatever follows it.
+        if after.get(open..).is_some_and(|tail| tail.starts_with(';')) {
+            let consumed = at + keyword + open + 1;
+            offset += consumed;
+            let Some(tail) = rest.get(consumed..) else {
+                break;
+            };
+            rest = tail;
+            continue;
+        }
         let Some(close) = after.get(open..).and_then(|tail| tail.find('}')) else {
             break;
         };
@@ -416,6 +447,34 @@ mod tests {
         assert_eq!(name, "Error");
         let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
         assert_eq!(found, [("disk_full", 6), ("invalid_url", 7)]);
+    }
+
+    /// An opaque declaration has no body: the braces after it are another
+    /// declaration's, and the enum defined later is the one read.
+    #[test]
+    fn an_opaque_declaration_borrows_no_body() {
+        let header = "enum class Error : int;\nstruct Pair { int a, b; };\n\
+                      enum class Other;\n\
+                      enum class Error : int {\n  ok,\n  DiskFull\n};\n";
+        let (name, values) = parse_header(header, Some("Error")).expect("the enum");
+        assert_eq!(name, "Error");
+        let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
+        assert_eq!(found, [("disk_full", 6)]);
+        let (name, _) = parse_header(header, None).expect("the enum starting with ok");
+        assert_eq!(name, "Error");
+    }
+
+    /// Two definitions of one name, in two scopes: which one the engine
+    /// uses is not in the header's text as mirror reads it, so it says so
+    /// rather than compare the first.
+    #[test]
+    fn one_name_defined_twice_is_refused_naming_both() {
+        let header = "namespace v1 { enum class TaskErrorCode { ok, Old }; }\n\
+                      namespace v2 {\nenum class TaskErrorCode { ok, DiskFull };\n}\n";
+        for wanted in [None, Some("TaskErrorCode")] {
+            let refused = parse_header(header, wanted).expect_err("two definitions");
+            assert!(refused.contains("more than once (lines 1, 3)"), "{refused}");
+        }
     }
 
     /// `enum struct` is `enum class`; attributes stand before the name and
