@@ -3,8 +3,8 @@
 //!
 //! Written by hand rather than with a C++ parser crate: an enum body is a
 //! comma-separated list of identifiers with optional initialisers, and the
-//! only syntax around it that matters is comments, string literals (which
-//! may hold `//` or `/*`) and attributes (`[[nodiscard]]`,
+//! only syntax around it that matters is comments, string literals (raw
+//! ones too; they may hold `//` or `/*`) and attributes (`[[nodiscard]]`,
 //! `[[deprecated]]`). Macros are not expanded: an enum whose body holds a
 //! preprocessor directive or a macro is refused, with the advice to compare
 //! the preprocessed header.
@@ -274,6 +274,33 @@ fn strip_comments(text: &str) -> String {
     let mut word = Word::None;
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
+            ('"', _) if raw_prefix(&out) => {
+                word = Word::None;
+                out.push(c);
+                // `R"delim( ... )delim"`: quotes and backslashes inside are
+                // text, and it may span lines; it ends at `)delim"` only.
+                let mut delimiter = String::new();
+                let blanked = |c: char, out: &mut String| {
+                    out.push(if c == '\n' { '\n' } else { ' ' });
+                };
+                for c in chars.by_ref() {
+                    blanked(c, &mut out);
+                    if c == '(' || delimiter.len() > 16 {
+                        break;
+                    }
+                    delimiter.push(c);
+                }
+                let end = format!("){delimiter}\"");
+                let mut tail = String::new();
+                for c in chars.by_ref() {
+                    tail.push(c);
+                    if tail.ends_with(&end) {
+                        out.push('"');
+                        break;
+                    }
+                    blanked(c, &mut out);
+                }
+            }
             ('"' | '\'', _) if c == '"' || word != Word::Number => {
                 word = Word::None;
                 out.push(c);
@@ -332,6 +359,18 @@ fn strip_comments(text: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `written` ends with a raw string literal's prefix (`R`, `u8R`,
+/// `uR`, `UR`, `LR`) standing as a word of its own.
+fn raw_prefix(written: &str) -> bool {
+    let word: String = written
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    // Reversed, as taken from the end.
+    ["R", "R8u", "Ru", "RU", "RL"].contains(&word.as_str())
 }
 
 /// What the word being written is: C++'s pp-number starts with a digit, or
@@ -475,6 +514,19 @@ mod tests {
             let refused = parse_header(header, wanted).expect_err("two definitions");
             assert!(refused.contains("more than once (lines 1, 3)"), "{refused}");
         }
+    }
+
+    /// A raw string literal holds quotes, backslashes and lines as text: an
+    /// `enum class` written in one is no enum, and the code after it is read.
+    #[test]
+    fn a_raw_string_is_text_to_its_own_end() {
+        let header =
+            "const char* doc = R\"x(say \"enum class Error { ok, Fake };\" \\\n)\" still)x\";\n\
+                      auto w = LR\"(\")\"; enum class Error { ok, DiskFull };\n";
+        let (name, values) = parse_header(header, None).expect("the enum");
+        assert_eq!(name, "Error");
+        let found: Vec<(&str, usize)> = values.iter().map(|e| (e.name.as_str(), e.line)).collect();
+        assert_eq!(found, [("disk_full", 3)]);
     }
 
     /// `enum struct` is `enum class`; attributes stand before the name and
