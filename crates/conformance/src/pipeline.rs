@@ -351,6 +351,7 @@ struct Capture<'f> {
     reader: FrameReader<Counting<Box<dyn BufRead>>>,
     done: bool,
     frames: usize,
+    empty_run: EmptyRun,
 }
 
 impl Capture<'_> {
@@ -364,20 +365,29 @@ impl Capture<'_> {
                 from: self.from,
                 offset,
             };
-            let mut refuse = |rule: Rule, message: String| {
-                out.emit(vec![Violation {
-                    file: self.file.to_string(),
-                    index: None,
-                    line: None,
-                    offset: Some(offset),
-                    finding: crate::Finding {
-                        pointer: String::new(),
-                        rule,
-                        message,
-                    },
-                }])
+            let violation = |rule: Rule, message: String, offset: u64| Violation {
+                file: self.file.to_string(),
+                index: None,
+                line: None,
+                offset: Some(offset),
+                finding: crate::Finding {
+                    pointer: String::new(),
+                    rule,
+                    message,
+                },
             };
-            match self.reader.read_raw() {
+            let read = self.reader.read_raw();
+            if matches!(read, Err(FrameError::Empty)) {
+                if !self.empty_run.first_of_run(self.frames, offset) {
+                    self.frames += 1;
+                    continue;
+                }
+            } else if let Some((_, at, message)) = self.empty_run.end() {
+                out.emit(vec![violation(Rule::FrameEmpty, message, at)]);
+            }
+            let mut refuse =
+                |rule: Rule, message: String| out.emit(vec![violation(rule, message, offset)]);
+            match read {
                 Ok(body) => {
                     self.frames += 1;
                     match crate::parse(body, proto::text::Layout::Envelope) {
@@ -429,6 +439,7 @@ pub fn check_trace_pair(
             }),
             done: false,
             frames: 0,
+            empty_run: EmptyRun::default(),
         })
     };
     let mut clients = capture(files[0], Peer::Client)?;
@@ -480,6 +491,7 @@ pub fn check_frames(
         count: 0,
     });
     let mut index = 0;
+    let mut empty_run = EmptyRun::default();
     loop {
         let mut out = Vec::new();
         let offset = reader.get_ref().count;
@@ -494,7 +506,20 @@ pub fn check_frames(
                 message,
             },
         };
-        match reader.read_raw() {
+        let read = reader.read_raw();
+        if matches!(read, Err(FrameError::Empty)) {
+            if !empty_run.first_of_run(index, offset) {
+                index += 1;
+                continue;
+            }
+        } else if let Some((last, at, message)) = empty_run.end() {
+            sink.emit(vec![Violation {
+                index: Some(last),
+                offset: Some(at),
+                ..violation(Rule::FrameEmpty, String::new(), message)
+            }]);
+        }
+        match read {
             Ok(body) => match checker.check_text("Envelope", body) {
                 Ok(findings) => out.extend(
                     findings
@@ -518,6 +543,49 @@ pub fn check_frames(
         index += 1;
     }
     index
+}
+
+/// A run of empty frames (a capture's zero-filled tail, four bytes each):
+/// told at its first frame and once more at its last, with how many it
+/// held, rather than once a frame.
+#[derive(Default)]
+struct EmptyRun {
+    /// The offset of the run's first frame.
+    first: u64,
+    /// The index and offset of its latest.
+    last: (usize, u64),
+    /// How many it holds so far; 0 outside a run.
+    count: usize,
+}
+
+impl EmptyRun {
+    /// Notes an empty frame; whether it starts a run (and is told).
+    fn first_of_run(&mut self, index: usize, offset: u64) -> bool {
+        if self.count == 0 {
+            self.first = offset;
+        }
+        self.count += 1;
+        self.last = (index, offset);
+        self.count == 1
+    }
+
+    /// Ends the run at a frame that is not empty, or at the capture's end:
+    /// the index, offset and message of the finding for its last frame,
+    /// when it held more than one.
+    fn end(&mut self) -> Option<(usize, u64, String)> {
+        let count = std::mem::take(&mut self.count);
+        let (index, offset) = self.last;
+        (count > 1).then(|| {
+            (
+                index,
+                offset,
+                format!(
+                    "the last of {count} empty frames in a row, from byte {} (length 0 each)",
+                    self.first
+                ),
+            )
+        })
+    }
 }
 
 /// A frame the capture holds no message in: its rule, what to say, and

@@ -335,6 +335,61 @@ fn a_frame_capture_is_checked_frame_by_frame_with_offsets() {
     );
 }
 
+/// A capture's zero-filled stretch reads as a run of empty frames, four
+/// bytes each: told at its first frame and at its last with the count, not
+/// once a frame, in `frames` and in a pair of captures alike; a frame
+/// after the run is read and told as before.
+#[test]
+fn a_run_of_empty_frames_is_told_at_its_ends() {
+    let fixture =
+        |name: &str| std::fs::read(repo().join("conformance/frames").join(name)).expect("fixture");
+    let reply = fixture("reply.bin");
+    let mut bytes = reply.clone();
+    bytes.extend([0; 4 * 1000]);
+    let after = bytes.len();
+    bytes.extend(fixture("wrong_version.bin"));
+    bytes.extend([0; 4]);
+    let capture = Temp::new("zeros.bin", &bytes);
+    let output = run(&["frames", capture.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output).replace(capture.path(), "capture.bin");
+    let start = reply.len();
+    let last = after - 4;
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            format!("capture.bin @ byte {start} (root): [frame.empty] the frame is empty (length 0); a frame carries one envelope"),
+            format!("capture.bin @ byte {last} (root): [frame.empty] the last of 1000 empty frames in a row, from byte {start} (length 0 each)"),
+            format!("capture.bin @ byte {after} /v: [envelope.version] protocol version 2, but this contract speaks 1; the rest of the message was not checked"),
+            format!("capture.bin @ byte {} (root): [frame.empty] the frame is empty (length 0); a frame carries one envelope", bytes.len() - 4),
+        ],
+        "{text}"
+    );
+    let client = Temp::new("client.bin", &fixture("call.bin"));
+    let mut server = reply;
+    server.extend([0; 4 * 3]);
+    let server = Temp::new("server.bin", &server);
+    let output = run(
+        &[
+            "trace",
+            "--client",
+            client.path(),
+            "--server",
+            server.path(),
+        ],
+        None,
+    );
+    let text = stdout(&output).replace(server.path(), "server.bin");
+    assert_eq!(
+        text.lines().filter(|line| line.contains("[frame.empty]")).collect::<Vec<_>>(),
+        [
+            format!("server.bin @ byte {start} (root): [frame.empty] the frame is empty (length 0); a frame carries one envelope"),
+            format!("server.bin @ byte {} (root): [frame.empty] the last of 3 empty frames in a row, from byte {start} (length 0 each)", start + 8),
+        ],
+        "{text}"
+    );
+}
+
 #[test]
 fn valid_frame_fixtures_conform() {
     let output = run(
