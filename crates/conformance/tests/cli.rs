@@ -297,6 +297,20 @@ fn bad_arguments_are_a_usage_error() {
         run(&["--format", "xml", "check", "-"], None).status.code(),
         Some(2)
     );
+    // Standard input twice: the second would be an input holding nothing.
+    for args in [
+        &["check", "-", "-"][..],
+        &["frames", "-", "-"],
+        &["trace", "-", "--client", "-", "--server", "x.bin"],
+    ] {
+        let output = run(args, None);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let told = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            told.contains("standard input (`-`) is named more than once"),
+            "{args:?}: {told}"
+        );
+    }
 }
 
 #[test]

@@ -197,6 +197,15 @@ enum Side {
     Server,
 }
 
+/// Refuses standard input named twice: the second would read nothing and
+/// be told as an input that holds no message.
+fn stdin_once<'a>(inputs: impl IntoIterator<Item = &'a String>) -> Result<(), String> {
+    if inputs.into_iter().filter(|name| *name == "-").count() > 1 {
+        return Err("standard input (`-`) is named more than once; it can be read once".into());
+    }
+    Ok(())
+}
+
 /// `vdm-conform trace`: each file as a stream of records, then the two
 /// captures of one connection; counts what each input held into `checked`.
 fn trace(
@@ -212,6 +221,7 @@ fn trace(
         server,
         files,
     } = args;
+    stdin_once(files.iter().chain(&client).chain(&server))?;
     let table = match &transitions {
         Some(path) => Some(
             conformance::trace::Transitions::parse_for(checker, &read_text(path)?)
@@ -504,6 +514,7 @@ fn run(cli: Cli) -> Result<bool, String> {
     let mut out = Output { format, found: 0 };
     let violations = match command {
         Command::Check { type_name, files } => {
+            stdin_once(&files)?;
             let checker = checker()?;
             checker
                 .require_type(&type_name)
@@ -519,6 +530,7 @@ fn run(cli: Cli) -> Result<bool, String> {
             Vec::new()
         }
         Command::Frames { files } => {
+            stdin_once(&files)?;
             let checker = checker()?;
             for file in &files {
                 let count = check_frames(&checker, file, open(file)?, &mut out);
