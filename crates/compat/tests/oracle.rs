@@ -265,3 +265,113 @@ fn a_dynamic_reference_only_one_anchor_can_mean_is_followed_as_the_validator_doe
     let found = defects("an anchor of the same name elsewhere", &comparison);
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// Generated pairs with each side written for any draft ([`schemas::in_draft`]):
+/// a prover that reads a keyword in a draft without it, or misses what an
+/// older draft does with one (a `$ref`'s siblings ignored, `items` as a
+/// list beside `additionalItems`, `dependencies`, exclusive bounds as
+/// flags), is refuted by the validator that knows the draft. Two drafts on
+/// the two sides are a document moved from one draft to another.
+/// `COMPAT_DRAFT_PAIRS=N` runs N.
+#[test]
+fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value() {
+    let pairs = usize::try_from(setting("COMPAT_DRAFT_PAIRS", 100)).unwrap();
+    let seed = setting("COMPAT_PAIRS_SEED", 0x0d2a_f75e);
+    let mut rng = Rng::new(seed);
+    let mut found = Vec::new();
+    let mut compatible = 0;
+    let mut not_schemas = 0;
+    for index in 0..pairs {
+        let old = schemas::document(&mut rng);
+        let new = schemas::changed(&old, &mut rng);
+        let mut draft = || rng.pick(&schemas::Draft::ALL).copied().unwrap();
+        let (old, new) = (
+            schemas::in_draft(&old, draft()),
+            schemas::in_draft(&new, draft()),
+        );
+        match compare_documents(&set(&old), &set(&new), strict_with_search()) {
+            Ok(comparison) => {
+                compatible += holding(&comparison);
+                let label = format!("pair {index} of seed {seed}: {old} → {new}");
+                found.extend(defects(&label, &comparison));
+                // The checker's own search validates against the documents
+                // it rewrote in 2020-12; this asks each side's validator of
+                // its own draft.
+                let seed = rng.below(1 << 30) as u64;
+                for (holds, writer, reader, direction) in [
+                    (
+                        comparison.writer.holds(),
+                        &new,
+                        &old,
+                        "new writer → old reader",
+                    ),
+                    (
+                        comparison.reader.holds(),
+                        &old,
+                        &new,
+                        "old writer → new reader",
+                    ),
+                ] {
+                    if let (true, Some(value)) = (holds, refuted(writer, reader, seed)) {
+                        found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader (each in its own draft)"));
+                    }
+                }
+            }
+            Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
+                not_schemas += 1
+            }
+            Err(err) => found.push(format!("pair {index} of seed {seed}: {err}")),
+        }
+    }
+    assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
+    assert!(
+        not_schemas < pairs / 4,
+        "{not_schemas} of {pairs} generated pairs met no schema"
+    );
+    assert!(
+        compatible > pairs * 3 / 10,
+        "only {compatible} compatible directions in {pairs} comparisons: the oracle had little to check"
+    );
+    eprintln!("{pairs} pairs of seed {seed} in any draft: {compatible} compatible directions searched, none refuted; {not_schemas} met no schema");
+}
+
+/// A value drawn from `writer` (or a one-step mutation of one) that
+/// `writer` accepts and `reader` refuses, each read by the validator of its
+/// own draft with formats asserted.
+fn refuted(writer: &Value, reader: &Value, seed: u64) -> Option<Value> {
+    let compile = |schema: &Value| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .ok()
+    };
+    let (writes, reads) = (compile(writer)?, compile(reader)?);
+    let uri = "https://sample.invalid/writer.json";
+    let registry = jsonschema::Registry::new()
+        .add(uri, writer.clone())
+        .and_then(|builder| builder.prepare())
+        .ok()?;
+    let mut sampler = sample::Sampler::new(&registry, seed);
+    for _ in 0..DRAWS / 10 {
+        let Ok(value) = sampler.draw(uri) else {
+            continue;
+        };
+        // Each mutation is a whole copy: a large draw's would hold its size squared.
+        let mutations = if value.to_string().len() <= 4096 {
+            sample::one_step_mutations(&value, &Default::default())
+        } else {
+            Vec::new()
+        };
+        // And values the draw does not aim at: the sampler reads a keyword
+        // (a `format`) even where the writer's draft ignores it.
+        let arbitrary = sample::any_value(sampler.rng(), 2);
+        let found = std::iter::once(value)
+            .chain(mutations)
+            .chain(std::iter::once(arbitrary))
+            .find(|value| writes.is_valid(value) && !reads.is_valid(value));
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}

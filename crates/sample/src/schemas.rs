@@ -554,3 +554,152 @@ fn set(schema: &mut Value, keyword: &str, value: Value) {
         object.insert(keyword.into(), value);
     }
 }
+
+/// A JSON Schema draft a generated document may be written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Draft {
+    /// Draft 4.
+    D4,
+    /// Draft 6.
+    D6,
+    /// Draft 7.
+    D7,
+    /// 2019-09.
+    D2019,
+    /// 2020-12, the spelling [`document`] writes.
+    D2020,
+}
+
+impl Draft {
+    /// Every draft, oldest first.
+    pub const ALL: [Draft; 5] = [Draft::D4, Draft::D6, Draft::D7, Draft::D2019, Draft::D2020];
+
+    /// The `$schema` that declares it.
+    pub fn uri(self) -> &'static str {
+        match self {
+            Draft::D4 => "http://json-schema.org/draft-04/schema#",
+            Draft::D6 => "http://json-schema.org/draft-06/schema#",
+            Draft::D7 => "http://json-schema.org/draft-07/schema#",
+            Draft::D2019 => "https://json-schema.org/draft/2019-09/schema",
+            Draft::D2020 => "https://json-schema.org/draft/2020-12/schema",
+        }
+    }
+}
+
+/// `document` ([`document`]'s 2020-12 spelling) written for `draft`, with
+/// its `$schema`: the keywords the draft spells otherwise are rewritten
+/// (`prefixItems` and `items` as `items` and `additionalItems`,
+/// `dependentRequired` and `dependentSchemas` as `dependencies`, `$defs` as
+/// `definitions` and the pointers into it, `$anchor` as an `$id` or `id`
+/// fragment; in draft 4, `const` as a one-value `enum`, numeric exclusive
+/// bounds as flags and boolean subschemas as `{}` and `{"not": {}}`); the
+/// keywords it lacks stay, for a validator of that
+/// draft to ignore. Not the same schema in every draft: a `$ref`'s siblings
+/// still stand beside it, which drafts before 2019-09 ignore.
+pub fn in_draft(document: &Value, draft: Draft) -> Value {
+    let mut out = document.clone();
+    if draft < Draft::D2020 {
+        let mut stack = vec![&mut out];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    respell(map, draft);
+                    stack.extend(map.values_mut());
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                _ => {}
+            }
+        }
+    }
+    if let Value::Object(map) = &mut out {
+        map.insert("$schema".into(), json!(draft.uri()));
+    }
+    out
+}
+
+/// One object's keywords respelt for `draft` (before 2020-12). Every
+/// object is respelt, schema or not: a property named like a keyword is
+/// respelt too, which changes what is named, never whether it is a schema.
+fn respell(map: &mut Map<String, Value>, draft: Draft) {
+    if let Some(prefix) = map.remove("prefixItems") {
+        if let Some(rest) = map.remove("items") {
+            map.insert("additionalItems".into(), rest);
+        }
+        map.insert("items".into(), prefix);
+    }
+    if draft >= Draft::D2019 {
+        return;
+    }
+    if let Some(defs) = map.remove("$defs") {
+        map.insert("definitions".into(), defs);
+    }
+    if let Some(Value::String(target)) = map.get_mut("$ref") {
+        if let Some(rest) = target.strip_prefix("#/$defs/") {
+            *target = format!("#/definitions/{rest}");
+        }
+    }
+    let mut dependencies = Map::new();
+    if let Some(Value::Object(required)) = map.remove("dependentRequired") {
+        dependencies.extend(required);
+    }
+    if let Some(Value::Object(schemas)) = map.remove("dependentSchemas") {
+        for (name, schema) in schemas {
+            let both = match dependencies.remove(&name) {
+                Some(names) => json!({"allOf": [schema, {"required": names}]}),
+                None => schema,
+            };
+            dependencies.insert(name, both);
+        }
+    }
+    if !dependencies.is_empty() {
+        map.insert("dependencies".into(), Value::Object(dependencies));
+    }
+    if let Some(Value::String(anchor)) = map.remove("$anchor") {
+        let id = if draft == Draft::D4 { "id" } else { "$id" };
+        map.insert(id.into(), json!(format!("#{anchor}")));
+    }
+    if draft > Draft::D4 {
+        return;
+    }
+    if let Some(value) = map.remove("const") {
+        map.insert("enum".into(), json!([value]));
+    }
+    // No boolean schemas before draft 6, but where a flag is one of the
+    // keyword's two forms.
+    let unbool = |schema: &mut Value| {
+        if let Value::Bool(holds) = schema {
+            *schema = if *holds {
+                json!({})
+            } else {
+                json!({"not": {}})
+            };
+        }
+    };
+    for (keyword, value) in map.iter_mut() {
+        match (keyword.as_str(), value) {
+            ("additionalProperties" | "additionalItems", _) => {}
+            ("allOf" | "anyOf" | "oneOf" | "items", Value::Array(list)) => {
+                list.iter_mut().for_each(unbool)
+            }
+            (
+                "properties" | "patternProperties" | "definitions" | "dependencies",
+                Value::Object(entries),
+            ) => entries.values_mut().for_each(unbool),
+            ("items" | "not" | "contains" | "propertyNames" | "if" | "then" | "else", schema) => {
+                unbool(schema)
+            }
+            _ => {}
+        }
+    }
+    for (exclusive, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        if let Some(limit) = map.remove(exclusive) {
+            if limit.is_number() {
+                map.insert(bound.into(), limit);
+                map.insert(exclusive.into(), json!(true));
+            }
+        }
+    }
+}
