@@ -95,6 +95,19 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
     if draft <= Draft::Draft201909 {
         items(map)?;
     }
+    // A keyword that constrains values in the old draft and only annotates
+    // in 2020-12 (the content keywords, which this validator checks in
+    // drafts 6 and 7) has no spelling there that keeps its check.
+    if let Some(keyword) = map.keys().find(|k| {
+        !vocab::handling(draft, k).constrains_nothing()
+            && vocab::handling(Draft::Draft202012, k).constrains_nothing()
+    }) {
+        return Err((
+            vocab::row_of(draft, keyword).map_or("keyword", |row| row.keyword),
+            "this draft's validator checks it and 2020-12's only reads it as an annotation; \
+             the rewrite would change what it accepts",
+        ));
+    }
     Ok(())
 }
 
@@ -386,6 +399,24 @@ mod tests {
         let mut host =
             json!({"$schema": "http://json-schema.org/draft-06/schema#", "format": "hostname"});
         assert!(to_2020_12(&mut host, Draft::Draft6).is_err());
+        // Checked by draft 6 and 7's validator, an annotation in 2020-12.
+        for (draft, uri) in [
+            (Draft::Draft6, "http://json-schema.org/draft-06/schema#"),
+            (Draft::Draft7, "http://json-schema.org/draft-07/schema#"),
+        ] {
+            for keyword in [
+                json!({"contentEncoding": "base64"}),
+                json!({"contentMediaType": "application/json"}),
+            ] {
+                let mut content = json!({"$schema": uri});
+                if let (Value::Object(map), Value::Object(more)) = (&mut content, keyword) {
+                    map.extend(more);
+                }
+                let checks = jsonschema::validator_for(&content).expect("compiles");
+                assert!(!checks.is_valid(&json!("!!!")), "{content}");
+                assert!(to_2020_12(&mut content, draft).is_err());
+            }
+        }
     }
 
     /// Generated documents in every draft before 2020-12 (the oracle's
