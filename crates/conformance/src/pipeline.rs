@@ -614,6 +614,18 @@ fn refusal(err: FrameError) -> (Rule, String, bool) {
                 false,
             )
         }
+        FrameError::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => (
+            Rule::FrameTruncated,
+            "the capture ends inside a frame: its length prefix or its body is cut short".into(),
+            false,
+        ),
+        FrameError::Io(io) => (
+            Rule::FrameTruncated,
+            format!(
+                "reading the capture failed inside a frame ({io}); nothing after it can be read"
+            ),
+            false,
+        ),
         err => (
             Rule::FrameTruncated,
             format!("{err}; the capture ends inside a frame"),

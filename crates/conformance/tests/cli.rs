@@ -342,7 +342,7 @@ fn a_frame_capture_is_checked_frame_by_frame_with_offsets() {
     );
     assert!(
         text.contains(&format!(
-            "capture.bin @ byte {} (root): [frame.truncated]",
+            "capture.bin @ byte {} (root): [frame.truncated] the capture ends inside a frame: its length prefix or its body is cut short",
             second + 4
         )),
         "{text}"
