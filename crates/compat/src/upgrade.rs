@@ -74,6 +74,16 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
                  the rewrite would change what they mean",
             ));
         }
+        // Its validator resolves the reference against the enclosing base,
+        // not against an identifier beside it, as 2020-12's does.
+        let id = if draft == Draft::Draft4 { "id" } else { "$id" };
+        if map.contains_key(id) {
+            return Err((
+                id,
+                "this draft ignores an identifier beside a reference, and 2020-12 resolves \
+                 the reference against it; the rewrite would change where it leads",
+            ));
+        }
     }
     // Keywords the old draft does not have were ignored by its validator.
     let unknown: Vec<String> = map
@@ -386,6 +396,20 @@ mod tests {
         assert!(to_2020_12(&mut integer, Draft::Draft4).is_err());
         let mut siblings = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "type": "string", "definitions": {"a": true}});
         assert!(to_2020_12(&mut siblings, Draft::Draft7).is_err());
+        // An identifier beside a reference: draft 7's validator resolves the
+        // reference against the document's base (a string here), 2020-12's
+        // against the identifier (an integer).
+        let base = "https://x.invalid/a.json";
+        let beside = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$id": base,
+            "definitions": {"a": {"type": "string"}},
+            "properties": {"p": {"$id": "https://x.invalid/b.json", "$ref": "#/definitions/a",
+                "definitions": {"a": {"type": "integer"}}}}});
+        let reads = jsonschema::validator_for(&beside).expect("compiles");
+        assert!(reads.is_valid(&json!({"p": "s"})) && !reads.is_valid(&json!({"p": 1})));
+        assert!(to_2020_12(&mut beside.clone(), Draft::Draft7).is_err());
+        let mut beside_4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+            "properties": {"p": {"id": "https://x.invalid/b.json", "$ref": "#/definitions/a"}}});
+        assert!(to_2020_12(&mut beside_4, Draft::Draft4).is_err());
         // Read apart by the two drafts' validators, which this asks.
         let hostname = |draft| {
             jsonschema::options()
