@@ -334,14 +334,22 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
 }
 
 /// A reference to a definition: mostly a `$ref` by pointer, now and then
-/// one by the plain anchor [`document`] gives the definition, or a
-/// `$dynamicRef` by pointer or by the dynamic anchor it gives it.
+/// one by the plain anchor [`document`] gives the definition, a
+/// `$dynamicRef` by pointer or by the dynamic anchor it gives it, or a
+/// reference inside an embedded resource (an `$id` beside the `$ref`) to
+/// that resource's own definition of the same name, which drafts before
+/// 2019-09 resolve against the document instead.
 fn reference(rng: &mut Rng) -> Value {
     let name = rng.pick(&DEFS).copied().unwrap_or("a");
-    match rng.below(6) {
+    match rng.below(7) {
         0 => json!({"$dynamicRef": format!("#{name}")}),
         1 => json!({"$dynamicRef": format!("#/$defs/{name}")}),
         2 => json!({"$ref": format!("#{name}-plain")}),
+        3 => json!({
+            "$id": format!("r{}.json", rng.below(1 << 20)),
+            "$ref": format!("#/$defs/{name}"),
+            "$defs": {name: leaf(rng)},
+        }),
         _ => json!({"$ref": format!("#/$defs/{name}")}),
     }
 }
