@@ -33,7 +33,7 @@ use serde_json::Value;
 use prove::{Break, BreakKind};
 pub use rule::{Family, How, Rule};
 pub use space::{open_objects, Version};
-use space::{Role, Space};
+use space::{Place, Role, Space};
 
 /// Which way values travel in a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -428,6 +428,47 @@ pub struct Defect {
     pub why: String,
 }
 
+/// A "holds" the search refuted: the break to report, the value, and why
+/// the reader refuses it.
+struct Refutation {
+    broken: Box<Break>,
+    value: Value,
+    why: String,
+}
+
+impl Refutation {
+    /// `value`, which the writer accepts and the reader refuses (places of
+    /// `space`), as a checker defect; `how` says how the versions were read.
+    fn of(
+        space: &Space<'_>,
+        writer: &Place<'_>,
+        reader: &Place<'_>,
+        value: Value,
+        how: &str,
+    ) -> Self {
+        let why = space.refusal(reader, &value).map_or_else(
+            || "the reader refuses it".to_string(),
+            |(at, why)| format!("at {}: {why}", contract::quoted(&at)),
+        );
+        let (writer_file, writer_pointer) = space.describe(writer);
+        let (reader_file, reader_pointer) = space.describe(reader);
+        let broken = Box::new(Break {
+            path: String::new(),
+            writer_file,
+            writer_pointer,
+            reader_file,
+            reader_pointer,
+            reason: format!(
+                "checker defect: the prover said this holds, but {} passes the writer and fails the reader{how} ({why})",
+                report::short(&value)
+            ),
+            witness: Some(value.clone()),
+            kind: BreakKind::Refused,
+        });
+        Refutation { broken, value, why }
+    }
+}
+
 /// The whole-schema verdicts of one part (a method's params or result, an
 /// event, a type), which decide the overall verdict.
 struct Whole {
@@ -450,6 +491,7 @@ impl Whole {
     /// Both directions for one part, and the search's check of each "holds".
     fn of(
         prover: &prove::Prover<'_>,
+        originals: Option<&Space<'_>>,
         part: &Part<'_>,
         search: usize,
         defects: &mut Vec<Defect>,
@@ -498,23 +540,32 @@ impl Whole {
             };
             let mut result = prover.contains(&writer, &reader);
             if result.is_ok() && search > 0 {
-                if let Some(value) = prover.search(&writer, &reader, search) {
-                    let why = space.refusal(&reader, &value).map_or_else(
-                        || "the reader refuses it".to_string(),
-                        |(at, why)| format!("at {}: {why}", contract::quoted(&at)),
-                    );
-                    let (writer_file, writer_pointer) = space.describe(&writer);
-                    let (reader_file, reader_pointer) = space.describe(&reader);
-                    result = Err(Box::new(Break {
-                        path: String::new(),
-                        writer_file,
-                        writer_pointer,
-                        reader_file,
-                        reader_pointer,
-                        reason: format!("checker defect: the prover said this holds, but {} passes the writer and fails the reader ({why})", report::short(&value)),
-                        witness: Some(value.clone()),
-                        kind: BreakKind::Refused,
-                    }));
+                // The prover and the search read documents rewritten in
+                // 2020-12 where the versions' drafts differ; the documents as
+                // written, each read by its own draft's validator, are asked
+                // too, so a rewrite that changed a meaning is caught here.
+                let refuted = prover
+                    .search(&writer, &reader, search)
+                    .map(|value| Refutation::of(space, &writer, &reader, value, ""))
+                    .or_else(|| {
+                        let originals = originals?;
+                        let place = |(version, role)| {
+                            originals
+                                .find(version, role, part.rel)
+                                .and_then(|doc| originals.place(doc, part.pointer))
+                        };
+                        let (writer, reader) = (place(writes)?, place(reads)?);
+                        let value = prove::search(originals, &writer, &reader, search)?;
+                        Some(Refutation::of(
+                            originals,
+                            &writer,
+                            &reader,
+                            value,
+                            ", each version read as written by its own draft's validator",
+                        ))
+                    });
+                if let Some(Refutation { broken, value, why }) = refuted {
+                    result = Err(broken);
                     defects.push(Defect {
                         group: part.group.to_string(),
                         direction,
@@ -1083,9 +1134,11 @@ fn compare(
     }
     let (old_headed, new_headed) = with_headers(old, new);
     let space = Space::new(&old_headed, &new_headed, options)?;
+    let originals = Space::originals(&old_headed, &new_headed, options);
     let prover = prove::Prover::new(&space);
     let mut run = Run {
         prover: &prover,
+        originals: originals.as_ref(),
         differ: diff::Differ::new(&prover),
         options,
         changes: Vec::new(),
@@ -1189,8 +1242,13 @@ fn compare(
                 rel: HEADERS,
                 pointer: "",
             };
-            run.wholes
-                .push(Whole::of(&prover, &part, options.search, &mut run.defects));
+            run.wholes.push(Whole::of(
+                &prover,
+                run.originals,
+                &part,
+                options.search,
+                &mut run.defects,
+            ));
         }
         (None, None) => {}
         // What every message is read as, in one version only.
@@ -1355,6 +1413,8 @@ fn own_id(version: Version, doc: &contract::SchemaDoc) -> Result<(), Error> {
 /// One comparison as it is gathered.
 struct Run<'p, 's> {
     prover: &'p prove::Prover<'s>,
+    /// The documents as written, where the prover reads rewrites of them.
+    originals: Option<&'p Space<'static>>,
     differ: diff::Differ<'p, 's>,
     options: Options,
     changes: Vec<Change>,
@@ -1439,6 +1499,7 @@ impl Run<'_, '_> {
             };
             self.wholes.push(Whole::of(
                 self.prover,
+                self.originals,
                 &part,
                 self.options.search,
                 &mut self.defects,
@@ -1717,6 +1778,7 @@ pub fn compare_documents(
     let mut wholes = Vec::new();
     let mut defects = Vec::new();
     let space = Space::new(old, new, options)?;
+    let originals = Space::originals(old, new, options);
     let prover = prove::Prover::new(&space);
     if let (Some(old_doc), Some(new_doc)) = (old.docs.first(), new.docs.first()) {
         let written = |version: Version, rel: &str| {
@@ -1742,7 +1804,13 @@ pub fn compare_documents(
                 rel: &old_doc.rel,
                 pointer: "",
             };
-            wholes.push(Whole::of(&prover, &part, options.search, &mut defects));
+            wholes.push(Whole::of(
+                &prover,
+                originals.as_ref(),
+                &part,
+                options.search,
+                &mut defects,
+            ));
         }
     }
     Ok(Comparison::reconcile(changes, &wholes, defects).read_with(options))
@@ -1812,6 +1880,48 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::{reason_without, Direction};
+
+    /// Across drafts the prover reads the rewrites; the documents as
+    /// written are asked too, so a rewrite that accepts less than its
+    /// original (planted here) cannot carry a "compatible" that a value of
+    /// the original refutes.
+    #[test]
+    fn a_rewrite_that_changed_a_meaning_is_refuted_by_the_documents_as_written() {
+        use contract::SchemaSet;
+        let set = |schema: &str| {
+            SchemaSet::from_texts(std::path::Path::new("t"), [("types/List.json", schema)])
+                .expect("loads")
+        };
+        // Draft 7's tuple takes anything after its string; the new version's
+        // takes only strings there.
+        let old = set(
+            r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "items": [{"type": "string"}]}"#,
+        );
+        let new = set(
+            r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "string"}}"#,
+        );
+        let options = super::Options {
+            search: 64,
+            ..Default::default()
+        };
+        let honest = super::compare_documents(&old, &new, options).expect("compares");
+        assert_eq!(honest.reader, super::Verdict::Breaking);
+        assert!(honest.defects.is_empty());
+        crate::upgrade::tests::CLOSES_TUPLES.set(true);
+        let planted = super::compare_documents(&old, &new, options);
+        crate::upgrade::tests::CLOSES_TUPLES.set(false);
+        let planted = planted.expect("compares");
+        let defect = planted
+            .defects
+            .iter()
+            .find(|d| d.direction == Direction::Reader)
+            .unwrap_or_else(|| panic!("no defect reported: {:?}", planted.defects));
+        assert_ne!(planted.reader, super::Verdict::Compatible);
+        // The value the original writer takes and the new reader refuses:
+        // a non-string after the first item.
+        let items = defect.value.as_array().expect("an array");
+        assert!(items.len() > 1 && items.iter().skip(1).any(|item| !item.is_string()));
+    }
 
     /// Fails unless the README holds `table` as the checker makes it.
     pub(crate) fn readme_shows(table: &str, what: &str) {

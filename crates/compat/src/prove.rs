@@ -374,17 +374,7 @@ impl<'s> Prover<'s> {
     /// Values drawn from `writer` until one the writer accepts is refused by
     /// `reader`, as the validator says.
     pub fn search(&self, writer: &Place<'s>, reader: &Place<'s>, draws: usize) -> Option<Value> {
-        let doc = self.space.doc(writer.doc)?;
-        let at = location(&doc.uri, &writer.pointer);
-        let (writes, reads) = (self.space.validator(writer)?, self.space.validator(reader)?);
-        // Seeded by the place, so a report shows the same value every run.
-        let seed = at.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
-        let mut sampler = sample::Sampler::new(self.space.registry(), seed);
-        (0..draws)
-            .filter_map(|_| sampler.draw(&at).ok())
-            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+        search(self.space, writer, reader, draws)
     }
 
     /// A value drawn from "what the writer accepts and the reader does not",
@@ -1801,4 +1791,25 @@ fn bounds_within(w: &Map<String, Value>, r: &Map<String, Value>, draft: Draft) -
         (Some(a), Some(b)) => crate::numbers::at_most(&a, &b),
     };
     low_ok && high_ok
+}
+
+/// Values drawn from `writer` (a place of `space`) until one the writer
+/// accepts is refused by `reader`, as the validator says.
+pub fn search(
+    space: &Space<'_>,
+    writer: &Place<'_>,
+    reader: &Place<'_>,
+    draws: usize,
+) -> Option<Value> {
+    let doc = space.doc(writer.doc)?;
+    let at = location(&doc.uri, &writer.pointer);
+    let (writes, reads) = (space.validator(writer)?, space.validator(reader)?);
+    // Seeded by the place, so a report shows the same value every run.
+    let seed = at.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let mut sampler = sample::Sampler::new(space.registry(), seed);
+    (0..draws)
+        .filter_map(|_| sampler.draw(&at).ok())
+        .find(|value| writes.is_valid(value) && !reads.is_valid(value))
 }

@@ -238,14 +238,28 @@ impl Space<'static> {
                 });
             }
         }
-        // Documents whose draft differs between the versions are read in
-        // 2020-12 on both sides, so the two can be compared at all.
-        let upgrade = old.docs.iter().any(|o| {
-            new.docs
-                .iter()
-                .find(|n| n.rel == o.rel)
-                .is_some_and(|n| draft_of(&n.value) != draft_of(&o.value))
-        });
+        let space = Space::views(old, new, options, upgraded(old, new))?;
+        space.dangling_reference([old, new])?;
+        Ok(space)
+    }
+
+    /// The views of both versions with every document as written, in its own
+    /// draft: `None` unless [`Space::new`] rewrote some in 2020-12 (then a
+    /// value's fate is asked of these too, so a rewrite that changed a
+    /// meaning shows), or when they cannot be registered.
+    pub fn originals(old: &SchemaSet, new: &SchemaSet, options: Options) -> Option<Self> {
+        if !upgraded(old, new) {
+            return None;
+        }
+        Space::views(old, new, options, false).ok()
+    }
+
+    fn views(
+        old: &SchemaSet,
+        new: &SchemaSet,
+        options: Options,
+        upgrade: bool,
+    ) -> Result<Self, crate::Error> {
         let mut docs = Vec::new();
         let mut values = Vec::new();
         for (version, set) in [(Version::Old, old), (Version::New, new)] {
@@ -258,9 +272,7 @@ impl Space<'static> {
             }
         }
         let registry = register(None, &mut docs, values)?;
-        let space = Space::layer(registry, docs, 0, None, options);
-        space.dangling_reference([old, new])?;
-        Ok(space)
+        Ok(Space::layer(registry, docs, 0, None, options))
     }
 
     /// [`crate::Error::Unresolved`] for a `$ref` (or `$dynamicRef`) of a document of either
@@ -350,6 +362,17 @@ impl Space<'static> {
         }
         Ok(())
     }
+}
+
+/// Whether a document's draft differs between the versions: then both are
+/// read in 2020-12, so the two can be compared at all.
+fn upgraded(old: &SchemaSet, new: &SchemaSet) -> bool {
+    old.docs.iter().any(|o| {
+        new.docs
+            .iter()
+            .find(|n| n.rel == o.rel)
+            .is_some_and(|n| draft_of(&n.value) != draft_of(&o.value))
+    })
 }
 
 /// A registry of `values` under their documents' URIs (layered on `base`).

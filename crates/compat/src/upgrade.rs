@@ -232,6 +232,10 @@ fn items(map: &mut Map<String, Value>) -> Result<(), Refusal> {
         if let Some(rest) = map.remove("additionalItems") {
             map.insert("items".into(), rest);
         }
+        #[cfg(test)]
+        if tests::CLOSES_TUPLES.get() {
+            map.entry("items").or_insert(Value::Bool(false));
+        }
     } else {
         // Without a tuple, `additionalItems` applies to nothing.
         map.remove("additionalItems");
@@ -254,9 +258,16 @@ fn names(types: &Value, name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    thread_local! {
+        /// A fault a test plants in this thread's rewrites: an open tuple
+        /// (`items: [...]` alone) is closed, so the rewrite accepts less
+        /// than the original.
+        pub(crate) static CLOSES_TUPLES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
 
     /// The rewritten document accepts exactly what the original does, on
     /// every value tried.
