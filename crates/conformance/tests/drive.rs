@@ -43,6 +43,8 @@ enum Fault {
     OffersPause,
     /// Writes a log line on its stdout before its frames.
     LogsFirst,
+    /// Writes half a frame and closes its stream.
+    CutsAFrame,
 }
 
 /// The padding of each event a `FloodsLargeEvents` peer sends.
@@ -72,6 +74,14 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
         event["body"]["params"]["padding"] = json!("x".repeat(LARGE_EVENT));
         event["body"]["params"]["taskId"] = json!(5);
         while write_frame(&mut output, &event) {}
+        return;
+    }
+    if fault == Fault::CutsAFrame {
+        let _ = output.write_all(&100u32.to_be_bytes());
+        let _ = output.write_all(b"{\"v\": 1");
+        // Its stream ends there; it goes on reading until the driver closes.
+        drop(output);
+        let _ = std::io::copy(&mut { input }, &mut std::io::sink());
         return;
     }
     if fault == Fault::LogsFirst {
@@ -248,6 +258,21 @@ fn a_log_line_on_the_frame_stream_is_named_as_text() {
     assert!(
         told.iter().all(|said| said.contains(
             "(the length prefix's four bytes spell \"Star\": text on the stream where frames go?"
+        )),
+        "{told:#?}"
+    );
+}
+
+/// A peer whose stream ends inside a frame is told so, not that a frame
+/// "could not be read or written".
+#[test]
+fn a_frame_cut_short_is_named_as_cut() {
+    let driven = ends(|| drive_peer(Fault::CutsAFrame));
+    let told: Vec<&String> = driven.rules.values().flat_map(|t| &t.broken).collect();
+    assert!(!told.is_empty(), "{:#?}", driven.rules);
+    assert!(
+        told.iter().any(|said| said.contains(
+            "the stream ends inside a frame: its length prefix or its body is cut short"
         )),
         "{told:#?}"
     );

@@ -84,8 +84,20 @@ pub enum FrameError {
     Unreadable(#[source] crate::text::TextError),
     /// Any other I/O failure, including a stream that ends inside a frame
     /// (`UnexpectedEof`).
-    #[error("the frame could not be read or written")]
+    #[error("{}", io_words(.0))]
     Io(#[from] io::Error),
+}
+
+/// What an I/O failure means for a frame: a stream cut inside one is told
+/// as cut; any other failure names its cause (the system's words, never
+/// bytes of the stream).
+fn io_words(err: &io::Error) -> String {
+    match err.kind() {
+        io::ErrorKind::UnexpectedEof => {
+            "the stream ends inside a frame: its length prefix or its body is cut short".into()
+        }
+        _ => format!("the frame could not be read or written: {err}"),
+    }
 }
 
 impl FrameError {
