@@ -450,21 +450,18 @@ impl Refutation {
             || "the reader refuses it".to_string(),
             |(at, why)| format!("at {}: {why}", contract::quoted(&at)),
         );
-        let (writer_file, writer_pointer) = space.describe(writer);
-        let (reader_file, reader_pointer) = space.describe(reader);
-        let broken = Box::new(Break {
-            path: String::new(),
-            writer_file,
-            writer_pointer,
-            reader_file,
-            reader_pointer,
-            reason: format!(
-                "checker defect: the prover said this holds, but {} passes the writer and fails the reader{how} ({why})",
-                report::short(&value)
-            ),
-            witness: Some(value.clone()),
-            kind: BreakKind::Refused,
-        });
+        let reason = format!(
+            "checker defect: the prover said this holds, but {} passes the writer and fails the reader{how} ({why})",
+            report::short(&value)
+        );
+        let broken = Break::between(
+            space,
+            writer,
+            reader,
+            reason,
+            Some(value.clone()),
+            BreakKind::Refused,
+        );
         Refutation { broken, value, why }
     }
 }

@@ -80,6 +80,29 @@ pub enum BreakKind {
 }
 
 impl Break {
+    /// A break between two places of `space`, at the value's root.
+    pub(crate) fn between(
+        space: &Space<'_>,
+        writer: &Place<'_>,
+        reader: &Place<'_>,
+        reason: String,
+        witness: Option<Value>,
+        kind: BreakKind,
+    ) -> Box<Self> {
+        let (writer_file, writer_pointer) = space.describe(writer);
+        let (reader_file, reader_pointer) = space.describe(reader);
+        Box::new(Break {
+            path: String::new(),
+            writer_file,
+            writer_pointer,
+            reader_file,
+            reader_pointer,
+            reason,
+            witness,
+            kind,
+        })
+    }
+
     /// The keyword the prover could not reason about, when it could not decide.
     pub fn undecided(&self) -> Option<&str> {
         match &self.kind {
@@ -298,29 +321,20 @@ impl<'s> Prover<'s> {
 
     /// A break that is not shown: the prover could not decide.
     fn stuck(&self, writer: &Place<'_>, reader: &Place<'_>, stuck: Stuck) -> Outcome {
-        let (writer_file, writer_pointer) = self.space.describe(writer);
-        let (reader_file, reader_pointer) = self.space.describe(reader);
-        Err(Box::new(Break {
-            path: String::new(),
-            writer_file,
-            writer_pointer,
-            reader_file,
-            reader_pointer,
-            reason: format!(
-                "cannot decide: {} at {}#{} ({}); counted as breaking",
-                stuck.keyword, stuck.file, stuck.pointer, stuck.why
-            ),
-            witness: None,
-            kind: BreakKind::Undecided {
-                keyword: stuck.keyword,
-            },
-        }))
+        let reason = format!(
+            "cannot decide: {} at {}#{} ({}); counted as breaking",
+            stuck.keyword, stuck.file, stuck.pointer, stuck.why
+        );
+        let kind = BreakKind::Undecided {
+            keyword: stuck.keyword,
+        };
+        Err(Break::between(
+            self.space, writer, reader, reason, None, kind,
+        ))
     }
 
     /// A break shown by `witness`, which the writer accepts and the reader refuses.
     fn shown(&self, writer: &Place<'_>, reader: &Place<'_>, witness: Value) -> Box<Break> {
-        let (writer_file, writer_pointer) = self.space.describe(writer);
-        let (reader_file, reader_pointer) = self.space.describe(reader);
         let (path, why) = self
             .space
             .refusal(reader, &witness)
@@ -330,16 +344,17 @@ impl<'s> Prover<'s> {
         } else {
             format!("at {path}: ")
         };
-        Box::new(Break {
-            reason: format!("{at}{why}"),
-            path,
-            writer_file,
-            writer_pointer,
-            reader_file,
-            reader_pointer,
-            witness: Some(witness),
-            kind: BreakKind::Refused,
-        })
+        let reason = format!("{at}{why}");
+        let mut shown = Break::between(
+            self.space,
+            writer,
+            reader,
+            reason,
+            Some(witness),
+            BreakKind::Refused,
+        );
+        shown.path = path;
+        shown
     }
 
     /// A break the canonical form proved; shown by a value when one is
@@ -357,18 +372,15 @@ impl<'s> Prover<'s> {
 
     /// A break the canonical form proved, with no value to show it.
     fn unshown(&self, writer: &Place<'s>, reader: &Place<'s>) -> Box<Break> {
-        let (writer_file, writer_pointer) = self.space.describe(writer);
-        let (reader_file, reader_pointer) = self.space.describe(reader);
-        Box::new(Break {
-            path: String::new(),
-            writer_file,
-            writer_pointer,
-            reader_file,
-            reader_pointer,
-            reason: "the writer allows values the reader refuses (proven; no example found)".into(),
-            witness: None,
-            kind: BreakKind::Refused,
-        })
+        let reason = "the writer allows values the reader refuses (proven; no example found)";
+        Break::between(
+            self.space,
+            writer,
+            reader,
+            reason.into(),
+            None,
+            BreakKind::Refused,
+        )
     }
 
     /// Values drawn from `writer` until one the writer accepts is refused by

@@ -244,11 +244,12 @@ impl Space<'static> {
     }
 
     /// The views of both versions with every document as written, in its own
-    /// draft: `None` unless [`Space::new`] rewrote some in 2020-12 (then a
-    /// value's fate is asked of these too, so a rewrite that changed a
-    /// meaning shows), or when they cannot be registered.
+    /// draft, for the search: `None` unless [`Space::new`] rewrote some in
+    /// 2020-12 (then a value's fate is asked of these too, so a rewrite that
+    /// changed a meaning shows) and the search is on, or when they cannot be
+    /// registered.
     pub fn originals(old: &SchemaSet, new: &SchemaSet, options: Options) -> Option<Self> {
-        if !upgraded(old, new) {
+        if options.search == 0 || !upgraded(old, new) {
             return None;
         }
         Space::views(old, new, options, false).ok()
