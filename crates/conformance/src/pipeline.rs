@@ -78,6 +78,17 @@ pub fn check_file(
                 input::MAX_LINE >> 20
             ))
         })?;
+        let larger = || {
+            too_big(format!(
+                "this JSON document is larger than {} MiB",
+                input::MAX_DOCUMENT >> 20
+            ))
+        };
+        // Told before the blank lines are kept: a file of gigabytes of them
+        // would otherwise be held whole first.
+        if before.saturating_add(batch.len()) > input::MAX_DOCUMENT {
+            return Err(larger());
+        }
         let mut text = vec![b'\n'; before];
         text.extend_from_slice(&batch);
         // One byte past the limit tells a document that is larger.
@@ -87,10 +98,7 @@ pub fn check_file(
             .read_to_end(&mut text)
             .map_err(|e| format!("{file}: {e}"))?;
         if text.len() > input::MAX_DOCUMENT {
-            return Err(too_big(format!(
-                "this JSON document is larger than {} MiB",
-                input::MAX_DOCUMENT >> 20
-            )));
+            return Err(larger());
         }
         let messages = input::split(&text);
         let count = messages.len();
