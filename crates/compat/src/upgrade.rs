@@ -58,13 +58,17 @@ pub fn to_2020_12(value: &mut Value, draft: Draft) -> Result<(), Obstacle> {
 type Refusal = (&'static str, &'static str);
 
 fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
-    // Drafts up to 7 ignore everything beside a `$ref`.
+    // Drafts up to 7 ignore everything beside a `$ref`: a keyword that
+    // constrains, or says what a value means (a `default`), would mean
+    // something after the rewrite that it did not mean before.
     if draft <= Draft::Draft7 && map.contains_key("$ref") {
         let ignored = map.keys().any(|k| {
             k != "$ref"
                 && matches!(
                     vocab::handling(draft, k),
-                    vocab::Handling::Modelled | vocab::Handling::CannotDecide(_)
+                    vocab::Handling::Modelled
+                        | vocab::Handling::CannotDecide(_)
+                        | vocab::Handling::Meaning(_)
                 )
         });
         if ignored {
@@ -407,6 +411,12 @@ pub(crate) mod tests {
         assert!(to_2020_12(&mut integer, Draft::Draft4).is_err());
         let mut siblings = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "type": "string", "definitions": {"a": true}});
         assert!(to_2020_12(&mut siblings, Draft::Draft7).is_err());
+        // A `default` beside it was ignored too; 2020-12 reads it.
+        let mut default = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "default": 1, "definitions": {"a": true}});
+        assert!(to_2020_12(&mut default, Draft::Draft7).is_err());
+        // An annotation beside it changes no verdict: rewritten.
+        let mut titled = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "title": "A", "definitions": {"a": true}});
+        assert!(to_2020_12(&mut titled, Draft::Draft7).is_ok());
         // An identifier beside a reference: draft 7's validator resolves the
         // reference against the document's base (a string here), 2020-12's
         // against the identifier (an integer).
