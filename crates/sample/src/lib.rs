@@ -1087,6 +1087,31 @@ mod tests {
         assert!(lengths.contains(&2) && lengths.contains(&64), "{lengths:?}");
     }
 
+    /// A format the schema's draft does not know (`uuid` before 2019-09)
+    /// asserts nothing there, so draws are not held to it: a value that is
+    /// no uuid comes up. Where the draft knows it, every draw is one.
+    #[test]
+    fn a_format_the_draft_does_not_know_is_not_drawn_by() {
+        let is_uuid = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&json!({"format": "uuid"}))
+            .expect("compiles");
+        let uuids = |schema: &str| {
+            let registry = registry(json!({"$schema": schema, "type": "string", "format": "uuid"}));
+            let mut sampler = Sampler::new(&registry, 3);
+            (0..100)
+                .filter(|_| {
+                    let value = sampler
+                        .draw("https://sample.invalid/s.json")
+                        .expect("draws");
+                    is_uuid.is_valid(&value)
+                })
+                .count()
+        };
+        assert!(uuids("http://json-schema.org/draft-07/schema#") < 50);
+        assert_eq!(uuids("https://json-schema.org/draft/2020-12/schema"), 100);
+    }
+
     #[test]
     fn most_draws_from_ordinary_schemas_are_valid() {
         let cases = [

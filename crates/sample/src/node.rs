@@ -234,6 +234,8 @@ pub(crate) struct Nodes<'r> {
     /// A node by its schema's address, its base URI and its draft: one
     /// document registered under two URIs resolves apart.
     known: HashMap<(usize, Arc<Uri<String>>, Draft), NodeId>,
+    /// Whether a draft's validator knows a format, asked once each.
+    formats: HashMap<(Draft, &'r str), bool>,
 }
 
 impl<'r> Nodes<'r> {
@@ -241,6 +243,7 @@ impl<'r> Nodes<'r> {
         Nodes {
             nodes: Vec::new(),
             known: HashMap::new(),
+            formats: HashMap::new(),
         }
     }
 
@@ -264,11 +267,27 @@ impl<'r> Nodes<'r> {
             return *id;
         }
         let id = self.nodes.len();
+        let mut words = Words::read(schema);
+        // A format the draft's validator does not know (`uuid` in draft 7)
+        // asserts nothing there: values are drawn as if it were not written.
+        if let Some(format) = words.format {
+            let known = *self.formats.entry((draft, format)).or_insert_with(|| {
+                jsonschema::options()
+                    .with_draft(draft)
+                    .should_validate_formats(true)
+                    .should_ignore_unknown_formats(false)
+                    .build(&serde_json::json!({ "format": format }))
+                    .is_ok()
+            });
+            if !known {
+                words.format = None;
+            }
+        }
         self.nodes.push(Node {
             schema,
             resolver,
             draft,
-            words: Words::read(schema),
+            words,
             links: None,
         });
         self.known.insert(key, id);
