@@ -1138,7 +1138,9 @@ impl<'p, 's> Differ<'p, 's> {
     }
 
     fn at(&self, place: &Place<'_>, suffix: &str) -> String {
-        format!("{}#{}{suffix}", self.rel(place), place.pointer)
+        let pointer = format!("{}{suffix}", place.pointer);
+        let shown = self.space().shown_pointer(place.doc, &pointer);
+        format!("{}#{shown}", self.rel(place))
     }
 }
 

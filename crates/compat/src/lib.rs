@@ -1878,6 +1878,37 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
 mod tests {
     use super::{reason_without, Direction};
 
+    /// Across drafts a report names places as the files spell them, not as
+    /// their 2020-12 rewrites do (`items`, not `prefixItems`, in draft 7).
+    #[test]
+    fn a_place_across_drafts_is_named_as_the_file_spells_it() {
+        use contract::SchemaSet;
+        let set = |schema: &str| {
+            SchemaSet::from_texts(std::path::Path::new("t"), [("types/List.json", schema)])
+                .expect("loads")
+        };
+        let old = set(
+            r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false}"#,
+        );
+        let new = set(
+            r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false}"#,
+        );
+        let comparison =
+            super::compare_documents(&old, &new, super::Options::default()).expect("compares");
+        let places: Vec<_> = comparison
+            .changes
+            .iter()
+            .map(|c| (c.old_pointer.as_deref(), c.new_pointer.as_deref()))
+            .collect();
+        assert!(
+            places.contains(&(
+                Some("types/List.json#/items/1/type"),
+                Some("types/List.json#/prefixItems/1/type")
+            )),
+            "{places:?}"
+        );
+    }
+
     /// Across drafts the prover reads the rewrites; the documents as
     /// written are asked too, so a rewrite that accepts less than its
     /// original (planted here) cannot carry a "compatible" that a value of

@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use contract::{DocKind, SchemaDoc, SchemaSet};
 use jsonschema::{Draft, Registry, Validator};
@@ -64,6 +65,9 @@ pub struct Doc {
     pub uri: String,
     pub draft: Draft,
     pub obstacle: Option<Obstacle>,
+    /// The document as written and its draft, where the view holds its
+    /// 2020-12 rewrite: reports name places as the file spells them.
+    pub written: Option<(Draft, Arc<Value>)>,
 }
 
 /// A schema position: a document and a pointer into it, with the value there.
@@ -556,6 +560,7 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
             pointer: String::new(),
             why,
         }),
+        written: None,
     })
 }
 
@@ -763,7 +768,16 @@ impl<'b> Space<'b> {
         let rel = self
             .doc(place.doc)
             .map_or_else(String::new, |d| d.rel.clone());
-        (rel, place.pointer.clone())
+        (rel, self.shown_pointer(place.doc, &place.pointer))
+    }
+
+    /// A pointer into a document's view as the file spells it (the view
+    /// may hold a rewrite in 2020-12 that renamed keywords).
+    pub fn shown_pointer(&self, doc: DocId, pointer: &str) -> String {
+        match self.doc(doc).and_then(|d| d.written.as_ref()) {
+            Some((draft, original)) => crate::upgrade::original_pointer(original, *draft, pointer),
+            None => pointer.to_string(),
+        }
     }
 
     /// The validator for a place, compiled once.
@@ -932,10 +946,12 @@ fn prepare(
         });
         draft = Draft::Draft202012;
     }
+    let mut written = None;
     if upgrade && draft != Draft::Draft202012 {
         if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft) {
             obstacle.get_or_insert(found);
         }
+        written = Some((draft, Arc::new(doc.value.clone())));
         draft = Draft::Draft202012;
     }
     // The executor reads its tool-set file strictly (unknown fields are an
@@ -953,6 +969,7 @@ fn prepare(
         uri,
         draft,
         obstacle,
+        written,
     };
     (info, value)
 }

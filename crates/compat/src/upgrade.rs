@@ -253,6 +253,93 @@ fn items(map: &mut Map<String, Value>) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Where a place of the rewrite (`pointer`, a JSON pointer into the
+/// 2020-12 rewrite of `original`, a document of `draft`) stands in
+/// `original` as written: each keyword the rewrite renamed or moved is
+/// spelled back (`prefixItems` as `items`, `items` after a tuple as
+/// `additionalItems`, `dependentRequired` and `dependentSchemas` as
+/// `dependencies`, an `$anchor` as the `$id` or `id` it was, draft 4's
+/// numeric exclusive bound as the `minimum` or `maximum` that held it), so
+/// a report names the place the reader of the file can find.
+pub fn original_pointer(original: &Value, draft: Draft, pointer: &str) -> String {
+    /// What the next token of the pointer names.
+    enum Next<'v> {
+        /// A keyword of this schema (absent: the schema is not there).
+        Keyword(Option<&'v Map<String, Value>>),
+        /// An index into a list of subschemas.
+        Index(Option<&'v Value>),
+        /// A name in a map of subschemas.
+        Name(Option<&'v Value>),
+        /// Anything below a keyword's plain value.
+        Plain,
+    }
+    let mut out = String::new();
+    let mut next = Next::Keyword(original.as_object());
+    for token in pointer.split('/').skip(1) {
+        let name = token.replace("~1", "/").replace("~0", "~");
+        let (spelled, below) = match next {
+            Next::Keyword(map) => {
+                let written = |key: &str| map.and_then(|m| m.get(key));
+                let tuple = written("items").is_some_and(Value::is_array);
+                let flag = |key: &str| written(key).is_some_and(Value::is_boolean);
+                let spelled = match name.as_str() {
+                    "prefixItems" if tuple => "items",
+                    "items" if tuple => "additionalItems",
+                    "dependentRequired" | "dependentSchemas"
+                        if written("dependencies").is_some() =>
+                    {
+                        "dependencies"
+                    }
+                    "$id" if draft == Draft::Draft4 => "id",
+                    "$anchor" if draft <= Draft::Draft7 => {
+                        if draft == Draft::Draft4 {
+                            "id"
+                        } else {
+                            "$id"
+                        }
+                    }
+                    "exclusiveMinimum" if draft == Draft::Draft4 && flag("exclusiveMinimum") => {
+                        "minimum"
+                    }
+                    "exclusiveMaximum" if draft == Draft::Draft4 && flag("exclusiveMaximum") => {
+                        "maximum"
+                    }
+                    other => other,
+                };
+                let value = written(spelled);
+                // The shape is the rewrite's keyword's, in 2020-12.
+                let below = match vocab::row_of(Draft::Draft202012, &name).map(|row| row.shape) {
+                    Some(vocab::Shape::Schema | vocab::Shape::SchemaOrList) => {
+                        Next::Keyword(value.and_then(Value::as_object))
+                    }
+                    Some(vocab::Shape::List) => Next::Index(value),
+                    Some(vocab::Shape::Map | vocab::Shape::MapOfSchemasOrNames) => {
+                        Next::Name(value)
+                    }
+                    Some(vocab::Shape::Value) | None => Next::Plain,
+                };
+                (spelled.to_string(), below)
+            }
+            Next::Index(list) => {
+                let item = name
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|index| list.and_then(|l| l.get(index)));
+                (name, Next::Keyword(item.and_then(Value::as_object)))
+            }
+            Next::Name(map) => {
+                let member = map.and_then(|m| m.get(&name));
+                (name, Next::Keyword(member.and_then(Value::as_object)))
+            }
+            Next::Plain => (name, Next::Plain),
+        };
+        out.push('/');
+        out.push_str(&contract::escape_pointer_token(&spelled));
+        next = below;
+    }
+    out
+}
+
 fn names(types: &Value, name: &str) -> bool {
     match types {
         Value::String(one) => one == name,
@@ -271,6 +358,69 @@ pub(crate) mod tests {
         /// (`items: [...]` alone) is closed, so the rewrite accepts less
         /// than the original.
         pub(crate) static CLOSES_TUPLES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// The first scalar of `rewritten` (the rewrite of `original`, a
+    /// document of `draft`) that [`original_pointer`] does not lead back to
+    /// in `original`, by its pointer in the rewrite; identifiers and the
+    /// dialect, which the rewrite respells, aside.
+    fn misplaced(original: &Value, draft: Draft, rewritten: &Value) -> Option<String> {
+        let mut stack = vec![(String::new(), rewritten)];
+        while let Some((pointer, value)) = stack.pop() {
+            match value {
+                Value::Object(map) => stack.extend(map.iter().filter_map(|(key, value)| {
+                    let respelt = matches!(key.as_str(), "$schema" | "$id" | "$anchor");
+                    (!respelt).then(|| {
+                        let token = contract::escape_pointer_token(key);
+                        (format!("{pointer}/{token}"), value)
+                    })
+                })),
+                Value::Array(items) => stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(index, item)| (format!("{pointer}/{index}"), item)),
+                ),
+                scalar => {
+                    let back = original_pointer(original, draft, &pointer);
+                    if original.pointer(&back) != Some(scalar) {
+                        return Some(format!("{pointer} (put at {back})"));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_place_in_the_rewrite_is_named_as_the_file_spells_it() {
+        let tuple = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+            "items": [{"type": "string"}], "additionalItems": {"type": "integer"},
+            "dependencies": {"a": ["b"], "c": {"minProperties": 2}}});
+        let mut rewritten = tuple.clone();
+        to_2020_12(&mut rewritten, Draft::Draft7).expect("rewrites");
+        for (pointer, spelled) in [
+            ("/prefixItems/0/type", "/items/0/type"),
+            ("/items/type", "/additionalItems/type"),
+            ("/dependentRequired/a/0", "/dependencies/a/0"),
+            (
+                "/dependentSchemas/c/minProperties",
+                "/dependencies/c/minProperties",
+            ),
+        ] {
+            assert!(
+                rewritten.pointer(pointer).is_some(),
+                "{pointer} in {rewritten}"
+            );
+            assert_eq!(original_pointer(&tuple, Draft::Draft7, pointer), spelled);
+        }
+        let bound = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+            "minimum": 3, "exclusiveMinimum": true});
+        assert_eq!(
+            original_pointer(&bound, Draft::Draft4, "/exclusiveMinimum"),
+            "/minimum"
+        );
+        assert_eq!(misplaced(&tuple, Draft::Draft7, &rewritten), None);
     }
 
     /// The rewritten document accepts exactly what the original does, on
@@ -521,6 +671,10 @@ pub(crate) mod tests {
                     }
                 };
                 rewritten_count += 1;
+                found.extend(
+                    misplaced(&original, draft, &rewritten)
+                        .map(|at| format!("document {index}: {at} of the rewrite {rewritten} is not where original_pointer puts it in {original}")),
+                );
                 let mut values = Vec::new();
                 for schema in [&original, &rewritten] {
                     let Ok(registry) = jsonschema::Registry::new()
