@@ -30,7 +30,7 @@ use jsonschema::{Draft, Registry};
 use node::{Beyond, NodeId, Nodes, Words, GUESSES};
 use serde_json::{json, Map, Number, Value};
 
-pub use mutate::{one_step_mutations, one_step_mutations_wide};
+pub use mutate::{one_step_edits, one_step_mutations, one_step_mutations_wide, Edit};
 pub use pattern::matching;
 pub use rng::Rng;
 

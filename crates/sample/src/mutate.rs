@@ -13,7 +13,7 @@ use serde_json::Value;
 /// The walk recurses as deep as `value` nests: give it values built here
 /// (drawn or from fixtures), not the wire's.
 pub fn one_step_mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
-    mutations(value, skip, false)
+    applied_all(value, one_step_edits(value, skip, false))
 }
 
 /// [`one_step_mutations`], and more: each string one character shorter, and
@@ -21,30 +21,81 @@ pub fn one_step_mutations(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> 
 /// digit short, a `cause` equal to its `code`): faults of the rules that
 /// tie a value to its neighbours.
 pub fn one_step_mutations_wide(value: &Value, skip: &BTreeSet<String>) -> Vec<Value> {
-    mutations(value, skip, true)
+    applied_all(value, one_step_edits(value, skip, true))
 }
 
-fn mutations(value: &Value, skip: &BTreeSet<String>, wide: bool) -> Vec<Value> {
+/// One mutation of a value, not yet made: the place it changes (a JSON
+/// pointer) and what goes there, `None` for a member removed. Listing
+/// edits costs a small value each, where each mutation is a whole copy: a
+/// caller that uses a few of them makes only those ([`Edit::applied`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edit {
+    /// Where the change is.
+    pub pointer: String,
+    /// What is put there; `None`: the member there is removed.
+    pub with: Option<Value>,
+}
+
+impl Edit {
+    /// `value` with this edit made.
+    pub fn applied(&self, value: &Value) -> Value {
+        let mut out = value.clone();
+        let (parent, token) = match self.pointer.rsplit_once('/') {
+            Some((parent, token)) => (parent, Some(token)),
+            None => ("", None),
+        };
+        match (token, &self.with) {
+            (None, Some(with)) => out = with.clone(),
+            (None, None) => {}
+            (Some(token), with) => {
+                let name = token.replace("~1", "/").replace("~0", "~");
+                match (out.pointer_mut(parent), with) {
+                    (Some(Value::Object(map)), Some(with)) => {
+                        map.insert(name, with.clone());
+                    }
+                    (Some(Value::Object(map)), None) => {
+                        map.remove(&name);
+                    }
+                    (Some(Value::Array(items)), Some(with)) => {
+                        if let Some(slot) =
+                            name.parse::<usize>().ok().and_then(|i| items.get_mut(i))
+                        {
+                            *slot = with.clone();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The edits [`one_step_mutations`] (`wide`: [`one_step_mutations_wide`])
+/// makes, in the order it makes them.
+pub fn one_step_edits(value: &Value, skip: &BTreeSet<String>, wide: bool) -> Vec<Edit> {
     let mut out = Vec::new();
-    walk(
-        value,
-        &|inner| inner.unwrap_or(Value::Null),
-        skip,
-        wide,
-        &mut out,
-    );
+    walk(value, "", skip, wide, &mut out);
     // A value with nothing inside to change (a string, a number, an empty
     // object) is changed as a whole, as a member would be.
     if out.is_empty() {
-        out.extend(leaf_variants(value));
+        let mut whole = leaf_variants(value);
         if let (true, Value::String(text)) = (wide, value) {
             let mut chars = text.chars();
             if chars.next_back().is_some() {
-                out.push(Value::String(chars.as_str().to_string()));
+                whole.push(Value::String(chars.as_str().to_string()));
             }
         }
+        out.extend(whole.into_iter().map(|with| Edit {
+            pointer: String::new(),
+            with: Some(with),
+        }));
     }
     out
+}
+
+fn applied_all(value: &Value, edits: Vec<Edit>) -> Vec<Value> {
+    edits.iter().map(|edit| edit.applied(value)).collect()
 }
 
 /// The values a member is given in place of its own: none, a neighbour, a
@@ -101,14 +152,8 @@ fn wide_variants(map: &serde_json::Map<String, Value>, key: &str, child: &Value)
     );
     out
 }
-/// Every mutation below `value`, each rebuilt into the whole by `rebuild`.
-fn walk(
-    value: &Value,
-    rebuild: &dyn Fn(Option<Value>) -> Value,
-    skip: &BTreeSet<String>,
-    wide: bool,
-    out: &mut Vec<Value>,
-) {
+/// Every edit below `value`, which stands at `pointer`.
+fn walk(value: &Value, pointer: &str, skip: &BTreeSet<String>, wide: bool, out: &mut Vec<Edit>) {
     match value {
         Value::Object(map) => {
             // A body's tag changed is a name this version does not know,
@@ -118,41 +163,60 @@ fn walk(
                 if skip.contains(key) || (body && matches!(key.as_str(), "method" | "name")) {
                     continue;
                 }
-                let with = |replacement: Option<Value>| {
-                    let mut map = map.clone();
-                    match replacement {
-                        Some(replacement) => map.insert(key.clone(), replacement),
-                        None => map.remove(key),
-                    };
-                    rebuild(Some(Value::Object(map)))
-                };
-                out.push(with(None));
-                for variant in leaf_variants(child) {
-                    out.push(with(Some(variant)));
-                }
+                let token = key.replace('~', "~0").replace('/', "~1");
+                let at = format!("{pointer}/{token}");
+                out.push(Edit {
+                    pointer: at.clone(),
+                    with: None,
+                });
+                let mut variants = leaf_variants(child);
                 if wide {
-                    for variant in wide_variants(map, key, child) {
-                        out.push(with(Some(variant)));
-                    }
+                    variants.extend(wide_variants(map, key, child));
                 }
-                walk(child, &|inner| with(inner), skip, wide, out);
+                out.extend(variants.into_iter().map(|with| Edit {
+                    pointer: at.clone(),
+                    with: Some(with),
+                }));
+                walk(child, &at, skip, wide, out);
             }
         }
         Value::Array(items) => {
             for (index, child) in items.iter().enumerate() {
-                let with = |replacement: Option<Value>| {
-                    let mut items = items.clone();
-                    if let (Some(slot), Some(replacement)) = (items.get_mut(index), replacement) {
-                        *slot = replacement;
-                    }
-                    rebuild(Some(Value::Array(items)))
-                };
-                for variant in leaf_variants(child) {
-                    out.push(with(Some(variant)));
-                }
-                walk(child, &|inner| with(inner), skip, wide, out);
+                let at = format!("{pointer}/{index}");
+                out.extend(leaf_variants(child).into_iter().map(|with| Edit {
+                    pointer: at.clone(),
+                    with: Some(with),
+                }));
+                walk(child, &at, skip, wide, out);
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Each edit changes the value where it says, member names holding `/`
+    /// and `~` too (pointer tokens escaped), and nothing else.
+    #[test]
+    fn every_edit_changes_the_value_at_its_place() {
+        let value = json!({"a/b": {"c~d": [1, "s"]}, "e": true, "f": "xy"});
+        let edits = one_step_edits(&value, &BTreeSet::new(), true);
+        assert!(edits.len() > 10, "{edits:?}");
+        for edit in &edits {
+            let changed = edit.applied(&value);
+            assert_ne!(changed, value, "{edit:?} changed nothing");
+            match &edit.with {
+                Some(with) => assert_eq!(changed.pointer(&edit.pointer), Some(with)),
+                None => assert_eq!(changed.pointer(&edit.pointer), None),
+            }
+        }
+        assert!(edits.contains(&Edit {
+            pointer: "/a~1b/c~0d/1".into(),
+            with: Some(json!(7)),
+        }));
     }
 }

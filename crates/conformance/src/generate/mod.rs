@@ -204,7 +204,7 @@ const TRIED_PER_BASE: usize = 48;
 /// `{"rule": ID, "at": POINTER, "msg": VALUE}` per line: `check` finds in
 /// `msg` the rule `rule` names and no other, first at `at`. Each is a
 /// one-step mutation
-/// ([`sample::one_step_mutations_wide`]) of a valid value; the rules take turns,
+/// ([`sample::one_step_mutations_wide`], made by [`sample::Edit`]) of a valid value; the rules take turns,
 /// the one written least first, among those the mutations have reached.
 pub fn mutants(
     checker: &Checker,
@@ -219,10 +219,12 @@ pub fn mutants(
         target,
         &mut |offer| {
             let (base, _) = valid.next()?;
-            let mut candidates = sample::one_step_mutations_wide(&base, &Default::default());
-            for _ in 0..TRIED_PER_BASE.min(candidates.len()) {
-                let pick = valid.sampler.rng().below(candidates.len());
-                let candidate = candidates.swap_remove(pick);
+            // Listed as edits, and only those tried made: a value has
+            // hundreds of one-step mutations, each a whole copy.
+            let mut edits = sample::one_step_edits(&base, &Default::default(), true);
+            for _ in 0..TRIED_PER_BASE.min(edits.len()) {
+                let pick = valid.sampler.rng().below(edits.len());
+                let candidate = edits.swap_remove(pick).applied(&base);
                 let text = Value::to_string(&candidate);
                 let found = checker.check_text(target, text.as_bytes())?;
                 if let (Some(rule), Some(first)) = (only_rule(&found), found.first()) {
