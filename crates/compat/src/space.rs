@@ -485,6 +485,29 @@ fn spelled(uri: &str) -> String {
     }
 }
 
+/// `text` (a validator's words, which may quote a schema of a view: `not`
+/// says "{schema} is not allowed for {value}") with each URI of a view
+/// spelled as the set spells it.
+fn spelled_in(text: &str) -> String {
+    const MARK: &str = ".compat.invalid/";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(mark) = rest.find(MARK) {
+        let (before, from_mark) = rest.split_at(mark);
+        let start = before.rfind("https://").unwrap_or(before.len());
+        let (kept, scheme) = before.split_at(start);
+        let end = from_mark
+            .find(|c: char| c.is_whitespace() || "\"'),]}".contains(c))
+            .unwrap_or(from_mark.len());
+        let (tail, after) = from_mark.split_at(end);
+        out.push_str(kept);
+        out.push_str(&spelled(&format!("{scheme}{tail}")));
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `value` (part of a registered view) with every URI [`rename`] moved into
 /// a view spelled as the set spells it, for reports. Walked with a stack of
 /// its own: a value's nesting is the document's.
@@ -809,7 +832,7 @@ impl<'b> Space<'b> {
         let error = validator.iter_errors(value).next()?;
         Some((
             error.instance_path().to_string(),
-            contract::plain(&error.to_string()),
+            contract::plain(&spelled_in(&error.to_string())),
         ))
     }
 
@@ -1066,4 +1089,19 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         }
     }
     set_id(value, draft, &format!("{base}{rel}"));
+}
+
+#[cfg(test)]
+mod tests {
+    /// A validator's words that quote a schema of a view name its
+    /// references as the set spells them (`not` quotes its subschema).
+    #[test]
+    fn a_validators_words_never_show_a_views_uri() {
+        let said = r#"{"not":{"$ref":"https://old-read.compat.invalid/types/Case.json#/$defs/a"}} is not allowed for 1, nor 'https://new-written.compat.invalid/~abs/https/host/x.json'"#;
+        assert_eq!(
+            super::spelled_in(said),
+            r#"{"not":{"$ref":"types/Case.json#/$defs/a"}} is not allowed for 1, nor 'https://host/x.json'"#
+        );
+        assert_eq!(super::spelled_in("plain words"), "plain words");
+    }
 }
