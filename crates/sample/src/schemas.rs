@@ -58,7 +58,45 @@ pub fn document(rng: &mut Rng) -> Value {
     } else {
         root = json!({"allOf": [root], "$defs": defs});
     }
+    // Now and then a member that refers to an embedded resource by its
+    // identifier (resolved against the document's base), not by a pointer.
+    if rng.chance(40) {
+        if let Some(id) = embedded_ids(&root).first() {
+            let member = json!({"properties": {"w": {"$ref": id}}});
+            if let Value::Object(map) = &mut root {
+                let own = map.remove("allOf").unwrap_or_else(|| json!([]));
+                let mut parts = match own {
+                    Value::Array(parts) => parts,
+                    other => vec![other],
+                };
+                parts.push(member);
+                map.insert("allOf".into(), Value::Array(parts));
+            }
+        }
+    }
     root
+}
+
+/// The relative identifiers of the resources embedded in `document`
+/// ([`reference`]'s), in the order a walk meets them.
+fn embedded_ids(document: &Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut stack = vec![document];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(id)) = map.get("$id") {
+                    if id.ends_with(".json") {
+                        ids.push(id.clone());
+                    }
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    ids
 }
 
 /// The JSON pointers of `document`'s schema objects: the root, each
