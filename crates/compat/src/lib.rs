@@ -1878,15 +1878,16 @@ pub fn bump_shortfall(comparison: &Comparison, declared: Bump) -> Option<String>
 mod tests {
     use super::{reason_without, Direction};
 
+    /// A set of one type, `types/List.json`, holding `schema`.
+    fn set(schema: &str) -> contract::SchemaSet {
+        contract::SchemaSet::from_texts(std::path::Path::new("t"), [("types/List.json", schema)])
+            .expect("loads")
+    }
+
     /// Across drafts a report names places as the files spell them, not as
     /// their 2020-12 rewrites do (`items`, not `prefixItems`, in draft 7).
     #[test]
     fn a_place_across_drafts_is_named_as_the_file_spells_it() {
-        use contract::SchemaSet;
-        let set = |schema: &str| {
-            SchemaSet::from_texts(std::path::Path::new("t"), [("types/List.json", schema)])
-                .expect("loads")
-        };
         let old = set(
             r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false}"#,
         );
@@ -1915,11 +1916,6 @@ mod tests {
     /// the original refutes.
     #[test]
     fn a_rewrite_that_changed_a_meaning_is_refuted_by_the_documents_as_written() {
-        use contract::SchemaSet;
-        let set = |schema: &str| {
-            SchemaSet::from_texts(std::path::Path::new("t"), [("types/List.json", schema)])
-                .expect("loads")
-        };
         // Draft 7's tuple takes anything after its string; the new version's
         // takes only strings there.
         let old = set(
