@@ -1884,6 +1884,34 @@ mod tests {
             .expect("loads")
     }
 
+    /// A resource the validator cannot find (a resource embedded with a
+    /// `$schema` of its own is not registered) is "cannot decide" in the
+    /// resolver's words, with the document named as the set names it.
+    #[test]
+    fn the_resolvers_words_never_show_a_views_uri() {
+        let old = set(
+            r##"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"p": {"$id": "x.json", "$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/int", "definitions": {"int": {"type": "integer"}}}}}"##,
+        );
+        let new = set(
+            r##"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"p": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}}"##,
+        );
+        let comparison =
+            super::compare_documents(&old, &new, super::Options::default()).expect("compares");
+        let said: Vec<&String> = comparison
+            .changes
+            .iter()
+            .filter_map(|c| c.why.as_ref())
+            .collect();
+        assert!(
+            said.iter().any(|why| why.contains("'types/x.json'")),
+            "{said:?}"
+        );
+        assert!(
+            !said.iter().any(|why| why.contains(".invalid/")),
+            "{said:?}"
+        );
+    }
+
     /// Across drafts a report names places as the files spell them, not as
     /// their 2020-12 rewrites do (`items`, not `prefixItems`, in draft 7).
     #[test]

@@ -712,7 +712,8 @@ impl<'b> Space<'b> {
         place: &Place<'_>,
         reference: &str,
     ) -> Result<Place<'_>, Unresolved<'_>> {
-        let other = |err: &dyn std::fmt::Display| Unresolved::Other(err.to_string());
+        // The resolver's words name the views' URIs: told as the set spells them.
+        let other = |err: &dyn std::fmt::Display| Unresolved::Other(spelled_in(&err.to_string()));
         let doc = self
             .doc(place.doc)
             .ok_or_else(|| other(&"no such document"))?;
