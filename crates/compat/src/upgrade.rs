@@ -618,9 +618,10 @@ pub(crate) mod tests {
     /// pairs, respelt by `sample::schemas::in_draft`): wherever the rewrite
     /// succeeds, the validator reads the original, in its own draft, and the
     /// rewrite alike on values drawn from both, their one-step mutations and
-    /// arbitrary ones. The comparison trusts the rewrite, and so does its
-    /// search, which validates against the rewritten documents: only a test
-    /// against the originals can find a rewrite that changes a meaning.
+    /// arbitrary ones. The prover trusts the rewrite; the search asks the
+    /// originals too, but only on the documents a user compares: this asks
+    /// them on documents no one wrote. Each scalar of a rewrite is also
+    /// found again where `original_pointer` puts it.
     /// `COMPAT_UPGRADE_DOCS=N COMPAT_UPGRADE_SEED=S` runs N documents a draft.
     #[test]
     fn rewritten_generated_documents_mean_what_the_originals_meant() {
