@@ -1548,6 +1548,25 @@ fn root_changes(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) ->
             // reach it; those comparisons read `$schema`, and `$id` is the
             // file's place on both sides (`own_id`).
             "$defs" | "$schema" | "$id" => {}
+            // A file no lint has passed may spell these otherwise: a
+            // value of another shape means nothing the checker knows.
+            "x-transports" if method && !(transports(old) && transports(new)) => {
+                changes.push(undecided_root_change(
+                    old_doc,
+                    new_doc,
+                    key,
+                    "is not a non-empty list of transport names, so which transports \
+                     carry the method is not known",
+                ));
+            }
+            "x-spawnsProcess" if method && !(flag(old) && flag(new)) => {
+                changes.push(undecided_root_change(
+                    old_doc,
+                    new_doc,
+                    key,
+                    "is not a boolean, so whether the method starts processes is not known",
+                ));
+            }
             "x-transports" if method => changes.extend(transports_changed(old_doc, new_doc)),
             "x-errors" if method => changes.extend(errors_changed(old_doc, new_doc, [old, new])),
             "x-spawnsProcess" if method => {
@@ -1568,26 +1587,12 @@ fn root_changes(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) ->
                 }
             }
             "title" | "description" | "x-since" | "$comment" => annotated = true,
-            _ => {
-                let mut change = root_change(
-                    old_doc,
-                    new_doc,
-                    Rule::FileRootChanged,
-                    key,
-                    format!("`{key}` changed at the file's root"),
-                    true,
-                );
-                change.writer = Verdict::Breaking;
-                change.reader = Verdict::Breaking;
-                change.why = Some(format!(
-                    "cannot decide: {key} at {}#/{} (a method's or event's file holds its \
-                     shapes under `$defs`; what `{key}` means at its root is not modelled)",
-                    new_doc.rel,
-                    contract::escape_pointer_token(key)
-                ));
-                change.undecided = Some(key.clone());
-                changes.push(change);
-            }
+            _ => changes.push(undecided_root_change(
+                old_doc,
+                new_doc,
+                key,
+                "is not modelled (a method's or event's file holds its shapes under `$defs`)",
+            )),
         }
     }
     if annotated {
@@ -1604,6 +1609,46 @@ fn root_changes(old_doc: &contract::SchemaDoc, new_doc: &contract::SchemaDoc) ->
         changes.push(change);
     }
     changes
+}
+
+/// A change at `key` of a method's or event's root the checker cannot
+/// judge: breaking both ways, `what` saying why.
+fn undecided_root_change(
+    old_doc: &contract::SchemaDoc,
+    new_doc: &contract::SchemaDoc,
+    key: &str,
+    what: &str,
+) -> Change {
+    let mut change = root_change(
+        old_doc,
+        new_doc,
+        Rule::FileRootChanged,
+        key,
+        format!("`{key}` changed at the file's root"),
+        true,
+    );
+    change.writer = Verdict::Breaking;
+    change.reader = Verdict::Breaking;
+    change.why = Some(format!(
+        "cannot decide: {key} at {}#/{}: what it says there {what}",
+        new_doc.rel,
+        contract::escape_pointer_token(key)
+    ));
+    change.undecided = Some(key.to_string());
+    change
+}
+
+/// Whether a method's `x-transports` is as the contract's meta-schema
+/// spells it: a non-empty list of names.
+fn transports(value: Option<&Value>) -> bool {
+    value
+        .and_then(Value::as_array)
+        .is_some_and(|names| !names.is_empty() && names.iter().all(Value::is_string))
+}
+
+/// Whether a method's `x-spawnsProcess` is absent (it starts none) or a boolean.
+fn flag(value: Option<&Value>) -> bool {
+    value.is_none_or(Value::is_boolean)
 }
 
 /// A change of a method's or event's file at `key` of its root that holds

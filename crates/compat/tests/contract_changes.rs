@@ -320,6 +320,62 @@ fn a_method_files_other_keys_are_each_judged() {
     ));
 }
 
+/// A method file no lint has passed may leave out `x-transports` or spell
+/// it, or `x-spawnsProcess`, otherwise: what the method's root then says is
+/// not known, so a change there cannot be judged compatible, whichever side
+/// spells it so.
+#[test]
+fn a_method_root_key_of_another_shape_cannot_be_decided() {
+    let cancel = "methods/download.cancel.json";
+    let spelled = |key: &str, value: Option<Value>| {
+        edited(cancel, |v| {
+            let root = v.as_object_mut().expect("an object");
+            match value {
+                Some(value) => root.insert(key.to_string(), value),
+                None => root.remove(key),
+            };
+        })
+    };
+    let cases = [
+        ("x-transports", None),
+        ("x-transports", Some(json!("unix"))),
+        ("x-transports", Some(json!([]))),
+        ("x-transports", Some(json!([1]))),
+        ("x-spawnsProcess", Some(json!("true"))),
+        ("x-spawnsProcess", Some(json!(1))),
+    ];
+    for (key, value) in cases {
+        let odd = spelled(key, value.clone());
+        // Going to `["unix"]` from a file that did not list websocket
+        // narrows nothing as the two lists read; it is still unknown.
+        let narrow = spelled(
+            key,
+            Some(json!(if key == "x-transports" {
+                json!(["unix"])
+            } else {
+                json!(true)
+            })),
+        );
+        for (old, new) in [(&odd, &narrow), (&narrow, &odd)] {
+            let comparison = compare_sets(old, new, Options::default()).expect("registers");
+            let change = only_change(&comparison);
+            assert_eq!(change.rule, "file.root_changed", "{key} {value:?}");
+            assert!(
+                !change.writer.holds() && !change.reader.holds(),
+                "{key} {value:?}: {change:#?}"
+            );
+            assert!(
+                explains(
+                    &comparison,
+                    &[&format!("cannot decide: {key} at {cancel}#/{key}")]
+                ),
+                "{key} {value:?}: {change:#?}"
+            );
+            assert_eq!(comparison.bump, Bump::Major, "{key} {value:?}");
+        }
+    }
+}
+
 #[test]
 fn moving_a_definition_behind_a_ref_is_no_change() {
     let mut new = base();
