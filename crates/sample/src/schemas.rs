@@ -7,8 +7,9 @@
 //! cycles (by `$ref` and `$dynamicRef`, to a pointer or an anchor),
 //! `allOf` parts whose keywords interact, integers past 2^53 and
 //! fractions, `multipleOf` that is not an integer, non-ASCII and
-//! look-around patterns, `enum` beside `const`, and now and then a keyword
-//! no prover models.
+//! look-around patterns, `enum` beside `const`, `unevaluatedItems` and
+//! `unevaluatedProperties` beside the keywords they see past, and now and
+//! then a keyword no prover models.
 
 use serde_json::{json, Map, Value};
 
@@ -24,6 +25,11 @@ pub fn document(rng: &mut Rng) -> Value {
         defs.insert(name.into(), schema(rng, 1));
     }
     let mut root = schema(rng, 0);
+    // An embedded resource is kept below the root, whose `$defs` and
+    // identifier are the document's.
+    if root.get("$id").is_some() {
+        root = json!({ "allOf": [root] });
+    }
     // Each definition a reference names by anchor declares it.
     let text = root.to_string() + &Value::Object(defs.clone()).to_string();
     for name in DEFS {
@@ -138,7 +144,9 @@ pub fn places(document: &Value) -> Vec<String> {
                     | "then"
                     | "else"
                     | "contains"
-                    | "propertyNames",
+                    | "propertyNames"
+                    | "unevaluatedItems"
+                    | "unevaluatedProperties",
                     Value::Object(_),
                 ) => {
                     stack.push((here, child));
@@ -364,9 +372,27 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
             1 => json!({"type": "array", "items": {"$ref": "#/$defs/b"}}),
             _ => json!({"allOf": [{"$ref": "#/$defs/c"}, leaf(rng)]}),
         },
-        10 => {
-            json!({"type": "object", "unevaluatedProperties": false, "properties": {"x": leaf(rng)}})
-        }
+        // What `unevaluated*` sees: the keywords beside it and what they
+        // reach (a `$ref`, an `allOf` part), never a sibling part's.
+        10 => match rng.below(4) {
+            0 => {
+                json!({"type": "object", "unevaluatedProperties": false, "properties": {"x": leaf(rng)}})
+            }
+            1 => json!({
+                "prefixItems": [schema(rng, depth + 1)],
+                "unevaluatedItems": if rng.chance(50) { Value::Bool(false) } else { leaf(rng) },
+            }),
+            2 => json!({
+                "allOf": [{"properties": {"y": leaf(rng)}}, reference(rng)],
+                "unevaluatedProperties": leaf(rng),
+            }),
+            _ => json!({
+                "allOf": [
+                    {"contains": leaf(rng), "prefixItems": [leaf(rng)]},
+                    {"unevaluatedItems": leaf(rng)},
+                ],
+            }),
+        },
         _ => json!({"allOf": [schema(rng, depth + 1), schema(rng, depth + 1)]}),
     }
 }
