@@ -803,6 +803,11 @@ impl Driver<'_> {
     /// as `check` hides them, cut at 300 characters (an answer may be a
     /// megabyte).
     fn shown(&self, msg: &Value) -> String {
+        // What `hear_by` keeps of a body that is not JSON as the wire takes
+        // it: its findings say what is wrong, there is nothing to quote.
+        if msg.is_null() {
+            return "a body that is not an envelope (see `json` and `schema`)".into();
+        }
         let text = self.checker.redacted("Envelope", msg).to_string();
         match text.char_indices().nth(300) {
             // `at` is a character boundary of `text`: the default is never taken.

@@ -45,6 +45,8 @@ enum Fault {
     LogsFirst,
     /// Writes half a frame and closes its stream.
     CutsAFrame,
+    /// Answers every call with a body that is not JSON.
+    AnswersNotJson,
 }
 
 /// The padding of each event a `FloodsLargeEvents` peer sends.
@@ -125,6 +127,17 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
             );
             continue;
         };
+        if fault == Fault::AnswersNotJson && msg["kind"] == "call" {
+            if output
+                .write_all(&7u32.to_be_bytes())
+                .and_then(|()| output.write_all(b"{\"v\": 1"))
+                .and_then(|()| output.flush())
+                .is_err()
+            {
+                return;
+            }
+            continue;
+        }
         let id = msg["id"].clone();
         let answer = match msg["kind"].as_str() {
             Some("event") => {
@@ -189,7 +202,9 @@ fn drive_peer(fault: Fault) -> Driven {
         // the others answer at once, or flood (the large frames until the
         // driver has heard its fill, whatever the time each takes to judge).
         timeout: Duration::from_secs(match fault {
-            Fault::DropsIds | Fault::WaitsForOversizeBody => 2,
+            // A peer whose answers are not JSON is waited for too, for the
+            // answer with the call's id that never comes.
+            Fault::DropsIds | Fault::WaitsForOversizeBody | Fault::AnswersNotJson => 2,
             Fault::FloodsEvents | Fault::Silent => 1,
             _ => 30,
         }),
@@ -276,6 +291,32 @@ fn a_frame_cut_short_is_named_as_cut() {
         )),
         "{told:#?}"
     );
+}
+
+/// A peer that answers with a body that is not JSON is told it did, not
+/// shown a redacted nothing in its place.
+#[test]
+fn an_answer_that_is_not_json_is_named_so() {
+    let driven = ends(|| drive_peer(Fault::AnswersNotJson));
+    let answer = &driven.rules[&Rule::DriveAnswer];
+    // On a busy machine an answer may come after the two seconds, and be
+    // told as late instead.
+    assert!(
+        answer.broken.iter().any(|said| said.ends_with(
+            "was answered with a body that is not an envelope (see `json` and `schema`)"
+        )),
+        "{:#?}",
+        driven.rules
+    );
+    assert!(
+        answer
+            .broken
+            .iter()
+            .all(|said| !said.contains(conformance::REDACTED)),
+        "{:#?}",
+        answer.broken
+    );
+    assert!(!driven.rules[&Rule::Json].broken.is_empty());
 }
 
 /// Without `--methods` the driver says hello first and calls what the
