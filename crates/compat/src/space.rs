@@ -1057,13 +1057,7 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
             Some((r, f)) => (r, Some(f)),
             None => (uri.as_str(), None),
         };
-        let absolute = resource.split_once(':').is_some_and(|(scheme, _)| {
-            !scheme.is_empty()
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        });
-        if !absolute || resource.contains("json-schema.org/") {
+        if !is_absolute(resource) || resource.contains("json-schema.org/") {
             return None;
         }
         let moved = match own_ids.iter().find(|(id, _)| id == resource) {
@@ -1089,7 +1083,32 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
             }
         }
     }
-    set_id(value, draft, &format!("{base}{rel}"));
+    let view = format!("{base}{rel}");
+    // A root identifier relative to the file's place (`other.json`) is the
+    // base its own relative references resolve against: it moves with the
+    // view, where one of any other kind is the view's place itself.
+    let own = value
+        .get(id_key)
+        .and_then(Value::as_str)
+        .map(|id| id.split('#').next().unwrap_or(id))
+        .filter(|id| !id.is_empty() && !id.starts_with('/') && !is_absolute(id))
+        .and_then(|id| {
+            let place = referencing::Uri::parse(view.as_str()).ok()?;
+            referencing::uri::resolve_against(&place, id).ok()
+        })
+        .map(|uri| uri.as_str().to_string())
+        .filter(|uri| uri.starts_with(base));
+    set_id(value, draft, own.as_deref().unwrap_or(&view));
+}
+
+/// Whether a URI reference (without its fragment) names a scheme.
+fn is_absolute(resource: &str) -> bool {
+    resource.split_once(':').is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
 }
 
 #[cfg(test)]

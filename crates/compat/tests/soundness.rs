@@ -1125,6 +1125,41 @@ fn reports_never_show_the_views_uris() {
     assert!(changes > 150, "{changes} changes, {errors} errors");
 }
 
+/// A root `$id` relative to the file's place is the base the document's
+/// own references resolve against: a reference to the document by that
+/// identifier is followed, not taken for a file the set lacks.
+#[test]
+fn a_reference_by_the_roots_relative_identifier_is_followed() {
+    let doc = |leaf: &str| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "other.json",
+            "type": "object",
+            "properties": {"n": {"$ref": "other.json#/$defs/a"}},
+            "$defs": {"a": {"type": leaf}},
+        })
+    };
+    let options = Options {
+        readers: Readers::Strict,
+        search: 200,
+        ..Default::default()
+    };
+    let same =
+        compare_documents(&set(&doc("integer")), &set(&doc("integer")), options).expect("compared");
+    assert!(same.changes.is_empty(), "{:#?}", same.changes);
+    assert!(same.writer.holds() && same.reader.holds());
+    let changed =
+        compare_documents(&set(&doc("integer")), &set(&doc("string")), options).expect("compared");
+    let change = changed.changes.first().expect("a change");
+    assert_eq!(
+        change.old_pointer.as_deref(),
+        Some("types/Case.json#/$defs/a/type"),
+        "{change:#?}"
+    );
+    assert!(change.undecided.is_none(), "{change:#?}");
+    assert!(!changed.writer.holds() && !changed.reader.holds());
+}
+
 /// A document compared with itself, readers strict, has no change and holds
 /// both ways, unless it cannot be validated at all (a reference cycle that
 /// comes back without reading into the value, or is refused): "cannot
