@@ -596,10 +596,14 @@ impl<'s> Prover<'s> {
                 }
                 // A `$dynamicRef` is followed where it leads to one place
                 // only; elsewhere no proof passes it, so what lies beyond
-                // does not matter.
+                // does not matter. 2019-09's validator follows one only
+                // where `unevaluated*` look past it, not to validate.
                 let dynamic = map
                     .get("$dynamicRef")
-                    .filter(|_| !vocab::handling(draft, "$dynamicRef").constrains_nothing())
+                    .filter(|_| {
+                        draft != Draft::Draft201909
+                            && !vocab::handling(draft, "$dynamicRef").constrains_nothing()
+                    })
                     .and_then(Value::as_str)
                     .and_then(|reference| self.dynamic_target(&here, reference).ok());
                 if let Some(target) = dynamic {

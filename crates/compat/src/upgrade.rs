@@ -89,7 +89,16 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
             ));
         }
     }
-    // Keywords the old draft does not have were ignored by its validator.
+    // Keywords the old draft does not have were ignored by its validator,
+    // all but this one (the table's row says where it is not).
+    if draft == Draft::Draft201909 && map.contains_key("$dynamicRef") {
+        return Err((
+            "$dynamicRef",
+            "2019-09 has no `$dynamicRef`, yet its validator follows one where it collects what \
+             `unevaluatedProperties` and `unevaluatedItems` see past; what the document accepts \
+             depends on the validator",
+        ));
+    }
     let unknown: Vec<String> = map
         .keys()
         .filter(|k| !draft.is_known_keyword(k) && Draft::Draft202012.is_known_keyword(k))
@@ -578,6 +587,14 @@ pub(crate) mod tests {
         let reads = jsonschema::validator_for(&beside).expect("compiles");
         assert!(reads.is_valid(&json!({"p": "s"})) && !reads.is_valid(&json!({"p": 1})));
         assert!(to_2020_12(&mut beside.clone(), Draft::Draft7).is_err());
+        // 2019-09 has no `$dynamicRef`, but its validator's
+        // `unevaluatedProperties` follows one (`x` counts as seen).
+        let dynamic = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+            "allOf": [{"$dynamicRef": "#/$defs/b"}], "unevaluatedProperties": false,
+            "$defs": {"b": {"properties": {"x": true}}}});
+        let reads = jsonschema::validator_for(&dynamic).expect("compiles");
+        assert!(reads.is_valid(&json!({"x": 1})) && !reads.is_valid(&json!({"y": 1})));
+        assert!(to_2020_12(&mut dynamic.clone(), Draft::Draft201909).is_err());
         let mut beside_4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
             "properties": {"p": {"id": "https://x.invalid/b.json", "$ref": "#/definitions/a"}}});
         assert!(to_2020_12(&mut beside_4, Draft::Draft4).is_err());

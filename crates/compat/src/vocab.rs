@@ -91,6 +91,9 @@ use Shape::{List, Map as SchemaMap, MapOfSchemasOrNames, Schema, SchemaOrList, V
 
 const DYNAMIC: &str =
     "a dynamic reference resolves by the path a value takes, which the prover does not follow";
+const DYNAMIC_IN_2019: &str =
+    "not a 2019-09 keyword, yet that draft's validator follows it where it collects what \
+     `unevaluatedProperties` and `unevaluatedItems` see past; the draft does not";
 const UNEVALUATED: &str =
     "what it applies to depends on which other keywords matched, which the prover does not track";
 const CONTENT: &str = "the prover does not decode content to compare it";
@@ -100,6 +103,10 @@ const CONTENT_MEANS: &str = "how the string's content is encoded and read";
 /// Every keyword of drafts 4 to 2020-12.
 pub const VOCABULARY: &[Row] = &[
     row("$ref", Plain, Modelled, D4),
+    gone(
+        row("$dynamicRef", Plain, CannotDecide(DYNAMIC_IN_2019), D2019),
+        D2019,
+    ),
     row("$dynamicRef", Plain, CannotDecide(DYNAMIC), D2020),
     gone(
         row("$recursiveRef", Plain, CannotDecide(DYNAMIC), D2019),

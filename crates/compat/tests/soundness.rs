@@ -1125,6 +1125,39 @@ fn reports_never_show_the_views_uris() {
     assert!(changes > 150, "{changes} changes, {errors} errors");
 }
 
+/// 2019-09 has no `$dynamicRef`, but its validator's `unevaluated*`
+/// follows one: where the definition it names changes, the two versions
+/// read apart by that validator are not "compatible" because the draft
+/// ignores the keyword.
+#[test]
+fn a_dynamic_reference_in_2019_09_is_not_taken_as_ignored() {
+    let doc = |name: &str| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "allOf": [{"$dynamicRef": "#/$defs/b"}],
+            "unevaluatedProperties": false,
+            "$defs": {"b": {"properties": {name: true}}},
+        })
+    };
+    let (old, new) = (doc("x"), doc("y"));
+    let reads = |schema: &Value| jsonschema::validator_for(schema).expect("compiles");
+    assert!(reads(&old).is_valid(&json!({"x": 1})) && !reads(&new).is_valid(&json!({"x": 1})));
+    let comparison = compare_documents(
+        &set(&old),
+        &set(&new),
+        Options {
+            readers: Readers::Strict,
+            ..Default::default()
+        },
+    )
+    .expect("compared");
+    assert!(
+        !comparison.writer.holds() && !comparison.reader.holds(),
+        "{:#?}",
+        comparison.changes
+    );
+}
+
 /// A root `$id` relative to the file's place is the base the document's
 /// own references resolve against: a reference to the document by that
 /// identifier is followed, not taken for a file the set lacks.
