@@ -615,7 +615,7 @@ fn number_value(rng: &mut Rng) -> Value {
 }
 
 fn scalar(rng: &mut Rng) -> Value {
-    match rng.below(8) {
+    match rng.below(9) {
         0 => json!("a"),
         1 => json!("é"),
         2 => json!(1),
@@ -623,6 +623,8 @@ fn scalar(rng: &mut Rng) -> Value {
         4 => json!(null),
         5 => json!(true),
         6 => json!(9_007_199_254_740_993u64),
+        // An object, which `properties` and `required` beside it judge.
+        7 => json!({"x": 1, "y": "a"}),
         _ => json!([1, "a"]),
     }
 }
