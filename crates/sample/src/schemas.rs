@@ -396,19 +396,34 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
 /// one by the plain anchor [`document`] gives the definition, a
 /// `$dynamicRef` by pointer or by the dynamic anchor it gives it, or a
 /// reference inside an embedded resource (an `$id` beside the `$ref`) to
-/// that resource's own definition of the same name, which drafts before
-/// 2019-09 resolve against the document instead.
+/// that resource's own definition of the same name (by pointer or by an
+/// anchor only the resource declares), which drafts before 2019-09
+/// resolve against the document instead.
 fn reference(rng: &mut Rng) -> Value {
     let name = rng.pick(&DEFS).copied().unwrap_or("a");
     match rng.below(7) {
         0 => json!({"$dynamicRef": format!("#{name}")}),
         1 => json!({"$dynamicRef": format!("#/$defs/{name}")}),
         2 => json!({"$ref": format!("#{name}-plain")}),
-        3 => json!({
-            "$id": format!("r{}.json", rng.below(1 << 20)),
-            "$ref": format!("#/$defs/{name}"),
-            "$defs": {name: leaf(rng)},
-        }),
+        // Its definition named by a pointer, or by an anchor the resource
+        // declares (and the document's definition of that name does not).
+        3 => {
+            let mut definition = leaf(rng);
+            let reference = if rng.chance(40) {
+                if !definition.is_object() {
+                    definition = json!({ "allOf": [definition] });
+                }
+                set(&mut definition, "$anchor", json!("own"));
+                "#own".to_string()
+            } else {
+                format!("#/$defs/{name}")
+            };
+            json!({
+                "$id": format!("r{}.json", rng.below(1 << 20)),
+                "$ref": reference,
+                "$defs": {name: definition},
+            })
+        }
         _ => json!({"$ref": format!("#/$defs/{name}")}),
     }
 }
