@@ -104,6 +104,19 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
         .filter(|k| !draft.is_known_keyword(k) && Draft::Draft202012.is_known_keyword(k))
         .cloned()
         .collect();
+    // This validator still finds an identifier or anchor below some of
+    // them (draft 4's `then`): dropped with its keyword, a reference to it
+    // would lead nowhere.
+    if unknown
+        .iter()
+        .any(|key| map.get(key).is_some_and(declares_a_resource))
+    {
+        return Err((
+            "$id",
+            "a keyword this draft does not have holds an identifier or anchor, which this \
+             draft's validator may still find; the rewrite would drop it",
+        ));
+    }
     for key in unknown {
         map.remove(&key);
     }
@@ -132,6 +145,28 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
         ));
     }
     Ok(())
+}
+
+/// Whether `value` holds, at any depth, an object with an identifier or
+/// anchor. Walked with a stack: the depth is the document's.
+fn declares_a_resource(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if ["id", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"]
+                    .iter()
+                    .any(|key| map.get(*key).is_some_and(Value::is_string))
+                {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A `format` the old draft's validator does not know (`uuid`, `duration`
@@ -595,6 +630,13 @@ pub(crate) mod tests {
         let reads = jsonschema::validator_for(&dynamic).expect("compiles");
         assert!(reads.is_valid(&json!({"x": 1})) && !reads.is_valid(&json!({"y": 1})));
         assert!(to_2020_12(&mut dynamic.clone(), Draft::Draft201909).is_err());
+        // Draft 4 has no `then`, yet its validator finds the anchor below.
+        let hidden = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+            "allOf": [{"$ref": "#own"}],
+            "definitions": {"a": {"then": {"id": "#own", "type": "integer"}}}});
+        let reads = jsonschema::validator_for(&hidden).expect("compiles");
+        assert!(!reads.is_valid(&json!("s")) && reads.is_valid(&json!(1)));
+        assert!(to_2020_12(&mut hidden.clone(), Draft::Draft4).is_err());
         let mut beside_4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
             "properties": {"p": {"id": "https://x.invalid/b.json", "$ref": "#/definitions/a"}}});
         assert!(to_2020_12(&mut beside_4, Draft::Draft4).is_err());
