@@ -582,6 +582,25 @@ impl<'s> Prover<'s> {
                 };
                 let draft = vocab::draft_of(map, draft);
                 let mut next = Vec::new();
+                // The canonical form reads a reference beside an identifier
+                // and constraints as if the identifier were not there (it
+                // proved compatible a writer the validator refutes).
+                if unmodelled.is_ok()
+                    && draft >= Draft::Draft201909
+                    && map.contains_key("$ref")
+                    && map.contains_key("$id")
+                    && map.keys().any(|k| {
+                        k != "$ref" && matches!(vocab::handling(draft, k), Handling::Modelled)
+                    })
+                {
+                    unmodelled = Err(self.stuck_at(
+                        &here,
+                        "$ref",
+                        "a reference beside an identifier and constraints, which the canonical \
+                         form does not resolve against the identifier"
+                            .into(),
+                    ));
+                }
                 for (key, value) in map {
                     if let Handling::CannotDecide(why) = vocab::handling(draft, key) {
                         if unmodelled.is_ok() {

@@ -1158,6 +1158,38 @@ fn a_dynamic_reference_in_2019_09_is_not_taken_as_ignored() {
     );
 }
 
+/// A reference beside an identifier leads into the resource that
+/// identifier names, constraints beside it or not: with nothing searched,
+/// the prover alone must not call a writer compatible by reading the
+/// reference against the document.
+#[test]
+fn a_reference_beside_an_identifier_and_constraints_is_not_misread() {
+    let old = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "anyOf": [{"type": "number"}, {"$ref": "#/$defs/a"}],
+        "$defs": {"a": {"type": ["string", "null"]}},
+    });
+    let new = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"a": {"type": ["string", "null"]}},
+        "anyOf": [{"$id": "r1.json", "$ref": "#/$defs/a",
+            "$defs": {"a": {"enum": [[1, "a"]]}}, "exclusiveMaximum": 1}],
+    });
+    let reads = |schema: &Value| jsonschema::validator_for(schema).expect("compiles");
+    assert!(reads(&new).is_valid(&json!([1, "a"])) && !reads(&old).is_valid(&json!([1, "a"])));
+    let comparison = compare_documents(
+        &set(&old),
+        &set(&new),
+        Options {
+            readers: Readers::Strict,
+            search: 0,
+            ..Default::default()
+        },
+    )
+    .expect("compared");
+    assert!(!comparison.writer.holds(), "{:#?}", comparison.changes);
+}
+
 /// A root `$id` relative to the file's place is the base the document's
 /// own references resolve against: a reference to the document by that
 /// identifier is followed, not taken for a file the set lacks.
