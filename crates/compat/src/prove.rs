@@ -582,22 +582,22 @@ impl<'s> Prover<'s> {
                 };
                 let draft = vocab::draft_of(map, draft);
                 let mut next = Vec::new();
-                // The canonical form reads a reference beside an identifier
-                // and constraints as if the identifier were not there (it
-                // proved compatible a writer the validator refutes).
+                // The canonical form reads a reference with constraints
+                // beside it, inside a resource embedded by an `$id`, as if
+                // the identifier were not there (it proved compatible a
+                // writer the validator refutes).
                 if unmodelled.is_ok()
-                    && draft >= Draft::Draft201909
                     && map.contains_key("$ref")
-                    && map.contains_key("$id")
                     && map.keys().any(|k| {
                         k != "$ref" && matches!(vocab::handling(draft, k), Handling::Modelled)
                     })
+                    && self.space.based_elsewhere(&here)
                 {
                     unmodelled = Err(self.stuck_at(
                         &here,
                         "$ref",
-                        "a reference beside an identifier and constraints, which the canonical \
-                         form does not resolve against the identifier"
+                        "a reference with constraints beside it inside an embedded resource, \
+                         which the canonical form does not resolve against the resource"
                             .into(),
                     ));
                 }

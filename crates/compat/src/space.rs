@@ -696,6 +696,23 @@ impl<'b> Space<'b> {
         }
     }
 
+    /// Whether references at `place` resolve against another base than its
+    /// document's own: it lies in a resource embedded by an `$id` (its own
+    /// or an enclosing one). `true` where that cannot be told.
+    pub fn based_elsewhere(&self, place: &Place<'_>) -> bool {
+        let Some(doc) = self.doc(place.doc) else {
+            return true;
+        };
+        let Ok(base) = jsonschema::uri::from_str(&doc.uri) else {
+            return true;
+        };
+        let resolver = self.registry.resolver(base.clone());
+        match resolver.lookup(&location("", &place.pointer)) {
+            Ok(here) => here.resolver().base_uri().as_str() != base.as_str(),
+            Err(_) => true,
+        }
+    }
+
     /// Why `reference` at `place` names a place its document does not have
     /// (no such pointer, array index or anchor), in the resolver's own words;
     /// `None` when it leads somewhere, fails for another reason, or names a

@@ -1188,6 +1188,25 @@ fn a_reference_beside_an_identifier_and_constraints_is_not_misread() {
     )
     .expect("compared");
     assert!(!comparison.writer.holds(), "{:#?}", comparison.changes);
+    // The same with the identifier on an enclosing schema.
+    let enclosed = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"a": {"type": ["string", "null"]}},
+        "anyOf": [{"$id": "r1.json", "$defs": {"a": {"enum": [[1, "a"]]}},
+            "allOf": [{"$ref": "#/$defs/a", "exclusiveMaximum": 1}]}],
+    });
+    assert!(reads(&enclosed).is_valid(&json!([1, "a"])));
+    let comparison = compare_documents(
+        &set(&old),
+        &set(&enclosed),
+        Options {
+            readers: Readers::Strict,
+            search: 0,
+            ..Default::default()
+        },
+    )
+    .expect("compared");
+    assert!(!comparison.writer.holds(), "{:#?}", comparison.changes);
 }
 
 /// A root `$id` relative to the file's place is the base the document's
