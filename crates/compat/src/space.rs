@@ -989,7 +989,14 @@ fn prepare(
     }
     let mut written = None;
     if upgrade && draft != Draft::Draft202012 {
-        if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft) {
+        // The pointers other files name, any of which may lead here.
+        let named = crate::upgrade::named_pointers(
+            set.docs
+                .iter()
+                .filter(|other| other.rel != doc.rel)
+                .map(|other| &other.value),
+        );
+        if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft, &named) {
             obstacle.get_or_insert(found);
         }
         written = Some((draft, Arc::new(doc.value.clone())));

@@ -23,26 +23,56 @@ pub struct Obstacle {
     pub why: String,
 }
 
-/// Rewrites `value`, a document of `draft`, in 2020-12.
-pub fn to_2020_12(value: &mut Value, draft: Draft) -> Result<(), Obstacle> {
-    let pointers: Vec<String> = match vocab::positions(value, "", draft) {
-        Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
-        Err(_) => {
-            return Err(Obstacle {
-                keyword: "nesting".into(),
-                pointer: String::new(),
-                why: "the document is too large to rewrite in 2020-12".into(),
-            })
-        }
-    };
-    // Children before parents: a parent's rewrite moves its children's pointers.
-    for pointer in pointers.iter().rev() {
+/// Rewrites `value`, a document of `draft`, in 2020-12. `named` holds the
+/// JSON pointers that references elsewhere (other files of the set) name
+/// in their fragments, any of which may lead into this document.
+pub fn to_2020_12(value: &mut Value, draft: Draft, named: &[String]) -> Result<(), Obstacle> {
+    let original = value.clone();
+    let Walked {
+        places,
+        references,
+        bases,
+    } = walked(value, draft, named).map_err(|(pointer, why)| Obstacle {
+        keyword: "$ref".into(),
+        pointer,
+        why: why.into(),
+    })?;
+    // Children before parents: a parent's rewrite moves its children's
+    // pointers (a parent's pointer has fewer tokens than its child's).
+    for pointer in places.iter().rev() {
         if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
             object(map, draft).map_err(|(keyword, why)| Obstacle {
                 keyword: keyword.into(),
                 pointer: pointer.clone(),
                 why: why.into(),
             })?;
+        }
+    }
+    // Each reference by pointer must still name the same place, or none.
+    for (at, fragment) in &references {
+        let moved = bases.iter().any(|base| {
+            let target = format!("{base}{fragment}");
+            match (original.pointer(&target), value.pointer(&target)) {
+                (None, None) => false,
+                (Some(_), Some(_)) => original_pointer(&original, draft, &target) != target,
+                _ => true,
+            }
+        });
+        if moved {
+            let whose = if at.is_empty() {
+                "a reference in another file"
+            } else {
+                "the reference"
+            };
+            return Err(Obstacle {
+                keyword: "$ref".into(),
+                pointer: at.clone(),
+                why: format!(
+                    "{whose} names by pointer a place the rewrite renames or drops (a tuple's \
+                     `items`, `additionalItems`, `dependencies`, a keyword this draft does not \
+                     have); in 2020-12 it would lead elsewhere"
+                ),
+            });
         }
     }
     if let Value::Object(map) = value {
@@ -52,6 +82,169 @@ pub fn to_2020_12(value: &mut Value, draft: Draft) -> Result<(), Obstacle> {
         );
     }
     Ok(())
+}
+
+/// What [`walked`] finds.
+struct Walked {
+    /// Every place the rewrite rewrites, parents before children.
+    places: Vec<String>,
+    /// Each reference by pointer: where it stands (`""` for one in another
+    /// file) and its fragment.
+    references: Vec<(String, String)>,
+    /// The places a reference's pointer may start from: the root and each
+    /// resource in it.
+    bases: Vec<String>,
+}
+
+/// The places of `value` the validator of `draft` reads as schemas: its
+/// schema positions, and each place a reference names by pointer (which
+/// the validator reads as a schema of the draft wherever it stands: an
+/// entry of `$defs` in a draft without `$defs`, a member of a keyword no
+/// draft knows), walked the same way. A draft before 2019-09 has its
+/// `$defs` entries walked whether named or not, for 2020-12 reads them. A
+/// pointer into a value a keyword reads otherwise (a `const`, the map of
+/// `properties` itself) has no rewrite that keeps both meanings: an error,
+/// with where the reference stands and why.
+fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (String, &'static str)> {
+    const TOO_LARGE: &str = "the document is too large to rewrite in 2020-12";
+    let id = if draft == Draft::Draft4 { "id" } else { "$id" };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut references: Vec<(String, String)> = named
+        .iter()
+        .map(|fragment| (String::new(), fragment.clone()))
+        .collect();
+    let mut bases = vec![String::new()];
+    let mut roots = vec![String::new()];
+    while !roots.is_empty() {
+        while let Some(root) = roots.pop() {
+            let Some(at) = value.pointer(&root) else {
+                continue;
+            };
+            let positions =
+                vocab::positions(at, &root, draft).map_err(|_| (root.clone(), TOO_LARGE))?;
+            for position in positions {
+                if !seen.insert(position.pointer.clone()) {
+                    continue;
+                }
+                if seen.len() > vocab::MAX_POSITIONS {
+                    return Err((root, TOO_LARGE));
+                }
+                let Value::Object(map) = position.value else {
+                    continue;
+                };
+                if map
+                    .get(id)
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| !id.starts_with('#'))
+                {
+                    bases.push(position.pointer.clone());
+                }
+                if draft <= Draft::Draft7 {
+                    if let Some(Value::Object(defs)) = map.get("$defs") {
+                        roots.extend(defs.keys().map(|name| {
+                            let token = contract::escape_pointer_token(name);
+                            format!("{}/$defs/{token}", position.pointer)
+                        }));
+                    }
+                }
+                for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
+                    if let Some(fragment) = map
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .and_then(pointer_fragment)
+                    {
+                        references.push((format!("{}/{key}", position.pointer), fragment));
+                    }
+                }
+            }
+        }
+        for (at, fragment) in &references {
+            for base in &bases {
+                let target = format!("{base}{fragment}");
+                if seen.contains(&target) || value.pointer(&target).is_none() {
+                    continue;
+                }
+                if read_otherwise(&seen, &target, draft) {
+                    return Err((
+                        at.clone(),
+                        "a reference names by pointer a place this draft reads as something \
+                         other than a schema (here, or from another file where the place is \
+                         the root); no rewrite keeps both meanings",
+                    ));
+                }
+                roots.push(target);
+            }
+        }
+    }
+    let mut places: Vec<String> = seen.into_iter().collect();
+    places.sort_by_key(|pointer| pointer.matches('/').count());
+    Ok(Walked {
+        places,
+        references,
+        bases,
+    })
+}
+
+/// Whether `target`, a place no walk has reached, stands inside a value a
+/// keyword of `draft` reads (below the nearest schema position that holds
+/// it), or holds schema positions itself.
+fn read_otherwise(seen: &std::collections::BTreeSet<String>, target: &str, draft: Draft) -> bool {
+    let below = format!("{target}/");
+    if seen
+        .range(below.clone()..)
+        .next()
+        .is_some_and(|p| p.starts_with(&below))
+    {
+        return true;
+    }
+    let mut holder = target;
+    while let Some((parent, token)) = holder.rsplit_once('/') {
+        if seen.contains(parent) {
+            let keyword = token.replace("~1", "/").replace("~0", "~");
+            return vocab::row_of(draft, &keyword).is_some() || draft.is_known_keyword(&keyword);
+        }
+        holder = parent;
+    }
+    true
+}
+
+/// The fragment of `reference` when it is a JSON pointer (or empty: the
+/// whole resource), percent-decoded.
+fn pointer_fragment(reference: &str) -> Option<String> {
+    let (_, fragment) = reference.split_once('#')?;
+    let decoded = percent_encoding::percent_decode_str(fragment)
+        .decode_utf8()
+        .ok()?;
+    (decoded.is_empty() || decoded.starts_with('/')).then(|| decoded.into_owned())
+}
+
+/// The JSON pointers the references of `documents` that name another
+/// file (or resource) name in their fragments, wherever in them they stand
+/// (walked with a stack).
+pub fn named_pointers<'v>(documents: impl IntoIterator<Item = &'v Value>) -> Vec<String> {
+    let mut found = std::collections::BTreeSet::new();
+    let mut stack: Vec<&Value> = documents.into_iter().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                // One with no address before its fragment stays in its file.
+                for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
+                    if let Some(fragment) = map
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .filter(|reference| !reference.starts_with('#'))
+                        .and_then(pointer_fragment)
+                    {
+                        found.insert(fragment);
+                    }
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    found.into_iter().collect()
 }
 
 /// Why one schema object cannot be rewritten: the keyword and the reason.
@@ -118,7 +311,11 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
         ));
     }
     for key in unknown {
-        map.remove(&key);
+        // 2020-12 reads `$defs` as a place for definitions and nothing
+        // more, as this draft's validator reads it where a pointer names it.
+        if key != "$defs" {
+            map.remove(&key);
+        }
     }
     format(map, draft)?;
     if draft == Draft::Draft4 {
@@ -442,7 +639,7 @@ pub(crate) mod tests {
             "items": [{"type": "string"}], "additionalItems": {"type": "integer"},
             "dependencies": {"a": ["b"], "c": {"minProperties": 2}}});
         let mut rewritten = tuple.clone();
-        to_2020_12(&mut rewritten, Draft::Draft7).expect("rewrites");
+        to_2020_12(&mut rewritten, Draft::Draft7, &[]).expect("rewrites");
         for (pointer, spelled) in [
             ("/prefixItems/0/type", "/items/0/type"),
             ("/items/type", "/additionalItems/type"),
@@ -471,7 +668,7 @@ pub(crate) mod tests {
     /// every value tried.
     fn same_meaning(original: Value, draft: Draft, values: &[Value]) {
         let mut rewritten = original.clone();
-        to_2020_12(&mut rewritten, draft).expect("rewrites");
+        to_2020_12(&mut rewritten, draft, &[]).expect("rewrites");
         // Formats asserted, as `compat` reads them by default.
         let compile = |schema: &Value| {
             jsonschema::options()
@@ -588,7 +785,7 @@ pub(crate) mod tests {
         ] {
             for format in formats {
                 let original = json!({"$schema": uri, "format": format});
-                if to_2020_12(&mut original.clone(), draft).is_ok() {
+                if to_2020_12(&mut original.clone(), draft, &[]).is_ok() {
                     same_meaning(original, draft, &probes);
                     rewritten += 1;
                 }
@@ -599,18 +796,114 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn what_a_pointer_names_is_rewritten_where_it_stands() {
+        let d4 = "http://json-schema.org/draft-04/schema#";
+        let d7 = "http://json-schema.org/draft-07/schema#";
+        // `$defs` in a draft without it: the validator reads each entry a
+        // pointer names as a schema of the draft, and 2020-12 keeps them.
+        same_meaning(
+            json!({"$schema": d4, "properties": {"v": {"$ref": "#/$defs/a"}},
+                "$defs": {"a": {"type": "number", "maximum": 5, "exclusiveMaximum": true}}}),
+            Draft::Draft4,
+            &[json!({"v": 4}), json!({"v": 5}), json!({"v": 6})],
+        );
+        same_meaning(
+            json!({"$schema": d7, "properties": {"v": {"$ref": "#/$defs/a"}},
+                "$defs": {"a": {"items": [{"type": "string"}], "additionalItems": false}}}),
+            Draft::Draft7,
+            &[
+                json!({"v": ["a"]}),
+                json!({"v": ["a", "b"]}),
+                json!({"v": [1]}),
+            ],
+        );
+        // A member of a keyword no draft knows, named by a pointer here or
+        // in another file.
+        let tuple = json!({"items": [{"type": "string"}], "additionalItems": false});
+        same_meaning(
+            json!({"$schema": d7, "properties": {"v": {"$ref": "#/x-defs/a"}}, "x-defs": {"a": tuple}}),
+            Draft::Draft7,
+            &[json!({"v": ["a"]}), json!({"v": ["a", "b"]})],
+        );
+        let mut named = json!({"$schema": d7, "x-defs": {"a": tuple}});
+        to_2020_12(&mut named, Draft::Draft7, &["/x-defs/a".into()]).expect("rewrites");
+        assert_eq!(named.pointer("/x-defs/a/items"), Some(&json!(false)));
+        // What another file names: a fragment after an address only.
+        let other = json!({"properties": {
+            "a": {"$ref": "Case.json#/x-defs/a"},
+            "b": {"$ref": "#/items/0"},
+            "c": {"$ref": "Case.json#%2Fy"},
+        }});
+        assert_eq!(named_pointers([&other]), ["/x-defs/a", "/y"]);
+    }
+
+    #[test]
+    fn a_pointer_to_what_the_rewrite_moves_is_an_obstacle() {
+        let d7 = "http://json-schema.org/draft-07/schema#";
+        for (draft, uri, document) in [
+            (Draft::Draft7, d7, json!({"items": [{"type": "integer"}]})),
+            (
+                Draft::Draft7,
+                d7,
+                json!({"items": [true], "additionalItems": {"type": "integer"}}),
+            ),
+            (
+                Draft::Draft7,
+                d7,
+                json!({"dependencies": {"y": {"required": ["z"]}}}),
+            ),
+            // Kept by the rewrite, but read as a value here.
+            (Draft::Draft7, d7, json!({"const": {"type": "integer"}})),
+            // Dropped: the draft does not have it.
+            (
+                Draft::Draft6,
+                "http://json-schema.org/draft-06/schema#",
+                json!({"then": {"type": "integer"}}),
+            ),
+            (
+                Draft::Draft4,
+                "http://json-schema.org/draft-04/schema#",
+                json!({"const": {"minimum": 1}}),
+            ),
+        ] {
+            let Value::Object(map) = &document else {
+                unreachable!()
+            };
+            let (keyword, value) = map.iter().next_back().expect("one keyword");
+            let target = match value {
+                Value::Array(_) => format!("#/{keyword}/0"),
+                Value::Object(map) if keyword == "dependencies" => {
+                    format!("#/{keyword}/{}", map.keys().next().expect("a name"))
+                }
+                _ => format!("#/{keyword}"),
+            };
+            let mut here = document.clone();
+            here["$schema"] = json!(uri);
+            here["properties"] = json!({"v": {"$ref": target}});
+            let obstacle = to_2020_12(&mut here.clone(), draft, &[]).expect_err(&here.to_string());
+            assert_eq!(obstacle.pointer, "/properties/v/$ref", "{here}");
+            // Named from another file: no place here to show.
+            let mut there = document.clone();
+            there["$schema"] = json!(uri);
+            let fragment = target.trim_start_matches('#').to_string();
+            let obstacle = to_2020_12(&mut there, draft, &[fragment]).expect_err(&target);
+            assert_eq!(obstacle.pointer, "", "{target}");
+        }
+    }
+
+    #[test]
     fn what_has_no_2020_12_spelling_is_an_obstacle() {
         let mut integer =
             json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"});
-        assert!(to_2020_12(&mut integer, Draft::Draft4).is_err());
+        assert!(to_2020_12(&mut integer, Draft::Draft4, &[]).is_err());
         let mut siblings = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "type": "string", "definitions": {"a": true}});
-        assert!(to_2020_12(&mut siblings, Draft::Draft7).is_err());
+        assert!(to_2020_12(&mut siblings, Draft::Draft7, &[]).is_err());
         // A `default` beside it was ignored too; 2020-12 reads it.
         let mut default = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "default": 1, "definitions": {"a": true}});
-        assert!(to_2020_12(&mut default, Draft::Draft7).is_err());
+        assert!(to_2020_12(&mut default, Draft::Draft7, &[]).is_err());
         // An annotation beside it changes no verdict: rewritten.
         let mut titled = json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a", "title": "A", "definitions": {"a": true}});
-        assert!(to_2020_12(&mut titled, Draft::Draft7).is_ok());
+        assert!(to_2020_12(&mut titled, Draft::Draft7, &[]).is_ok());
         // An identifier beside a reference: draft 7's validator resolves the
         // reference against the document's base (a string here), 2020-12's
         // against the identifier (an integer).
@@ -621,7 +914,7 @@ pub(crate) mod tests {
                 "definitions": {"a": {"type": "integer"}}}}});
         let reads = jsonschema::validator_for(&beside).expect("compiles");
         assert!(reads.is_valid(&json!({"p": "s"})) && !reads.is_valid(&json!({"p": 1})));
-        assert!(to_2020_12(&mut beside.clone(), Draft::Draft7).is_err());
+        assert!(to_2020_12(&mut beside.clone(), Draft::Draft7, &[]).is_err());
         // 2019-09 has no `$dynamicRef`, but its validator's
         // `unevaluatedProperties` follows one (`x` counts as seen).
         let dynamic = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
@@ -629,17 +922,17 @@ pub(crate) mod tests {
             "$defs": {"b": {"properties": {"x": true}}}});
         let reads = jsonschema::validator_for(&dynamic).expect("compiles");
         assert!(reads.is_valid(&json!({"x": 1})) && !reads.is_valid(&json!({"y": 1})));
-        assert!(to_2020_12(&mut dynamic.clone(), Draft::Draft201909).is_err());
+        assert!(to_2020_12(&mut dynamic.clone(), Draft::Draft201909, &[]).is_err());
         // Draft 4 has no `then`, yet its validator finds the anchor below.
         let hidden = json!({"$schema": "http://json-schema.org/draft-04/schema#",
             "allOf": [{"$ref": "#own"}],
             "definitions": {"a": {"then": {"id": "#own", "type": "integer"}}}});
         let reads = jsonschema::validator_for(&hidden).expect("compiles");
         assert!(!reads.is_valid(&json!("s")) && reads.is_valid(&json!(1)));
-        assert!(to_2020_12(&mut hidden.clone(), Draft::Draft4).is_err());
+        assert!(to_2020_12(&mut hidden.clone(), Draft::Draft4, &[]).is_err());
         let mut beside_4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
             "properties": {"p": {"id": "https://x.invalid/b.json", "$ref": "#/definitions/a"}}});
-        assert!(to_2020_12(&mut beside_4, Draft::Draft4).is_err());
+        assert!(to_2020_12(&mut beside_4, Draft::Draft4, &[]).is_err());
         // Read apart by the two drafts' validators, which this asks.
         let hostname = |draft| {
             jsonschema::options()
@@ -652,7 +945,7 @@ pub(crate) mod tests {
         assert!(hostname(Draft::Draft6) && !hostname(Draft::Draft202012));
         let mut host =
             json!({"$schema": "http://json-schema.org/draft-06/schema#", "format": "hostname"});
-        assert!(to_2020_12(&mut host, Draft::Draft6).is_err());
+        assert!(to_2020_12(&mut host, Draft::Draft6, &[]).is_err());
         // Checked by draft 6 and 7's validator, an annotation in 2020-12.
         for (draft, uri) in [
             (Draft::Draft6, "http://json-schema.org/draft-06/schema#"),
@@ -668,7 +961,7 @@ pub(crate) mod tests {
                 }
                 let checks = jsonschema::validator_for(&content).expect("compiles");
                 assert!(!checks.is_valid(&json!("!!!")), "{content}");
-                assert!(to_2020_12(&mut content, draft).is_err());
+                assert!(to_2020_12(&mut content, draft, &[]).is_err());
             }
         }
     }
@@ -712,7 +1005,7 @@ pub(crate) mod tests {
             ] {
                 let original = schemas::in_draft(&generated, written);
                 let mut rewritten = original.clone();
-                if to_2020_12(&mut rewritten, draft).is_err() {
+                if to_2020_12(&mut rewritten, draft, &[]).is_err() {
                     continue;
                 }
                 let compile = |schema: &Value| {

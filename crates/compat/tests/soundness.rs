@@ -1331,6 +1331,44 @@ fn definitions_moved_to_defs_keep_their_names() {
     );
 }
 
+/// A draft-07 document that keeps its definitions under `$defs` (its
+/// validator follows a pointer there) compared with its 2020-12 version:
+/// compared, not refused as a reference that leads nowhere; and a pointer
+/// to what the move renames (a tuple's `items`) cannot be decided.
+#[test]
+fn a_draft_7_document_with_defs_is_compared_with_its_2020_12_version() {
+    let draft7 = |maximum: u64, reference: &str| {
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$defs": {"n": {"type": "integer", "maximum": maximum}},
+            "items": [{"type": "string"}],
+            "properties": {"n": {"$ref": reference}},
+        })
+    };
+    let current = json!({
+        "$defs": {"n": {"type": "integer", "maximum": 5}},
+        "prefixItems": [{"type": "string"}],
+        "properties": {"n": {"$ref": "#/$defs/n"}},
+    });
+    let same = compare(&draft7(5, "#/$defs/n"), &current);
+    assert!(same.writer.holds() && same.reader.holds(), "{same:#?}");
+    let wider = compare(&draft7(4, "#/$defs/n"), &current);
+    assert_eq!(
+        (wider.writer, wider.reader),
+        (Verdict::Breaking, Verdict::Compatible),
+        "{wider:#?}"
+    );
+    let moved = compare(&draft7(5, "#/items/0"), &current);
+    assert!(!moved.writer.holds() && !moved.reader.holds(), "{moved:#?}");
+    assert!(
+        moved
+            .changes
+            .iter()
+            .any(|c| c.undecided.as_deref() == Some("$ref")),
+        "{moved:#?}"
+    );
+}
+
 /// A number is compared by its value, as the validator compares `const`
 /// and `enum` values: `1.0` is `1`, so an enum or a `const` respelled so is
 /// no change (the API included), and a value removed beside them is named.
