@@ -5,6 +5,8 @@
 //! The keywords are drawn from the whole 2020-12 vocabulary, weighted
 //! towards what makes provers stumble: `$defs` that refer to each other in
 //! cycles (by `$ref` and `$dynamicRef`, to a pointer or an anchor),
+//! references by pointer to any place (the root, a member, a part) and to
+//! members whose names a pointer escapes and a fragment percent-encodes,
 //! `allOf` parts whose keywords interact, integers past 2^53 and
 //! fractions, `multipleOf` that is not an integer, non-ASCII and
 //! look-around patterns, `enum` beside `const`, `unevaluatedItems` and
@@ -63,19 +65,51 @@ pub fn document(rng: &mut Rng) -> Value {
     // identifier (resolved against the document's base), not by a pointer.
     if rng.chance(40) {
         if let Some(id) = embedded_ids(&root).first() {
-            let member = json!({"properties": {"w": {"$ref": id}}});
-            if let Value::Object(map) = &mut root {
-                let own = map.remove("allOf").unwrap_or_else(|| json!([]));
-                let mut parts = match own {
-                    Value::Array(parts) => parts,
-                    other => vec![other],
-                };
-                parts.push(member);
-                map.insert("allOf".into(), Value::Array(parts));
-            }
+            with_part(&mut root, json!({"properties": {"w": {"$ref": id}}}));
+        }
+    }
+    // And one that refers by pointer to a place that is no definition (the
+    // root itself, a member's schema, a part, a schema inside an embedded
+    // resource), so that a change there reaches the reference too.
+    if rng.chance(25) {
+        let targets = places(&root);
+        if let Some(target) = rng.pick(&targets) {
+            let reference = json!({ "$ref": format!("#{}", fragment(target)) });
+            with_part(&mut root, json!({"properties": {"v": reference}}));
         }
     }
     root
+}
+
+/// `part` added to the root's `allOf`, after the parts it has (so that
+/// pointers into them stay true).
+fn with_part(root: &mut Value, part: Value) {
+    if let Value::Object(map) = root {
+        let own = map.remove("allOf").unwrap_or_else(|| json!([]));
+        let mut parts = match own {
+            Value::Array(parts) => parts,
+            other => vec![other],
+        };
+        parts.push(part);
+        map.insert("allOf".into(), Value::Array(parts));
+    }
+}
+
+/// A JSON pointer written as a URI fragment: every character a fragment
+/// may not hold (`%` itself, a space, anything past ASCII) percent-encoded.
+fn fragment(pointer: &str) -> String {
+    let mut out = String::new();
+    for c in pointer.chars() {
+        if c.is_ascii_alphanumeric() || "-._~/!$&'()*+,;=:@".contains(c) {
+            out.push(c);
+        } else {
+            let mut bytes = [0; 4];
+            for byte in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    out
 }
 
 /// The relative identifiers of the resources embedded in `document`
@@ -435,6 +469,15 @@ fn object_schema(rng: &mut Rng, depth: usize) -> Value {
     for name in ["x", "y", "z"].into_iter().take(1 + rng.below(3)) {
         props.insert(name.into(), schema(rng, depth + 1));
     }
+    // Now and then a member whose name a pointer must escape: `/` and `~`,
+    // a space and `%` a fragment must encode, a letter past ASCII, none.
+    if rng.chance(15) {
+        let name = rng
+            .pick(&["a/b", "~t", "s p", "%41", "é", ""])
+            .copied()
+            .unwrap_or("a/b");
+        props.insert(name.into(), schema(rng, depth + 1));
+    }
     let mut object = json!({"type": "object", "properties": props});
     if rng.chance(50) {
         set(&mut object, "required", json!(["x"]));
@@ -687,7 +730,8 @@ impl Draft {
 /// its `$schema`: the keywords the draft spells otherwise are rewritten
 /// (`prefixItems` and `items` as `items` and `additionalItems`,
 /// `dependentRequired` and `dependentSchemas` as `dependencies`, `$defs` as
-/// `definitions` and the pointers into it, `$anchor` as an `$id` or `id`
+/// `definitions` and the pointers into it (but in draft 6, which keeps
+/// `$defs`), `$anchor` as an `$id` or `id`
 /// fragment; in draft 4, `const` as a one-value `enum`, numeric exclusive
 /// bounds as flags and boolean subschemas as `{}` and `{"not": {}}`); the
 /// keywords it lacks stay, for a validator of that
@@ -727,12 +771,17 @@ fn respell(map: &mut Map<String, Value>, draft: Draft) {
     if draft >= Draft::D2019 {
         return;
     }
-    if let Some(defs) = map.remove("$defs") {
-        map.insert("definitions".into(), defs);
-    }
-    if let Some(Value::String(target)) = map.get_mut("$ref") {
-        if let Some(rest) = target.strip_prefix("#/$defs/") {
-            *target = format!("#/definitions/{rest}");
+    // Draft 6 keeps `$defs`, which its validator reads where a pointer
+    // names it (as writers who never renamed them do); the others spell
+    // it `definitions`, and so does each pointer through one.
+    if draft != Draft::D6 {
+        if let Some(defs) = map.remove("$defs") {
+            map.insert("definitions".into(), defs);
+        }
+        if let Some(Value::String(target)) = map.get_mut("$ref") {
+            if target.starts_with("#/") {
+                *target = target.replace("/$defs/", "/definitions/");
+            }
         }
     }
     let mut dependencies = Map::new();
