@@ -179,6 +179,40 @@ pub(crate) fn draft_of(value: &Value) -> Draft {
     }
 }
 
+/// Where the first object below the root of `document` (read in `draft`)
+/// has a `$schema` that names another draft, or one the validator does not
+/// know. Every object is looked at, schema or not: one a pointer names is
+/// read as a schema wherever it stands. Walked with a stack.
+fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {
+    let mut stack = vec![(String::new(), document)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                let named = map.get("$schema").and_then(Value::as_str);
+                if !pointer.is_empty()
+                    && named.is_some_and(|uri| Draft::from_schema_uri(uri) != draft)
+                {
+                    return Some(pointer);
+                }
+                stack.extend(map.iter().map(|(key, value)| {
+                    (
+                        format!("{pointer}/{}", contract::escape_pointer_token(key)),
+                        value,
+                    )
+                }));
+            }
+            Value::Array(items) => stack.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| (format!("{pointer}/{index}"), item)),
+            ),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The first `pattern` or `patternProperties` name the validator cannot
 /// compile, and why: the meta-schema's `format: regex` is not asserted, and
 /// a validator refuses such a schema (each in its own words), so no verdict
@@ -986,6 +1020,17 @@ fn prepare(
             why: "the document names a dialect the validator does not know".into(),
         });
         draft = Draft::Draft202012;
+    }
+    if let Some(pointer) = other_draft_inside(&value, draft) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: "$schema".into(),
+            pointer,
+            why: "a schema inside the document names another draft; the validator reads \
+                  what lies below it in that draft when it gets there from above, and in \
+                  the document's own when a reference leads there, which this checker \
+                  does not follow"
+                .into(),
+        });
     }
     let mut written = None;
     if upgrade && draft != Draft::Draft202012 {

@@ -76,13 +76,13 @@ pub fn to_2020_12(value: &mut Value, draft: Draft, named: &[String]) -> Result<(
         }
     }
     if let Value::Object(map) = value {
-        map.insert(
-            "$schema".into(),
-            Value::String("https://json-schema.org/draft/2020-12/schema".into()),
-        );
+        map.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
     }
     Ok(())
 }
+
+/// The `$schema` of a rewrite.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// What [`walked`] finds.
 struct Walked {
@@ -316,6 +316,12 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
         if key != "$defs" {
             map.remove(&key);
         }
+    }
+    // A `$schema` inside names the document's own draft (another is an
+    // obstacle of its own), and the validator would read what lies below
+    // in it: the rewrite is read in 2020-12 throughout.
+    if map.get("$schema").is_some_and(Value::is_string) {
+        map.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
     }
     format(map, draft)?;
     if draft == Draft::Draft4 {
@@ -835,6 +841,18 @@ pub(crate) mod tests {
             "c": {"$ref": "Case.json#%2Fy"},
         }});
         assert_eq!(named_pointers([&other]), ["/x-defs/a", "/y"]);
+    }
+
+    /// A `$schema` inside that names the document's draft would have the
+    /// validator read the rewritten keywords below it in that draft.
+    #[test]
+    fn a_schema_inside_is_read_in_2020_12_after_the_rewrite() {
+        let d7 = "http://json-schema.org/draft-07/schema#";
+        same_meaning(
+            json!({"$schema": d7, "properties": {"v": {"$schema": d7, "items": [{"type": "string"}]}}}),
+            Draft::Draft7,
+            &[json!({"v": [1]}), json!({"v": ["a", 1]})],
+        );
     }
 
     #[test]

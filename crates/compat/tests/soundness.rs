@@ -1369,6 +1369,51 @@ fn a_draft_7_document_with_defs_is_compared_with_its_2020_12_version() {
     );
 }
 
+/// The validator reads what lies below a schema with a `$schema` of its
+/// own in that draft when it descends there, and in the draft of the
+/// resource a reference names when one leads there: which draft a place is
+/// read in depends on the way there, so a document that mixes drafts is
+/// "cannot decide", the place it mixes them named.
+#[test]
+fn a_schema_of_another_draft_inside_a_document_cannot_be_decided() {
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let d6 = "http://json-schema.org/draft-06/schema#";
+    let d2020 = "https://json-schema.org/draft/2020-12/schema";
+    // Inside a draft-07 document, a 2020-12 resource whose member's
+    // `dependentRequired` goes: the old reader refused {"a": 1} there.
+    let inner = |member: Value| {
+        json!({"$schema": d7, "properties": {"v": {"$id": "r.json", "$schema": d2020,
+            "properties": {"w": member}}}})
+    };
+    let gone = compare(
+        &inner(json!({"dependentRequired": {"a": ["b"]}})),
+        &inner(json!({})),
+    );
+    // Inside a 2020-12 document, a draft-06 schema (whose `if` and `then`
+    // its validator ignores) that becomes 2020-12 when its `$schema` goes.
+    let own = |schema: Option<&str>| {
+        let mut v = json!({"if": {"type": "string"}, "then": {"maxLength": 1}});
+        if let Some(uri) = schema {
+            v["$schema"] = json!(uri);
+        }
+        json!({"properties": {"v": v}})
+    };
+    let read_now = compare(&own(Some(d6)), &own(None));
+    for (comparison, direction) in [(&gone, gone.writer), (&read_now, read_now.reader)] {
+        assert_eq!(direction, Verdict::Breaking, "{comparison:#?}");
+        assert!(
+            comparison
+                .changes
+                .iter()
+                .any(|c| c.undecided.as_deref() == Some("$schema")
+                    && c.why
+                        .as_deref()
+                        .is_some_and(|why| why.contains("#/properties/v"))),
+            "{comparison:#?}"
+        );
+    }
+}
+
 /// A number is compared by its value, as the validator compares `const`
 /// and `enum` values: `1.0` is `1`, so an enum or a `const` respelled so is
 /// no change (the API included), and a value removed beside them is named.
