@@ -735,21 +735,31 @@ impl Draft {
 /// fragment; in draft 4, `const` as a one-value `enum`, numeric exclusive
 /// bounds as flags and boolean subschemas as `{}` and `{"not": {}}`); the
 /// keywords it lacks stay, for a validator of that
-/// draft to ignore. Not the same schema in every draft: a `$ref`'s siblings
+/// draft to ignore; each embedded resource names the draft in a `$schema`
+/// of its own. Not the same schema in every draft: a `$ref`'s siblings
 /// still stand beside it, which drafts before 2019-09 ignore.
 pub fn in_draft(document: &Value, draft: Draft) -> Value {
     let mut out = document.clone();
-    if draft < Draft::D2020 {
-        let mut stack = vec![&mut out];
-        while let Some(value) = stack.pop() {
-            match value {
-                Value::Object(map) => {
+    let mut stack = vec![&mut out];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if draft < Draft::D2020 {
                     respell(map, draft);
-                    stack.extend(map.values_mut());
                 }
-                Value::Array(items) => stack.extend(items.iter_mut()),
-                _ => {}
+                // An embedded resource names its draft too, as bundled
+                // documents do: the document's own.
+                if map
+                    .get("$id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| id.ends_with(".json"))
+                {
+                    map.insert("$schema".into(), json!(draft.uri()));
+                }
+                stack.extend(map.values_mut());
             }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
         }
     }
     if let Value::Object(map) = &mut out {
