@@ -100,8 +100,7 @@ struct Walked {
 /// schema positions, and each place a reference names by pointer (which
 /// the validator reads as a schema of the draft wherever it stands: an
 /// entry of `$defs` in a draft without `$defs`, a member of a keyword no
-/// draft knows), walked the same way. A draft before 2019-09 has its
-/// `$defs` entries walked whether named or not, for 2020-12 reads them. A
+/// draft knows), walked the same way. A
 /// pointer into a value a keyword reads otherwise (a `const`, the map of
 /// `properties` itself) has no rewrite that keeps both meanings: an error,
 /// with where the reference stands and why.
@@ -138,14 +137,6 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (Stri
                     .is_some_and(|id| !id.starts_with('#'))
                 {
                     bases.push(position.pointer.clone());
-                }
-                if draft <= Draft::Draft7 {
-                    if let Some(Value::Object(defs)) = map.get("$defs") {
-                        roots.extend(defs.keys().map(|name| {
-                            let token = contract::escape_pointer_token(name);
-                            format!("{}/$defs/{token}", position.pointer)
-                        }));
-                    }
                 }
                 for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
                     if let Some(fragment) = map

@@ -120,7 +120,8 @@ pub const VOCABULARY: &[Row] = &[
     row("$anchor", Plain, Structure, D2019),
     row("$vocabulary", Plain, Structure, D2019),
     row("$comment", Plain, Annotation, D7),
-    row("$defs", SchemaMap, Structure, D2019),
+    // Before 2019-09 the validator reads an entry where a pointer names it.
+    row("$defs", SchemaMap, Structure, D4),
     row("definitions", SchemaMap, Structure, D4),
     row("allOf", List, Modelled, D4),
     row("anyOf", List, Modelled, D4),

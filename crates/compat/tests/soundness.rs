@@ -1333,8 +1333,9 @@ fn definitions_moved_to_defs_keep_their_names() {
 
 /// A draft-07 document that keeps its definitions under `$defs` (its
 /// validator follows a pointer there) compared with its 2020-12 version:
-/// compared, not refused as a reference that leads nowhere; and a pointer
-/// to what the move renames (a tuple's `items`) cannot be decided.
+/// compared, not refused as a reference that leads nowhere, and with
+/// another draft-07 version as well; a pointer to what the move to 2020-12
+/// renames (a tuple's `items`) cannot be decided.
 #[test]
 fn a_draft_7_document_with_defs_is_compared_with_its_2020_12_version() {
     let draft7 = |maximum: u64, reference: &str| {
@@ -1357,6 +1358,17 @@ fn a_draft_7_document_with_defs_is_compared_with_its_2020_12_version() {
         (wider.writer, wider.reader),
         (Verdict::Breaking, Verdict::Compatible),
         "{wider:#?}"
+    );
+    // Two draft-07 versions: each `$defs` entry is a place like any other.
+    let both = compare(&draft7(4, "#/$defs/n"), &draft7(5, "#/$defs/n"));
+    assert_eq!(
+        (both.writer, both.reader),
+        (Verdict::Breaking, Verdict::Compatible),
+        "{both:#?}"
+    );
+    assert!(
+        both.changes.iter().all(|c| c.undecided.is_none()),
+        "{both:#?}"
     );
     let moved = compare(&draft7(5, "#/items/0"), &current);
     assert!(!moved.writer.holds() && !moved.reader.holds(), "{moved:#?}");
