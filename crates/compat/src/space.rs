@@ -302,9 +302,17 @@ impl Space<'static> {
         let mut docs = Vec::new();
         let mut values = Vec::new();
         for (version, set) in [(Version::Old, old), (Version::New, new)] {
+            // The pointers the set's references name after an address, any
+            // of which may lead into a document the rewrite reads.
+            let named = if upgrade {
+                crate::upgrade::named_pointers(set.docs.iter().map(|doc| &doc.value))
+            } else {
+                Vec::new()
+            };
             for role in [Role::Written, Role::Read] {
                 for doc in &set.docs {
-                    let (info, value) = prepare(set, doc, version, role, options, upgrade);
+                    let (info, value) =
+                        prepare(set, doc, version, role, options, (upgrade, &named));
                     docs.push(info);
                     values.push(value);
                 }
@@ -988,14 +996,16 @@ fn set_id(value: &mut Value, draft: Draft, uri: &str) {
     }
 }
 
-/// One view of one document, ready to register.
+/// One view of one document, ready to register: rewritten in 2020-12
+/// where `upgrade` says so, with the pointers the set's references name
+/// after an address (`named`, any of which may lead into it).
 fn prepare(
     set: &SchemaSet,
     doc: &SchemaDoc,
     version: Version,
     role: Role,
     options: Options,
-    upgrade: bool,
+    (upgrade, named): (bool, &[String]),
 ) -> (Doc, Value) {
     let base = namespace(version, role);
     let uri = format!("{base}{}", doc.rel);
@@ -1034,14 +1044,7 @@ fn prepare(
     }
     let mut written = None;
     if upgrade && draft != Draft::Draft202012 {
-        // The pointers other files name, any of which may lead here.
-        let named = crate::upgrade::named_pointers(
-            set.docs
-                .iter()
-                .filter(|other| other.rel != doc.rel)
-                .map(|other| &other.value),
-        );
-        if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft, &named) {
+        if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft, named) {
             obstacle.get_or_insert(found);
         }
         written = Some((draft, Arc::new(doc.value.clone())));

@@ -24,8 +24,8 @@ pub struct Obstacle {
 }
 
 /// Rewrites `value`, a document of `draft`, in 2020-12. `named` holds the
-/// JSON pointers that references elsewhere (other files of the set) name
-/// in their fragments, any of which may lead into this document.
+/// JSON pointers that references with an address before the fragment (in
+/// any file of the set) name, any of which may lead into this document.
 pub fn to_2020_12(value: &mut Value, draft: Draft, named: &[String]) -> Result<(), Obstacle> {
     let original = value.clone();
     let Walked {
@@ -108,7 +108,9 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (Stri
     const TOO_LARGE: &str = "the document is too large to rewrite in 2020-12";
     let id = if draft == Draft::Draft4 { "id" } else { "$id" };
     let mut seen = std::collections::BTreeSet::new();
-    let mut references: Vec<(String, String)> = named
+    let mut references: Vec<(String, String)> = Vec::new();
+    // Last, so that a reference in this file is named where it stands.
+    let elsewhere: Vec<(String, String)> = named
         .iter()
         .map(|fragment| (String::new(), fragment.clone()))
         .collect();
@@ -149,7 +151,7 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (Stri
                 }
             }
         }
-        for (at, fragment) in &references {
+        for (at, fragment) in references.iter().chain(&elsewhere) {
             for base in &bases {
                 let target = format!("{base}{fragment}");
                 if seen.contains(&target) || value.pointer(&target).is_none() {
@@ -169,6 +171,7 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (Stri
     }
     let mut places: Vec<String> = seen.into_iter().collect();
     places.sort_by_key(|pointer| pointer.matches('/').count());
+    references.extend(elsewhere);
     Ok(Walked {
         places,
         references,

@@ -1381,6 +1381,44 @@ fn a_draft_7_document_with_defs_is_compared_with_its_2020_12_version() {
     );
 }
 
+/// A reference from another file by pointer into a draft-07 document
+/// moved to 2020-12: where the move renames the place it names, "cannot
+/// decide" (not a reference that leads nowhere).
+#[test]
+fn a_pointer_from_another_file_to_what_the_rewrite_moves_cannot_be_decided() {
+    let two = |case: Value, other: Value| {
+        let (case, other) = (case.to_string(), other.to_string());
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [
+                ("types/Case.json", case.as_str()),
+                ("types/Tuple.json", other.as_str()),
+            ],
+        )
+        .expect("two schemas load")
+    };
+    let old = two(
+        json!({"properties": {"v": {"$ref": "Tuple.json#/items/0"}}}),
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]}),
+    );
+    let new = two(
+        json!({"properties": {"v": {"$ref": "Tuple.json#/prefixItems/0"}}}),
+        json!({"prefixItems": [{"type": "string"}]}),
+    );
+    let comparison = compare_sets_of(old, new);
+    assert!(
+        !comparison.writer.holds() && !comparison.reader.holds(),
+        "{comparison:#?}"
+    );
+    assert!(
+        comparison.changes.iter().any(|c| c
+            .why
+            .as_deref()
+            .is_some_and(|why| why.contains("another file"))),
+        "{comparison:#?}"
+    );
+}
+
 /// The validator reads what lies below a schema with a `$schema` of its
 /// own in that draft when it descends there, and in the draft of the
 /// resource a reference names when one leads there: which draft a place is
