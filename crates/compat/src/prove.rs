@@ -240,10 +240,17 @@ impl<'s> Prover<'s> {
             return self.stuck(writer, reader, self.stuck_at(reader, keyword, why));
         }
         self.steps.set(self.steps.get().saturating_sub(1));
+        // In a document with an obstacle (a rewrite that could not keep the
+        // meaning, say) the obstacle is why a reference fails: the
+        // resolver's words would speak of the rewrite, not of the file.
+        let failed = |place: &Place<'s>, why: String| {
+            self.obstacle_of(place)
+                .unwrap_or_else(|| self.stuck_at(place, "$ref", why))
+        };
         let (w, r) = match (self.space.follow(writer), self.space.follow(reader)) {
             (Ok(w), Ok(r)) => (w, r),
-            (Err(why), _) => return self.stuck(writer, reader, self.stuck_at(writer, "$ref", why)),
-            (_, Err(why)) => return self.stuck(writer, reader, self.stuck_at(reader, "$ref", why)),
+            (Err(why), _) => return self.stuck(writer, reader, failed(writer, why)),
+            (_, Err(why)) => return self.stuck(writer, reader, failed(reader, why)),
         };
         let key = (address(w.value), address(r.value));
         if let Some((_, seen)) = trail.iter().find(|(k, _)| *k == key) {
@@ -436,6 +443,18 @@ impl<'s> Prover<'s> {
         self.reach(place).obstacles
     }
 
+    /// The obstacle of the document `place` stands in, if it has one.
+    fn obstacle_of(&self, place: &Place<'s>) -> Option<Stuck> {
+        let doc = self.space.doc(place.doc)?;
+        let obstacle = doc.obstacle.as_ref()?;
+        Some(Stuck {
+            keyword: obstacle.keyword.clone(),
+            file: doc.rel.clone(),
+            pointer: obstacle.pointer.clone(),
+            why: obstacle.why.clone(),
+        })
+    }
+
     /// Where a `$dynamicRef` at `place` leads, when every validator resolves
     /// it to the one place it names statically. The anchor it may mean is
     /// the name it spells, or, by pointer, the `$dynamicAnchor` of the
@@ -529,16 +548,11 @@ impl<'s> Prover<'s> {
             if !seen.insert((start.doc, start.pointer.clone())) {
                 continue;
             }
-            let Some(doc) = self.space.doc(start.doc) else {
+            if self.space.doc(start.doc).is_none() {
                 continue;
-            };
-            if let Some(obstacle) = &doc.obstacle {
-                return Reach::stopped(Stuck {
-                    keyword: obstacle.keyword.clone(),
-                    file: doc.rel.clone(),
-                    pointer: obstacle.pointer.clone(),
-                    why: obstacle.why.clone(),
-                });
+            }
+            if let Some(stuck) = self.obstacle_of(&start) {
+                return Reach::stopped(stuck);
             }
             let draft = self.space.draft(&start);
             let positions =
