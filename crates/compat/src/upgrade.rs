@@ -32,8 +32,8 @@ pub fn to_2020_12(value: &mut Value, draft: Draft, named: &[String]) -> Result<(
         places,
         references,
         bases,
-    } = walked(value, draft, named).map_err(|(pointer, why)| Obstacle {
-        keyword: "$ref".into(),
+    } = walked(value, draft, named).map_err(|(keyword, pointer, why)| Obstacle {
+        keyword: keyword.into(),
         pointer,
         why: why.into(),
     })?;
@@ -84,6 +84,9 @@ pub fn to_2020_12(value: &mut Value, draft: Draft, named: &[String]) -> Result<(
 /// The `$schema` of a rewrite.
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// Why [`walked`] stopped: the keyword, where, and why.
+type Stopped = (&'static str, String, &'static str);
+
 /// What [`walked`] finds.
 struct Walked {
     /// Every place the rewrite rewrites, parents before children.
@@ -104,7 +107,7 @@ struct Walked {
 /// pointer into a value a keyword reads otherwise (a `const`, the map of
 /// `properties` itself) has no rewrite that keeps both meanings: an error,
 /// with where the reference stands and why.
-fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (String, &'static str)> {
+fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, Stopped> {
     const TOO_LARGE: &str = "the document is too large to rewrite in 2020-12";
     let id = if draft == Draft::Draft4 { "id" } else { "$id" };
     let mut seen = std::collections::BTreeSet::new();
@@ -121,14 +124,14 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (Stri
             let Some(at) = value.pointer(&root) else {
                 continue;
             };
-            let positions =
-                vocab::positions(at, &root, draft).map_err(|_| (root.clone(), TOO_LARGE))?;
+            let positions = vocab::positions(at, &root, draft)
+                .map_err(|_| ("nesting", root.clone(), TOO_LARGE))?;
             for position in positions {
                 if !seen.insert(position.pointer.clone()) {
                     continue;
                 }
                 if seen.len() > vocab::MAX_POSITIONS {
-                    return Err((root, TOO_LARGE));
+                    return Err(("nesting", root, TOO_LARGE));
                 }
                 let Value::Object(map) = position.value else {
                     continue;
@@ -159,6 +162,7 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, (Stri
                 }
                 if read_otherwise(&seen, &target, draft) {
                     return Err((
+                        "$ref",
                         at.clone(),
                         "a reference names by pointer a place this draft reads as something \
                          other than a schema (here, or from another file where the place is \
@@ -847,6 +851,17 @@ pub(crate) mod tests {
             Draft::Draft7,
             &[json!({"v": [1]}), json!({"v": ["a", 1]})],
         );
+    }
+
+    #[test]
+    fn a_document_too_deep_to_walk_is_an_obstacle_of_nesting() {
+        let mut deep = json!({"type": "string"});
+        for _ in 0..=vocab::MAX_NESTING {
+            deep = json!({ "not": deep });
+        }
+        deep["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+        let obstacle = to_2020_12(&mut deep, Draft::Draft7, &[]).expect_err("too deep");
+        assert_eq!(obstacle.keyword, "nesting");
     }
 
     #[test]
