@@ -179,8 +179,8 @@ pub(crate) fn draft_of(value: &Value) -> Draft {
     }
 }
 
-/// Where the first object below the root of `document` (read in `draft`)
-/// has a `$schema` that names another draft, or one the validator does not
+/// Where an object below the root of `document` (read in `draft`) has a
+/// `$schema` that names another draft, or one the validator does not
 /// know. Every object is looked at, schema or not: one a pointer names is
 /// read as a schema wherever it stands. Walked with a stack.
 fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {

@@ -109,6 +109,10 @@ struct Walked {
 /// with where the reference stands and why.
 fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, Stopped> {
     const TOO_LARGE: &str = "the document is too large to rewrite in 2020-12";
+    // Each reference is tried from each base, again as more are found: a
+    // bound on the pairs, not on the document alone, keeps it quick.
+    const MAX_TRIES: usize = 2_000_000;
+    let mut tries = 0usize;
     let id = if draft == Draft::Draft4 { "id" } else { "$id" };
     let mut seen = std::collections::BTreeSet::new();
     let mut references: Vec<(String, String)> = Vec::new();
@@ -156,6 +160,10 @@ fn walked(value: &Value, draft: Draft, named: &[String]) -> Result<Walked, Stopp
         }
         for (at, fragment) in references.iter().chain(&elsewhere) {
             for base in &bases {
+                tries += 1;
+                if tries > MAX_TRIES {
+                    return Err(("size", String::new(), TOO_LARGE));
+                }
                 let target = format!("{base}{fragment}");
                 if seen.contains(&target) || value.pointer(&target).is_none() {
                     continue;
@@ -862,6 +870,19 @@ pub(crate) mod tests {
         deep["$schema"] = json!("http://json-schema.org/draft-07/schema#");
         let obstacle = to_2020_12(&mut deep, Draft::Draft7, &[]).expect_err("too deep");
         assert_eq!(obstacle.keyword, "nesting");
+    }
+
+    /// Each reference is tried from each resource: past a bound on the
+    /// pairs, "cannot decide", not a wait.
+    #[test]
+    fn many_references_in_many_resources_are_an_obstacle_of_size() {
+        let resources: Vec<Value> = (0..1500)
+            .map(|n| json!({"$id": format!("r{n}.json"), "allOf": [{"$ref": "#/definitions/a"}]}))
+            .collect();
+        let mut many = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+            "anyOf": resources, "definitions": {"a": true}});
+        let obstacle = to_2020_12(&mut many, Draft::Draft7, &[]).expect_err("too many");
+        assert_eq!(obstacle.keyword, "size");
     }
 
     #[test]
