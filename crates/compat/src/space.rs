@@ -1145,6 +1145,7 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
         Err(_) => Vec::new(),
     };
+    absolutize(value, draft, rel, &pointers);
     for pointer in &pointers {
         if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
             for key in ["$ref", id_key] {
@@ -1171,6 +1172,69 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         .map(|uri| uri.as_str().to_string())
         .filter(|uri| uri.starts_with(base));
     set_id(value, draft, own.as_deref().unwrap_or(&view));
+}
+
+/// In a document whose own identifier is absolute and not its place in
+/// the set (a file from elsewhere, compared alone), each relative
+/// identifier and `$ref` resolved against its base as written, so that
+/// [`rename`] moves it with the rest: against the view's place, a
+/// reference to the file by its own name would lead out of it (where the
+/// identifier is the file's place, the view's place stands in for it, and
+/// relative references lead where they did). `pointers` are the
+/// document's schema positions, parents first.
+fn absolutize(value: &mut Value, draft: Draft, rel: &str, pointers: &[String]) {
+    let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
+    let place = format!("{}{rel}", contract::ID_BASE);
+    let Some(root) = value
+        .get(id_key)
+        .and_then(Value::as_str)
+        .map(|id| id.split('#').next().unwrap_or(id))
+        .filter(|id| is_absolute(id) && *id != place)
+        .and_then(|id| referencing::Uri::parse(id.to_string()).ok())
+    else {
+        return;
+    };
+    let mut bases: HashMap<String, referencing::Uri<String>> = HashMap::new();
+    bases.insert(String::new(), root);
+    for pointer in pointers {
+        // The base around: the nearest enclosing position's.
+        let mut around = pointer.as_str();
+        let base = loop {
+            let Some((parent, _)) = around.rsplit_once('/') else {
+                break bases.get("").cloned();
+            };
+            if let Some(base) = bases.get(parent) {
+                break Some(base.clone());
+            }
+            around = parent;
+        };
+        let (Some(base), Some(Value::Object(map))) = (base, value.pointer_mut(pointer)) else {
+            continue;
+        };
+        let relative = |text: &str| !text.starts_with('#') && !is_absolute(text);
+        // Drafts up to 7 resolve a reference against the base around it,
+        // not against an identifier beside it.
+        let beside_a_reference = draft <= Draft::Draft7 && map.contains_key("$ref");
+        let mut here = base.clone();
+        if !pointer.is_empty() && !beside_a_reference {
+            if let Some(Value::String(id)) = map.get_mut(id_key) {
+                if relative(id) {
+                    if let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id) {
+                        *id = resolved.as_str().to_string();
+                        here = resolved;
+                    }
+                }
+            }
+        }
+        if let Some(Value::String(reference)) = map.get_mut("$ref") {
+            if relative(reference) {
+                if let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), reference) {
+                    *reference = resolved.as_str().to_string();
+                }
+            }
+        }
+        bases.insert(pointer.clone(), here);
+    }
 }
 
 /// Whether a URI reference (without its fragment) names a scheme.

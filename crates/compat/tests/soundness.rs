@@ -1244,6 +1244,36 @@ fn a_reference_by_the_roots_relative_identifier_is_followed() {
     assert!(!changed.writer.holds() && !changed.reader.holds());
 }
 
+/// A file with an absolute identifier of its own that refers to itself by
+/// its name, relative to that identifier, and to a resource it embeds by a
+/// path relative to it: followed, not "a document the set does not have".
+#[test]
+fn a_reference_by_the_files_own_name_is_followed() {
+    let doc = |maximum: u64| {
+        json!({
+            "$id": "https://example.com/d/a.json",
+            "properties": {"n": {"$ref": "a.json#/$defs/n"}, "r": {"$ref": "sub/r.json"}},
+            "$defs": {
+                "n": {"type": "integer", "maximum": maximum},
+                "r": {"$id": "sub/r.json", "allOf": [{"$ref": "../a.json#/$defs/n"}]},
+            },
+        })
+    };
+    let same = compare(&doc(5), &doc(5));
+    assert!(same.changes.is_empty(), "{:#?}", same.changes);
+    assert!(same.writer.holds() && same.reader.holds());
+    let wider = compare(&doc(5), &doc(6));
+    assert_eq!(
+        (wider.writer, wider.reader),
+        (Verdict::Breaking, Verdict::Compatible),
+        "{wider:#?}"
+    );
+    assert!(
+        wider.changes.iter().all(|c| c.undecided.is_none()),
+        "{wider:#?}"
+    );
+}
+
 /// A document compared with itself, readers strict, has no change and holds
 /// both ways, unless it cannot be validated at all (a reference cycle that
 /// comes back without reading into the value, or is refused): "cannot
