@@ -182,35 +182,17 @@ pub(crate) fn draft_of(value: &Value) -> Draft {
 /// Where an object below the root of `document` (read in `draft`) has a
 /// `$schema` that names another draft, or one the validator does not
 /// know. Every object is looked at, schema or not: one a pointer names is
-/// read as a schema wherever it stands. Walked with a stack.
+/// read as a schema wherever it stands.
 fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {
-    let mut stack = vec![(String::new(), document)];
-    while let Some((pointer, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                let named = map.get("$schema").and_then(Value::as_str);
-                if !pointer.is_empty()
-                    && named.is_some_and(|uri| Draft::from_schema_uri(uri) != draft)
-                {
-                    return Some(pointer);
-                }
-                stack.extend(map.iter().map(|(key, value)| {
-                    (
-                        format!("{pointer}/{}", contract::escape_pointer_token(key)),
-                        value,
-                    )
-                }));
-            }
-            Value::Array(items) => stack.extend(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(index, item)| (format!("{pointer}/{index}"), item)),
-            ),
-            _ => {}
-        }
-    }
-    None
+    vocab::objects(document)
+        .find(|(pointer, map)| {
+            !pointer.is_empty()
+                && map
+                    .get("$schema")
+                    .and_then(Value::as_str)
+                    .is_some_and(|uri| Draft::from_schema_uri(uri) != draft)
+        })
+        .map(|(pointer, _)| pointer)
 }
 
 /// The first `pattern` or `patternProperties` name the validator cannot

@@ -225,31 +225,21 @@ fn pointer_fragment(reference: &str) -> Option<String> {
 }
 
 /// The JSON pointers the references of `documents` that name another
-/// file (or resource) name in their fragments, wherever in them they stand
-/// (walked with a stack).
+/// file (or resource) name in their fragments, wherever in them they stand.
 pub fn named_pointers<'v>(documents: impl IntoIterator<Item = &'v Value>) -> Vec<String> {
-    let mut found = std::collections::BTreeSet::new();
-    let mut stack: Vec<&Value> = documents.into_iter().collect();
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                // One with no address before its fragment stays in its file.
-                for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
-                    if let Some(fragment) = map
-                        .get(key)
-                        .and_then(Value::as_str)
-                        .filter(|reference| !reference.starts_with('#'))
-                        .and_then(pointer_fragment)
-                    {
-                        found.insert(fragment);
-                    }
-                }
-                stack.extend(map.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
+    let found: std::collections::BTreeSet<String> = documents
+        .into_iter()
+        .flat_map(vocab::objects)
+        .flat_map(|(_, map)| {
+            // One with no address before its fragment stays in its file.
+            ["$ref", "$dynamicRef", "$recursiveRef"]
+                .into_iter()
+                .filter_map(|key| map.get(key)?.as_str())
+                .filter(|reference| !reference.starts_with('#'))
+                .filter_map(pointer_fragment)
+                .collect::<Vec<_>>()
+        })
+        .collect();
     found.into_iter().collect()
 }
 
@@ -357,25 +347,13 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
 }
 
 /// Whether `value` holds, at any depth, an object with an identifier or
-/// anchor. Walked with a stack: the depth is the document's.
+/// anchor.
 fn declares_a_resource(value: &Value) -> bool {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if ["id", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"]
-                    .iter()
-                    .any(|key| map.get(*key).is_some_and(Value::is_string))
-                {
-                    return true;
-                }
-                stack.extend(map.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    false
+    vocab::objects(value).any(|(_, map)| {
+        ["id", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"]
+            .iter()
+            .any(|key| map.get(*key).is_some_and(Value::is_string))
+    })
 }
 
 /// A `format` the old draft's validator does not know (`uuid`, `duration`

@@ -369,6 +369,46 @@ pub fn walk<'v>(
     Ok(out)
 }
 
+/// Every object inside `value` (itself included) with its JSON pointer, at
+/// any depth, whether a schema stands there or not (a pointer may name
+/// any of them). Walked with a stack: the depth is the document's.
+pub fn objects(value: &Value) -> Objects<'_> {
+    Objects {
+        stack: vec![(String::new(), value)],
+    }
+}
+
+/// The walk [`objects`] makes.
+pub struct Objects<'v> {
+    stack: Vec<(String, &'v Value)>,
+}
+
+impl<'v> Iterator for Objects<'v> {
+    type Item = (String, &'v Map<String, Value>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while let Some((pointer, value)) = self.stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    self.stack.extend(map.iter().map(|(key, value)| {
+                        let token = contract::escape_pointer_token(key);
+                        (format!("{pointer}/{token}"), value)
+                    }));
+                    return Some((pointer, map));
+                }
+                Value::Array(items) => self.stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(index, item)| (format!("{pointer}/{index}"), item)),
+                ),
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
 /// The draft a schema object is read in: its own `$schema` where it names
 /// one, else the draft around it.
 pub fn draft_of(map: &Map<String, Value>, around: Draft) -> Draft {
