@@ -334,6 +334,181 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
     eprintln!("{pairs} pairs of seed {seed} in any draft: {compatible} compatible directions searched, none refuted; {not_schemas} met no schema");
 }
 
+/// The generated pairs again, in any draft (one on each side, as
+/// `any_draft` has them), each document split into files the same way on
+/// both sides: some of its definitions moved to files of their own
+/// (`$defs/a` to `types/DefA.json`), every reference and dynamic reference to
+/// them (by pointer or anchor) and back to the root (`Case.json#/…`)
+/// respelled across files. Cycles, anchors, dynamic scopes and pointers then
+/// cross files, as the checker resolves them for a set; where it says a
+/// direction holds, values drawn from the writer's files pass the reader's,
+/// as the validator reads them with every file registered.
+/// `COMPAT_SPLIT_PAIRS=N` runs N.
+#[test]
+fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_value() {
+    let pairs = usize::try_from(setting("COMPAT_SPLIT_PAIRS", 100)).unwrap();
+    let seed = setting("COMPAT_PAIRS_SEED", 0x5b11_7f11);
+    let mut rng = Rng::new(seed);
+    let mut found = Vec::new();
+    let (mut compatible, mut not_schemas, mut across) = (0, 0, 0);
+    for index in 0..pairs {
+        let old = schemas::document(&mut rng);
+        let new = schemas::changed(&old, &mut rng);
+        let moved: Vec<&str> = ["a", "b", "c"]
+            .into_iter()
+            .filter(|_| !rng.chance(30))
+            .collect();
+        // In any draft, as `any_draft` writes them, one on each side.
+        let mut draft = || rng.pick(&schemas::Draft::ALL).copied().unwrap();
+        let (old, new) = (
+            schemas::in_draft(&old, draft()),
+            schemas::in_draft(&new, draft()),
+        );
+        let (old, new) = (split(&old, &moved), split(&new, &moved));
+        across += usize::from(old.len() > 1);
+        let as_set = |files: &[(String, Value)]| {
+            let texts: Vec<(String, String)> = files
+                .iter()
+                .map(|(rel, schema)| (rel.clone(), schema.to_string()))
+                .collect();
+            let set = SchemaSet::from_texts(
+                Path::new("cases"),
+                texts
+                    .iter()
+                    .map(|(rel, text)| (rel.as_str(), text.as_str())),
+            )
+            .expect("the files load");
+            // `compare_documents` compares the set's first document.
+            assert_eq!(set.docs[0].rel, "types/Case.json");
+            set
+        };
+        let label = format!("pair {index} of seed {seed}: {old:?} → {new:?}");
+        match compare_documents(&as_set(&old), &as_set(&new), strict_with_search()) {
+            Ok(comparison) => {
+                compatible += holding(&comparison);
+                found.extend(defects(&label, &comparison));
+                let seed = rng.below(1 << 30) as u64;
+                for (holds, writer, reader, direction) in [
+                    (
+                        comparison.writer.holds(),
+                        &new,
+                        &old,
+                        "new writer → old reader",
+                    ),
+                    (
+                        comparison.reader.holds(),
+                        &old,
+                        &new,
+                        "old writer → new reader",
+                    ),
+                ] {
+                    if let (true, Some(value)) = (holds, refuted_in(writer, reader, seed)) {
+                        found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader"));
+                    }
+                }
+            }
+            Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
+                not_schemas += 1
+            }
+            Err(err) => found.push(format!("{label}: {err}")),
+        }
+    }
+    judged(&found, pairs, not_schemas < pairs / 4, compatible);
+    assert!(
+        across > pairs / 2,
+        "only {across} of {pairs} documents were split"
+    );
+    eprintln!("{pairs} pairs of seed {seed} split into files: {compatible} compatible directions searched, none refuted; {not_schemas} met no schema");
+}
+
+/// `document` as files (`rel`, schema): the root at `types/Case.json`, each
+/// definition named in `moved` at `types/DefA.json` (for `a`, so that the
+/// root, compared, comes first), references
+/// respelled to reach the same schemas across files.
+fn split(document: &Value, moved: &[&str]) -> Vec<(String, Value)> {
+    let file = |name: &str| format!("Def{}.json", name.to_uppercase());
+    let mut root = document.clone();
+    let mut files = Vec::new();
+    let key = ["$defs", "definitions"]
+        .into_iter()
+        .find(|key| root.get(key).is_some())
+        .unwrap_or("$defs");
+    if let Some(defs) = root.get_mut(key).and_then(Value::as_object_mut) {
+        for name in moved {
+            if let Some(def) = defs.remove(*name) {
+                files.push((format!("types/{}", file(name)), def));
+            }
+        }
+    }
+    files.insert(0, ("types/Case.json".to_string(), root));
+    let schema = document.get("$schema").cloned();
+    for (at, (_, value)) in files.iter_mut().enumerate() {
+        if let (Some(schema), Value::Object(map)) = (&schema, &mut *value) {
+            map.insert("$schema".into(), schema.clone());
+        }
+        let mut stack = vec![value];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    for (key, child) in map.iter_mut() {
+                        match (key.as_str(), child) {
+                            ("$ref" | "$dynamicRef", Value::String(reference)) => {
+                                *reference = respelled(reference, at == 0, moved, &file);
+                            }
+                            (_, child) => stack.push(child),
+                        }
+                    }
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                _ => {}
+            }
+        }
+    }
+    files
+}
+
+/// A reference of a generated document as a file of [`split`] spells it:
+/// into a moved definition, by pointer (`#/$defs/a/x` → `DefA.json#/x`,
+/// `#/definitions/a/x` too) or by
+/// its anchor (`#a`, `#a-plain` → `DefA.json#a`); to the root from a moved
+/// definition (`#/x` → `Case.json#/x`). Any other stays as written.
+fn respelled(
+    reference: &str,
+    in_root: bool,
+    moved: &[&str],
+    file: &dyn Fn(&str) -> String,
+) -> String {
+    let defined = ["#/$defs/", "#/definitions/"]
+        .into_iter()
+        .find_map(|prefix| reference.strip_prefix(prefix));
+    if let Some(below) = defined {
+        let (name, rest) = below
+            .split_once('/')
+            .map_or((below, ""), |(name, rest)| (name, rest));
+        if moved.contains(&name) {
+            let fragment = if rest.is_empty() {
+                String::new()
+            } else {
+                format!("#/{rest}")
+            };
+            return format!("{}{fragment}", file(name));
+        }
+    } else if let Some(anchor) = reference
+        .strip_prefix('#')
+        .filter(|a| !a.is_empty() && !a.starts_with('/'))
+    {
+        let name = anchor.trim_end_matches("-plain");
+        if moved.contains(&name) {
+            return format!("{}{reference}", file(name));
+        }
+        return reference.to_string();
+    }
+    if !in_root && reference.starts_with('#') {
+        return format!("Case.json{reference}");
+    }
+    reference.to_string()
+}
+
 /// A value drawn from `writer` (or a one-step mutation of one) that
 /// `writer` accepts and `reader` refuses, each read by the validator of its
 /// own draft with formats asserted.
@@ -350,7 +525,45 @@ fn refuted(writer: &Value, reader: &Value, seed: u64) -> Option<Value> {
         .add(uri, writer.clone())
         .and_then(|builder| builder.prepare())
         .ok()?;
-    let mut sampler = sample::Sampler::new(&registry, seed);
+    first_refused(&registry, uri, [&writes, &reads], seed)
+}
+
+/// [`refuted`] for two sets of files (`rel`, schema), the root of each at
+/// `rel` `types/Case.json`, every file at its place under the contract's base.
+fn refuted_in(writer: &[(String, Value)], reader: &[(String, Value)], seed: u64) -> Option<Value> {
+    let registry = |files: &[(String, Value)]| {
+        jsonschema::Registry::new()
+            .extend(
+                files
+                    .iter()
+                    .map(|(rel, schema)| (format!("{}{rel}", contract::ID_BASE), schema.clone())),
+            )
+            .and_then(|builder| builder.prepare())
+            .ok()
+    };
+    let uri = format!("{}types/Case.json", contract::ID_BASE);
+    let (writing, reading) = (registry(writer)?, registry(reader)?);
+    let compile = |registry: &jsonschema::Registry<'_>| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .with_registry(registry)
+            .build(&serde_json::json!({ "$ref": uri }))
+            .ok()
+    };
+    let (writes, reads) = (compile(&writing)?, compile(&reading)?);
+    first_refused(&writing, &uri, [&writes, &reads], seed)
+}
+
+/// The first of [`DRAWS`] / 10 values drawn at `uri` of `registry` (with
+/// their one-step mutations, and an arbitrary value each) that `writes`
+/// accepts and `reads` refuses.
+fn first_refused(
+    registry: &jsonschema::Registry<'_>,
+    uri: &str,
+    [writes, reads]: [&jsonschema::Validator; 2],
+    seed: u64,
+) -> Option<Value> {
+    let mut sampler = sample::Sampler::new(registry, seed);
     for _ in 0..DRAWS / 10 {
         let Ok(value) = sampler.draw(uri) else {
             continue;
