@@ -20,7 +20,7 @@
 
 use std::path::Path;
 
-use compat::{compare_documents, compare_sets, Comparison, Options, Readers};
+use compat::{compare_documents, compare_sets, Comparison, Formats, Options, Readers};
 use contract::SchemaSet;
 use sample::{schemas, Rng};
 use serde_json::Value;
@@ -383,8 +383,19 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             assert_eq!(set.docs[0].rel, "types/Case.json");
             set
         };
-        let label = format!("pair {index} of seed {seed}: {old:?} → {new:?}");
-        match compare_documents(&as_set(&old), &as_set(&new), strict_with_search()) {
+        // Every fifth pair with `format` read as an annotation, as
+        // `--formats annotation` has it.
+        let formats = if index % 5 == 4 {
+            Formats::Annotation
+        } else {
+            Formats::Assertion
+        };
+        let options = Options {
+            formats,
+            ..strict_with_search()
+        };
+        let label = format!("pair {index} of seed {seed} ({formats:?} formats): {old:?} → {new:?}");
+        match compare_documents(&as_set(&old), &as_set(&new), options) {
             Ok(comparison) => {
                 compatible += holding(&comparison);
                 found.extend(defects(&label, &comparison));
@@ -403,7 +414,7 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
                         "old writer → new reader",
                     ),
                 ] {
-                    let refused = refuted_in(writer, reader, "types/Case.json", seed);
+                    let refused = refuted_in([writer, reader], "types/Case.json", formats, seed);
                     if let (true, Some(value)) = (holds, refused) {
                         found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader"));
                     }
@@ -430,7 +441,7 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             }
             set
         };
-        let compared = compare_sets(&with_ids(&old), &with_ids(&new), strict_with_search());
+        let compared = compare_sets(&with_ids(&old), &with_ids(&new), options);
         let comparison = match compared {
             Ok(comparison) => comparison,
             Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => continue,
@@ -470,7 +481,7 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
                 ),
             ] {
                 for rel in both.iter().filter(|_| holds) {
-                    if let Some(value) = refuted_in(writer, reader, rel, seed) {
+                    if let Some(value) = refuted_in([writer, reader], rel, formats, seed) {
                         found.push(format!("{label} (as sets): {direction} called compatible, but at {rel} {value} passes the writer and fails the reader"));
                     }
                 }
@@ -597,11 +608,12 @@ fn refuted(writer: &Value, reader: &Value, seed: u64) -> Option<Value> {
 }
 
 /// [`refuted`] for two sets of files (`rel`, schema), every file at its
-/// place under the contract's base, values drawn at the file `root`.
+/// place under the contract's base, values drawn at the file `root`,
+/// `format` read as `formats` says.
 fn refuted_in(
-    writer: &[(String, Value)],
-    reader: &[(String, Value)],
+    [writer, reader]: [&[(String, Value)]; 2],
     root: &str,
+    formats: Formats,
     seed: u64,
 ) -> Option<Value> {
     let registry = |files: &[(String, Value)]| {
@@ -618,7 +630,7 @@ fn refuted_in(
     let (writing, reading) = (registry(writer)?, registry(reader)?);
     let compile = |registry: &jsonschema::Registry<'_>| {
         jsonschema::options()
-            .should_validate_formats(true)
+            .should_validate_formats(formats == Formats::Assertion)
             .with_registry(registry)
             .build(&serde_json::json!({ "$ref": uri }))
             .ok()
