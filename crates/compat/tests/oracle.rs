@@ -292,9 +292,10 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
         let old = schemas::document(&mut rng);
         let new = schemas::changed(&old, &mut rng);
         let mut draft = || rng.pick(&schemas::Draft::ALL).copied().unwrap();
+        let drafts = [draft(), draft()];
         let (old, new) = (
-            schemas::in_draft(&old, draft()),
-            schemas::in_draft(&new, draft()),
+            schemas::in_draft(&old, drafts[0]),
+            schemas::in_draft(&new, drafts[1]),
         );
         match compare_documents(&set(&old), &set(&new), strict_with_search()) {
             Ok(comparison) => {
@@ -361,9 +362,10 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             .collect();
         // In any draft, as `any_draft` writes them, one on each side.
         let mut draft = || rng.pick(&schemas::Draft::ALL).copied().unwrap();
+        let drafts = [draft(), draft()];
         let (old, new) = (
-            schemas::in_draft(&old, draft()),
-            schemas::in_draft(&new, draft()),
+            schemas::in_draft(&old, drafts[0]),
+            schemas::in_draft(&new, drafts[1]),
         );
         let (old, new) = (split(&old, &moved), split(&new, &moved));
         across += usize::from(old.len() > 1);
@@ -390,31 +392,44 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         } else {
             Formats::Assertion
         };
+        // Every other pair for tolerant readers, `cargo xtask compat`'s
+        // default: the reader's objects opened, as compat reads them.
+        let readers = if index % 2 == 1 {
+            Readers::Tolerant
+        } else {
+            Readers::Strict
+        };
         let options = Options {
             formats,
+            readers,
             ..strict_with_search()
         };
-        let label = format!("pair {index} of seed {seed} ({formats:?} formats): {old:?} → {new:?}");
+        let opened =
+            |side: usize| (readers == Readers::Tolerant).then(|| validator_draft(drafts[side]));
+        let label = format!("pair {index} of seed {seed} ({readers:?} readers, {formats:?} formats): {old:?} → {new:?}");
         match compare_documents(&as_set(&old), &as_set(&new), options) {
             Ok(comparison) => {
                 compatible += holding(&comparison);
                 found.extend(defects(&label, &comparison));
                 let seed = rng.below(1 << 30) as u64;
-                for (holds, writer, reader, direction) in [
+                for (holds, writer, reader, direction, open) in [
                     (
                         comparison.writer.holds(),
                         &new,
                         &old,
                         "new writer → old reader",
+                        opened(0),
                     ),
                     (
                         comparison.reader.holds(),
                         &old,
                         &new,
                         "old writer → new reader",
+                        opened(1),
                     ),
                 ] {
-                    let refused = refuted_in([writer, reader], "types/Case.json", formats, seed);
+                    let refused =
+                        refuted_in([writer, reader], "types/Case.json", (formats, open), seed);
                     if let (true, Some(value)) = (holds, refused) {
                         found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader"));
                     }
@@ -466,22 +481,24 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
                 .map(|(rel, _)| rel.as_str())
                 .filter(|rel| new.iter().any(|(other, _)| other == rel))
                 .collect();
-            for (holds, writer, reader, direction) in [
+            for (holds, writer, reader, direction, open) in [
                 (
                     comparison.writer.holds(),
                     &new,
                     &old,
                     "new writer → old reader",
+                    opened(0),
                 ),
                 (
                     comparison.reader.holds(),
                     &old,
                     &new,
                     "old writer → new reader",
+                    opened(1),
                 ),
             ] {
                 for rel in both.iter().filter(|_| holds) {
-                    if let Some(value) = refuted_in([writer, reader], rel, formats, seed) {
+                    if let Some(value) = refuted_in([writer, reader], rel, (formats, open), seed) {
                         found.push(format!("{label} (as sets): {direction} called compatible, but at {rel} {value} passes the writer and fails the reader"));
                     }
                 }
@@ -544,6 +561,17 @@ fn split(document: &Value, moved: &[&str]) -> Vec<(String, Value)> {
         }
     }
     files
+}
+
+/// The validator's name for a generated document's draft.
+fn validator_draft(draft: schemas::Draft) -> jsonschema::Draft {
+    match draft {
+        schemas::Draft::D4 => jsonschema::Draft::Draft4,
+        schemas::Draft::D6 => jsonschema::Draft::Draft6,
+        schemas::Draft::D7 => jsonschema::Draft::Draft7,
+        schemas::Draft::D2019 => jsonschema::Draft::Draft201909,
+        schemas::Draft::D2020 => jsonschema::Draft::Draft202012,
+    }
 }
 
 /// A reference of a generated document as a file of [`split`] spells it:
@@ -609,25 +637,28 @@ fn refuted(writer: &Value, reader: &Value, seed: u64) -> Option<Value> {
 
 /// [`refuted`] for two sets of files (`rel`, schema), every file at its
 /// place under the contract's base, values drawn at the file `root`,
-/// `format` read as `formats` says.
+/// `format` read as `formats` says; with a draft in `open`, the reader's
+/// objects opened (read in that draft) for a tolerant reader.
 fn refuted_in(
     [writer, reader]: [&[(String, Value)]; 2],
     root: &str,
-    formats: Formats,
+    (formats, open): (Formats, Option<jsonschema::Draft>),
     seed: u64,
 ) -> Option<Value> {
-    let registry = |files: &[(String, Value)]| {
+    let registry = |files: &[(String, Value)], open: Option<jsonschema::Draft>| {
         jsonschema::Registry::new()
-            .extend(
-                files
-                    .iter()
-                    .map(|(rel, schema)| (format!("{}{rel}", contract::ID_BASE), schema.clone())),
-            )
+            .extend(files.iter().map(|(rel, schema)| {
+                let mut schema = schema.clone();
+                if let Some(draft) = open {
+                    compat::open_objects(&mut schema, draft);
+                }
+                (format!("{}{rel}", contract::ID_BASE), schema)
+            }))
             .and_then(|builder| builder.prepare())
             .ok()
     };
     let uri = format!("{}{root}", contract::ID_BASE);
-    let (writing, reading) = (registry(writer)?, registry(reader)?);
+    let (writing, reading) = (registry(writer, None)?, registry(reader, open)?);
     let compile = |registry: &jsonschema::Registry<'_>| {
         jsonschema::options()
             .should_validate_formats(formats == Formats::Assertion)
