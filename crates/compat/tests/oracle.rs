@@ -335,9 +335,9 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
     eprintln!("{pairs} pairs of seed {seed} in any draft: {compatible} compatible directions searched, none refuted; {not_schemas} met no schema");
 }
 
-/// The generated pairs again, in any draft (one on each side, as
-/// `any_draft` has them), each document split into files the same way on
-/// both sides: some of its definitions moved to files of their own
+/// The generated pairs again, one to three changes apart, in any draft
+/// (one on each side, as `any_draft` has them), each document split into
+/// files the same way on both sides: some of its definitions moved to files of their own
 /// (`$defs/a` to `types/DefA.json`), every reference and dynamic reference to
 /// them (by pointer or anchor) and back to the root (`Case.json#/…`)
 /// respelled across files. Cycles, anchors, dynamic scopes and pointers then
@@ -355,7 +355,10 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
     let mut sets_compatible = 0;
     for index in 0..pairs {
         let old = schemas::document(&mut rng);
-        let new = schemas::changed(&old, &mut rng);
+        // One change, or two or three at once: changes judged each alone
+        // may break together.
+        let steps = 1 + rng.below(3);
+        let new = (0..steps).fold(old.clone(), |new, _| schemas::changed(&new, &mut rng));
         let moved: Vec<&str> = ["a", "b", "c"]
             .into_iter()
             .filter(|_| !rng.chance(30))
