@@ -9,7 +9,10 @@
 //! limit, its stack grown on the heap by `serde_stacker`, made for this,
 //! into `IgnoredAny`) and kept as the fact that it is too deep, because
 //! everything that reads a `Value` afterwards recurses. The same scan notes
-//! the first member named twice in one object.
+//! the first member named twice in one object, and the first `\u` escape
+//! that leaves half a surrogate pair, which serde_json refuses in words that
+//! name neither the escape nor the surrogate ("unexpected end of hex
+//! escape").
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -45,12 +48,32 @@ pub fn read(text: &str) -> Result<Result<Value, TooDeep>, serde_json::Error> {
         ));
     }
     let scan = nesting(text, MAX_JSON_DEPTH);
+    // serde_json refuses half a surrogate pair as "unexpected end of hex
+    // escape" or "lone leading surrogate" (for a trailing one too).
+    let named = |err: serde_json::Error| match scan.half_surrogate {
+        Some(at) if err.to_string().contains("escape") => {
+            let before = text.get(..at).unwrap_or_default();
+            let line = before.matches('\n').count() + 1;
+            let column = before
+                .rsplit('\n')
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .count()
+                + 1;
+            serde::de::Error::custom(format!(
+                "the \\u escape at line {line} column {column} leaves half a surrogate pair, which no Unicode text holds: write the character itself, or both halves"
+            ))
+        }
+        _ => err,
+    };
     let read = match scan.past {
-        None => serde_json::from_str(text).map(Ok)?,
+        None => serde_json::from_str(text).map(Ok).map_err(named)?,
         Some(pointer) => {
             let mut json = serde_json::Deserializer::from_str(text);
             json.disable_recursion_limit();
-            serde::de::IgnoredAny::deserialize(serde_stacker::Deserializer::new(&mut json))?;
+            serde::de::IgnoredAny::deserialize(serde_stacker::Deserializer::new(&mut json))
+                .map_err(named)?;
             json.end()?;
             Err(TooDeep {
                 depth: scan.deepest,
@@ -79,6 +102,9 @@ struct Scan {
     past: Option<String>,
     /// The pointer of the first member named a second time in its object.
     repeated: Option<String>,
+    /// The byte offset of the first `\u` escape that leaves half a
+    /// surrogate pair (serde_json's own words for it name neither).
+    half_surrogate: Option<usize>,
 }
 
 /// One open array or object of the scan, with where it stands.
@@ -102,6 +128,7 @@ fn nesting(text: &str, limit: usize) -> Scan {
     let bytes = text.as_bytes();
     let mut frames: Vec<Frame> = Vec::new();
     let (mut deepest, mut past, mut repeated) = (0, None, None);
+    let mut half_surrogate = None;
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
         match byte {
@@ -110,6 +137,14 @@ fn nesting(text: &str, limit: usize) -> Scan {
                 at += 1;
                 while let Some(&b) = bytes.get(at) {
                     match b {
+                        b'\\' if bytes.get(at + 1) == Some(&b'u') => {
+                            let pair = surrogates(bytes, at);
+                            if pair == Some(false) && half_surrogate.is_none() {
+                                half_surrogate = Some(at);
+                            }
+                            // A whole pair is two escapes of six bytes.
+                            at += if pair == Some(true) { 12 } else { 6 };
+                        }
                         b'\\' => at += 2,
                         b'"' => break,
                         _ => at += 1,
@@ -167,6 +202,25 @@ fn nesting(text: &str, limit: usize) -> Scan {
         deepest,
         past,
         repeated,
+        half_surrogate,
+    }
+}
+
+/// Whether the `\u` escape at `at` is a surrogate: `Some(true)` for a
+/// high one an escaped low one follows, `Some(false)` for half a pair, `None`
+/// for no surrogate (or no escape serde_json would read).
+fn surrogates(bytes: &[u8], at: usize) -> Option<bool> {
+    let unit = |from: usize| {
+        let hex = std::str::from_utf8(bytes.get(from + 2..from + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    match unit(at)? {
+        0xD800..=0xDBFF => Some(
+            bytes.get(at + 6..at + 8) == Some(b"\\u".as_slice())
+                && unit(at + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)),
+        ),
+        0xDC00..=0xDFFF => Some(false),
+        _ => None,
     }
 }
 
@@ -216,6 +270,28 @@ mod tests {
             })
         );
         assert!(read(&format!("{}{}", "[".repeat(depth), "]".repeat(depth - 1))).is_err());
+    }
+
+    #[test]
+    fn half_a_surrogate_pair_is_named_where_it_stands() {
+        for (text, line, column) in [
+            ("\"\\ud800\"", 1, 2),
+            ("{\n  \"a\": \"é\\udc00x\"\n}", 2, 10),
+            ("[\"\\ud83d\\ude00\", \"\\ud800\\u0041\"]", 1, 19),
+        ] {
+            let err = read(text).expect_err(text).to_string();
+            assert!(
+                err.contains(&format!(
+                    "\\u escape at line {line} column {column} leaves half a surrogate pair"
+                )),
+                "{text}: {err}"
+            );
+        }
+        // A whole pair is a character; a syntax error before half of one is
+        // named as serde_json names it.
+        assert!(read("\"\\ud83d\\ude00\"").is_ok());
+        let err = read("[1,, \"\\ud800\"]").expect_err("not JSON").to_string();
+        assert!(!err.contains("surrogate"), "{err}");
     }
 
     #[test]
