@@ -410,33 +410,38 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         let opened =
             |side: usize| (readers == Readers::Tolerant).then(|| validator_draft(drafts[side]));
         let label = format!("pair {index} of seed {seed} ({readers:?} readers, {formats:?} formats): {old:?} → {new:?}");
+        // Where `comparison` says a direction holds, values drawn at each
+        // file of `roots` from the writer's files pass the reader's.
+        let refute = |comparison: &Comparison, roots: &[&str], seed: u64| {
+            let mut found = Vec::new();
+            for (holds, [writer, reader], direction, open) in [
+                (
+                    comparison.writer.holds(),
+                    [&new, &old],
+                    "new writer → old reader",
+                    opened(0),
+                ),
+                (
+                    comparison.reader.holds(),
+                    [&old, &new],
+                    "old writer → new reader",
+                    opened(1),
+                ),
+            ] {
+                for root in roots.iter().filter(|_| holds) {
+                    if let Some(value) = refuted_in([writer, reader], root, (formats, open), seed) {
+                        found.push(format!("{direction} called compatible, but at {root} {value} passes the writer and fails the reader"));
+                    }
+                }
+            }
+            found
+        };
         match compare_documents(&as_set(&old), &as_set(&new), options) {
             Ok(comparison) => {
                 compatible += holding(&comparison);
                 found.extend(defects(&label, &comparison));
-                let seed = rng.below(1 << 30) as u64;
-                for (holds, writer, reader, direction, open) in [
-                    (
-                        comparison.writer.holds(),
-                        &new,
-                        &old,
-                        "new writer → old reader",
-                        opened(0),
-                    ),
-                    (
-                        comparison.reader.holds(),
-                        &old,
-                        &new,
-                        "old writer → new reader",
-                        opened(1),
-                    ),
-                ] {
-                    let refused =
-                        refuted_in([writer, reader], "types/Case.json", (formats, open), seed);
-                    if let (true, Some(value)) = (holds, refused) {
-                        found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader"));
-                    }
-                }
+                let refused = refute(&comparison, &["types/Case.json"], rng.below(1 << 30) as u64);
+                found.extend(refused.into_iter().map(|why| format!("{label}: {why}")));
             }
             Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
                 not_schemas += 1
@@ -459,8 +464,7 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             }
             set
         };
-        let compared = compare_sets(&with_ids(&old), &with_ids(&new), options);
-        let comparison = match compared {
+        let comparison = match compare_sets(&with_ids(&old), &with_ids(&new), options) {
             Ok(comparison) => comparison,
             Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => continue,
             // A set refuses a resource embedded in a file (the generator
@@ -475,38 +479,19 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
                 continue;
             }
         };
-        {
-            sets_compatible += holding(&comparison);
-            found.extend(defects(&format!("{label} (as sets)"), &comparison));
-            let seed = rng.below(1 << 30) as u64;
-            let both: Vec<&str> = old
-                .iter()
-                .map(|(rel, _)| rel.as_str())
-                .filter(|rel| new.iter().any(|(other, _)| other == rel))
-                .collect();
-            for (holds, writer, reader, direction, open) in [
-                (
-                    comparison.writer.holds(),
-                    &new,
-                    &old,
-                    "new writer → old reader",
-                    opened(0),
-                ),
-                (
-                    comparison.reader.holds(),
-                    &old,
-                    &new,
-                    "old writer → new reader",
-                    opened(1),
-                ),
-            ] {
-                for rel in both.iter().filter(|_| holds) {
-                    if let Some(value) = refuted_in([writer, reader], rel, (formats, open), seed) {
-                        found.push(format!("{label} (as sets): {direction} called compatible, but at {rel} {value} passes the writer and fails the reader"));
-                    }
-                }
-            }
-        }
+        sets_compatible += holding(&comparison);
+        found.extend(defects(&format!("{label} (as sets)"), &comparison));
+        let both: Vec<&str> = old
+            .iter()
+            .map(|(rel, _)| rel.as_str())
+            .filter(|rel| new.iter().any(|(other, _)| other == rel))
+            .collect();
+        let refused = refute(&comparison, &both, rng.below(1 << 30) as u64);
+        found.extend(
+            refused
+                .into_iter()
+                .map(|why| format!("{label} (as sets): {why}")),
+        );
     }
     judged(&found, pairs, not_schemas < pairs / 4, compatible);
     assert!(
