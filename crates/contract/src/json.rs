@@ -142,8 +142,13 @@ fn nesting(text: &str, limit: usize) -> Scan {
                             if pair == Some(false) && half_surrogate.is_none() {
                                 half_surrogate = Some(at);
                             }
-                            // A whole pair is two escapes of six bytes.
-                            at += if pair == Some(true) { 12 } else { 6 };
+                            // A whole pair is two escapes of six bytes;
+                            // past anything else, as past any escape.
+                            at += match pair {
+                                Some(true) => 12,
+                                Some(false) => 6,
+                                None => 2,
+                            };
                         }
                         b'\\' => at += 2,
                         b'"' => break,
@@ -208,7 +213,7 @@ fn nesting(text: &str, limit: usize) -> Scan {
 
 /// Whether the `\u` escape at `at` is a surrogate: `Some(true)` for a
 /// high one an escaped low one follows, `Some(false)` for half a pair, `None`
-/// for no surrogate (or no escape serde_json would read).
+/// for no surrogate (or four bytes that are no hex digits).
 fn surrogates(bytes: &[u8], at: usize) -> Option<bool> {
     let unit = |from: usize| {
         let hex = std::str::from_utf8(bytes.get(from + 2..from + 6)?).ok()?;
