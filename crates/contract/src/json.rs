@@ -299,6 +299,48 @@ mod tests {
         assert!(!err.contains("surrogate"), "{err}");
     }
 
+    /// On strings of escapes of every kind, drawn at random: serde_json
+    /// refuses a string exactly when the scan finds half a surrogate pair
+    /// in it, and the error then names it.
+    #[test]
+    fn the_scan_finds_half_a_pair_exactly_where_serde_json_refuses_one() {
+        let pieces = [
+            "a", "é", "\\u0041", "\\ud83d", "\\ude00", "\\uDBFF", "\\uDC00", "\\\\", "\\\"",
+            "\\\\u", "\\n", "u", "d800",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let (mut refused, mut read_back) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = String::from("[\"");
+            for _ in 0..6 {
+                // xorshift64: the pieces drawn are all a test needs.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let at = usize::try_from(state % pieces.len() as u64).unwrap_or(0);
+                text.push_str(pieces[at]);
+            }
+            text.push_str("\", 1]");
+            let serde = serde_json::from_str::<Value>(&text).is_ok();
+            let scan = nesting(&text, MAX_JSON_DEPTH).half_surrogate;
+            assert_eq!(serde, scan.is_none(), "{text}");
+            match read(&text) {
+                Ok(_) => read_back += 1,
+                Err(err) => {
+                    assert!(
+                        err.to_string().contains("half a surrogate pair"),
+                        "{text}: {err}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+        assert!(
+            refused > 1_000 && read_back > 1_000,
+            "{refused} refused, {read_back} read"
+        );
+    }
+
     #[test]
     fn the_pointer_names_keys_and_indices_on_the_way_down() {
         let deep = format!(
