@@ -337,14 +337,16 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
 
 /// The generated pairs again, one to three changes apart, in any draft
 /// (one on each side, as `any_draft` has them), each document split into
-/// files the same way on both sides: some of its definitions moved to files of their own
-/// (`$defs/a` to `types/DefA.json`), every reference and dynamic reference to
-/// them (by pointer or anchor) and back to the root (`Case.json#/…`)
-/// respelled across files. Cycles, anchors, dynamic scopes and pointers then
-/// cross files, as the checker resolves them for a set; where it says a
-/// direction holds, values drawn from the writer's files pass the reader's,
-/// as the validator reads them with every file registered.
-/// `COMPAT_SPLIT_PAIRS=N` runs N.
+/// files the same way on both sides: some of its definitions moved to
+/// files of their own (`$defs/a` to `types/DefA.json`), every reference and
+/// dynamic reference to them (by pointer or anchor) and back to the root
+/// (`Case.json#/…`) respelled across files, the folder written one of the
+/// ways a resolver reads alike (`./`, `../types/`, `/types/`, the whole
+/// URI). Cycles, anchors, dynamic scopes and pointers then cross files, as
+/// the checker resolves them for a set; where it says a direction holds,
+/// values drawn from the writer's files pass the reader's, as the
+/// validator reads them with every file registered; for strict or tolerant
+/// readers, `format` asserted or not. `COMPAT_SPLIT_PAIRS=N` runs N.
 #[test]
 fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_value() {
     let pairs = usize::try_from(setting("COMPAT_SPLIT_PAIRS", 100)).unwrap();
@@ -370,7 +372,8 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             schemas::in_draft(&old, drafts[0]),
             schemas::in_draft(&new, drafts[1]),
         );
-        let (old, new) = (split(&old, &moved), split(&new, &moved));
+        let folder = rng.pick(&FOLDERS).copied().unwrap_or_default();
+        let (old, new) = (split(&old, &moved, folder), split(&new, &moved, folder));
         across += usize::from(old.len() > 1);
         let as_set = |files: &[(String, Value)]| {
             let texts: Vec<(String, String)> = files
@@ -507,10 +510,10 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
 
 /// `document` as files (`rel`, schema): the root at `types/Case.json`, each
 /// definition named in `moved` at `types/DefA.json` (for `a`, so that the
-/// root, compared, comes first), references
-/// respelled to reach the same schemas across files.
-fn split(document: &Value, moved: &[&str]) -> Vec<(String, Value)> {
-    let file = |name: &str| format!("Def{}.json", name.to_uppercase());
+/// root, compared, comes first), references respelled to reach the same
+/// schemas across files, the folder written as `folder` (one of
+/// [`FOLDERS`]).
+fn split(document: &Value, moved: &[&str], folder: &str) -> Vec<(String, Value)> {
     let mut root = document.clone();
     let mut files = Vec::new();
     let key = ["$defs", "definitions"]
@@ -520,7 +523,7 @@ fn split(document: &Value, moved: &[&str]) -> Vec<(String, Value)> {
     if let Some(defs) = root.get_mut(key).and_then(Value::as_object_mut) {
         for name in moved {
             if let Some(def) = defs.remove(*name) {
-                files.push((format!("types/{}", file(name)), def));
+                files.push((format!("types/{}", def_file(name)), def));
             }
         }
     }
@@ -537,7 +540,7 @@ fn split(document: &Value, moved: &[&str]) -> Vec<(String, Value)> {
                     for (key, child) in map.iter_mut() {
                         match (key.as_str(), child) {
                             ("$ref" | "$dynamicRef", Value::String(reference)) => {
-                                *reference = respelled(reference, at == 0, moved, &file);
+                                *reference = respelled(reference, at == 0, moved, folder);
                             }
                             (_, child) => stack.push(child),
                         }
@@ -562,17 +565,30 @@ fn validator_draft(draft: schemas::Draft) -> jsonschema::Draft {
     }
 }
 
+/// The file [`split`] moves the definition `name` to.
+fn def_file(name: &str) -> String {
+    format!("Def{}.json", name.to_uppercase())
+}
+
+/// How a reference of [`split`] may write the folder of the file it names,
+/// each resolving to `types/` from there: from the file's own folder, from
+/// the set's root, or whole.
+const FOLDERS: [&str; 5] = [
+    "",
+    "./",
+    "../types/",
+    "/types/",
+    "https://schemas.vdm.invalid/types/",
+];
+
 /// A reference of a generated document as a file of [`split`] spells it:
 /// into a moved definition, by pointer (`#/$defs/a/x` → `DefA.json#/x`,
 /// `#/definitions/a/x` too) or by
 /// its anchor (`#a`, `#a-plain` → `DefA.json#a`); to the root from a moved
-/// definition (`#/x` → `Case.json#/x`). Any other stays as written.
-fn respelled(
-    reference: &str,
-    in_root: bool,
-    moved: &[&str],
-    file: &dyn Fn(&str) -> String,
-) -> String {
+/// definition (`#/x` → `Case.json#/x`), each file's folder written as
+/// `folder`. Any other stays as written.
+fn respelled(reference: &str, in_root: bool, moved: &[&str], folder: &str) -> String {
+    let file = |name: &str| format!("{folder}{}", def_file(name));
     let defined = ["#/$defs/", "#/definitions/"]
         .into_iter()
         .find_map(|prefix| reference.strip_prefix(prefix));
@@ -599,7 +615,7 @@ fn respelled(
         return reference.to_string();
     }
     if !in_root && reference.starts_with('#') {
-        return format!("Case.json{reference}");
+        return format!("{folder}Case.json{reference}");
     }
     reference.to_string()
 }
