@@ -2021,6 +2021,28 @@ mod tests {
         assert!(items.len() > 1 && items.iter().skip(1).any(|item| !item.is_string()));
     }
 
+    /// A document its own draft's resolver refuses (a `$ref` to a file
+    /// not in the set, under `if`, which draft 4 ignores) stands as `true`
+    /// among the documents as written, and `true` accepts what the document
+    /// refuses: no evidence against the verdict the rewrite gives. Drafts 4
+    /// and 2020-12 alike take only `[]` of the arrays here, so both
+    /// directions hold.
+    #[test]
+    fn a_document_its_own_resolver_refuses_is_no_evidence_against_a_verdict() {
+        let old = set(
+            r#"{"$schema": "http://json-schema.org/draft-04/schema#", "allOf": [{"items": [{"if": {"$ref": "https://example.invalid/elsewhere.json"}}]}, {"items": {"not": {}}}]}"#,
+        );
+        let new = set(r#"{"allOf": [{"items": false}]}"#);
+        let options = super::Options {
+            search: 300,
+            ..Default::default()
+        };
+        let comparison = super::compare_documents(&old, &new, options).expect("compares");
+        assert!(comparison.defects.is_empty(), "{:?}", comparison.defects);
+        assert_eq!(comparison.writer, super::Verdict::Compatible);
+        assert_eq!(comparison.reader, super::Verdict::Compatible);
+    }
+
     /// Fails unless the README holds `table` as the checker makes it.
     pub(crate) fn readme_shows(table: &str, what: &str) {
         let readme =

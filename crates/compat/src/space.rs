@@ -68,6 +68,9 @@ pub struct Doc {
     /// The document as written and its draft, where the view holds its
     /// 2020-12 rewrite: reports name places as the file spells them.
     pub written: Option<(Draft, Arc<Value>)>,
+    /// The validator's resolver refused the document, and the view holds
+    /// `true` in its place (with an obstacle saying why).
+    pub set_aside: bool,
 }
 
 /// A schema position: a document and a pointer into it, with the value there.
@@ -267,12 +270,18 @@ impl Space<'static> {
     /// draft, for the search: `None` unless [`Space::new`] rewrote some in
     /// 2020-12 (then a value's fate is asked of these too, so a rewrite that
     /// changed a meaning shows) and the search is on, or when they cannot be
-    /// registered.
+    /// registered, or the resolver refused one of the documents.
     pub fn originals(old: &SchemaSet, new: &SchemaSet, options: Options) -> Option<Self> {
         if options.search == 0 || !upgraded(old, new) {
             return None;
         }
-        Space::views(old, new, options, false).ok()
+        // A document the resolver refused is `true` here, which accepts
+        // what the document refuses: no evidence against a verdict (the
+        // rewrite may read it, where what the resolver stumbled on is
+        // something its draft ignores, like a `$ref` under draft 4's `if`).
+        Space::views(old, new, options, false)
+            .ok()
+            .filter(|space| !space.docs.iter().any(|doc| doc.set_aside))
     }
 
     fn views(
@@ -457,6 +466,7 @@ fn register<'b>(
                             why: format!("the validator's resolver refuses this reference: {said}"),
                         });
                         *value = Value::Bool(true);
+                        doc.set_aside = true;
                         set_aside = true;
                     }
                 }
@@ -477,6 +487,7 @@ fn register<'b>(
                     pointer: String::new(),
                     why: format!("the validator's resolver refuses the document: {err}"),
                 });
+                doc.set_aside = true;
                 pairs.push((doc.uri.clone(), Value::Bool(true)));
             }
         }
@@ -608,6 +619,7 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
             why,
         }),
         written: None,
+        set_aside: false,
     })
 }
 
@@ -1048,6 +1060,7 @@ fn prepare(
         draft,
         obstacle,
         written,
+        set_aside: false,
     };
     (info, value)
 }
