@@ -11,7 +11,13 @@
 //! fractions, `multipleOf` that is not an integer, non-ASCII and
 //! look-around patterns, `enum` beside `const`, `unevaluatedItems` and
 //! `unevaluatedProperties` beside the keywords they see past, and now and
-//! then a keyword no prover models.
+//! then a keyword no prover models. The changes are the edits a contract
+//! sees: a bound, a length or a count moved, a name made required or not,
+//! an object closed or opened, an `enum` value added, dropped or changed,
+//! a type changed or made nullable, a member added or dropped, a union's
+//! branch added or dropped or `anyOf` read as `oneOf`, a reference
+//! retargeted, a part, pattern, format, `const` or `not` added, a keyword
+//! dropped, a schema replaced.
 
 use serde_json::{json, Map, Value};
 
@@ -278,6 +284,86 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
         10 => {
             map.insert("multipleOf".into(), number(rng).abs().max(0.5).into());
         }
+        11 => match rng.below(4) {
+            // Made nullable, or no longer: a type list gains or loses "null".
+            0 => {
+                let types = match map.remove("type") {
+                    Some(Value::Array(types)) => types,
+                    Some(one) => vec![one],
+                    None => vec![json!("string")],
+                };
+                let null = json!("null");
+                let mut types: Vec<Value> = if types.contains(&null) && types.len() > 1 {
+                    types.into_iter().filter(|t| t != &null).collect()
+                } else {
+                    types.into_iter().chain([null]).collect()
+                };
+                types.dedup();
+                map.insert("type".into(), Value::Array(types));
+            }
+            // A member added, or one dropped from `properties`.
+            1 => {
+                let props = map.entry("properties").or_insert_with(|| json!({}));
+                if let Value::Object(props) = props {
+                    let names: Vec<String> = props.keys().cloned().collect();
+                    match rng.pick(&names) {
+                        Some(name) if rng.chance(50) => {
+                            props.remove(name);
+                        }
+                        _ => {
+                            props.insert("w".into(), leaf(rng));
+                        }
+                    }
+                }
+            }
+            // A union read the other way (`anyOf` as `oneOf` and back), or
+            // one branch more or fewer.
+            2 => {
+                let union = ["anyOf", "oneOf"]
+                    .into_iter()
+                    .find(|key| map.contains_key(*key));
+                match (union, map.remove(union.unwrap_or("anyOf"))) {
+                    (Some(key), Some(Value::Array(mut branches))) => {
+                        let other = if key == "anyOf" { "oneOf" } else { "anyOf" };
+                        match rng.below(3) {
+                            0 => {
+                                map.insert(other.into(), Value::Array(branches));
+                            }
+                            1 if branches.len() > 1 => {
+                                let gone = rng.below(branches.len());
+                                branches.remove(gone);
+                                map.insert(key.into(), Value::Array(branches));
+                            }
+                            _ => {
+                                branches.push(leaf(rng));
+                                map.insert(key.into(), Value::Array(branches));
+                            }
+                        }
+                    }
+                    (_, other) => {
+                        let own = Value::Object(std::mem::take(map));
+                        let key = if rng.chance(50) { "anyOf" } else { "oneOf" };
+                        map.insert(key.into(), json!([own, leaf(rng)]));
+                        // What was under the union's key, if it was no list.
+                        if let (Some(union), Some(other)) = (union, other) {
+                            map.insert(union.into(), other);
+                        }
+                    }
+                }
+            }
+            // One value of an `enum` changed in place.
+            _ => match map.get_mut("enum") {
+                Some(Value::Array(values)) if !values.is_empty() => {
+                    let at = rng.below(values.len());
+                    if let Some(value) = values.get_mut(at) {
+                        *value = scalar(rng);
+                    }
+                }
+                _ => {
+                    map.insert("enum".into(), json!([scalar(rng)]));
+                }
+            },
+        },
         // One keyword gone, whatever it was.
         12 => {
             let keys: Vec<String> = map.keys().cloned().collect();
