@@ -13,7 +13,8 @@
 //! `unevaluatedProperties` beside the keywords they see past, and now and
 //! then a keyword no prover models. The changes are the edits a contract
 //! sees: a bound, a length or a count moved, a name made required or not,
-//! an object closed or opened, an `enum` value added, dropped or changed,
+//! an object closed or opened, its other fields typed or freed, a field
+//! made to ask for another, an `enum` value added, dropped or changed,
 //! a type changed or made nullable, a member added or dropped, a union's
 //! branch added or dropped or `anyOf` read as `oneOf`, a reference
 //! retargeted, a part, pattern, format, `const` or `not` added, a keyword
@@ -284,7 +285,7 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
         10 => {
             map.insert("multipleOf".into(), number(rng).abs().max(0.5).into());
         }
-        11 => match rng.below(4) {
+        11 => match rng.below(6) {
             // Made nullable, or no longer: a type list gains or loses "null".
             0 => {
                 let types = match map.remove("type") {
@@ -349,6 +350,18 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
                             map.insert(union.into(), other);
                         }
                     }
+                }
+            }
+            // Fields not named given a schema of their own, or free again.
+            4 => {
+                if map.remove("additionalProperties").is_none() {
+                    map.insert("additionalProperties".into(), leaf(rng));
+                }
+            }
+            // One field asking for another, or no longer.
+            5 => {
+                if map.remove("dependentRequired").is_none() {
+                    map.insert("dependentRequired".into(), json!({"x": ["y"]}));
                 }
             }
             // One value of an `enum` changed in place.
