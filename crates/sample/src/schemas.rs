@@ -569,10 +569,11 @@ fn object_schema(rng: &mut Rng, depth: usize) -> Value {
         props.insert(name.into(), schema(rng, depth + 1));
     }
     // Now and then a member whose name a pointer must escape: `/` and `~`,
-    // a space and `%` a fragment must encode, a letter past ASCII, none.
+    // a space and `%` a fragment must encode, a letter past ASCII, none; or
+    // one named like a keyword, which only its place says is a name.
     if rng.chance(15) {
         let name = rng
-            .pick(&["a/b", "~t", "s p", "%41", "é", ""])
+            .pick(&["a/b", "~t", "s p", "%41", "é", "", "$ref", "$id", "enum"])
             .copied()
             .unwrap_or("a/b");
         props.insert(name.into(), schema(rng, depth + 1));
@@ -772,7 +773,7 @@ fn number_value(rng: &mut Rng) -> Value {
 }
 
 fn scalar(rng: &mut Rng) -> Value {
-    match rng.below(9) {
+    match rng.below(10) {
         0 => json!("a"),
         1 => json!("é"),
         2 => json!(1),
@@ -782,6 +783,10 @@ fn scalar(rng: &mut Rng) -> Value {
         6 => json!(9_007_199_254_740_993u64),
         // An object, which `properties` and `required` beside it judge.
         7 => json!({"x": 1, "y": "a"}),
+        // Data spelled like a schema: a walk that takes it for one would
+        // follow its reference, or find the anchor a definition declares
+        // twice.
+        8 => json!({"$ref": "#/$defs/a", "$anchor": "a-plain", "$id": "data.json#"}),
         _ => json!([1, "a"]),
     }
 }
