@@ -28,6 +28,9 @@ use serde_json::Value;
 /// Draws per direction that the prover says holds.
 const DRAWS: usize = 300;
 
+/// One-step mutations of a drawn value put to the validators, at most.
+const MUTATIONS: usize = 256;
+
 fn set(schema: &Value) -> SchemaSet {
     SchemaSet::from_texts(
         Path::new("cases"),
@@ -336,7 +339,9 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
 }
 
 /// The generated pairs again, one to three changes apart, in any draft
-/// (one on each side, as `any_draft` has them), each document split into
+/// (one on each side, as `any_draft` has them; now and then a moved
+/// definition's file in a draft of its own, which the validator reads it
+/// in when a reference leads there), each document split into
 /// files the same way on both sides: some of its definitions moved to
 /// files of their own (`$defs/a` to `types/DefA.json`), every reference and
 /// dynamic reference to them (by pointer or anchor) and back to the root
@@ -354,7 +359,7 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
     let mut rng = Rng::new(seed);
     let mut found = Vec::new();
     let (mut compatible, mut not_schemas, mut across) = (0, 0, 0);
-    let mut sets_compatible = 0;
+    let (mut sets_compatible, mut mixed_pairs) = (0, 0);
     for index in 0..pairs {
         let old = schemas::document(&mut rng);
         // One change, or two or three at once: changes judged each alone
@@ -365,15 +370,43 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             .into_iter()
             .filter(|_| !rng.chance(30))
             .collect();
-        // In any draft, as `any_draft` writes them, one on each side.
+        // In any draft, as `any_draft` writes them, one on each side; and
+        // now and then a moved definition's file in a draft of its own,
+        // which a reference into it reads it in.
         let mut draft = || rng.pick(&schemas::Draft::ALL).copied().unwrap();
         let drafts = [draft(), draft()];
-        let (old, new) = (
-            schemas::in_draft(&old, drafts[0]),
-            schemas::in_draft(&new, drafts[1]),
+        let mixed = rng.chance(30);
+        // Often the same drafts on both sides, file by file: then no
+        // document is rewritten in 2020-12, and each is read in its own.
+        let alike = mixed && rng.chance(50);
+        let drafts = if alike { [drafts[0]; 2] } else { drafts };
+        let mut own_drafts = |side: usize| -> Vec<schemas::Draft> {
+            moved
+                .iter()
+                .map(|_| {
+                    if mixed && rng.chance(50) {
+                        rng.pick(&schemas::Draft::ALL).copied().unwrap()
+                    } else {
+                        drafts[side]
+                    }
+                })
+                .collect()
+        };
+        let file_drafts = if alike {
+            let own = own_drafts(0);
+            [own.clone(), own]
+        } else {
+            [own_drafts(0), own_drafts(1)]
+        };
+        mixed_pairs += usize::from(
+            file_drafts[0].iter().any(|d| *d != drafts[0])
+                || file_drafts[1].iter().any(|d| *d != drafts[1]),
         );
         let folder = rng.pick(&FOLDERS).copied().unwrap_or_default();
-        let (old, new) = (split(&old, &moved, folder), split(&new, &moved, folder));
+        let (old, new) = (
+            split_in_drafts(&old, &moved, folder, drafts[0], &file_drafts[0]),
+            split_in_drafts(&new, &moved, folder, drafts[1], &file_drafts[1]),
+        );
         across += usize::from(old.len() > 1);
         let as_set = |files: &[(String, Value)]| {
             let texts: Vec<(String, String)> = files
@@ -410,25 +443,22 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             readers,
             ..strict_with_search()
         };
-        let opened =
-            |side: usize| (readers == Readers::Tolerant).then(|| validator_draft(drafts[side]));
+        let open = readers == Readers::Tolerant;
         let label = format!("pair {index} of seed {seed} ({readers:?} readers, {formats:?} formats): {old:?} → {new:?}");
         // Where `comparison` says a direction holds, values drawn at each
         // file of `roots` from the writer's files pass the reader's.
         let refute = |comparison: &Comparison, roots: &[&str], seed: u64| {
             let mut found = Vec::new();
-            for (holds, [writer, reader], direction, open) in [
+            for (holds, [writer, reader], direction) in [
                 (
                     comparison.writer.holds(),
                     [&new, &old],
                     "new writer → old reader",
-                    opened(0),
                 ),
                 (
                     comparison.reader.holds(),
                     [&old, &new],
                     "old writer → new reader",
-                    opened(1),
                 ),
             ] {
                 for root in roots.iter().filter(|_| holds) {
@@ -505,7 +535,67 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         sets_compatible > pairs / 4,
         "only {sets_compatible} directions held as sets"
     );
-    eprintln!("{pairs} pairs of seed {seed} split into files: {compatible} compatible directions searched, {sets_compatible} as sets, none refuted; {not_schemas} met no schema");
+    assert!(
+        mixed_pairs > pairs / 20,
+        "only {mixed_pairs} of {pairs} pairs had a file in a draft of its own"
+    );
+    eprintln!("{pairs} pairs of seed {seed} split into files ({mixed_pairs} with a file in a draft of its own): {compatible} compatible directions searched, {sets_compatible} as sets, none refuted; {not_schemas} met no schema");
+}
+
+/// `document` (as generated, in 2020-12) split as [`split`] does, the
+/// root written for `draft` and each moved definition's file for its own
+/// draft in `own` (in `moved`'s order); a reference from a moved file back
+/// into the root's definitions names them by the root's key.
+fn split_in_drafts(
+    document: &Value,
+    moved: &[&str],
+    folder: &str,
+    draft: schemas::Draft,
+    own: &[schemas::Draft],
+) -> Vec<(String, Value)> {
+    let mut files = split(&schemas::in_draft(document, draft), moved, folder);
+    let root_key = match files
+        .first()
+        .map(|(_, root)| root.get("definitions").is_some())
+    {
+        Some(true) => "definitions",
+        _ => "$defs",
+    };
+    for (name, file_draft) in moved.iter().zip(own) {
+        let rel = format!("types/{}", def_file(name));
+        let Some(slot) = files.iter_mut().find(|(at, _)| *at == rel) else {
+            continue;
+        };
+        if *file_draft != draft {
+            let theirs = split(&schemas::in_draft(document, *file_draft), moved, folder);
+            if let Some((_, schema)) = theirs.into_iter().find(|(at, _)| *at == rel) {
+                slot.1 = schema;
+            }
+        }
+        let mut stack = vec![&mut slot.1];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    for (key, child) in map.iter_mut() {
+                        match (key.as_str(), child) {
+                            ("$ref" | "$dynamicRef", Value::String(reference)) => {
+                                for spelled in ["Case.json#/definitions/", "Case.json#/$defs/"] {
+                                    if reference.contains(spelled) {
+                                        *reference = reference
+                                            .replace(spelled, &format!("Case.json#/{root_key}/"));
+                                    }
+                                }
+                            }
+                            (_, child) => stack.push(child),
+                        }
+                    }
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                _ => {}
+            }
+        }
+    }
+    files
 }
 
 /// `document` as files (`rel`, schema): the root at `types/Case.json`, each
@@ -641,20 +731,24 @@ fn refuted(writer: &Value, reader: &Value, seed: u64) -> Option<Value> {
 
 /// [`refuted`] for two sets of files (`rel`, schema), every file at its
 /// place under the contract's base, values drawn at the file `root`,
-/// `format` read as `formats` says; with a draft in `open`, the reader's
-/// objects opened (read in that draft) for a tolerant reader.
+/// `format` read as `formats` says; with `open`, the reader's objects
+/// opened (each file read in its own draft) for a tolerant reader.
 fn refuted_in(
     [writer, reader]: [&[(String, Value)]; 2],
     root: &str,
-    (formats, open): (Formats, Option<jsonschema::Draft>),
+    (formats, open): (Formats, bool),
     seed: u64,
 ) -> Option<Value> {
-    let registry = |files: &[(String, Value)], open: Option<jsonschema::Draft>| {
+    let registry = |files: &[(String, Value)], open: bool| {
         jsonschema::Registry::new()
             .extend(files.iter().map(|(rel, schema)| {
                 let mut schema = schema.clone();
-                if let Some(draft) = open {
-                    compat::open_objects(&mut schema, draft);
+                if open {
+                    let draft = schemas::Draft::ALL
+                        .into_iter()
+                        .find(|d| schema.get("$schema") == Some(&Value::from(d.uri())))
+                        .unwrap_or(schemas::Draft::D2020);
+                    compat::open_objects(&mut schema, validator_draft(draft));
                 }
                 (format!("{}{rel}", contract::ID_BASE), schema)
             }))
@@ -662,7 +756,7 @@ fn refuted_in(
             .ok()
     };
     let uri = format!("{}{root}", contract::ID_BASE);
-    let (writing, reading) = (registry(writer, None)?, registry(reader, open)?);
+    let (writing, reading) = (registry(writer, false)?, registry(reader, open)?);
     let compile = |registry: &jsonschema::Registry<'_>| {
         jsonschema::options()
             .should_validate_formats(formats == Formats::Assertion)
@@ -688,16 +782,23 @@ fn first_refused(
         let Ok(value) = sampler.draw(uri) else {
             continue;
         };
-        // Each mutation is a whole copy: a large draw's would hold its size squared.
-        let mutations = if value.to_string().len() <= 4096 {
-            sample::one_step_mutations(&value, &Default::default())
+        // Each mutation is a whole copy: a large draw's, all made, would
+        // cost its size squared; past a few hundred, some drawn at random.
+        let mut edits = if value.to_string().len() <= 4096 {
+            sample::one_step_edits(&value, &Default::default(), false)
         } else {
             Vec::new()
         };
+        for at in 0..edits.len().min(MUTATIONS) {
+            let other = at + sampler.rng().below(edits.len() - at);
+            edits.swap(at, other);
+        }
+        edits.truncate(MUTATIONS);
+        let mutations = edits.iter().map(|edit| edit.applied(&value));
         // And values the draw does not aim at: the sampler reads a keyword
         // (a `format`) even where the writer's draft ignores it.
         let arbitrary = sample::any_value(sampler.rng(), 2);
-        let found = std::iter::once(value)
+        let found = std::iter::once(value.clone())
             .chain(mutations)
             .chain(std::iter::once(arbitrary))
             .find(|value| writes.is_valid(value) && !reads.is_valid(value));
