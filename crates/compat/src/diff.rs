@@ -386,8 +386,22 @@ impl<'p, 's> Differ<'p, 's> {
         keys.sort();
         keys.dedup();
         let changed = |k: &&String| o.get(k.as_str()) != n.get(k.as_str());
-        // Definitions are compared where they are used, not as text.
-        let container = |k: &str| matches!(k, "$defs" | "definitions" | "$id" | "id" | "$schema");
+        // Definitions are compared where they are used, not as text; so
+        // are identifiers and anchors, whose change moves what a reference
+        // (a dynamic one, through the scope a value takes) resolves to.
+        let container = |k: &str| {
+            matches!(
+                k,
+                "$defs"
+                    | "definitions"
+                    | "$id"
+                    | "id"
+                    | "$schema"
+                    | "$anchor"
+                    | "$dynamicAnchor"
+                    | "$recursiveAnchor"
+            )
+        };
         let annotation = |k: &str| {
             matches!(
                 vocab::handling(draft, k),

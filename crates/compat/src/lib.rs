@@ -2043,6 +2043,32 @@ mod tests {
         assert_eq!(comparison.reader, super::Verdict::Compatible);
     }
 
+    /// An anchor gone changes what a dynamic reference elsewhere resolves
+    /// to: no change row may call it harmless (an annotation, compatible
+    /// both ways); the part's whole verdict shows the break.
+    #[test]
+    fn an_anchor_removed_is_no_annotation() {
+        let with_anchor = |anchor: &str| {
+            set(&format!(
+                r##"{{"type": "object", {anchor} "properties": {{"inner": {{"$ref": "inner.json"}}}},
+                "$defs": {{"i": {{"$id": "inner.json", "$dynamicAnchor": "node", "type": ["object", "integer"],
+                "properties": {{"x": {{"$dynamicRef": "#node"}}}}}}}}}}"##
+            ))
+        };
+        let (old, new) = (with_anchor(r#""$dynamicAnchor": "node","#), with_anchor(""));
+        let comparison =
+            super::compare_documents(&old, &new, super::Options::default()).expect("compares");
+        assert!(
+            comparison
+                .changes
+                .iter()
+                .all(|c| c.rule != super::Rule::AnnotationChanged),
+            "{:#?}",
+            comparison.changes
+        );
+        assert!(!comparison.writer.holds(), "{:?}", comparison.writer);
+    }
+
     /// Fails unless the README holds `table` as the checker makes it.
     pub(crate) fn readme_shows(table: &str, what: &str) {
         let readme =
