@@ -2043,6 +2043,49 @@ mod tests {
         assert_eq!(comparison.reader, super::Verdict::Compatible);
     }
 
+    /// Draft 4's `type: integer` refuses `1.0`, which `enum: [1]` takes (one
+    /// value to `enum`, two to `type`): a writer's enum of integers is not
+    /// inside an integer reader, and a change of an enum of integers is
+    /// still judged value by value.
+    #[test]
+    fn draft_4_tells_1_from_1_0_where_an_enum_does_not() {
+        let d4 = |body: &str| {
+            set(&format!(
+                r#"{{"$schema": "http://json-schema.org/draft-04/schema#", {body}}}"#
+            ))
+        };
+        let compare = |old: &str, new: &str| {
+            let options = super::Options {
+                search: 0,
+                ..Default::default()
+            };
+            super::compare_documents(&d4(old), &d4(new), options).expect("compares")
+        };
+        for new in [
+            r#""enum": [1, 2]"#,
+            r#""enum": [1], "not": {"type": "integer"}"#,
+            r#""oneOf": [{"enum": [1], "type": "integer"}, {"enum": [1]}]"#,
+            r#""anyOf": [{"type": "integer"}, {"enum": [2]}]"#,
+            r#""enum": [[1, 1]]"#,
+        ] {
+            let old = if new.contains("[[") {
+                r#""items": {"type": "integer"}"#
+            } else {
+                r#""type": "integer""#
+            };
+            let comparison = compare(old, new);
+            assert!(!comparison.writer.holds(), "{new}: {:?}", comparison.writer);
+        }
+        let comparison = compare(
+            r#""enum": [1, 2.0]"#,
+            r#""type": "integer", "minimum": 1, "maximum": 2"#,
+        );
+        assert!(!comparison.reader.holds(), "{:?}", comparison.reader);
+        let comparison = compare(r#""enum": [1, 2]"#, r#""enum": [1, 2, 3]"#);
+        assert_eq!(comparison.reader, super::Verdict::Compatible);
+        assert!(!comparison.writer.holds());
+    }
+
     /// An anchor gone changes what a dynamic reference elsewhere resolves
     /// to: no change row may call it harmless (an annotation, compatible
     /// both ways); the part's whole verdict shows the break.

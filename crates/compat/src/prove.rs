@@ -416,7 +416,8 @@ impl<'s> Prover<'s> {
             .find(|value| writes.is_valid(value) && !reads.is_valid(value))
     }
 
-    /// Every value of a finite writer, put to the validator.
+    /// Every value of a finite writer, put to the validator; where draft 4
+    /// tells `1` from `1.0`, each written every way its numbers may be.
     fn finite(&self, writer: &Place<'s>, reader: &Place<'s>, values: Vec<&Value>) -> Outcome {
         let (Some(writes), Some(reads)) =
             (self.space.validator(writer), self.space.validator(reader))
@@ -428,13 +429,27 @@ impl<'s> Prover<'s> {
             );
             return self.stuck(writer, reader, stuck);
         };
-        match values
-            .into_iter()
-            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
-        {
-            Some(value) => Err(self.shown(writer, reader, value.clone())),
-            None => Ok(()),
+        let refused = |value: &Value| writes.is_valid(value) && !reads.is_valid(value);
+        let spelled = self.space.spelling_matters();
+        for value in values {
+            if refused(value) {
+                return Err(self.shown(writer, reader, value.clone()));
+            }
+            if !spelled {
+                continue;
+            }
+            let Some(spellings) = spellings(value) else {
+                let why = format!(
+                    "{SPELLING}; a value of it holds more than {MAX_SPELLED} such numbers to try \
+                     each way"
+                );
+                return self.stuck(writer, reader, self.stuck_at(writer, "enum", why));
+            };
+            if let Some(value) = spellings.into_iter().find(|v| refused(v)) {
+                return Err(self.shown(writer, reader, value));
+            }
         }
+        Ok(())
     }
 
     /// What the places reach, walked once each: a document with an obstacle
@@ -620,6 +635,18 @@ impl<'s> Prover<'s> {
                         if unmodelled.is_ok() {
                             unmodelled = Err(self.stuck_at(&here, key, why.into()));
                         }
+                    }
+                    // The canonical form reads `enum: [1]` as the integer
+                    // alone, where draft 4's validator also takes `1.0`,
+                    // which its `type: integer` refuses (it proved an
+                    // integer reader takes every value of such an enum).
+                    if unmodelled.is_ok()
+                        && matches!(key.as_str(), "enum" | "const")
+                        && vocab::handling(draft, key) == Handling::Modelled
+                        && self.space.spelling_matters()
+                        && integral_numbers(value) > 0
+                    {
+                        unmodelled = Err(self.stuck_at(&here, key, SPELLING.into()));
                     }
                     if SAME_VALUE.contains(&key.as_str()) {
                         for (suffix, _) in vocab::children(draft, key, value) {
@@ -1103,6 +1130,77 @@ fn written_beside_ref<'v>(place: &Place<'v>) -> Vec<(&'v String, &'v Value)> {
 }
 
 /// The values of a writer that can only send a fixed list.
+/// Why an `enum` or `const` of integral numbers is not read by the
+/// canonical form where a document is in draft 4.
+const SPELLING: &str = "in draft 4, `1` and `1.0` are one value to `enum` and `const` and two to \
+                        `type: integer`, which the canonical form does not tell apart";
+
+/// Most integral numbers one value of a finite writer may hold, each tried
+/// written both ways (2^n values), where draft 4 tells them apart.
+const MAX_SPELLED: usize = 8;
+
+/// How many numbers with no fraction `value` holds, at any depth.
+fn integral_numbers(value: &Value) -> usize {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Number(n) => {
+                count += usize::from(n.as_f64().is_some_and(|f| f.fract() == 0.0));
+            }
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// Every other way `value` is written with its integral numbers each
+/// written as an integer or with a fraction (the value itself left out);
+/// `None` past [`MAX_SPELLED`] such numbers.
+fn spellings(value: &Value) -> Option<Vec<Value>> {
+    // The pointers of the numbers that have another spelling, and it.
+    let mut found: Vec<(String, Value)> = Vec::new();
+    let mut stack = vec![(String::new(), value)];
+    while let Some((at, value)) = stack.pop() {
+        match value {
+            Value::Number(n) => {
+                if let Some(other) = sample::other_spelling(n) {
+                    if found.len() == MAX_SPELLED {
+                        return None;
+                    }
+                    found.push((at, other));
+                }
+            }
+            Value::Array(items) => stack.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| (format!("{at}/{i}"), item)),
+            ),
+            Value::Object(map) => stack.extend(
+                map.iter()
+                    .map(|(k, v)| (format!("{at}/{}", contract::escape_pointer_token(k)), v)),
+            ),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for mask in 1..(1_usize << found.len()) {
+        let mut variant = value.clone();
+        for (bit, (at, other)) in found.iter().enumerate() {
+            if mask & (1 << bit) != 0 {
+                if let Some(slot) = variant.pointer_mut(at) {
+                    *slot = other.clone();
+                }
+            }
+        }
+        out.push(variant);
+    }
+    Some(out)
+}
+
 fn finite<'v>(place: &Place<'v>, draft: Draft) -> Option<Vec<&'v Value>> {
     let map = place.value.as_object()?;
     if vocab::handling(draft, "const") == Handling::Modelled {
@@ -1858,7 +1956,17 @@ pub fn search(
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let mut sampler = sample::Sampler::new(space.registry(), seed);
+    let refused = |value: &Value| writes.is_valid(value) && !reads.is_valid(value);
+    // A value is drawn as its schema writes it (`enum: [1]` gives `1`);
+    // where draft 4 tells `1.0` from `1`, the other way is tried too.
+    let spelled = space.spelling_matters();
     (0..draws)
         .filter_map(|_| sampler.draw(&at).ok())
-        .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+        .find_map(|value| {
+            if refused(&value) {
+                return Some(value);
+            }
+            let other = spelled.then(|| sample::numbers_respelled(&value))?;
+            refused(&other).then_some(other)
+        })
 }

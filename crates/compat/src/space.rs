@@ -895,6 +895,14 @@ impl<'b> Space<'b> {
         &self.registry
     }
 
+    /// Whether a document of the space is read in draft 4, whose `type:
+    /// integer` refuses `1.0`: there, how a number is written tells values
+    /// apart that `enum`, `const` and every other keyword take as one.
+    pub fn spelling_matters(&self) -> bool {
+        self.docs.iter().any(|doc| doc.draft == Draft::Draft4)
+            || self.parent.is_some_and(Space::spelling_matters)
+    }
+
     /// The root value of a document.
     pub fn root(&self, doc: DocId) -> Option<&Value> {
         lookup(&self.registry, &self.doc(doc)?.uri, "")

@@ -798,7 +798,11 @@ fn first_refused(
         // And values the draw does not aim at: the sampler reads a keyword
         // (a `format`) even where the writer's draft ignores it.
         let arbitrary = sample::any_value(sampler.rng(), 2);
+        // And each number written the other way (`1` as `1.0`), which
+        // draft 4's `type: integer` tells apart and a draw never writes.
+        let respelled = sample::numbers_respelled(&value);
         let found = std::iter::once(value.clone())
+            .chain(std::iter::once(respelled))
             .chain(mutations)
             .chain(std::iter::once(arbitrary))
             .find(|value| writes.is_valid(value) && !reads.is_valid(value));

@@ -22,6 +22,7 @@ mod node;
 mod pattern;
 mod rng;
 pub mod schemas;
+mod spelling;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -33,6 +34,7 @@ use serde_json::{json, Map, Number, Value};
 pub use mutate::{one_step_edits, one_step_mutations, one_step_mutations_wide, Edit};
 pub use pattern::matching;
 pub use rng::Rng;
+pub use spelling::{numbers_respelled, other_spelling};
 
 /// Why nothing could be drawn.
 #[derive(Debug, thiserror::Error)]
