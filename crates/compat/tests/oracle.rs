@@ -281,8 +281,8 @@ fn a_dynamic_reference_only_one_anchor_can_mean_is_followed_as_the_validator_doe
 /// older draft does with one (a `$ref`'s siblings ignored, `items` as a
 /// list beside `additionalItems`, `dependencies`, exclusive bounds as
 /// flags), is refuted by the validator that knows the draft. Two drafts on
-/// the two sides are a document moved from one draft to another.
-/// `COMPAT_DRAFT_PAIRS=N` runs N.
+/// the two sides are a document moved from one draft to another; every
+/// other pair is in one draft on both sides. `COMPAT_DRAFT_PAIRS=N` runs N.
 #[test]
 fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value() {
     let pairs = usize::try_from(setting("COMPAT_DRAFT_PAIRS", 100)).unwrap();
@@ -296,6 +296,13 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
         let new = schemas::changed(&old, &mut rng);
         let mut draft = || rng.pick(&schemas::Draft::ALL).copied().unwrap();
         let drafts = [draft(), draft()];
+        // Every other pair in one draft, so that nothing is rewritten and
+        // each draft's own rules (draft 4's integers) meet its validator.
+        let drafts = if index % 2 == 0 {
+            [drafts[0]; 2]
+        } else {
+            drafts
+        };
         let (old, new) = (
             schemas::in_draft(&old, drafts[0]),
             schemas::in_draft(&new, drafts[1]),

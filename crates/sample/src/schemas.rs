@@ -352,6 +352,20 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
                     }
                 }
             }
+            // A type given as an enum of some of its values, as a field
+            // narrowed to the values it takes (`{type: integer}` to
+            // `{enum: [0, 1, 2]}`); identifiers, anchors and definitions
+            // stay.
+            3 => {
+                let values = match map.get("type").and_then(Value::as_str) {
+                    Some("integer" | "number") => json!([0, 1, 2]),
+                    Some("string") => json!(["a", "é"]),
+                    Some("boolean") => json!([true]),
+                    _ => json!([scalar(rng), scalar(rng)]),
+                };
+                map.retain(|key, _| key.starts_with('$') || key == "definitions");
+                map.insert("enum".into(), values);
+            }
             // Fields not named given a schema of their own, or free again.
             4 => {
                 if map.remove("additionalProperties").is_none() {
