@@ -579,30 +579,35 @@ fn split_in_drafts(
                 slot.1 = schema;
             }
         }
-        let mut stack = vec![&mut slot.1];
-        while let Some(value) = stack.pop() {
-            match value {
-                Value::Object(map) => {
-                    for (key, child) in map.iter_mut() {
-                        match (key.as_str(), child) {
-                            ("$ref" | "$dynamicRef", Value::String(reference)) => {
-                                for spelled in ["Case.json#/definitions/", "Case.json#/$defs/"] {
-                                    if reference.contains(spelled) {
-                                        *reference = reference
-                                            .replace(spelled, &format!("Case.json#/{root_key}/"));
-                                    }
-                                }
-                            }
-                            (_, child) => stack.push(child),
-                        }
-                    }
+        each_reference(&mut slot.1, |reference| {
+            for spelled in ["Case.json#/definitions/", "Case.json#/$defs/"] {
+                if reference.contains(spelled) {
+                    *reference = reference.replace(spelled, &format!("Case.json#/{root_key}/"));
                 }
-                Value::Array(items) => stack.extend(items.iter_mut()),
-                _ => {}
             }
-        }
+        });
     }
     files
+}
+
+/// Calls `respell` with every `$ref` and `$dynamicRef` in `value`, schema
+/// or not (an enum's data spelled like a schema too: alike on both sides).
+fn each_reference(value: &mut Value, mut respell: impl FnMut(&mut String)) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    match (key.as_str(), child) {
+                        ("$ref" | "$dynamicRef", Value::String(reference)) => respell(reference),
+                        (_, child) => stack.push(child),
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
 }
 
 /// `document` as files (`rel`, schema): the root at `types/Case.json`, each
@@ -630,23 +635,9 @@ fn split(document: &Value, moved: &[&str], folder: &str) -> Vec<(String, Value)>
         if let (Some(schema), Value::Object(map)) = (&schema, &mut *value) {
             map.insert("$schema".into(), schema.clone());
         }
-        let mut stack = vec![value];
-        while let Some(value) = stack.pop() {
-            match value {
-                Value::Object(map) => {
-                    for (key, child) in map.iter_mut() {
-                        match (key.as_str(), child) {
-                            ("$ref" | "$dynamicRef", Value::String(reference)) => {
-                                *reference = respelled(reference, at == 0, moved, folder);
-                            }
-                            (_, child) => stack.push(child),
-                        }
-                    }
-                }
-                Value::Array(items) => stack.extend(items.iter_mut()),
-                _ => {}
-            }
-        }
+        each_reference(value, |reference| {
+            *reference = respelled(reference, at == 0, moved, folder);
+        });
     }
     files
 }
