@@ -644,7 +644,7 @@ impl<'s> Prover<'s> {
                         && matches!(key.as_str(), "enum" | "const")
                         && vocab::handling(draft, key) == Handling::Modelled
                         && self.space.spelling_matters()
-                        && integral_numbers(value) > 0
+                        && holds_integral_number(value)
                     {
                         unmodelled = Err(self.stuck_at(&here, key, SPELLING.into()));
                     }
@@ -1129,7 +1129,6 @@ fn written_beside_ref<'v>(place: &Place<'v>) -> Vec<(&'v String, &'v Value)> {
     }
 }
 
-/// The values of a writer that can only send a fixed list.
 /// Why an `enum` or `const` of integral numbers is not read by the
 /// canonical form where a document is in draft 4.
 const SPELLING: &str = "in draft 4, `1` and `1.0` are one value to `enum` and `const` and two to \
@@ -1139,21 +1138,18 @@ const SPELLING: &str = "in draft 4, `1` and `1.0` are one value to `enum` and `c
 /// written both ways (2^n values), where draft 4 tells them apart.
 const MAX_SPELLED: usize = 8;
 
-/// How many numbers with no fraction `value` holds, at any depth.
-fn integral_numbers(value: &Value) -> usize {
-    let mut count = 0;
+/// Whether `value` holds a number with no fraction, at any depth.
+fn holds_integral_number(value: &Value) -> bool {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
-            Value::Number(n) => {
-                count += usize::from(n.as_f64().is_some_and(|f| f.fract() == 0.0));
-            }
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => return true,
             Value::Array(items) => stack.extend(items),
             Value::Object(map) => stack.extend(map.values()),
             _ => {}
         }
     }
-    count
+    false
 }
 
 /// Every other way `value` is written with its integral numbers each
@@ -1201,6 +1197,7 @@ fn spellings(value: &Value) -> Option<Vec<Value>> {
     Some(out)
 }
 
+/// The values of a writer that can only send a fixed list.
 fn finite<'v>(place: &Place<'v>, draft: Draft) -> Option<Vec<&'v Value>> {
     let map = place.value.as_object()?;
     if vocab::handling(draft, "const") == Handling::Modelled {
