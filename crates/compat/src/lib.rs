@@ -2084,6 +2084,20 @@ mod tests {
         let comparison = compare(r#""enum": [1, 2]"#, r#""enum": [1, 2, 3]"#);
         assert_eq!(comparison.reader, super::Verdict::Compatible);
         assert!(!comparison.writer.holds());
+        // Nine such numbers in one value are more than are tried each way.
+        let comparison = compare(
+            r#""items": {"type": "integer"}"#,
+            r#""enum": [[1, 2, 3, 4, 5, 6, 7, 8, 9]]"#,
+        );
+        assert!(
+            comparison
+                .changes
+                .iter()
+                .any(|c| c.undecided.as_deref() == Some("enum")
+                    && c.writer == super::Verdict::Breaking),
+            "{:#?}",
+            comparison.changes
+        );
     }
 
     /// An anchor gone changes what a dynamic reference elsewhere resolves
