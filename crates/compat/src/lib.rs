@@ -2100,6 +2100,31 @@ mod tests {
         );
     }
 
+    /// The canonical form (the `jsonschema` crate's) recurses without end on
+    /// a reference back to a schema with `unevaluatedProperties` beside it,
+    /// under a union: the prover gives it no place that reaches such a
+    /// keyword (it cannot decide them), so the comparison ends, undecided,
+    /// where handing it over would overflow the stack.
+    #[test]
+    fn a_place_the_canonical_form_cannot_read_is_never_given_to_it() {
+        let recursive = |beside: &str| {
+            set(&format!(
+                r##"{{"$defs": {{"c": {{"anyOf": [{{}}, {{"properties": {{"a": {{"$ref": "#/$defs/c",
+                "unevaluatedProperties": false}}}}}}]}}}}, "$ref": "#/$defs/c"{beside}}}"##
+            ))
+        };
+        let comparison = super::compare_documents(
+            &recursive(""),
+            &recursive(r#", "maxProperties": 3"#),
+            super::Options::default(),
+        )
+        .expect("compares");
+        assert!(comparison
+            .changes
+            .iter()
+            .any(|c| c.undecided.as_deref() == Some("unevaluatedProperties")));
+    }
+
     /// An anchor gone changes what a dynamic reference elsewhere resolves
     /// to: no change row may call it harmless (an annotation, compatible
     /// both ways); the part's whole verdict shows the break.
