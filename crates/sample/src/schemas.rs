@@ -354,8 +354,8 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
             }
             // A type given as an enum of some of its values, as a field
             // narrowed to the values it takes (`{type: integer}` to
-            // `{enum: [0, 1, 2]}`); identifiers, anchors and definitions
-            // stay.
+            // `{enum: [0, 1, 2]}`); the `$` keywords (references,
+            // identifiers, anchors, definitions) stay.
             3 => {
                 let values = match map.get("type").and_then(Value::as_str) {
                     Some("integer" | "number") => json!([0, 1, 2]),
