@@ -1505,6 +1505,15 @@ impl<'s> Prover<'s> {
             return false;
         };
         let draft = self.space.draft(r);
+        // A keyword that judges values of one JSON type only passes every
+        // value of the others: none of the writer's can meet it.
+        if judged_type(key).is_some_and(|judged| {
+            mw.get("type")
+                .map(type_names)
+                .is_some_and(|types| !types.is_empty() && !types.iter().any(|t| judged.contains(t)))
+        }) {
+            return true;
+        }
         let same = mw.get(key) == mr.get(key);
         match key {
             "type" => types_within(mw.get("type"), mr.get("type")),
@@ -1862,6 +1871,31 @@ fn type_names(types: &Value) -> Vec<&str> {
         Value::String(one) => vec![one.as_str()],
         Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The `type` names of the values `key` judges, where it judges values of
+/// one JSON type only and passes every other value.
+fn judged_type(key: &str) -> Option<&'static [&'static str]> {
+    const NUMBERS: &[&str] = &["number", "integer"];
+    match key {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            Some(NUMBERS)
+        }
+        "minLength" | "maxLength" | "pattern" | "format" => Some(&["string"]),
+        "items" | "prefixItems" | "additionalItems" | "minItems" | "maxItems" | "uniqueItems"
+        | "contains" | "minContains" | "maxContains" => Some(&["array"]),
+        "properties"
+        | "patternProperties"
+        | "additionalProperties"
+        | "required"
+        | "minProperties"
+        | "maxProperties"
+        | "propertyNames"
+        | "dependentRequired"
+        | "dependentSchemas"
+        | "dependencies" => Some(&["object"]),
+        _ => None,
     }
 }
 

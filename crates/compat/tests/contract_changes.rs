@@ -1556,3 +1556,29 @@ fn nothing_passing_where_something_did_breaks_old_writers_anywhere() {
         held.join("\n")
     );
 }
+
+/// A keyword that judges only values of one JSON type (a numeric bound,
+/// a string length, an item count) passes every value of another: added
+/// beside an object's `type`, it breaks no old writer. (`DownloadSpec`
+/// reaches `Checksum`'s conditions, which the canonical form cannot
+/// settle, so the keyword's type alone must.)
+#[test]
+fn a_keyword_for_another_type_than_the_writers_breaks_nothing() {
+    for (keyword, value) in [
+        ("exclusiveMinimum", json!(5)),
+        ("maxLength", json!(3)),
+        ("minItems", json!(2)),
+    ] {
+        let new = edited("types/DownloadSpec.json", |v| {
+            v[keyword] = value.clone();
+        });
+        let comparison = compare(&new, Readers::Strict);
+        assert_eq!(
+            comparison.reader,
+            Verdict::Compatible,
+            "{keyword}: {:#?}",
+            comparison.changes
+        );
+        assert_eq!(comparison.writer, Verdict::Compatible, "{keyword}");
+    }
+}
