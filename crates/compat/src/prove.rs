@@ -1461,9 +1461,23 @@ impl<'s> Prover<'s> {
             return r.value == &Value::Bool(true) || w.value == &Value::Bool(false);
         };
         let draft = self.space.draft(r);
-        if self.space.draft(w) != draft || mw.contains_key("$ref") || mr.contains_key("$ref") {
+        if self.space.draft(w) != draft || mw.contains_key("$ref") {
             return false;
         }
+        // A reader's `$ref` with keywords beside it (which `follow` keeps
+        // where they apply, from 2019-09 on) takes what its target and the
+        // keywords beside it both take: the writer inside each.
+        let target = match mr.get("$ref") {
+            None => None,
+            Some(_) if draft <= Draft::Draft7 => return false,
+            Some(reference) => match reference
+                .as_str()
+                .and_then(|reference| self.space.resolve(r, reference).ok())
+            {
+                Some(target) => Some(target),
+                None => return false,
+            },
+        };
         // A writer's `anyOf`/`oneOf`: each branch on its own inside the reader
         // (the writer's other keywords only narrow a branch further).
         for union in ["anyOf", "oneOf"] {
@@ -1483,13 +1497,18 @@ impl<'s> Prover<'s> {
         {
             return true;
         }
-        mr.keys().all(|key| match vocab::handling(draft, key) {
+        let beside = mr.keys().all(|key| match vocab::handling(draft, key) {
             Handling::Annotation | Handling::Structure | Handling::Meaning(_) => true,
+            _ if key == "$ref" && target.is_some() => true,
             // Its meaning may hang on the keywords beside it: only whole
             // schemas that are equal prove anything (see `equal`).
             Handling::CannotDecide(_) => false,
             Handling::Modelled => self.keyword(w, r, key, at, trail),
-        })
+        });
+        beside
+            && target
+                .as_ref()
+                .is_none_or(|target| self.inside(w, target, Step::Same, at, trail))
     }
 
     /// One reader keyword, implied by the writer's?
