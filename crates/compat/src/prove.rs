@@ -1461,8 +1461,17 @@ impl<'s> Prover<'s> {
             return r.value == &Value::Bool(true) || w.value == &Value::Bool(false);
         };
         let draft = self.space.draft(r);
-        if self.space.draft(w) != draft || mw.contains_key("$ref") {
+        if self.space.draft(w) != draft {
             return false;
+        }
+        // A writer's `$ref` with keywords beside it (from 2019-09 on) takes
+        // no more than its target: the target inside the reader is enough.
+        if let Some(reference) = mw.get("$ref") {
+            return draft > Draft::Draft7
+                && reference
+                    .as_str()
+                    .and_then(|reference| self.space.resolve(w, reference).ok())
+                    .is_some_and(|target| self.inside(&target, r, Step::Same, at, trail));
         }
         // A reader's `$ref` with keywords beside it (which `follow` keeps
         // where they apply, from 2019-09 on) takes what its target and the
