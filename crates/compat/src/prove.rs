@@ -1153,9 +1153,10 @@ fn holds_integral_number(value: &Value) -> bool {
 }
 
 /// Every other way `value` is written with its integral numbers each
-/// written as an integer or with a fraction (the value itself left out);
+/// written as an integer or with a fraction (the value itself left out),
+/// each made when asked for;
 /// `None` past [`MAX_SPELLED`] such numbers.
-fn spellings(value: &Value) -> Option<Vec<Value>> {
+fn spellings(value: &Value) -> Option<impl Iterator<Item = Value> + '_> {
     // The pointers of the numbers that have another spelling, and it.
     let mut found: Vec<(String, Value)> = Vec::new();
     let mut stack = vec![(String::new(), value)];
@@ -1182,8 +1183,9 @@ fn spellings(value: &Value) -> Option<Vec<Value>> {
             _ => {}
         }
     }
-    let mut out = Vec::new();
-    for mask in 1..(1_usize << found.len()) {
+    // Made one at a time as they are asked for: each is a whole copy of
+    // a value the schema holds, however large.
+    Some((1..(1_usize << found.len())).map(move |mask| {
         let mut variant = value.clone();
         for (bit, (at, other)) in found.iter().enumerate() {
             if mask & (1 << bit) != 0 {
@@ -1192,9 +1194,8 @@ fn spellings(value: &Value) -> Option<Vec<Value>> {
                 }
             }
         }
-        out.push(variant);
-    }
-    Some(out)
+        variant
+    }))
 }
 
 /// The values of a writer that can only send a fixed list.
