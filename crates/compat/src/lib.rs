@@ -2197,4 +2197,39 @@ mod tests {
             );
         }
     }
+
+    /// The validator reads a `multipleOf` past 2^53 as the double nearest
+    /// it, and a value it divides as a double: `multipleOf: 2^54` takes
+    /// 2^54 + 1 (the same double as 2^54), which `multipleOf: 2` refuses, so
+    /// a divisor that divides the written one proves nothing up there.
+    #[test]
+    fn a_divisor_past_two_to_the_53_is_read_as_a_double() {
+        let compare = |old: &str, new: &str| {
+            let options = super::Options {
+                search: 0,
+                ..Default::default()
+            };
+            super::compare_documents(&set(old), &set(new), options).expect("compares")
+        };
+        for (old, new) in [
+            (18_014_398_509_481_984u64, 2u64),
+            (9_007_199_254_740_994, 2),
+            (27_021_597_764_222_979, 9_007_199_254_740_993),
+        ] {
+            let written = format!(r#"{{"type": "integer", "multipleOf": {old}}}"#);
+            let read = format!(r#"{{"type": "integer", "allOf": [{{"multipleOf": {new}}}]}}"#);
+            let comparison = compare(&written, &read);
+            assert!(
+                !comparison.reader.holds(),
+                "{old} then {new}: {:?}",
+                comparison.reader
+            );
+        }
+        // Below 2^53 the validator divides exactly, and so does the proof.
+        let comparison = compare(
+            r#"{"type": "integer", "multipleOf": 9007199254740990}"#,
+            r#"{"type": "integer", "allOf": [{"multipleOf": 3}]}"#,
+        );
+        assert_eq!(comparison.reader, super::Verdict::Compatible);
+    }
 }

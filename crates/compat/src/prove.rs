@@ -648,6 +648,17 @@ impl<'s> Prover<'s> {
                     {
                         unmodelled = Err(self.stuck_at(&here, key, SPELLING.into()));
                     }
+                    // The canonical form divides exactly; the validator
+                    // divides by the double nearest a divisor past 2^53, and
+                    // rounds the value too (it proved `multipleOf: 2`
+                    // takes every multiple of 2^54, and 2^54 + 1 is one).
+                    if unmodelled.is_ok()
+                        && key == "multipleOf"
+                        && vocab::handling(draft, key) == Handling::Modelled
+                        && past_exact_division(value)
+                    {
+                        unmodelled = Err(self.stuck_at(&here, key, ROUNDED_DIVISOR.into()));
+                    }
                     if SAME_VALUE.contains(&key.as_str()) {
                         for (suffix, _) in vocab::children(draft, key, value) {
                             next.push((start.doc, format!("{}{suffix}", here.pointer)));
@@ -1137,6 +1148,24 @@ const SPELLING: &str = "in draft 4, `1` and `1.0` are one value to `enum` and `c
 /// Most integral numbers one value of a finite writer may hold, each tried
 /// written both ways (2^n values), where draft 4 tells them apart.
 const MAX_SPELLED: usize = 8;
+
+/// Why a `multipleOf` past 2^53 is not read by the canonical form.
+const ROUNDED_DIVISOR: &str = "the validator divides by the double nearest a divisor past 2^53, \
+                               rounding the value too, where the canonical form divides exactly";
+
+/// The largest divisor the validator divides by exactly: 2^53.
+const EXACT_DIVISOR: u64 = 1 << 53;
+
+/// Whether a `multipleOf` is past [`EXACT_DIVISOR`], where the validator
+/// divides doubles.
+fn past_exact_division(divisor: &Value) -> bool {
+    match divisor.as_u64() {
+        Some(whole) => whole > EXACT_DIVISOR,
+        None => divisor
+            .as_f64()
+            .is_some_and(|f| f.abs() > EXACT_DIVISOR as f64),
+    }
+}
 
 /// Whether `value` holds a number with no fraction, at any depth.
 fn holds_integral_number(value: &Value) -> bool {
@@ -1966,13 +1995,15 @@ fn count_at_most(writer: Option<&Value>, reader: Option<&Value>) -> bool {
     }
 }
 
-/// The reader's `multipleOf` divides the writer's, both integers (exactly).
+/// The reader's `multipleOf` divides the writer's, both integers up to
+/// 2^53. Past 2^53 the validator divides doubles (the divisor and the value
+/// each rounded), where one divisor dividing another proves nothing.
 fn divides(reader: Option<&Value>, writer: Option<&Value>) -> bool {
     match (
         reader.and_then(Value::as_u64),
         writer.and_then(Value::as_u64),
     ) {
-        (Some(r), Some(w)) if r > 0 => w % r == 0,
+        (Some(r), Some(w)) if r > 0 && r <= EXACT_DIVISOR && w <= EXACT_DIVISOR => w % r == 0,
         _ => false,
     }
 }

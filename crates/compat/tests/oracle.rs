@@ -276,6 +276,37 @@ fn a_dynamic_reference_only_one_anchor_can_mean_is_followed_as_the_validator_doe
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// Every pair of whole divisors, some past 2^53, where the validator
+/// divides doubles (the divisor and the value each rounded): a reader's
+/// `multipleOf` beside the writer's keywords and inside an `allOf` (so that
+/// congruence and the canonical form are each asked). None is called
+/// compatible where a value refutes it, and two divisors the validator
+/// divides exactly, one dividing the other, are called compatible.
+#[test]
+fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
+    const EXACT: u64 = 1 << 53;
+    const DIVISORS: [u64; 8] = [2, 3, 6, 1 << 52, EXACT, EXACT + 2, 1 << 54, 3 * (EXACT + 1)];
+    let mut found = Vec::new();
+    for old in DIVISORS {
+        for new in DIVISORS {
+            let writer = serde_json::json!({"type": "integer", "multipleOf": old});
+            for reader in [
+                serde_json::json!({"type": "integer", "multipleOf": new}),
+                serde_json::json!({"type": "integer", "allOf": [{"multipleOf": new}]}),
+            ] {
+                let comparison =
+                    compare_documents(&set(&writer), &set(&reader), strict_with_search())
+                        .expect("the schemas register");
+                found.extend(defects(&format!("{writer} → {reader}"), &comparison));
+                if old <= EXACT && new <= EXACT && old % new == 0 {
+                    assert!(comparison.reader.holds(), "{writer} → {reader}");
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
+}
+
 /// Generated pairs with each side written for any draft ([`schemas::in_draft`]):
 /// a prover that reads a keyword in a draft without it, or misses what an
 /// older draft does with one (a `$ref`'s siblings ignored, `items` as a

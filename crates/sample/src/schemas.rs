@@ -8,11 +8,11 @@
 //! references by pointer to any place (the root, a member, a part) and to
 //! members whose names a pointer escapes and a fragment percent-encodes,
 //! `allOf` parts whose keywords interact, integers past 2^53 and
-//! fractions, `multipleOf` that is not an integer, non-ASCII and
+//! fractions, `multipleOf` that is not an integer or is past 2^53, non-ASCII and
 //! look-around patterns, `enum` beside `const`, `unevaluatedItems` and
 //! `unevaluatedProperties` beside the keywords they see past, and now and
 //! then a keyword no prover models. The changes are the edits a contract
-//! sees: a bound, a length or a count moved, a name made required or not,
+//! sees: a bound, a length, a count or a divisor moved, a name made required or not,
 //! an object closed or opened, its other fields typed or freed, a field
 //! made to ask for another, an `enum` value added, dropped or changed,
 //! a type changed or made nullable, a member added or dropped, a union's
@@ -283,7 +283,15 @@ fn mutate(schema: &mut Value, rng: &mut Rng) {
             map.insert("pattern".into(), json!(pattern(rng)));
         }
         10 => {
-            map.insert("multipleOf".into(), number(rng).abs().max(0.5).into());
+            // A whole divisor made a multiple or a factor of itself, or
+            // another divisor.
+            let whole = map.get("multipleOf").and_then(Value::as_u64);
+            let moved = match whole {
+                Some(m) if m % 2 == 0 && rng.chance(40) => json!(m / 2),
+                Some(m) if rng.chance(40) => json!(m.saturating_mul(3)),
+                _ => divisor(rng),
+            };
+            map.insert("multipleOf".into(), moved);
         }
         11 => match rng.below(6) {
             // Made nullable, or no longer: a type list gains or loses "null".
@@ -669,6 +677,9 @@ fn leaf(rng: &mut Rng) -> Value {
             if rng.chance(20) {
                 set(&mut integer, "exclusiveMaximum", number_value(rng));
             }
+            if rng.chance(30) {
+                set(&mut integer, "multipleOf", divisor(rng));
+            }
             integer
         }
         1 => {
@@ -768,6 +779,24 @@ fn number(rng: &mut Rng) -> f64 {
     ])
     .copied()
     .unwrap_or(0.0)
+}
+
+/// A `multipleOf`: whole divisors that divide one another, some past 2^53
+/// (where the validator divides doubles, each rounded), or fractions.
+fn divisor(rng: &mut Rng) -> Value {
+    match rng.below(3) {
+        0 => json!(rng.pick(&[0.5, 2.5, 0.1, 10.0]).copied().unwrap_or(0.5)),
+        1 => json!(rng
+            .pick(&[
+                1u64 << 53,
+                (1u64 << 53) + 2,
+                1u64 << 54,
+                3 * ((1u64 << 53) + 1),
+            ])
+            .copied()
+            .unwrap_or(1)),
+        _ => json!(rng.pick(&[2u64, 3, 4, 6, 12]).copied().unwrap_or(2)),
+    }
 }
 
 /// A number as a schema writes it: integers past 2^53 exactly, or fractions.
