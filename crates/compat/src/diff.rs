@@ -1136,7 +1136,9 @@ impl<'p, 's> Differ<'p, 's> {
                     } else {
                         (views.old_w, views.new_r)
                     };
-                    if space.accepts(writes, value) == Some(true)
+                    if self.prover.may_validate(writes)
+                        && self.prover.may_validate(reads)
+                        && space.accepts(writes, value) == Some(true)
                         && space.accepts(reads, value) == Some(false)
                     {
                         example = Some(Example {

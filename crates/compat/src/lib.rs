@@ -2232,4 +2232,26 @@ mod tests {
         );
         assert_eq!(comparison.reader, super::Verdict::Compatible);
     }
+
+    /// A schema that comes back to itself without reading into the value
+    /// (`a` through `if`, `not` and `allOf`) never ends for the validator:
+    /// reached through a `$dynamicRef` below a member, it is "cannot decide"
+    /// before any value is put to the validator, whose stack it would overflow.
+    #[test]
+    fn a_cycle_behind_a_dynamic_reference_is_never_validated() {
+        let old = set(r##"{
+            "$defs": {"a": {
+                "$dynamicAnchor": "a",
+                "if": {"not": {"allOf": [{"$ref": "#/$defs/a"}], "unevaluatedProperties": {}}},
+                "else": {"properties": {"x": true}}
+            }},
+            "else": {"allOf": [{"patternProperties": {"^é": {"$dynamicRef": "#a"}}, "properties": {"y": true}}]}
+        }"##);
+        let new = set(r#"{"if": {"type": "boolean"}}"#);
+        for (old, new) in [(&old, &new), (&new, &old)] {
+            let comparison =
+                super::compare_documents(old, new, super::Options::default()).expect("compares");
+            assert!(!comparison.reader.holds() || !comparison.writer.holds());
+        }
+    }
 }

@@ -180,11 +180,25 @@ pub struct Prover<'s> {
     automata: RefCell<HashMap<String, Option<Rc<contract::Automaton>>>>,
     /// How many schemas of each view declare each `$dynamicAnchor` name.
     anchors: RefCell<HashMap<(Version, Role), Rc<AnchorCounts>>>,
+    /// The schemas of each view a dynamic reference may lead to.
+    dynamic_anchors: RefCell<HashMap<(Version, Role), DynamicAnchors<'s>>>,
     steps: Cell<usize>,
 }
 
 /// How many schemas declare each `$dynamicAnchor` name.
 type AnchorCounts = HashMap<String, usize>;
+
+/// The schemas of a view that a dynamic reference may lead to.
+type DynamicAnchors<'s> = Rc<Vec<DynamicAnchor<'s>>>;
+
+/// A schema a dynamic reference may lead to.
+struct DynamicAnchor<'s> {
+    place: Place<'s>,
+    /// Its `$dynamicAnchor`.
+    name: Option<String>,
+    /// Whether it says `$recursiveAnchor: true`.
+    recursive: bool,
+}
 
 /// A pair on the way down, and how many times the walk had read into the
 /// value when it was met.
@@ -201,6 +215,7 @@ impl<'s> Prover<'s> {
             matches: RefCell::new(HashMap::new()),
             automata: RefCell::new(HashMap::new()),
             anchors: RefCell::new(HashMap::new()),
+            dynamic_anchors: RefCell::new(HashMap::new()),
             steps: Cell::new(MAX_STEPS),
         }
     }
@@ -504,6 +519,107 @@ impl<'s> Prover<'s> {
         }
     }
 
+    /// Every place a dynamic reference at `here` (`$dynamicRef`, or
+    /// 2019-09's `$recursiveRef`) may lead to: the one place where it can
+    /// lead to one only ([`Prover::dynamic_target`]), else its static target
+    /// and every schema of the view that declares an anchor it may mean.
+    fn dynamic_reach(
+        &self,
+        here: &Place<'s>,
+        map: &Map<String, Value>,
+        draft: Draft,
+    ) -> Result<Vec<Place<'s>>, Stuck> {
+        let mut targets = Vec::new();
+        for key in ["$dynamicRef", "$recursiveRef"] {
+            let Some(reference) = map.get(key).and_then(Value::as_str) else {
+                continue;
+            };
+            // 2019-09's validator follows a `$dynamicRef` only where
+            // `unevaluated*` look past it, not to validate.
+            if vocab::handling(draft, key).constrains_nothing()
+                || (key == "$dynamicRef" && draft == Draft::Draft201909)
+            {
+                continue;
+            }
+            if key == "$dynamicRef" {
+                if let Ok(target) = self.dynamic_target(here, reference) {
+                    targets.push(target);
+                    continue;
+                }
+            }
+            // A reference that does not resolve stops the validator from
+            // compiling the schema: no value is put to it.
+            if let Ok(target) = self.space.resolve(here, reference) {
+                targets.push(target);
+            }
+            let fragment = reference.split_once('#').map_or("", |(_, f)| f);
+            for anchor in self.dynamic_anchors(here)?.iter() {
+                let may = match (key, &anchor.name) {
+                    ("$recursiveRef", _) => anchor.recursive,
+                    (_, Some(name)) => !is_anchor_name(fragment) || name == fragment,
+                    (_, None) => false,
+                };
+                if may {
+                    targets.push(anchor.place.clone());
+                }
+            }
+        }
+        Ok(targets)
+    }
+
+    /// The schemas of `place`'s view that declare a `$dynamicAnchor` or a
+    /// `$recursiveAnchor: true`, found once per view.
+    fn dynamic_anchors(&self, place: &Place<'s>) -> Result<DynamicAnchors<'s>, Stuck> {
+        let Some(doc) = self.space.doc(place.doc) else {
+            return Ok(Rc::new(Vec::new()));
+        };
+        let view = (doc.version, doc.role);
+        if let Some(found) = self.dynamic_anchors.borrow().get(&view) {
+            return Ok(Rc::clone(found));
+        }
+        let mut found = Vec::new();
+        for id in self.space.view_docs(view.0, view.1) {
+            let (Some(info), Some(root)) = (self.space.doc(id), self.space.root(id)) else {
+                continue;
+            };
+            let Ok(positions) = vocab::positions(root, "", info.draft) else {
+                let at = Place {
+                    doc: id,
+                    pointer: String::new(),
+                    value: root,
+                };
+                let why = format!("schemas nest more than {} levels deep", vocab::MAX_NESTING);
+                return Err(self.stuck_at(&at, "nesting", why));
+            };
+            for position in positions {
+                let Value::Object(map) = position.value else {
+                    continue;
+                };
+                let name = map
+                    .get("$dynamicAnchor")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let recursive = map.get("$recursiveAnchor") == Some(&Value::Bool(true));
+                if name.is_some() || recursive {
+                    found.push(DynamicAnchor {
+                        place: Place {
+                            doc: id,
+                            pointer: position.pointer,
+                            value: position.value,
+                        },
+                        name,
+                        recursive,
+                    });
+                }
+            }
+        }
+        let found = Rc::new(found);
+        self.dynamic_anchors
+            .borrow_mut()
+            .insert(view, Rc::clone(&found));
+        Ok(found)
+    }
+
     /// How many schemas of a view declare each `$dynamicAnchor` name,
     /// counted in every object of every document (more than the validator
     /// looks at, never fewer).
@@ -533,6 +649,15 @@ impl<'s> Prover<'s> {
             .borrow_mut()
             .insert((version, role), Rc::clone(&counts));
         counts
+    }
+
+    /// Whether a value may be put to the validator at `place`: nothing it
+    /// reaches stops the proofs (a schema nested too deep, or one that comes
+    /// back to itself without reading into the value, on which the
+    /// validator may overflow its stack).
+    pub fn may_validate(&self, place: &Place<'s>) -> bool {
+        let reach = self.reach(place);
+        reach.founded.is_ok() && reach.obstacles.is_ok()
     }
 
     /// Whether every keyword a place reaches is modelled.
@@ -665,19 +790,15 @@ impl<'s> Prover<'s> {
                         }
                     }
                 }
-                // A `$dynamicRef` is followed where it leads to one place
-                // only; elsewhere no proof passes it, so what lies beyond
-                // does not matter. 2019-09's validator follows one only
-                // where `unevaluated*` look past it, not to validate.
-                let dynamic = map
-                    .get("$dynamicRef")
-                    .filter(|_| {
-                        draft != Draft::Draft201909
-                            && !vocab::handling(draft, "$dynamicRef").constrains_nothing()
-                    })
-                    .and_then(Value::as_str)
-                    .and_then(|reference| self.dynamic_target(&here, reference).ok());
-                if let Some(target) = dynamic {
+                // A dynamic reference is followed to every place it may
+                // lead: no proof passes one that may lead to two, but the
+                // validator does, and a cycle or a depth it meets there
+                // must stop the search before a value is put to it.
+                let dynamic = match self.dynamic_reach(&here, map, draft) {
+                    Ok(targets) => targets,
+                    Err(stuck) => return Reach::stopped(stuck),
+                };
+                for target in dynamic {
                     next.push((target.doc, target.pointer.clone()));
                     let to = nesting.node(&target);
                     if let Some(edges) = nesting.refs.get_mut(from) {

@@ -924,6 +924,21 @@ impl<'b> Space<'b> {
         roots
     }
 
+    /// The documents of one view, this space's and its parent's.
+    pub fn view_docs(&self, version: Version, role: Role) -> Vec<DocId> {
+        let mut docs: Vec<DocId> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.version == version && d.role == role)
+            .map(|(offset, _)| self.first + offset)
+            .collect();
+        if let Some(parent) = self.parent {
+            docs.extend(parent.view_docs(version, role));
+        }
+        docs
+    }
+
     /// A space holding this one's documents and, for each patch, a copy of a
     /// document with the schema at a pointer replaced; the copies take the
     /// ids from [`Space::next_id`] on, in order.

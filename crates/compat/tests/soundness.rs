@@ -380,11 +380,12 @@ fn tree(data: Value, extended_by: Option<Value>) -> Value {
     });
     // The pattern `$dynamicRef` is made for: another resource declares the
     // same anchor, and children are read as that one where a value enters
-    // through it.
+    // through it. It extends the tree by the document's name: `#` inside
+    // it would be itself, a cycle that reads nothing of the value.
     if let (Some(extension), Value::Object(map)) = (extended_by, &mut tree) {
         map.insert(
             "$defs".into(),
-            json!({"strict": {"$id": "strict", "$dynamicAnchor": "node", "$ref": "#", "properties": extension}}),
+            json!({"strict": {"$id": "strict", "$dynamicAnchor": "node", "$ref": "Case.json", "properties": extension}}),
         );
     }
     tree
