@@ -432,6 +432,9 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             }
             let disputed = theirs.is_some_and(|theirs| theirs != ours);
             disputes += usize::from(disputed);
+            if disputed {
+                eprintln!("seed {seed}: {direction} judged two ways, {ours} as asked");
+            }
             let draws = if disputed { DRAWS * 8 } else { DRAWS };
             held += 1;
             let open = readers == Readers::Tolerant;
