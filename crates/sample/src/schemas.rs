@@ -799,11 +799,26 @@ fn divisor(rng: &mut Rng) -> Value {
     }
 }
 
-/// A number as a schema writes it: integers past 2^53 exactly, or fractions.
+/// A number as a schema writes it: integers past 2^53 exactly, or fractions,
+/// now and then one at the edge of what JSON numbers hold here (the
+/// integer types' ends, 2^64 as a double, a double's extremes, `-0.0`).
 fn number_value(rng: &mut Rng) -> Value {
-    match rng.below(5) {
+    match rng.below(6) {
         0 => json!(9_007_199_254_740_993u64),
         1 => json!(1.0000000000000002),
+        2 => rng
+            .pick(&[
+                json!(u64::MAX),
+                json!(i64::MIN),
+                json!(-9_007_199_254_740_993i64),
+                json!(18_446_744_073_709_551_616.0),
+                json!(1.0e300),
+                json!(-1.0e300),
+                json!(5.0e-324),
+                json!(-0.0),
+            ])
+            .cloned()
+            .unwrap_or_default(),
         _ => {
             let x = number(rng);
             if x.fract() == 0.0 {
