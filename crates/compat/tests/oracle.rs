@@ -9,6 +9,7 @@
 //! and `COMPAT_PAIRS_SEED=S` starts from another seed, for a soak:
 //! `COMPAT_PAIRS=100000 COMPAT_PAIRS_SEED=1 cargo test --release -p compat
 //! --test oracle generated` (each pair under strict and tolerant readers).
+//! `COMPAT_TRACE=1` names each pair on stderr before it is compared.
 
 // Test code: a failed assumption here stops the run, as it should.
 #![allow(
@@ -37,6 +38,14 @@ fn set(schema: &Value) -> SchemaSet {
         [("types/Case.json", schema.to_string().as_str())],
     )
     .expect("one schema loads")
+}
+
+/// With `COMPAT_TRACE=1`, each pair is named before it is compared, so that
+/// a run the process does not survive (a stack overflow) names its pair.
+fn trace(label: impl FnOnce() -> String) {
+    if setting("COMPAT_TRACE", 0) == 1 {
+        eprintln!("comparing {}", label());
+    }
 }
 
 fn strict_with_search() -> Options {
@@ -111,6 +120,7 @@ fn no_compatible_verdict_on_generated_schema_pairs_is_refuted_by_a_value() {
                 readers,
                 ..strict_with_search()
             };
+            trace(|| format!("pair {index} of seed {seed}, {readers:?} readers: {old} → {new}"));
             match compare_documents(&old_set, &new_set, options) {
                 Ok(comparison) => {
                     compatible += holding(&comparison);
@@ -338,6 +348,7 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
             schemas::in_draft(&old, drafts[0]),
             schemas::in_draft(&new, drafts[1]),
         );
+        trace(|| format!("pair {index} of seed {seed}: {old} → {new}"));
         match compare_documents(&set(&old), &set(&new), strict_with_search()) {
             Ok(comparison) => {
                 compatible += holding(&comparison);
@@ -483,6 +494,7 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         };
         let open = readers == Readers::Tolerant;
         let label = format!("pair {index} of seed {seed} ({readers:?} readers, {formats:?} formats): {old:?} → {new:?}");
+        trace(|| label.clone());
         // Where `comparison` says a direction holds, values drawn at each
         // file of `roots` from the writer's files pass the reader's.
         let refute = |comparison: &Comparison, roots: &[&str], seed: u64| {
