@@ -1100,7 +1100,9 @@ impl<'s> Prover<'s> {
                 let tokens = |c: &Vec<(String, &Value)>| {
                     c.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
                 };
-                if tokens(&ca) != tokens(&cb) || !same_non_schemas(va, vb) {
+                if tokens(&ca) != tokens(&cb)
+                    || !same_non_schemas(vocab::shape(draft_a, key), va, vb)
+                {
                     return Err(differ(key, "changed"));
                 }
                 for ((token, xa), (_, xb)) in ca.into_iter().zip(cb) {
@@ -1152,7 +1154,7 @@ impl<'s> Prover<'s> {
         }
         if draft_a != draft_b
             || vocab::shape(draft_a, key) == vocab::Shape::Value
-            || !same_non_schemas(va, vb)
+            || !same_non_schemas(vocab::shape(draft_a, key), va, vb)
         {
             return va == vb;
         }
@@ -1361,15 +1363,25 @@ fn finite<'v>(place: &Place<'v>, draft: Draft) -> Option<Vec<&'v Value>> {
         .map(|values| values.iter().collect())
 }
 
-/// Whether two keyword values agree everywhere but in their subschemas
-/// (`dependencies` mixes name lists and schemas).
-fn same_non_schemas(a: &Value, b: &Value) -> bool {
+/// Whether two values of a keyword of `shape` agree everywhere but in their
+/// subschemas (`dependencies` mixes name lists and schemas; every other
+/// shape holds subschemas alone, compared as children).
+fn same_non_schemas(shape: Shape, a: &Value, b: &Value) -> bool {
+    if shape != Shape::MapOfSchemasOrNames {
+        return true;
+    }
     match (a, b) {
-        (Value::Object(ma), Value::Object(mb)) => ma.iter().all(|(k, va)| match mb.get(k) {
-            Some(vb) if va.is_array() || vb.is_array() => va == vb,
-            Some(_) => true,
-            None => false,
-        }),
+        // Both ways: an entry on one side only is a difference, whichever
+        // side holds it.
+        (Value::Object(ma), Value::Object(mb)) => {
+            ma.keys()
+                .chain(mb.keys())
+                .all(|k| match (ma.get(k), mb.get(k)) {
+                    (Some(va), Some(vb)) if va.is_array() || vb.is_array() => va == vb,
+                    (Some(_), Some(_)) => true,
+                    _ => false,
+                })
+        }
         _ => true,
     }
 }

@@ -1524,3 +1524,24 @@ fn a_whole_number_respelled_is_the_same_value() {
     assert_eq!(comparison.writer, Verdict::Compatible);
     assert_eq!(comparison.reader, Verdict::Breaking);
 }
+
+/// A name a reader's `dependencies` asks for, where the writer's has no
+/// entry for that trigger, breaks: the two were taken for the same schema
+/// when the extra entry stood on the reader's side only (found by one-step
+/// edits of generated documents).
+#[test]
+fn a_dependency_the_reader_alone_asks_for_breaks() {
+    for draft in [
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft/2020-12/schema",
+    ] {
+        let with = |dependencies: Value| json!({"$schema": draft, "dependencies": dependencies});
+        breaks(with(json!({})), with(json!({"x": ["y"]})), json!({"x": 1}));
+        breaks(
+            with(json!({"z": {"type": "object"}})),
+            with(json!({"z": {"type": "object"}, "x": ["y"]})),
+            json!({"x": 1}),
+        );
+        holds(with(json!({"x": ["y"]})), with(json!({})));
+    }
+}
