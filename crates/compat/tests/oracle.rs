@@ -317,6 +317,65 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
     assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
 }
 
+/// Generated documents, each in any draft, against one-step edits of
+/// their JSON (`sample::one_step_edits`: a member removed, nulled, or given
+/// a neighbouring or wrong value, a string shortened): edits no schema
+/// generator writes, such as one entry of a `dependencies` map dropped, a
+/// list emptied or a bound given a string. Each pair both ways round, under
+/// strict readers; an edit the meta-schema refuses is not compared.
+/// `COMPAT_EDITED_DOCS=N` runs N documents (each with
+/// `COMPAT_EDITS_PER_DOC` edits, 8 when unsaid).
+#[test]
+fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_a_value() {
+    let docs = usize::try_from(setting("COMPAT_EDITED_DOCS", 30)).unwrap();
+    let per_doc = usize::try_from(setting("COMPAT_EDITS_PER_DOC", 8)).unwrap();
+    let seed = setting("COMPAT_PAIRS_SEED", 0xed17_5eed);
+    let mut rng = Rng::new(seed);
+    let (mut found, mut compared, mut compatible, mut refused) = (Vec::new(), 0, 0, 0);
+    for index in 0..docs {
+        let draft = *rng.pick(&schemas::Draft::ALL).unwrap();
+        let old = schemas::in_draft(&schemas::document(&mut rng), draft);
+        let edits = sample::one_step_edits(&old, &Default::default(), true);
+        for _ in 0..per_doc {
+            let Some(edit) = rng.pick(&edits) else {
+                break;
+            };
+            let new = edit.applied(&old);
+            let load = |schema: &Value| {
+                SchemaSet::from_texts(
+                    Path::new("cases"),
+                    [("types/Case.json", schema.to_string().as_str())],
+                )
+            };
+            let (Ok(old_set), Ok(new_set)) = (load(&old), load(&new)) else {
+                refused += 2;
+                continue;
+            };
+            for ((before, after), (first, second)) in [
+                ((&old, &new), (&old_set, &new_set)),
+                ((&new, &old), (&new_set, &old_set)),
+            ] {
+                trace(|| format!("document {index} of seed {seed}: {before} → {after}"));
+                match compare_documents(first, second, strict_with_search()) {
+                    Ok(comparison) => {
+                        compared += 1;
+                        compatible += holding(&comparison);
+                        let label = format!("document {index} of seed {seed}: {before} → {after}");
+                        found.extend(defects(&label, &comparison));
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
+    assert!(
+        compared > refused && compatible > compared / 2,
+        "{compared} compared, {compatible} directions held, {refused} refused: the oracle had little to check"
+    );
+    eprintln!("{docs} documents of seed {seed}: {compared} comparisons, {compatible} compatible directions searched, {refused} edits refused, none refuted");
+}
+
 /// Generated pairs with each side written for any draft ([`schemas::in_draft`]):
 /// a prover that reads a keyword in a draft without it, or misses what an
 /// older draft does with one (a `$ref`'s siblings ignored, `items` as a
