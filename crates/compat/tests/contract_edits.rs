@@ -13,7 +13,9 @@
 //! reference, copied and changed under a new name that a reference then
 //! reaches, a reference moved to another file or spelled another way (one
 //! validators resolve to the same file, or one no resolver reads), a branch
-//! of a union dropped, or two files' schemas swapped. A reader whose schemas cannot even be
+//! of a union dropped, or two files' schemas swapped. Every seventh, one
+//! after those, is a one-step edit of a file's JSON (`sample::one_step_edits`:
+//! a member removed, nulled, or given a neighbouring or wrong value). A reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
 //!
@@ -382,6 +384,17 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
         let mut touched = Vec::new();
         if seed % 7 == 6 || only_files {
             touched = file_edit(&mut new, &mut rng);
+        } else if seed % 7 == 5 {
+            // A one-step edit of a file's JSON (a member removed, nulled, or
+            // given a neighbouring or wrong value): edits the schema
+            // generator does not write, such as one name dropped from a list.
+            let index = *rng.pick(&files).expect("files");
+            let doc = &mut new.docs[index];
+            let edits = sample::one_step_edits(&doc.value, &Default::default(), true);
+            if let Some(edit) = rng.pick(&edits) {
+                doc.value = edit.applied(&doc.value);
+            }
+            touched.push(doc.rel.clone());
         } else {
             for _ in 0..if seed % 3 == 2 { 2 } else { 1 } {
                 let index = *rng.pick(&files).expect("files");
