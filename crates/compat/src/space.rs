@@ -767,6 +767,14 @@ impl<'b> Space<'b> {
     ) -> Result<Place<'_>, Unresolved<'_>> {
         // The resolver's words name the views' URIs: told as the set spells them.
         let other = |err: &dyn std::fmt::Display| Unresolved::Other(spelled_in(&err.to_string()));
+        // The validator skips an empty reference (it would be the enclosing
+        // resource): no place stands for what it reads there.
+        if reference.is_empty() {
+            return Err(other(
+                &"an empty reference, which the validator skips where RFC 3986 reads it \
+                  as the enclosing resource",
+            ));
+        }
         let doc = self
             .doc(place.doc)
             .ok_or_else(|| other(&"no such document"))?;

@@ -1545,3 +1545,28 @@ fn a_dependency_the_reader_alone_asks_for_breaks() {
         holds(with(json!({"x": ["y"]})), with(json!({})));
     }
 }
+
+/// The validator skips an empty reference (`"$ref": ""`, which RFC 3986
+/// reads as the enclosing resource): a writer whose items refer to it
+/// writes anything there. Proved as the whole document it was called
+/// compatible with a reader whose items are arrays (found by one-step
+/// edits of generated documents); it is "cannot decide" instead.
+#[test]
+fn an_empty_reference_is_read_as_the_validator_reads_it() {
+    let array_of = |items: Value| json!({"type": "array", "items": items});
+    breaks(
+        array_of(json!({"$ref": ""})),
+        array_of(json!({"type": "array"})),
+        json!([1]),
+    );
+    breaks(
+        array_of(json!({"$dynamicRef": ""})),
+        array_of(json!({"$dynamicRef": "#"})),
+        json!([1]),
+    );
+    check(
+        array_of(json!({"$ref": ""})),
+        array_of(json!({"$ref": "#"})),
+        Expect::Undecided("$ref"),
+    );
+}
