@@ -198,6 +198,30 @@ fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {
         .map(|(pointer, _)| pointer)
 }
 
+/// Where an object below the root of `document` takes an `$id` (`id` in
+/// draft 4) on json-schema.org: the validator resolves references inside
+/// it against the meta-schema it holds at that URI (or panics looking for
+/// an anchor there). The root's own identifier is replaced by the view's.
+fn specification_id_inside(document: &Value) -> Option<String> {
+    vocab::objects(document)
+        .find(|(pointer, map)| {
+            !pointer.is_empty()
+                && ["$id", "id"].iter().any(|key| {
+                    map.get(*key).and_then(Value::as_str).is_some_and(|id| {
+                        let id = id.to_ascii_lowercase();
+                        [
+                            "http://json-schema.org/",
+                            "https://json-schema.org/",
+                            "//json-schema.org/",
+                        ]
+                        .iter()
+                        .any(|site| id.starts_with(site))
+                    })
+                })
+        })
+        .map(|(pointer, _)| pointer)
+}
+
 /// The first `pattern` or `patternProperties` name the validator cannot
 /// compile, and why: the meta-schema's `format: regex` is not asserted, and
 /// a validator refuses such a schema (each in its own words), so no verdict
@@ -1064,6 +1088,16 @@ fn prepare(
                   what lies below it in that draft when it gets there from above, and in \
                   the document's own when a reference leads there, which this checker \
                   does not follow"
+                .into(),
+        });
+    }
+    if let Some(pointer) = specification_id_inside(&value) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: "$id".into(),
+            pointer,
+            why: "a schema inside the document takes an identifier on json-schema.org, \
+                  where the validator holds the specification's meta-schemas: it reads \
+                  references there against those, or fails"
                 .into(),
         });
     }

@@ -1570,3 +1570,26 @@ fn an_empty_reference_is_read_as_the_validator_reads_it() {
         Expect::Undecided("$ref"),
     );
 }
+
+/// An embedded resource whose `$id` is on json-schema.org is read by the
+/// validator against the meta-schema it holds there (an anchor looked up
+/// there made it panic): "cannot decide: $id", never a panic, even where
+/// nothing changed (found by one-step edits of generated documents).
+#[test]
+fn an_identifier_on_the_specifications_site_is_undecided() {
+    let embedded = |id: &str| {
+        json!({"properties": {"x": {
+            "$id": id,
+            "$defs": {"a": {"$anchor": "own", "type": "string"}},
+            "$ref": "#own"
+        }}})
+    };
+    for id in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2020-12/meta/core",
+        "HTTP://JSON-SCHEMA.ORG/draft-07/schema",
+    ] {
+        check(embedded(id), embedded(id), Expect::Undecided("$id"));
+        check(embedded("own.json"), embedded(id), Expect::Undecided("$id"));
+    }
+}
