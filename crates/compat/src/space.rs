@@ -12,7 +12,7 @@
 //! value is put to the validator. Nothing here judges a value itself.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -220,6 +220,51 @@ fn specification_id_inside(document: &Value) -> Option<String> {
                 })
         })
         .map(|(pointer, _)| pointer)
+}
+
+/// Where a schema below the root of `document` (whose own URI is `uri`)
+/// takes an `$id` (`id` in draft 4) that resolves, fragment aside, to what
+/// the root or another schema already is: the validator resolves
+/// references against one of the two (an anchor looked up in the other made
+/// it panic). Data (an `enum` value) registers nothing. A document too
+/// large to walk is left to the obstacle that says so.
+fn id_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
+    let schemas: HashSet<String> = vocab::positions(document, "", draft)
+        .ok()?
+        .into_iter()
+        .map(|position| position.pointer)
+        .collect();
+    let root = jsonschema::uri::from_str(uri).ok()?;
+    let mut taken = HashSet::from([root.as_str().to_string()]);
+    let mut stack = vec![(String::new(), document, root)];
+    while let Some((pointer, value, base)) = stack.pop() {
+        let mut base = base;
+        if let Value::Object(map) = value {
+            let id = ["$id", "id"]
+                .iter()
+                .find_map(|key| map.get(*key).and_then(Value::as_str))
+                .filter(|id| !id.starts_with('#'));
+            if let (false, true, Some(id)) = (pointer.is_empty(), schemas.contains(&pointer), id) {
+                let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id) else {
+                    continue;
+                };
+                let resource = resolved.as_str().split('#').next().unwrap_or_default();
+                if !taken.insert(resource.to_string()) {
+                    return Some(pointer);
+                }
+                base = resolved;
+            }
+            for (key, child) in map {
+                let token = contract::escape_pointer_token(key);
+                stack.push((format!("{pointer}/{token}"), child, base.clone()));
+            }
+        } else if let Value::Array(items) = value {
+            for (index, child) in items.iter().enumerate() {
+                stack.push((format!("{pointer}/{index}"), child, base.clone()));
+            }
+        }
+    }
+    None
 }
 
 /// The first `pattern` or `patternProperties` name the validator cannot
@@ -1115,6 +1160,15 @@ fn prepare(
         open_objects(&mut value, draft);
     }
     rename(&mut value, draft, set, base, &doc.rel);
+    if let Some(pointer) = id_taken_twice(&value, draft, &uri) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: "$id".into(),
+            pointer,
+            why: "a schema inside the document takes an identifier another schema of it \
+                  already has: the validator reads one of the two there, or fails"
+                .into(),
+        });
+    }
     let info = Doc {
         version,
         role,

@@ -1573,10 +1573,11 @@ fn an_empty_reference_is_read_as_the_validator_reads_it() {
 
 /// An embedded resource whose `$id` is on json-schema.org is read by the
 /// validator against the meta-schema it holds there (an anchor looked up
-/// there made it panic): "cannot decide: $id", never a panic, even where
+/// there made it panic), and one whose `$id` another schema of the document
+/// has is one of two to it: "cannot decide: $id", never a panic, even where
 /// nothing changed (found by one-step edits of generated documents).
 #[test]
-fn an_identifier_on_the_specifications_site_is_undecided() {
+fn an_identifier_the_validator_holds_elsewhere_is_undecided() {
     let embedded = |id: &str| {
         json!({"properties": {"x": {
             "$id": id,
@@ -1592,4 +1593,13 @@ fn an_identifier_on_the_specifications_site_is_undecided() {
         check(embedded(id), embedded(id), Expect::Undecided("$id"));
         check(embedded("own.json"), embedded(id), Expect::Undecided("$id"));
     }
+    // Two resources of one identifier (an anchor looked up in the one the
+    // validator did not keep made it panic too).
+    let twice = json!({"properties": {
+        "x": {"$id": "a.json", "$defs": {"a": {"$anchor": "own"}}, "$ref": "#own"},
+        "y": {"$id": "./a.json", "$defs": {"b": {"$anchor": "other"}}, "$ref": "#other"}
+    }});
+    let mut narrowed = twice.clone();
+    narrowed["minProperties"] = json!(1);
+    check(twice, narrowed, Expect::Undecided("$id"));
 }
