@@ -941,12 +941,14 @@ impl<'b> Space<'b> {
         if let Some(found) = self.validators.borrow().get(&at) {
             return found.clone();
         }
-        let compiled = jsonschema::options()
-            .with_registry(&self.registry)
-            .should_validate_formats(self.options.formats == Formats::Assertion)
-            .build(&json!({ "$ref": at }))
-            .ok()
-            .map(Rc::new);
+        let compiled = unless_it_panics(|| {
+            jsonschema::options()
+                .with_registry(&self.registry)
+                .should_validate_formats(self.options.formats == Formats::Assertion)
+                .build(&json!({ "$ref": at }))
+                .ok()
+        })
+        .map(Rc::new);
         self.validators.borrow_mut().insert(at, compiled.clone());
         compiled
     }
@@ -1059,6 +1061,16 @@ pub struct Patch {
     pub doc: DocId,
     pub pointer: String,
     pub value: Value,
+}
+
+/// What `work` (a call into the `jsonschema` crate) gives, or `None` where
+/// it panics: it has panicked compiling schemas no obstacle foresaw (an
+/// anchor looked up in a resource it did not keep), and a checker that
+/// cannot read a schema says "cannot decide", it does not stop.
+pub(crate) fn unless_it_panics<T>(work: impl FnOnce() -> Option<T>) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .ok()
+        .flatten()
 }
 
 /// `…/TaskSummary.json` → `…/TaskSummary~7.json`: the same folder, so
@@ -1373,5 +1385,27 @@ mod tests {
             r#"{"not":{"$ref":"types/Case.json#/$defs/a"}} is not allowed for 1, nor 'https://host/x.json'"#
         );
         assert_eq!(super::spelled_in("plain words"), "plain words");
+    }
+
+    /// A schema the validator panics compiling (two resources of one
+    /// identifier, an anchor looked up in the one it did not keep) gives no
+    /// validator, and the checker goes on: the obstacle that keeps such a
+    /// document from the proofs is not what keeps the panic out.
+    #[test]
+    fn a_validator_that_panics_compiling_is_none() {
+        let text = r##"{"properties": {
+            "x": {"$id": "a.json", "$defs": {"a": {"$anchor": "own"}}, "$ref": "#own"},
+            "y": {"$id": "a.json", "$defs": {"b": {"$anchor": "other"}}, "$ref": "#other"}
+        }}"##;
+        let set =
+            contract::SchemaSet::from_texts(std::path::Path::new("t"), [("types/Case.json", text)])
+                .expect("loads");
+        let space = super::Space::new(&set, &set, crate::Options::default()).expect("a space");
+        let doc = space
+            .find(super::Version::Old, super::Role::Written, "types/Case.json")
+            .expect("the document");
+        let place = space.place(doc, "").expect("a place");
+        assert!(space.validator(&place).is_none());
+        assert_eq!(super::unless_it_panics(|| Some(1)), Some(1));
     }
 }
