@@ -1733,7 +1733,8 @@ impl<'s> Prover<'s> {
             "multipleOf" => same || divides(mr.get(key), mw.get(key)),
             "format" => same || self.space.options.formats == Formats::Annotation,
             "pattern" => same || self.pattern_within(mw.get(key), mr.get(key)),
-            "enum" | "const" | "dependentRequired" | "maxContains" => same,
+            "dependentRequired" => same || self.dependent_required_within(mw, mr),
+            "enum" | "const" | "maxContains" => same,
             "allOf" => child_list(r, draft, "allOf")
                 .iter()
                 .all(|part| self.inside(w, part, Step::Same, at, trail)),
@@ -1854,6 +1855,13 @@ impl<'s> Prover<'s> {
             return true;
         };
         deps.iter().all(|(trigger, dependency)| {
+            // A member the writer never has asks for nothing.
+            if w.value
+                .as_object()
+                .is_some_and(|mw| self.never_has(mw, trigger))
+            {
+                return true;
+            }
             if dependency.is_array() {
                 let names = contract::string_list(Some(dependency));
                 let have = contract::string_list(w.value.get("required"));
@@ -1979,6 +1987,45 @@ impl<'s> Prover<'s> {
             (Some(writer), Some(reader)) => writer.within(&reader),
             _ => false,
         }
+    }
+
+    /// Each name the reader's `dependentRequired` asks for beside a member
+    /// is one the writer requires, or asks for beside that member too, or
+    /// the writer never has that member.
+    fn dependent_required_within(&self, mw: &Map<String, Value>, mr: &Map<String, Value>) -> bool {
+        let Some(Value::Object(wanted)) = mr.get("dependentRequired") else {
+            return !mr.contains_key("dependentRequired");
+        };
+        let required = contract::string_list(mw.get("required"));
+        wanted.iter().all(|(trigger, names)| {
+            let beside =
+                contract::string_list(mw.get("dependentRequired").and_then(|d| d.get(trigger)));
+            self.never_has(mw, trigger)
+                || contract::string_list(Some(names))
+                    .iter()
+                    .all(|name| required.contains(name) || beside.contains(name))
+        })
+    }
+
+    /// Whether an object the writer's schema object accepts never has the
+    /// member `name`: its schema there is `false`, or the object is closed
+    /// (`additionalProperties: false`) with `name` neither among its
+    /// properties nor matched by one of its patterns.
+    fn never_has(&self, mw: &Map<String, Value>, name: &str) -> bool {
+        let properties = mw.get("properties").and_then(Value::as_object);
+        if properties.and_then(|p| p.get(name)) == Some(&Value::Bool(false)) {
+            return true;
+        }
+        mw.get("additionalProperties") == Some(&Value::Bool(false))
+            && !properties.is_some_and(|p| p.contains_key(name))
+            && mw
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .is_none_or(|patterns| {
+                    patterns
+                        .keys()
+                        .all(|pattern| self.pattern_matches(pattern, name) == Some(false))
+                })
     }
 
     fn pattern_matches(&self, pattern: &str, name: &str) -> Option<bool> {

@@ -1603,3 +1603,56 @@ fn an_identifier_the_validator_holds_elsewhere_is_undecided() {
     narrowed["minProperties"] = json!(1);
     check(twice, narrowed, Expect::Undecided("$id"));
 }
+
+/// A reader that asks for a member beside another the writer never sends
+/// (a closed object without it, or one whose schema there is `false`)
+/// takes everything the writer sends; one the writer may send breaks.
+#[test]
+fn a_dependency_on_a_member_the_writer_never_has_holds() {
+    // `z` reaches a keyword the canonical form is not asked about, so the
+    // keyword-by-keyword proof alone decides.
+    let closed = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "z": {"$ref": "#/$defs/u"}},
+        "patternProperties": {"^p": true},
+        "additionalProperties": false,
+        "$defs": {"u": {"unevaluatedItems": false}}
+    });
+    let with = |key: &str, value: Value| {
+        let mut schema = closed.clone();
+        schema[key] = value;
+        schema
+    };
+    for (key, names) in [
+        ("dependentRequired", json!(["y"])),
+        ("dependencies", json!(["y"])),
+        ("dependentSchemas", json!({"required": ["y"]})),
+        ("dependencies", json!({"required": ["y"]})),
+    ] {
+        holds(closed.clone(), with(key, json!({"x": names})));
+        breaks(
+            closed.clone(),
+            with(key, json!({"a": names})),
+            json!({"a": ""}),
+        );
+        breaks(
+            closed.clone(),
+            with(key, json!({"px": names})),
+            json!({"px": 1}),
+        );
+    }
+    let refused = json!({
+        "type": "object",
+        "properties": {"x": false, "z": {"$ref": "#/$defs/u"}},
+        "$defs": {"u": {"unevaluatedItems": false}}
+    });
+    let mut asking = refused.clone();
+    asking["dependentRequired"] = json!({"x": ["y"]});
+    holds(refused, asking.clone());
+    asking["properties"]["x"] = json!(true);
+    breaks(
+        json!({"type": "object", "properties": {"x": true}}),
+        asking,
+        json!({"x": 1}),
+    );
+}
