@@ -773,6 +773,23 @@ impl<'s> Prover<'s> {
                     {
                         unmodelled = Err(self.stuck_at(&here, key, SPELLING.into()));
                     }
+                    // The validator reads a list that names a member twice
+                    // as asking for that many members (where no meta-schema
+                    // looked: a `$defs` in draft 6), the canonical form as a
+                    // set of names.
+                    if unmodelled.is_ok()
+                        && matches!(
+                            key.as_str(),
+                            "required" | "dependentRequired" | "dependencies"
+                        )
+                        && vocab::handling(draft, key) == Handling::Modelled
+                        && (names_twice(Some(value))
+                            || value
+                                .as_object()
+                                .is_some_and(|lists| lists.values().any(|v| names_twice(Some(v)))))
+                    {
+                        unmodelled = Err(self.stuck_at(&here, key, NAMED_TWICE.into()));
+                    }
                     // The canonical form divides exactly; the validator
                     // divides by the double nearest a divisor past 2^53, and
                     // rounds the value too (it proved `multipleOf: 2`
@@ -1278,6 +1295,18 @@ const SPELLING: &str = "in draft 4, `1` and `1.0` are one value to `enum` and `c
 /// written both ways (2^n values), where draft 4 tells them apart.
 const MAX_SPELLED: usize = 8;
 
+/// Why a list of names with one named twice is not read by the canonical form.
+const NAMED_TWICE: &str = "a list of names holds one twice, which the validator reads as asking \
+                           for that many members and the canonical form as one";
+
+/// Whether `names` (a list of member names) holds one twice.
+fn names_twice(names: Option<&Value>) -> bool {
+    let list = contract::string_list(names);
+    list.iter()
+        .enumerate()
+        .any(|(at, name)| list.iter().skip(at + 1).any(|other| other == name))
+}
+
 /// Why a `multipleOf` past 2^53 is not read by the canonical form.
 const ROUNDED_DIVISOR: &str = "the validator divides by the double nearest a divisor past 2^53, \
                                rounding the value too, where the canonical form divides exactly";
@@ -1723,9 +1752,10 @@ impl<'s> Prover<'s> {
             "maxLength" | "maxItems" | "maxProperties" => count_at_most(mw.get(key), mr.get(key)),
             "required" => {
                 let have = contract::string_list(mw.get("required"));
-                contract::string_list(mr.get("required"))
-                    .iter()
-                    .all(|n| have.contains(n))
+                !names_twice(mr.get("required"))
+                    && contract::string_list(mr.get("required"))
+                        .iter()
+                        .all(|n| have.contains(n))
             }
             "uniqueItems" => {
                 mr.get(key) != Some(&Value::Bool(true)) || mw.get(key) == Some(&Value::Bool(true))
@@ -1863,6 +1893,9 @@ impl<'s> Prover<'s> {
                 return true;
             }
             if dependency.is_array() {
+                if names_twice(Some(dependency)) {
+                    return false;
+                }
                 let names = contract::string_list(Some(dependency));
                 let have = contract::string_list(w.value.get("required"));
                 let theirs = contract::string_list(w.value.get(key).and_then(|d| d.get(trigger)));
@@ -2001,9 +2034,10 @@ impl<'s> Prover<'s> {
             let beside =
                 contract::string_list(mw.get("dependentRequired").and_then(|d| d.get(trigger)));
             self.never_has(mw, trigger)
-                || contract::string_list(Some(names))
-                    .iter()
-                    .all(|name| required.contains(name) || beside.contains(name))
+                || !names_twice(Some(names))
+                    && contract::string_list(Some(names))
+                        .iter()
+                        .all(|name| required.contains(name) || beside.contains(name))
         })
     }
 

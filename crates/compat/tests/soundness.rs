@@ -1656,3 +1656,24 @@ fn a_dependency_on_a_member_the_writer_never_has_holds() {
         json!({"x": 1}),
     );
 }
+
+/// The validator reads a `required` that names a member twice (where no
+/// meta-schema looked: a `$defs` in draft 6) as asking for that many
+/// members, so `{"x": 1}` fails `required: ["x", "x"]`: such a reader is
+/// not taken as asking for `x` alone (found by one-step edits of generated
+/// documents).
+#[test]
+fn a_name_required_twice_is_read_as_the_validator_reads_it() {
+    let asking = |names: Value| {
+        json!({
+            "$schema": "http://json-schema.org/draft-06/schema#",
+            "$defs": {"a": {"required": names}},
+            "properties": {"next": {"$ref": "#/$defs/a"}}
+        })
+    };
+    breaks(
+        asking(json!(["x"])),
+        asking(json!(["x", "x"])),
+        json!({"next": {"x": 1}}),
+    );
+}
