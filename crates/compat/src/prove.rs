@@ -1301,10 +1301,11 @@ const NAMED_TWICE: &str = "a list of names holds one twice, which the validator 
 
 /// Whether `names` (a list of member names) holds one twice.
 fn names_twice(names: Option<&Value>) -> bool {
-    let list = contract::string_list(names);
-    list.iter()
-        .enumerate()
-        .any(|(at, name)| list.iter().skip(at + 1).any(|other| other == name))
+    // A set, not a pairwise scan: a list may be as long as the file.
+    let mut seen = HashSet::new();
+    !contract::string_list(names)
+        .into_iter()
+        .all(|name| seen.insert(name))
 }
 
 /// Why a `multipleOf` past 2^53 is not read by the canonical form.
