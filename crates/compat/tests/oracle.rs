@@ -528,22 +528,6 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             split_in_drafts(&new, &moved, folder, drafts[1], &file_drafts[1]),
         );
         across += usize::from(old.len() > 1);
-        let as_set = |files: &[(String, Value)]| {
-            let texts: Vec<(String, String)> = files
-                .iter()
-                .map(|(rel, schema)| (rel.clone(), schema.to_string()))
-                .collect();
-            let set = SchemaSet::from_texts(
-                Path::new("cases"),
-                texts
-                    .iter()
-                    .map(|(rel, text)| (rel.as_str(), text.as_str())),
-            )
-            .expect("the files load");
-            // `compare_documents` compares the set's first document.
-            assert_eq!(set.docs[0].rel, "types/Case.json");
-            set
-        };
         // Every fifth pair with `format` read as an annotation, as
         // `--formats annotation` has it.
         let formats = if index % 5 == 4 {
@@ -563,38 +547,16 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
             readers,
             ..strict_with_search()
         };
-        let open = readers == Readers::Tolerant;
         let label = format!("pair {index} of seed {seed} ({readers:?} readers, {formats:?} formats): {old:?} → {new:?}");
         trace(|| label.clone());
-        // Where `comparison` says a direction holds, values drawn at each
-        // file of `roots` from the writer's files pass the reader's.
-        let refute = |comparison: &Comparison, roots: &[&str], seed: u64| {
-            let mut found = Vec::new();
-            for (holds, [writer, reader], direction) in [
-                (
-                    comparison.writer.holds(),
-                    [&new, &old],
-                    "new writer → old reader",
-                ),
-                (
-                    comparison.reader.holds(),
-                    [&old, &new],
-                    "old writer → new reader",
-                ),
-            ] {
-                for root in roots.iter().filter(|_| holds) {
-                    if let Some(value) = refuted_in([writer, reader], root, (formats, open), seed) {
-                        found.push(format!("{direction} called compatible, but at {root} {value} passes the writer and fails the reader"));
-                    }
-                }
-            }
-            found
-        };
-        match compare_documents(&as_set(&old), &as_set(&new), options) {
+        let files = [old.as_slice(), new.as_slice()];
+        let reading = (formats, readers == Readers::Tolerant);
+        match compare_documents(&as_set(&old).unwrap(), &as_set(&new).unwrap(), options) {
             Ok(comparison) => {
                 compatible += holding(&comparison);
                 found.extend(defects(&label, &comparison));
-                let refused = refute(&comparison, &["types/Case.json"], rng.below(1 << 30) as u64);
+                let seed = rng.below(1 << 30) as u64;
+                let refused = refutations(&comparison, files, &["types/Case.json"], reading, seed);
                 found.extend(refused.into_iter().map(|why| format!("{label}: {why}")));
             }
             Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
@@ -605,42 +567,28 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         // And as a contract's types, each file compared with its namesake
         // (`compare_sets`, what `cargo xtask compat` runs): a direction
         // that holds holds for every file both sides have.
-        let with_ids = |files: &[(String, Value)]| {
-            let mut set = as_set(files);
-            for doc in &mut set.docs {
-                let id = doc.expected_id();
-                if !doc.value.is_object() {
-                    doc.value = serde_json::json!({"allOf": [doc.value.take()]});
+        let comparison =
+            match compare_sets(&with_ids(&old).unwrap(), &with_ids(&new).unwrap(), options) {
+                Ok(comparison) => comparison,
+                Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
+                    continue
                 }
-                if let Value::Object(map) = &mut doc.value {
-                    map.insert("$id".into(), Value::String(id));
+                // A set refuses a resource embedded in a file (the generator
+                // writes some).
+                Err(compat::Error::NotItsOwnId { pointer, .. })
+                    if !["", "/$id"].contains(&pointer.as_str()) =>
+                {
+                    continue
                 }
-            }
-            set
-        };
-        let comparison = match compare_sets(&with_ids(&old), &with_ids(&new), options) {
-            Ok(comparison) => comparison,
-            Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => continue,
-            // A set refuses a resource embedded in a file (the generator
-            // writes some).
-            Err(compat::Error::NotItsOwnId { pointer, .. })
-                if !["", "/$id"].contains(&pointer.as_str()) =>
-            {
-                continue
-            }
-            Err(err) => {
-                found.push(format!("{label} (as sets): {err}"));
-                continue;
-            }
-        };
+                Err(err) => {
+                    found.push(format!("{label} (as sets): {err}"));
+                    continue;
+                }
+            };
         sets_compatible += holding(&comparison);
         found.extend(defects(&format!("{label} (as sets)"), &comparison));
-        let both: Vec<&str> = old
-            .iter()
-            .map(|(rel, _)| rel.as_str())
-            .filter(|rel| new.iter().any(|(other, _)| other == rel))
-            .collect();
-        let refused = refute(&comparison, &both, rng.below(1 << 30) as u64);
+        let seed = rng.below(1 << 30) as u64;
+        let refused = refutations(&comparison, files, &in_both(files), reading, seed);
         found.extend(
             refused
                 .into_iter()
@@ -661,6 +609,176 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         "only {mixed_pairs} of {pairs} pairs had a file in a draft of its own"
     );
     eprintln!("{pairs} pairs of seed {seed} split into files ({mixed_pairs} with a file in a draft of its own): {compatible} compatible directions searched, {sets_compatible} as sets, none refuted; {not_schemas} met no schema");
+}
+
+/// `files` (`rel`, schema) loaded as a set, the root first.
+fn as_set(files: &[(String, Value)]) -> Result<SchemaSet, contract::Error> {
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|(rel, schema)| (rel.clone(), schema.to_string()))
+        .collect();
+    let set = SchemaSet::from_texts(
+        Path::new("cases"),
+        texts
+            .iter()
+            .map(|(rel, text)| (rel.as_str(), text.as_str())),
+    )?;
+    // `compare_documents` compares the set's first document.
+    assert_eq!(set.docs[0].rel, "types/Case.json");
+    Ok(set)
+}
+
+/// [`as_set`], each file given the `$id` of its place, as a contract's
+/// types are (`compare_sets` asks for it).
+fn with_ids(files: &[(String, Value)]) -> Result<SchemaSet, contract::Error> {
+    let mut set = as_set(files)?;
+    for doc in &mut set.docs {
+        let id = doc.expected_id();
+        if !doc.value.is_object() {
+            doc.value = serde_json::json!({"allOf": [doc.value.take()]});
+        }
+        if let Value::Object(map) = &mut doc.value {
+            map.insert("$id".into(), Value::String(id));
+        }
+    }
+    Ok(set)
+}
+
+/// The files both sides have.
+fn in_both([old, new]: [&[(String, Value)]; 2]) -> Vec<&str> {
+    old.iter()
+        .map(|(rel, _)| rel.as_str())
+        .filter(|rel| new.iter().any(|(other, _)| other == rel))
+        .collect()
+}
+
+/// Where `comparison` (of `old` and `new`) says a direction holds, values
+/// drawn at each file of `roots` from the writer's files that fail the
+/// reader's, each described.
+fn refutations(
+    comparison: &Comparison,
+    [old, new]: [&[(String, Value)]; 2],
+    roots: &[&str],
+    reading: (Formats, bool),
+    seed: u64,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    for (holds, [writer, reader], direction) in [
+        (
+            comparison.writer.holds(),
+            [new, old],
+            "new writer → old reader",
+        ),
+        (
+            comparison.reader.holds(),
+            [old, new],
+            "old writer → new reader",
+        ),
+    ] {
+        for root in roots.iter().filter(|_| holds) {
+            if let Some(value) = refuted_in([writer, reader], root, reading, seed) {
+                found.push(format!("{direction} called compatible, but at {root} {value} passes the writer and fails the reader"));
+            }
+        }
+    }
+    found
+}
+
+/// The one-step edits of `one_step_edits` again, on generated documents
+/// split into files as [`split_in_drafts`] writes them (some definitions in
+/// files of their own, now and then in a draft of their own): one file
+/// edited, the rest alike, so that an edit meets references, anchors and
+/// cycles across files. Compared as documents (the root) and as a
+/// contract's types (every file with its namesake), both ways round, strict
+/// and tolerant readers alternating. `COMPAT_EDITED_SPLIT_DOCS=N` runs N
+/// documents, each with `COMPAT_EDITS_PER_DOC` edits (8 when unsaid).
+#[test]
+fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_value() {
+    let docs = usize::try_from(setting("COMPAT_EDITED_SPLIT_DOCS", 16)).unwrap();
+    let per_doc = usize::try_from(setting("COMPAT_EDITS_PER_DOC", 8)).unwrap();
+    let seed = setting("COMPAT_PAIRS_SEED", 0x5b11_ed17);
+    let mut rng = Rng::new(seed);
+    let (mut found, mut compared, mut compatible, mut refused) = (Vec::new(), 0, 0, 0);
+    for index in 0..docs {
+        let document = schemas::document(&mut rng);
+        let moved: Vec<&str> = ["a", "b", "c"]
+            .into_iter()
+            .filter(|_| !rng.chance(30))
+            .collect();
+        let draft = rng.pick(&schemas::Draft::ALL).copied().unwrap();
+        let own: Vec<schemas::Draft> = moved
+            .iter()
+            .map(|_| match rng.chance(20) {
+                true => rng.pick(&schemas::Draft::ALL).copied().unwrap(),
+                false => draft,
+            })
+            .collect();
+        let folder = rng.pick(&FOLDERS).copied().unwrap_or_default();
+        let old = split_in_drafts(&document, &moved, folder, draft, &own);
+        let edits: Vec<Vec<sample::Edit>> = old
+            .iter()
+            .map(|(_, schema)| sample::one_step_edits(schema, &Default::default(), true))
+            .collect();
+        let readers = if index % 2 == 0 {
+            Readers::Strict
+        } else {
+            Readers::Tolerant
+        };
+        let options = Options {
+            readers,
+            ..strict_with_search()
+        };
+        let reading = (Formats::Assertion, readers == Readers::Tolerant);
+        for _ in 0..per_doc {
+            let file = rng.below(old.len());
+            let Some(edit) = rng.pick(&edits[file]) else {
+                continue;
+            };
+            let mut new = old.clone();
+            new[file].1 = edit.applied(&old[file].1);
+            if as_set(&new).is_err() {
+                refused += 2;
+                continue;
+            }
+            for (before, after) in [(&old, &new), (&new, &old)] {
+                let files = [before.as_slice(), after.as_slice()];
+                let label = format!("document {index} of seed {seed} ({readers:?} readers), {} edited: {before:?} → {after:?}", old[file].0);
+                trace(|| label.clone());
+                match compare_documents(&as_set(before).unwrap(), &as_set(after).unwrap(), options)
+                {
+                    Ok(comparison) => {
+                        compared += 1;
+                        compatible += holding(&comparison);
+                        found.extend(defects(&label, &comparison));
+                        let seed = rng.below(1 << 30) as u64;
+                        let refuted =
+                            refutations(&comparison, files, &["types/Case.json"], reading, seed);
+                        found.extend(refuted.into_iter().map(|why| format!("{label}: {why}")));
+                    }
+                    Err(_) => refused += 1,
+                }
+                let (Ok(first), Ok(second)) = (with_ids(before), with_ids(after)) else {
+                    continue;
+                };
+                if let Ok(comparison) = compare_sets(&first, &second, options) {
+                    found.extend(defects(&format!("{label} (as sets)"), &comparison));
+                    let seed = rng.below(1 << 30) as u64;
+                    let refuted = refutations(&comparison, files, &in_both(files), reading, seed);
+                    found.extend(
+                        refuted
+                            .into_iter()
+                            .map(|why| format!("{label} (as sets): {why}")),
+                    );
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
+    assert!(
+        compared > refused && compatible > compared / 2,
+        "{compared} compared, {compatible} directions held, {refused} refused: the oracle had little to check"
+    );
+    eprintln!("{docs} split documents of seed {seed}: {compared} comparisons, {compatible} compatible directions searched, {refused} edits refused, none refuted");
 }
 
 /// `document` (as generated, in 2020-12) split as [`split`] does, the
