@@ -323,7 +323,8 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// generator writes, such as one entry of a `dependencies` map dropped, a
 /// list emptied or a bound given a string. Each pair both ways round, under
 /// strict readers for every other document and tolerant ones for the rest;
-/// now and then two edits of one document against each other. An edit the
+/// now and then two edits of one document against each other, or the
+/// edited side's numbers written the other way (`2` as `2.0`). An edit the
 /// meta-schema refuses is not compared.
 /// `COMPAT_EDITED_DOCS=N` runs N documents (each with
 /// `COMPAT_EDITS_PER_DOC` edits, 8 when unsaid).
@@ -350,6 +351,12 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
                 break;
             };
             let new = edit.applied(&old);
+            // Now and then every number of the edited side written the
+            // other way as well (`2` as `2.0`, a bound as a float).
+            let new = match rng.chance(15) {
+                true => sample::numbers_respelled(&new),
+                false => new,
+            };
             let load = |schema: &Value| {
                 SchemaSet::from_texts(
                     Path::new("cases"),
