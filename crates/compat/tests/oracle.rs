@@ -323,7 +323,8 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// generator writes, such as one entry of a `dependencies` map dropped, a
 /// list emptied or a bound given a string. Each pair both ways round, under
 /// strict readers for every other document and tolerant ones for the rest;
-/// now and then two edits of one document against each other, or the
+/// now and then the member `x` named as a keyword (`$ref`, `enum`, …), two
+/// edits of one document against each other, or the
 /// edited side's numbers written the other way (`2` as `2.0`). An edit the
 /// meta-schema refuses is not compared.
 /// `COMPAT_EDITED_DOCS=N` runs N documents (each with
@@ -337,7 +338,11 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
     let (mut found, mut compared, mut compatible, mut refused) = (Vec::new(), 0, 0, 0);
     for index in 0..docs {
         let draft = *rng.pick(&schemas::Draft::ALL).unwrap();
-        let old = schemas::in_draft(&schemas::document(&mut rng), draft);
+        let mut old = schemas::in_draft(&schemas::document(&mut rng), draft);
+        if rng.chance(20) {
+            let keyword = rng.pick(&KEYWORD_NAMES).copied().unwrap();
+            renamed(&mut old, "x", keyword);
+        }
         let edits = sample::one_step_edits(&old, &Default::default(), true);
         // Strict readers for every other document, tolerant ones (objects
         // opened) for the rest.
@@ -404,6 +409,39 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         "{compared} compared, {compatible} directions held, {refused} refused: the oracle had little to check"
     );
     eprintln!("{docs} documents of seed {seed}: {compared} comparisons, {compatible} compatible directions searched, {refused} edits refused, none refuted");
+}
+
+/// Member names a checker that reads a map of names as schemas would
+/// stumble on.
+const KEYWORD_NAMES: [&str; 9] = [
+    "$ref",
+    "$id",
+    "id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "enum",
+    "properties",
+    "$defs",
+];
+
+/// `value` with every member named `from`, and every string that is
+/// exactly `from` (a `required` entry, a dependency), named `to`.
+fn renamed(value: &mut Value, from: &str, to: &str) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(member) = map.remove(from) {
+                    map.insert(to.to_string(), member);
+                }
+                stack.extend(map.values_mut());
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::String(text) if text == from => *text = to.to_string(),
+            _ => {}
+        }
+    }
 }
 
 /// Generated pairs with each side written for any draft ([`schemas::in_draft`]):
@@ -599,24 +637,24 @@ fn no_compatible_verdict_on_generated_pairs_split_into_files_is_refuted_by_a_val
         // And as a contract's types, each file compared with its namesake
         // (`compare_sets`, what `cargo xtask compat` runs): a direction
         // that holds holds for every file both sides have.
-        let comparison =
-            match compare_sets(&with_ids(&old).unwrap(), &with_ids(&new).unwrap(), options) {
-                Ok(comparison) => comparison,
-                Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => {
-                    continue
-                }
-                // A set refuses a resource embedded in a file (the generator
-                // writes some).
-                Err(compat::Error::NotItsOwnId { pointer, .. })
-                    if !["", "/$id"].contains(&pointer.as_str()) =>
-                {
-                    continue
-                }
-                Err(err) => {
-                    found.push(format!("{label} (as sets): {err}"));
-                    continue;
-                }
-            };
+        let (old, new) = (with_ids(&old), with_ids(&new));
+        let files = [old.as_slice(), new.as_slice()];
+        let comparison = match compare_sets(&as_set(&old).unwrap(), &as_set(&new).unwrap(), options)
+        {
+            Ok(comparison) => comparison,
+            Err(compat::Error::NotASchema { .. } | compat::Error::Unresolved { .. }) => continue,
+            // A set refuses a resource embedded in a file (the generator
+            // writes some).
+            Err(compat::Error::NotItsOwnId { pointer, .. })
+                if !["", "/$id"].contains(&pointer.as_str()) =>
+            {
+                continue
+            }
+            Err(err) => {
+                found.push(format!("{label} (as sets): {err}"));
+                continue;
+            }
+        };
         sets_compatible += holding(&comparison);
         found.extend(defects(&format!("{label} (as sets)"), &comparison));
         let seed = rng.below(1 << 30) as u64;
@@ -660,20 +698,23 @@ fn as_set(files: &[(String, Value)]) -> Result<SchemaSet, contract::Error> {
     Ok(set)
 }
 
-/// [`as_set`], each file given the `$id` of its place, as a contract's
-/// types are (`compare_sets` asks for it).
-fn with_ids(files: &[(String, Value)]) -> Result<SchemaSet, contract::Error> {
-    let mut set = as_set(files)?;
-    for doc in &mut set.docs {
-        let id = doc.expected_id();
-        if !doc.value.is_object() {
-            doc.value = serde_json::json!({"allOf": [doc.value.take()]});
+/// `files`, each given the `$id` of its place, as a contract's types are
+/// (`compare_sets` asks for it): the files both compared and refuted as
+/// sets, for an `$id` the file had may name another file's place.
+fn with_ids(files: &[(String, Value)]) -> Vec<(String, Value)> {
+    let mut files = files.to_vec();
+    for (rel, schema) in &mut files {
+        if !schema.is_object() {
+            *schema = serde_json::json!({"allOf": [schema.take()]});
         }
-        if let Value::Object(map) = &mut doc.value {
-            map.insert("$id".into(), Value::String(id));
+        if let Value::Object(map) = schema {
+            map.insert(
+                "$id".into(),
+                Value::String(format!("{}{rel}", contract::ID_BASE)),
+            );
         }
     }
-    Ok(set)
+    files
 }
 
 /// The files both sides have.
@@ -789,7 +830,9 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
                     }
                     Err(_) => refused += 1,
                 }
-                let (Ok(first), Ok(second)) = (with_ids(before), with_ids(after)) else {
+                let (before, after) = (with_ids(before), with_ids(after));
+                let files = [before.as_slice(), after.as_slice()];
+                let (Ok(first), Ok(second)) = (as_set(&before), as_set(&after)) else {
                     continue;
                 };
                 if let Ok(comparison) = compare_sets(&first, &second, options) {
