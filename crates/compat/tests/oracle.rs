@@ -829,7 +829,7 @@ fn refutations(
     found
 }
 
-/// The one-step edits of `one_step_edits` again, on generated documents
+/// The one-step edits of `one_step_edits` again (keywords renamed too), on generated documents
 /// split into files as [`split_in_drafts`] writes them (some definitions in
 /// files of their own, now and then in a draft of their own): one file
 /// edited, the rest alike, so that an edit meets references, anchors and
@@ -862,7 +862,11 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
         let old = split_in_drafts(&document, &moved, folder, draft, &own);
         let edits: Vec<Vec<sample::Edit>> = old
             .iter()
-            .map(|(_, schema)| sample::one_step_edits(schema, &Default::default(), true))
+            .map(|(_, schema)| {
+                let mut edits = sample::one_step_edits(schema, &Default::default(), true);
+                edits.extend(keyword_swaps(schema));
+                edits
+            })
             .collect();
         let readers = if index % 2 == 0 {
             Readers::Strict
