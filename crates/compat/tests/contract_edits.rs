@@ -15,7 +15,9 @@
 //! validators resolve to the same file, or one no resolver reads), a branch
 //! of a union dropped, or two files' schemas swapped. Every seventh, one
 //! after those, is a one-step edit of a file's JSON (`sample::one_step_edits`:
-//! a member removed, nulled, or given a neighbouring or wrong value). A reader whose schemas cannot even be
+//! a member removed, nulled, or given a neighbouring or wrong value; or
+//! `sample::schemas::keyword_swaps`: a keyword renamed as a neighbour). A
+//! reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
 //!
@@ -386,11 +388,13 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             touched = file_edit(&mut new, &mut rng);
         } else if seed % 7 == 5 {
             // A one-step edit of a file's JSON (a member removed, nulled, or
-            // given a neighbouring or wrong value): edits the schema
+            // given a neighbouring or wrong value, or a keyword renamed as a
+            // neighbour, `minimum` as `exclusiveMinimum`): edits the schema
             // generator does not write, such as one name dropped from a list.
             let index = *rng.pick(&files).expect("files");
             let doc = &mut new.docs[index];
-            let edits = sample::one_step_edits(&doc.value, &Default::default(), true);
+            let mut edits = sample::one_step_edits(&doc.value, &Default::default(), true);
+            edits.extend(sample::schemas::keyword_swaps(&doc.value));
             if let Some(edit) = rng.pick(&edits) {
                 doc.value = edit.applied(&doc.value);
             }

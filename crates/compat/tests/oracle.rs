@@ -324,7 +324,7 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// list emptied or a bound given a string. Each pair both ways round, under
 /// strict readers for every other document and tolerant ones for the rest;
 /// a keyword given a neighbour's name (`minimum` as `exclusiveMinimum`,
-/// `allOf` as `anyOf`: [`KEYWORD_NEIGHBOURS`]), now and then the member `x`
+/// `allOf` as `anyOf`: [`schemas::keyword_swaps`]), now and then the member `x`
 /// named as a keyword (`$ref`, `enum`, …), two
 /// edits of one document against each other, or the
 /// edited side's numbers written the other way (`2` as `2.0`). An edit the
@@ -346,7 +346,7 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
             renamed(&mut old, "x", keyword);
         }
         let mut edits = sample::one_step_edits(&old, &Default::default(), true);
-        edits.extend(keyword_swaps(&old));
+        edits.extend(schemas::keyword_swaps(&old));
         // Strict readers for every other document, tolerant ones (objects
         // opened) for the rest.
         let readers = if index % 2 == 0 {
@@ -412,75 +412,6 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         "{compared} compared, {compatible} directions held, {refused} refused: the oracle had little to check"
     );
     eprintln!("{docs} documents of seed {seed}: {compared} comparisons, {compatible} compatible directions searched, {refused} edits refused, none refuted");
-}
-
-/// Keywords one is written for another by mistake or on purpose: each
-/// takes the value of any other of its row.
-const KEYWORD_NEIGHBOURS: &[&[&str]] = &[
-    &["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"],
-    &["minItems", "maxItems", "minContains", "maxContains"],
-    &["minLength", "maxLength"],
-    &["minProperties", "maxProperties"],
-    &[
-        "items",
-        "prefixItems",
-        "additionalItems",
-        "contains",
-        "unevaluatedItems",
-    ],
-    &["allOf", "anyOf", "oneOf"],
-    &["if", "then", "else", "not", "propertyNames"],
-    &[
-        "properties",
-        "patternProperties",
-        "dependentSchemas",
-        "$defs",
-        "definitions",
-    ],
-    &["additionalProperties", "unevaluatedProperties"],
-    &["dependentRequired", "dependencies", "required"],
-    &["$ref", "$dynamicRef", "$recursiveRef"],
-    &["$anchor", "$dynamicAnchor", "$id", "id", "$recursiveAnchor"],
-    &["enum", "const", "examples"],
-];
-
-/// Every edit of `document` that gives one keyword of an object the name of
-/// a neighbour the object lacks ([`KEYWORD_NEIGHBOURS`]), as an edit that
-/// writes the object anew.
-fn keyword_swaps(document: &Value) -> Vec<sample::Edit> {
-    let mut edits = Vec::new();
-    let mut stack = vec![(String::new(), document)];
-    while let Some((pointer, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                for (key, member) in map {
-                    for row in KEYWORD_NEIGHBOURS
-                        .iter()
-                        .filter(|row| row.contains(&key.as_str()))
-                    {
-                        for other in row.iter().filter(|other| !map.contains_key(**other)) {
-                            let mut swapped = map.clone();
-                            swapped.remove(key);
-                            swapped.insert(other.to_string(), member.clone());
-                            edits.push(sample::Edit {
-                                pointer: pointer.clone(),
-                                with: Some(Value::Object(swapped)),
-                            });
-                        }
-                    }
-                    let token = key.replace('~', "~0").replace('/', "~1");
-                    stack.push((format!("{pointer}/{token}"), member));
-                }
-            }
-            Value::Array(items) => {
-                for (at, item) in items.iter().enumerate() {
-                    stack.push((format!("{pointer}/{at}"), item));
-                }
-            }
-            _ => {}
-        }
-    }
-    edits
 }
 
 /// Member names a checker that reads a map of names as schemas would
@@ -864,7 +795,7 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
             .iter()
             .map(|(_, schema)| {
                 let mut edits = sample::one_step_edits(schema, &Default::default(), true);
-                edits.extend(keyword_swaps(schema));
+                edits.extend(schemas::keyword_swaps(schema));
                 edits
             })
             .collect();

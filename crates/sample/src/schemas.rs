@@ -27,6 +27,75 @@ use crate::Rng;
 /// Names of the `$defs` a document carries.
 const DEFS: [&str; 3] = ["a", "b", "c"];
 
+/// Keywords written for one another, by mistake or on purpose: in
+/// [`keyword_swaps`] each takes the value of any other of its row.
+pub const KEYWORD_NEIGHBOURS: &[&[&str]] = &[
+    &["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"],
+    &["minItems", "maxItems", "minContains", "maxContains"],
+    &["minLength", "maxLength"],
+    &["minProperties", "maxProperties"],
+    &[
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "contains",
+        "unevaluatedItems",
+    ],
+    &["allOf", "anyOf", "oneOf"],
+    &["if", "then", "else", "not", "propertyNames"],
+    &[
+        "properties",
+        "patternProperties",
+        "dependentSchemas",
+        "$defs",
+        "definitions",
+    ],
+    &["additionalProperties", "unevaluatedProperties"],
+    &["dependentRequired", "dependencies", "required"],
+    &["$ref", "$dynamicRef", "$recursiveRef"],
+    &["$anchor", "$dynamicAnchor", "$id", "id", "$recursiveAnchor"],
+    &["enum", "const", "examples"],
+];
+
+/// Every edit of `document` that gives one keyword of an object the name of
+/// a neighbour the object lacks ([`KEYWORD_NEIGHBOURS`]), as an edit that
+/// writes the object anew.
+pub fn keyword_swaps(document: &Value) -> Vec<crate::Edit> {
+    let mut edits = Vec::new();
+    let mut stack = vec![(String::new(), document)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, member) in map {
+                    for row in KEYWORD_NEIGHBOURS
+                        .iter()
+                        .filter(|row| row.contains(&key.as_str()))
+                    {
+                        for other in row.iter().filter(|other| !map.contains_key(**other)) {
+                            let mut swapped = map.clone();
+                            swapped.remove(key);
+                            swapped.insert(other.to_string(), member.clone());
+                            edits.push(crate::Edit {
+                                pointer: pointer.clone(),
+                                with: Some(Value::Object(swapped)),
+                            });
+                        }
+                    }
+                    let token = key.replace('~', "~0").replace('/', "~1");
+                    stack.push((format!("{pointer}/{token}"), member));
+                }
+            }
+            Value::Array(items) => {
+                for (at, item) in items.iter().enumerate() {
+                    stack.push((format!("{pointer}/{at}"), item));
+                }
+            }
+            _ => {}
+        }
+    }
+    edits
+}
+
 /// A document: a root schema and a few `$defs` it (and they) may refer to.
 pub fn document(rng: &mut Rng) -> Value {
     let mut defs = Map::new();
@@ -1019,5 +1088,39 @@ fn respell(map: &mut Map<String, Value>, draft: Draft) {
                 map.insert(exclusive.into(), json!(true));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_keyword_takes_each_neighbours_name_the_object_lacks() {
+        let document =
+            json!({"minimum": 1, "maximum": 2, "properties": {"a~b": {"allOf": [true]}}});
+        let swapped: Vec<Value> = keyword_swaps(&document)
+            .iter()
+            .map(|edit| edit.applied(&document))
+            .collect();
+        assert!(swapped.contains(
+            &json!({"exclusiveMinimum": 1, "maximum": 2, "properties": {"a~b": {"allOf": [true]}}})
+        ));
+        assert!(swapped.contains(
+            &json!({"minimum": 1, "maximum": 2, "properties": {"a~b": {"oneOf": [true]}}})
+        ));
+        assert!(swapped.contains(
+            &json!({"minimum": 1, "maximum": 2, "patternProperties": {"a~b": {"allOf": [true]}}})
+        ));
+        // `maximum` is there: `minimum` is not renamed onto it.
+        assert!(
+            !swapped
+                .iter()
+                .any(|value| value.get("minimum").is_none()
+                    && value.get("maximum") == Some(&json!(1)))
+        );
+        // Two names left for each of the two bounds, two for `allOf`, four
+        // for `properties`.
+        assert_eq!(swapped.len(), 2 * 2 + 2 + 4);
     }
 }
