@@ -1000,15 +1000,19 @@ impl<'p, 's> Differ<'p, 's> {
         // schema put in, which would shed an obstacle of the new side's
         // document (a stand-in for a file it lacks, say): there, the two
         // places as they are, which the obstacle leaves undecided.
-        let stopped =
-            |place: &Place<'s>| space.doc(place.doc).is_some_and(|d| d.obstacle.is_some());
-        if [&old_w, &old_r, &new_w, &new_r].into_iter().any(stopped) {
+        // And where no such copy can be made (one that would share an
+        // identifier with its original).
+        let as_they_are = |out: &mut Vec<Change>, judged: Judged| {
             let verdicts = Verdicts {
                 writer: self.prover.contains(&new_w, &old_r).map_err(|b| *b),
                 reader: self.prover.contains(&old_w, &new_r).map_err(|b| *b),
             };
             out.push(self.change(here, &views, verdicts, judged));
-            return;
+        };
+        let stopped =
+            |place: &Place<'s>| space.doc(place.doc).is_some_and(|d| d.obstacle.is_some());
+        if [&old_w, &old_r, &new_w, &new_r].into_iter().any(stopped) {
+            return as_they_are(out, judged);
         }
         let next = space.next_id();
         let patches = vec![
@@ -1024,7 +1028,7 @@ impl<'p, 's> Differ<'p, 's> {
             },
         ];
         let Ok(derived) = space.derive(patches) else {
-            return;
+            return as_they_are(out, judged);
         };
         let prover = Prover::new(&derived);
         let (Some(changed_w), Some(changed_r), Some(ow), Some(or)) = (

@@ -1020,7 +1020,11 @@ impl<'b> Space<'b> {
 
     /// A space holding this one's documents and, for each patch, a copy of a
     /// document with the schema at a pointer replaced; the copies take the
-    /// ids from [`Space::next_id`] on, in order.
+    /// ids from [`Space::next_id`] on, in order. A copy that would hold an
+    /// identifier below its root is refused: it sits beside the original
+    /// (so that relative references resolve alike), where such an
+    /// identifier names the original's resource too, and the validator
+    /// would read one for the other (or panic looking up an anchor).
     pub fn derive<'s>(&'s self, patches: Vec<Patch>) -> Result<Space<'s>, crate::Error> {
         let mut docs = Vec::new();
         let mut values = Vec::new();
@@ -1033,6 +1037,12 @@ impl<'b> Space<'b> {
             let mut value = root.clone();
             if let Some(slot) = value.pointer_mut(&patch.pointer) {
                 *slot = patch.value;
+            }
+            if let Some(pointer) = embedded_identifier(&value) {
+                return Err(crate::Error::Registry(format!(
+                    "{}: a copy would share the identifier at {pointer} with the original",
+                    base.rel
+                )));
             }
             set_id(&mut value, base.draft, &uri);
             let mut doc = base.clone();
@@ -1071,6 +1081,22 @@ pub(crate) fn unless_it_panics<T>(work: impl FnOnce() -> Option<T>) -> Option<T>
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
         .ok()
         .flatten()
+}
+
+/// Where an object below the root of `value` takes an `$id` (or draft 4's
+/// `id`) that names a resource, schema or not: the validator may read any
+/// object a pointer names as a schema.
+fn embedded_identifier(value: &Value) -> Option<String> {
+    vocab::objects(value)
+        .find(|(pointer, map)| {
+            !pointer.is_empty()
+                && ["$id", "id"].iter().any(|key| {
+                    map.get(*key)
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| !id.starts_with('#'))
+                })
+        })
+        .map(|(pointer, _)| pointer)
 }
 
 /// `…/TaskSummary.json` → `…/TaskSummary~7.json`: the same folder, so
@@ -1407,5 +1433,36 @@ mod tests {
         let place = space.place(doc, "").expect("a place");
         assert!(space.validator(&place).is_none());
         assert_eq!(super::unless_it_panics(|| Some(1)), Some(1));
+    }
+
+    /// A copy of a document sits in its folder: an identifier below its
+    /// root would name the original's resource as well (the validator then
+    /// panicked looking up the anchor `own` in the copy's), so no copy is
+    /// made of such a document, and one is made of the same without it.
+    #[test]
+    fn no_copy_is_made_of_a_document_with_an_identifier_inside() {
+        let space = |text: &str| {
+            let set = contract::SchemaSet::from_texts(
+                std::path::Path::new("t"),
+                [("types/Case.json", text)],
+            )
+            .expect("loads");
+            super::Space::new(&set, &set, crate::Options::default()).expect("a space")
+        };
+        let copies = |space: &super::Space<'_>| {
+            let doc = space
+                .find(super::Version::Old, super::Role::Read, "types/Case.json")
+                .expect("the document");
+            let patch = super::Patch {
+                doc,
+                pointer: "/prefixItems/0/patternProperties".into(),
+                value: serde_json::json!({}),
+            };
+            space.derive(vec![patch]).is_ok()
+        };
+        let inside = r##"{"prefixItems": [{"$id": "r.json", "$ref": "#own",
+            "patternProperties": {"c": {"$anchor": "own"}}}]}"##;
+        assert!(!copies(&space(inside)));
+        assert!(copies(&space(&inside.replace(r#""$id": "r.json","#, ""))));
     }
 }
