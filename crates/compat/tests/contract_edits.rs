@@ -50,6 +50,9 @@ use contract::{DocKind, SchemaSet};
 use jsonschema::{Draft, Registry};
 use sample::{Rng, Sampler};
 use serde_json::{json, Value};
+use watch::watched;
+
+mod watch;
 
 /// Edits in a `cargo test` run.
 const EDITS: u64 = 24;
@@ -435,11 +438,15 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             formats,
             search: 0,
         };
-        let Ok(comparison) = compare_sets(&old, &new, options) else {
+        let label = || format!("seed {seed}: {touched:?} edited");
+        let Ok(comparison) = watched(label, &mut broken, || compare_sets(&old, &new, options))
+        else {
             continue; // a document its meta-schema refuses: not compared
         };
         compared += 1;
-        let [w, r] = both_ways(&comparison, [&old, &new], options);
+        let [w, r] = watched(label, &mut broken, || {
+            both_ways(&comparison, [&old, &new], options)
+        });
         for ((ours, theirs), writer, reader, direction) in
             [(w, &new, &old, "W"), (r, &old, &new, "R")]
         {
