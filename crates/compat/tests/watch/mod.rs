@@ -3,8 +3,8 @@
 //! many generated pairs.
 
 thread_local! {
-    /// What each panic on this thread said, as the hook [`watched`] sets
-    /// saw it.
+    /// What each panic on this thread said, recorded by the hook
+    /// [`watched`] installs.
     static PANICS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
