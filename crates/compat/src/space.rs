@@ -222,6 +222,23 @@ fn specification_id_inside(document: &Value) -> Option<String> {
         .map(|(pointer, _)| pointer)
 }
 
+/// Where an object of a 2019-09 `document` holds a `$recursiveRef` other
+/// than `"#"`: the specification defines the keyword for `"#"` only, and
+/// the validator's reading of another value changes with a reference
+/// elsewhere in the document to the schema around it (one from a member
+/// no array has changed which arrays pass).
+fn recursive_reference_elsewhere(document: &Value, draft: Draft) -> Option<String> {
+    if draft != Draft::Draft201909 {
+        return None;
+    }
+    vocab::objects(document)
+        .find(|(_, map)| {
+            map.get("$recursiveRef")
+                .is_some_and(|reference| reference.as_str() != Some("#"))
+        })
+        .map(|(pointer, _)| format!("{pointer}/$recursiveRef"))
+}
+
 /// Where a schema below the root of `document` (whose own URI is `uri`)
 /// takes an `$id` (`id` in draft 4) that resolves, fragment aside, to what
 /// the root or another schema already is: the validator resolves
@@ -1181,6 +1198,16 @@ fn prepare(
             why: "a schema inside the document takes an identifier on json-schema.org, \
                   where the validator holds the specification's meta-schemas: it reads \
                   references there against those, or fails"
+                .into(),
+        });
+    }
+    if let Some(pointer) = recursive_reference_elsewhere(&value, draft) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: "$recursiveRef".into(),
+            pointer,
+            why: "a recursive reference to another place than \"#\", which 2019-09 \
+                  leaves undefined: the validator's reading of it changes with a \
+                  reference elsewhere in the document to the schema around it"
                 .into(),
         });
     }

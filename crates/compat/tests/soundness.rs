@@ -1677,3 +1677,39 @@ fn a_name_required_twice_is_read_as_the_validator_reads_it() {
         json!({"next": {"x": 1}}),
     );
 }
+
+/// 2019-09 defines `$recursiveRef` for `"#"` only. The validator read
+/// another value unlike the specification once a reference elsewhere led to
+/// the schema around it (from a member no array has): an item no tuple
+/// reaches failed. The keyword proof read the specification and called the
+/// change compatible (found by one-step edits with a `$ref` renamed
+/// `$recursiveRef`, seed 159); it is "cannot decide" instead, and `"#"`
+/// is still read.
+#[test]
+fn a_recursive_reference_elsewhere_than_the_root_is_undecided() {
+    let document = |tuple: Value, elsewhere: bool| {
+        let mut document = json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "type": "array",
+            "items": {"$ref": "#/$defs/b"},
+            "$defs": {"b": {"allOf": [{"items": tuple}]}}
+        });
+        if elsewhere {
+            document["allOf"] = json!([{"properties": {"v": {"$ref": "#/$defs/b/allOf/0"}}}]);
+        }
+        document
+    };
+    let writer = document(json!(false), false);
+    breaks(
+        writer.clone(),
+        document(json!([{"$recursiveRef": "#/$defs/b"}]), true),
+        json!([[], [], 683]),
+    );
+    check(
+        writer.clone(),
+        document(json!([{"$recursiveRef": "#/$defs/b"}]), false),
+        Expect::Undecided("$recursiveRef"),
+    );
+    holds(writer, document(json!([{"$recursiveRef": "#"}]), true));
+}
+
