@@ -804,11 +804,11 @@ fn refutations(
     found
 }
 
-/// The one-step edits of `one_step_edits` again (keywords renamed too), on generated documents
-/// split into files as [`split_in_drafts`] writes them (some definitions in
-/// files of their own, now and then in a draft of their own): one file
-/// edited, the rest alike, so that an edit meets references, anchors and
-/// cycles across files. Compared as documents (the root) and as a
+/// The one-step edits of `one_step_edits` again (keywords renamed too), on
+/// generated documents split into files as [`split_in_drafts`] writes them
+/// (some definitions in files of their own, now and then in a draft of
+/// their own): one file edited, the rest alike, so that an edit meets
+/// references, anchors and cycles across files. Compared as documents (the root) and as a
 /// contract's types (every file with its namesake), both ways round, strict
 /// and tolerant readers alternating. `COMPAT_EDITED_SPLIT_DOCS=N` runs N
 /// documents, each with `COMPAT_EDITS_PER_DOC` edits (8 when unsaid).
