@@ -1712,4 +1712,3 @@ fn a_recursive_reference_elsewhere_than_the_root_is_undecided() {
     );
     holds(writer, document(json!([{"$recursiveRef": "#"}]), true));
 }
-
