@@ -203,23 +203,32 @@ fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {
 /// it against the meta-schema it holds at that URI (or panics looking for
 /// an anchor there). The root's own identifier is replaced by the view's.
 fn specification_id_inside(document: &Value) -> Option<String> {
-    vocab::objects(document)
-        .find(|(pointer, map)| {
-            !pointer.is_empty()
-                && ["$id", "id"].iter().any(|key| {
-                    map.get(*key).and_then(Value::as_str).is_some_and(|id| {
-                        let id = id.to_ascii_lowercase();
-                        [
-                            "http://json-schema.org/",
-                            "https://json-schema.org/",
-                            "//json-schema.org/",
-                        ]
-                        .iter()
-                        .any(|site| id.starts_with(site))
-                    })
-                })
+    identifiers_inside(document)
+        .find(|(_, id)| {
+            let id = id.to_ascii_lowercase();
+            [
+                "http://json-schema.org/",
+                "https://json-schema.org/",
+                "//json-schema.org/",
+            ]
+            .iter()
+            .any(|site| id.starts_with(site))
         })
         .map(|(pointer, _)| pointer)
+}
+
+/// Each `$id` and `id` string of an object below the root of `document`,
+/// schema or not (one a pointer names is read as a schema), with the
+/// object's pointer.
+fn identifiers_inside(document: &Value) -> impl Iterator<Item = (String, &str)> {
+    vocab::objects(document)
+        .filter(|(pointer, _)| !pointer.is_empty())
+        .flat_map(|(pointer, map)| {
+            ["$id", "id"]
+                .into_iter()
+                .filter_map(|key| map.get(key).and_then(Value::as_str))
+                .map(move |id| (pointer.clone(), id))
+        })
 }
 
 /// Where an object of a 2019-09 `document` holds a `$recursiveRef` other
@@ -1104,15 +1113,8 @@ pub(crate) fn unless_it_panics<T>(work: impl FnOnce() -> Option<T>) -> Option<T>
 /// `id`) that names a resource, schema or not: the validator may read any
 /// object a pointer names as a schema.
 fn embedded_identifier(value: &Value) -> Option<String> {
-    vocab::objects(value)
-        .find(|(pointer, map)| {
-            !pointer.is_empty()
-                && ["$id", "id"].iter().any(|key| {
-                    map.get(*key)
-                        .and_then(Value::as_str)
-                        .is_some_and(|id| !id.starts_with('#'))
-                })
-        })
+    identifiers_inside(value)
+        .find(|(_, id)| !id.starts_with('#'))
         .map(|(pointer, _)| pointer)
 }
 
