@@ -77,6 +77,7 @@ commands:
 ";
 
 fn main() -> ExitCode {
+    say_caught_panics_in_one_line();
     let code = run();
     match contract::stdout::lost() {
         Some(err) => {
@@ -85,6 +86,28 @@ fn main() -> ExitCode {
         }
         None => code,
     }
+}
+
+/// A panic inside the schema validator, which the compatibility checker
+/// catches and reads as "cannot decide", is said in one line on stderr: the
+/// default message and its backtrace hint read as a crash, and the run goes
+/// on. Any other panic keeps the default message.
+fn say_caught_panics_in_one_line() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !::compat::panic_is_caught() {
+            return default(info);
+        }
+        let said = info.payload_as_str().unwrap_or("no message");
+        let at = info
+            .location()
+            .map(|at| format!(" at {}:{}", at.file(), at.line()))
+            .unwrap_or_default();
+        tell!(
+            "note: the schema validator failed (\"{}\"{at}); compat reads the comparison it was part of as \"cannot decide\"",
+            said.escape_debug()
+        );
+    }));
 }
 
 /// Runs the command the arguments name; the exit status it asks for.

@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use prove::{Break, BreakKind};
 pub use rule::{Family, How, Rule};
-pub use space::{open_objects, Version};
+pub use space::{open_objects, panic_is_caught, Version};
 use space::{Place, Role, Space};
 
 /// Which way values travel in a comparison.

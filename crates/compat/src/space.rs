@@ -1099,14 +1099,27 @@ pub struct Patch {
     pub value: Value,
 }
 
+thread_local! {
+    /// How many calls of [`unless_it_panics`] are running on this thread.
+    static CATCHING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
 /// What `work` (a call into the `jsonschema` crate) gives, or `None` where
 /// it panics: it has panicked compiling schemas no obstacle foresaw (an
 /// anchor looked up in a resource it did not keep), and a checker that
 /// cannot read a schema says "cannot decide", it does not stop.
 pub(crate) fn unless_it_panics<T>(work: impl FnOnce() -> Option<T>) -> Option<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-        .ok()
-        .flatten()
+    CATCHING.with(|depth| depth.set(depth.get().saturating_add(1)));
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    CATCHING.with(|depth| depth.set(depth.get().saturating_sub(1)));
+    done.ok().flatten()
+}
+
+/// Whether a panic on this thread now would be caught by the checker and
+/// read as "cannot decide": a binary's panic hook can then say so in one
+/// line instead of the default message, which reads as a crash.
+pub fn panic_is_caught() -> bool {
+    CATCHING.with(|depth| depth.get() > 0)
 }
 
 /// Where an object below the root of `value` takes an `$id` (or draft 4's
@@ -1462,6 +1475,22 @@ mod tests {
         let place = space.place(doc, "").expect("a place");
         assert!(space.validator(&place).is_none());
         assert_eq!(super::unless_it_panics(|| Some(1)), Some(1));
+    }
+
+    /// The flag a binary's panic hook reads is up inside the catch only,
+    /// and down again after a panic (`resume_unwind` unwinds without the
+    /// hook, so the test prints nothing).
+    #[test]
+    fn a_panic_is_caught_only_inside_the_catch() {
+        assert!(!super::panic_is_caught());
+        assert_eq!(
+            super::unless_it_panics(|| Some(super::panic_is_caught())),
+            Some(true)
+        );
+        let unwound: Option<()> =
+            super::unless_it_panics(|| std::panic::resume_unwind(Box::new("the validator")));
+        assert_eq!(unwound, None);
+        assert!(!super::panic_is_caught());
     }
 
     /// A copy of a document sits in its folder: an identifier below its
