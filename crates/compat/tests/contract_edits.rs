@@ -16,7 +16,8 @@
 //! of a union dropped, or two files' schemas swapped. Every seventh, one
 //! after those, is a one-step edit of a file's JSON (`sample::one_step_edits`:
 //! a member removed, nulled, or given a neighbouring or wrong value; or
-//! `sample::schemas::keyword_swaps`: a keyword renamed as a neighbour). A
+//! `sample::schemas::keyword_swaps`: a keyword renamed as a neighbour;
+//! or `sample::schemas::keyword_additions`: a keyword added). A
 //! reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
@@ -398,6 +399,11 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             let doc = &mut new.docs[index];
             let mut edits = sample::one_step_edits(&doc.value, &Default::default(), true);
             edits.extend(sample::schemas::keyword_swaps(&doc.value));
+            // Or a keyword added where an object lacks it, drawn from on
+            // its own (there are far more of these).
+            if rng.chance(30) {
+                edits = sample::schemas::keyword_additions(&doc.value);
+            }
             if let Some(edit) = rng.pick(&edits) {
                 doc.value = edit.applied(&doc.value);
             }

@@ -343,7 +343,9 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// shortens a string (one entry of a `dependencies` map dropped, a list
 /// emptied, a bound given a string); [`schemas::keyword_swaps`] gives a
 /// keyword a neighbour's name (`minimum` as `exclusiveMinimum`, `allOf` as
-/// `anyOf`). Now and then the member `x` is named as a keyword (`$ref`,
+/// `anyOf`); [`schemas::keyword_additions`] adds a keyword an object
+/// lacks (`minLength`, `contentEncoding`, `then` without `if`, an
+/// annotation). Now and then the member `x` is named as a keyword (`$ref`,
 /// `enum`, …) on both sides, two edits of one document meet, the edited
 /// side's numbers are written the other way (`2` as `2.0`), or the
 /// unedited side is the document written in another draft, which the
@@ -373,6 +375,8 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         let old = written(draft);
         let mut edits = sample::one_step_edits(&old, &Default::default(), true);
         edits.extend(schemas::keyword_swaps(&old));
+        // Far more of these than of the rest: drawn from on their own.
+        let additions = schemas::keyword_additions(&old);
         // Strict readers for every other document, tolerant ones (objects
         // opened) for the rest.
         let readers = if index % 2 == 0 {
@@ -381,7 +385,8 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
             Readers::Tolerant
         };
         for _ in 0..per_doc {
-            let Some(edit) = rng.pick(&edits) else {
+            let pool = if rng.chance(30) { &additions } else { &edits };
+            let Some(edit) = rng.pick(pool) else {
                 break;
             };
             let new = edit.applied(&old);
@@ -804,7 +809,8 @@ fn refutations(
     found
 }
 
-/// The one-step edits of `one_step_edits` again (keywords renamed too), on
+/// The one-step edits of `one_step_edits` again (keywords renamed and
+/// added too), on
 /// generated documents split into files as [`split_in_drafts`] writes them
 /// (some definitions in files of their own, now and then in a draft of
 /// their own): one file edited, the rest alike, so that an edit meets
@@ -835,12 +841,12 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
             .collect();
         let folder = rng.pick(&FOLDERS).copied().unwrap_or_default();
         let old = split_in_drafts(&document, &moved, folder, draft, &own);
-        let edits: Vec<Vec<sample::Edit>> = old
+        let edits: Vec<(Vec<sample::Edit>, Vec<sample::Edit>)> = old
             .iter()
             .map(|(_, schema)| {
                 let mut edits = sample::one_step_edits(schema, &Default::default(), true);
                 edits.extend(schemas::keyword_swaps(schema));
-                edits
+                (edits, schemas::keyword_additions(schema))
             })
             .collect();
         let readers = if index % 2 == 0 {
@@ -855,7 +861,11 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
         let reading = (Formats::Assertion, readers == Readers::Tolerant);
         for _ in 0..per_doc {
             let file = rng.below(old.len());
-            let Some(edit) = rng.pick(&edits[file]) else {
+            let Some((edits, additions)) = edits.get(file) else {
+                continue;
+            };
+            let pool = if rng.chance(30) { additions } else { edits };
+            let Some(edit) = rng.pick(pool) else {
                 continue;
             };
             let mut new = old.clone();
@@ -1222,6 +1232,9 @@ fn the_canonical_form_written_back_accepts_what_the_document_accepts() {
         if index % 3 == 2 {
             let mut edits = sample::one_step_edits(&doc, &Default::default(), true);
             edits.extend(schemas::keyword_swaps(&doc));
+            if rng.chance(30) {
+                edits = schemas::keyword_additions(&doc);
+            }
             match rng.pick(&edits).map(|edit| edit.applied(&doc)) {
                 Some(edited) if jsonschema::meta::validate(&edited).is_ok() => doc = edited,
                 _ => continue,

@@ -96,6 +96,133 @@ pub fn keyword_swaps(document: &Value) -> Vec<crate::Edit> {
     edits
 }
 
+/// Keywords of every draft with values to add where an object lacks them
+/// ([`keyword_additions`]): the ones the generator writes rarely or never
+/// (`minLength`, a type list, `contentEncoding`, draft 4's `id`, a `$schema`
+/// below the root), annotations that must change nothing (`default`,
+/// `readOnly`), keywords that do nothing alone (`then` without `if`,
+/// `minContains` without `contains`), ones no draft defines, and values at
+/// an edge (`not: {}`, `oneOf: [true, true]`, `multipleOf: 0.5`).
+pub const KEYWORD_ADDITIONS: &[(&str, &str)] = &[
+    ("type", r#"["integer", "string"]"#),
+    ("type", r#""number""#),
+    ("type", r#"["object", "array", "null"]"#),
+    ("minLength", "1"),
+    ("minLength", "2"),
+    ("maxLength", "0"),
+    ("minItems", "1"),
+    ("maxItems", "1"),
+    ("minProperties", "1"),
+    ("maxProperties", "1"),
+    ("minimum", "0"),
+    ("minimum", "-1.5"),
+    ("maximum", "1"),
+    ("exclusiveMinimum", "0"),
+    ("exclusiveMaximum", "true"),
+    ("multipleOf", "2"),
+    ("multipleOf", "0.5"),
+    ("pattern", r#""^a""#),
+    ("format", r#""hostname""#),
+    ("format", r#""ipv6""#),
+    ("format", r#""time""#),
+    ("format", r#""regex""#),
+    ("format", r#""no-such-format""#),
+    ("contentEncoding", r#""base64""#),
+    ("contentMediaType", r#""application/json""#),
+    ("contentSchema", r#"{"type": "object"}"#),
+    ("const", "0"),
+    ("const", r#"{"x": 1}"#),
+    ("enum", "[null]"),
+    ("enum", r#"[[], {}]"#),
+    ("uniqueItems", "true"),
+    ("items", "false"),
+    ("items", r#"[{"type": "integer"}]"#),
+    ("prefixItems", "[false]"),
+    ("additionalItems", "false"),
+    ("contains", r#"{"const": 1}"#),
+    ("minContains", "0"),
+    ("maxContains", "1"),
+    ("unevaluatedItems", "false"),
+    ("unevaluatedProperties", "false"),
+    ("additionalProperties", "false"),
+    ("properties", r#"{"x": false}"#),
+    ("patternProperties", r#"{"^x": false}"#),
+    ("propertyNames", r#"{"maxLength": 0}"#),
+    ("required", r#"["x"]"#),
+    ("dependentRequired", r#"{"x": ["z"]}"#),
+    ("dependentSchemas", r#"{"x": false}"#),
+    ("dependencies", r#"{"x": ["y"]}"#),
+    ("dependencies", r#"{"y": {"required": ["z"]}}"#),
+    ("allOf", r#"[{"type": "string"}]"#),
+    ("anyOf", "[false, true]"),
+    ("oneOf", "[true, true]"),
+    ("not", "{}"),
+    ("not", "false"),
+    ("if", r#"{"required": ["x"]}"#),
+    ("then", "false"),
+    ("else", "false"),
+    ("$ref", r##""#""##),
+    ("$ref", r##""#/$defs/a""##),
+    ("$dynamicRef", r##""#a""##),
+    ("$recursiveRef", r##""#""##),
+    ("$recursiveAnchor", "true"),
+    ("$dynamicAnchor", r#""a""#),
+    ("$anchor", r#""z""#),
+    ("$id", r#""other.json""#),
+    ("id", r#""other.json""#),
+    ("$schema", r#""http://json-schema.org/draft-04/schema#""#),
+    ("$defs", r#"{"q": false}"#),
+    ("definitions", r#"{"q": false}"#),
+    ("$comment", r#""a remark""#),
+    ("title", r#""t""#),
+    ("default", "1"),
+    ("examples", "[1]"),
+    ("deprecated", "true"),
+    ("readOnly", "true"),
+    ("writeOnly", "true"),
+    ("x-rule", r#""r""#),
+    ("nullable", "true"),
+];
+
+/// Every edit of `document` that adds to one of its objects a keyword of
+/// [`KEYWORD_ADDITIONS`] the object lacks, as an edit that writes the
+/// object anew.
+pub fn keyword_additions(document: &Value) -> Vec<crate::Edit> {
+    let additions: Vec<(&str, Value)> = KEYWORD_ADDITIONS
+        .iter()
+        .filter_map(|(keyword, text)| Some((*keyword, serde_json::from_str(text).ok()?)))
+        .collect();
+    let mut edits = Vec::new();
+    let mut stack = vec![(String::new(), document)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (keyword, added) in &additions {
+                    if !map.contains_key(*keyword) {
+                        let mut with = map.clone();
+                        with.insert((*keyword).to_string(), added.clone());
+                        edits.push(crate::Edit {
+                            pointer: pointer.clone(),
+                            with: Some(Value::Object(with)),
+                        });
+                    }
+                }
+                for (key, member) in map {
+                    let token = key.replace('~', "~0").replace('/', "~1");
+                    stack.push((format!("{pointer}/{token}"), member));
+                }
+            }
+            Value::Array(items) => {
+                for (at, item) in items.iter().enumerate() {
+                    stack.push((format!("{pointer}/{at}"), item));
+                }
+            }
+            _ => {}
+        }
+    }
+    edits
+}
+
 /// A document: a root schema and a few `$defs` it (and they) may refer to.
 pub fn document(rng: &mut Rng) -> Value {
     let mut defs = Map::new();
@@ -1122,5 +1249,36 @@ mod tests {
         // Two names left for each of the two bounds, two for `allOf`, four
         // for `properties`.
         assert_eq!(swapped.len(), 2 * 2 + 2 + 4);
+    }
+
+    /// Each keyword of the table is added where an object lacks it, and
+    /// every value of the table is JSON.
+    #[test]
+    fn a_keyword_is_added_where_an_object_lacks_it() {
+        let document = json!({"minLength": 3, "properties": {"x": {}}});
+        let added: Vec<Value> = keyword_additions(&document)
+            .iter()
+            .map(|edit| edit.applied(&document))
+            .collect();
+        for (_, text) in KEYWORD_ADDITIONS {
+            assert!(serde_json::from_str::<Value>(text).is_ok(), "{text}");
+        }
+        assert!(added.contains(&json!({"minLength": 3, "maxLength": 0, "properties": {"x": {}}})));
+        assert!(added.contains(&json!({"minLength": 3, "properties": {"x": {"minLength": 1}}})));
+        // `minLength` is there at the root: neither of its values is added.
+        assert!(!added
+            .iter()
+            .any(|value| value.get("minLength") != Some(&json!(3))));
+        let lacking = |object: &Value| {
+            KEYWORD_ADDITIONS
+                .iter()
+                .filter(|(keyword, _)| object.get(keyword).is_none())
+                .count()
+        };
+        // The root, the map of `properties`, and `x`.
+        assert_eq!(
+            added.len(),
+            lacking(&document) + lacking(&json!({"x": {}})) + lacking(&json!({}))
+        );
     }
 }
