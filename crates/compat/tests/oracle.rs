@@ -345,7 +345,9 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// keyword a neighbour's name (`minimum` as `exclusiveMinimum`, `allOf` as
 /// `anyOf`); [`schemas::keyword_additions`] adds a keyword an object
 /// lacks (`minLength`, `contentEncoding`, `then` without `if`, an
-/// annotation). Now and then the member `x` is named as a keyword (`$ref`,
+/// annotation); [`schemas::transplants`] copies one schema over another
+/// (its references may then resolve elsewhere). Now and then the member
+/// `x` is named as a keyword (`$ref`,
 /// `enum`, …) on both sides, two edits of one document meet, the edited
 /// side's numbers are written the other way (`2` as `2.0`), or the
 /// unedited side is the document written in another draft, which the
@@ -375,8 +377,10 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         let old = written(draft);
         let mut edits = sample::one_step_edits(&old, &Default::default(), true);
         edits.extend(schemas::keyword_swaps(&old));
-        // Far more of these than of the rest: drawn from on their own.
+        // Far more of these than of the rest: drawn from on their own, as
+        // are schemas copied over others.
         let additions = schemas::keyword_additions(&old);
+        let transplants = schemas::transplants(&old, &mut rng, 24);
         // Strict readers for every other document, tolerant ones (objects
         // opened) for the rest.
         let readers = if index % 2 == 0 {
@@ -385,9 +389,13 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
             Readers::Tolerant
         };
         for _ in 0..per_doc {
-            let pool = if rng.chance(30) { &additions } else { &edits };
+            let pool = match rng.below(10) {
+                0..=2 => &additions,
+                3 | 4 => &transplants,
+                _ => &edits,
+            };
             let Some(edit) = rng.pick(pool) else {
-                break;
+                continue;
             };
             let new = edit.applied(&old);
             // Now and then every number of the edited side written the
@@ -439,6 +447,27 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
                         compatible += holding(&comparison);
                         let label = format!("document {index} of seed {seed}: {before} → {after}");
                         found.extend(defects(&label, &comparison));
+                        // The checker's search draws where it judged; this
+                        // draws from the whole writer, as its own draft's
+                        // validator reads it.
+                        let draws = rng.below(1 << 30) as u64;
+                        let open = readers == Readers::Tolerant;
+                        for (holds, writer, reader, direction) in [
+                            (comparison.writer.holds(), after, before, "W"),
+                            (comparison.reader.holds(), before, after, "R"),
+                        ] {
+                            if !holds {
+                                continue;
+                            }
+                            // The validator has panicked compiling documents
+                            // the checker keeps from its proofs; one it
+                            // judged is named, not a crash of the test.
+                            match std::panic::catch_unwind(|| refuted(writer, reader, open, draws)) {
+                                Ok(None) => {}
+                                Ok(Some(value)) => found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader (each in its own draft)")),
+                                Err(_) => found.push(format!("{label}: {direction} called compatible, but the validator panics compiling the two as written")),
+                            }
+                        }
                     }
                     Err(_) => refused += 1,
                 }

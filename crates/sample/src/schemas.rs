@@ -338,8 +338,9 @@ fn embedded_ids(document: &Value) -> Vec<String> {
 }
 
 /// The JSON pointers of `document`'s schema objects: the root, each
-/// definition, and each subschema under the keywords that hold them, found
-/// by the keyword names alone.
+/// definition, and each subschema under the keywords that hold them (in any
+/// draft: `definitions`, `items` as a list), found by the keyword names
+/// alone.
 pub fn places(document: &Value) -> Vec<String> {
     let mut pointers = Vec::new();
     let mut stack = vec![(String::new(), document)];
@@ -353,7 +354,8 @@ pub fn places(document: &Value) -> Vec<String> {
             match (key.as_str(), child) {
                 // Maps of schemas: their values are schemas, the maps are not.
                 (
-                    "$defs" | "properties" | "patternProperties" | "dependentSchemas",
+                    "$defs" | "definitions" | "properties" | "patternProperties"
+                    | "dependentSchemas" | "dependencies",
                     Value::Object(entries),
                 ) => {
                     for (name, schema) in entries {
@@ -363,13 +365,15 @@ pub fn places(document: &Value) -> Vec<String> {
                         ));
                     }
                 }
-                ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(items)) => {
+                // `items` as a list: drafts before 2020-12's `prefixItems`.
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(items)) => {
                     for (index, item) in items.iter().enumerate() {
                         stack.push((format!("{here}/{index}"), item));
                     }
                 }
                 (
                     "items"
+                    | "additionalItems"
                     | "additionalProperties"
                     | "not"
                     | "if"
@@ -388,6 +392,31 @@ pub fn places(document: &Value) -> Vec<String> {
         }
     }
     pointers
+}
+
+/// `count` edits of `document`, each replacing one of its schemas
+/// ([`places`]) with a copy of another, drawn at random: a schema moved as
+/// people move them, whose references (by pointer, by anchor, relative to
+/// an `$id`) may then resolve elsewhere or nowhere, and whose `$id`s and
+/// anchors may now be declared twice.
+pub fn transplants(document: &Value, rng: &mut Rng, count: usize) -> Vec<crate::Edit> {
+    let pointers = places(document);
+    let mut edits = Vec::new();
+    for _ in 0..count {
+        let (Some(from), Some(to)) = (rng.pick(&pointers), rng.pick(&pointers)) else {
+            break;
+        };
+        if from == to {
+            continue;
+        }
+        if let Some(copy) = document.pointer(from) {
+            edits.push(crate::Edit {
+                pointer: to.clone(),
+                with: Some(copy.clone()),
+            });
+        }
+    }
+    edits
 }
 
 /// `document` with one thing changed.
@@ -1249,6 +1278,27 @@ mod tests {
         // Two names left for each of the two bounds, two for `allOf`, four
         // for `properties`.
         assert_eq!(swapped.len(), 2 * 2 + 2 + 4);
+    }
+
+    /// A transplant puts a copy of one schema of the document where
+    /// another stood, and changes nothing else.
+    #[test]
+    fn a_transplant_copies_one_schema_over_another() {
+        let document = json!({
+            "properties": {"x": {"type": "string"}, "y": {"$ref": "#/$defs/a"}},
+            "$defs": {"a": {"minimum": 1}},
+        });
+        let places = places(&document);
+        let edits = transplants(&document, &mut Rng::new(7), 40);
+        assert!(edits.len() > 10, "{edits:?}");
+        for edit in &edits {
+            let with = edit.with.as_ref().expect("a schema");
+            assert!(places.contains(&edit.pointer), "{edit:?}");
+            assert!(places
+                .iter()
+                .any(|from| document.pointer(from) == Some(with) && *from != edit.pointer));
+            assert_eq!(edit.applied(&document).pointer(&edit.pointer), Some(with));
+        }
     }
 
     /// Each keyword of the table is added where an object lacks it, and
