@@ -17,7 +17,8 @@
 //! after those, is a one-step edit of a file's JSON (`sample::one_step_edits`:
 //! a member removed, nulled, or given a neighbouring or wrong value; or
 //! `sample::schemas::keyword_swaps`: a keyword renamed as a neighbour;
-//! or `sample::schemas::keyword_additions`: a keyword added). A
+//! `sample::schemas::keyword_additions`: a keyword added; or
+//! `sample::schemas::transplants`: one schema copied over another). A
 //! reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
@@ -33,7 +34,8 @@
 //!
 //! `COMPAT_EDITS=N` runs N edits instead of the bounded count, and
 //! `COMPAT_EDITS_SEED=S` starts from another seed (`COMPAT_FILE_EDITS=1`
-//! makes every edit one of the files):
+//! makes every edit one of the files, `COMPAT_JSON_EDITS=1` every one a
+//! one-step edit of a file's JSON):
 //! `COMPAT_EDITS=2000 cargo test --release -p compat --test contract_edits`.
 
 // Test code: a failed assumption here stops the run, as it should.
@@ -380,6 +382,7 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
         setting("COMPAT_EDITS_SEED", 0),
     );
     let only_files = setting("COMPAT_FILE_EDITS", 0) == 1;
+    let only_json = setting("COMPAT_JSON_EDITS", 0) == 1;
     let (mut compared, mut held, mut accepted, mut disputes) = (0, 0, 0, 0);
     let mut broken = Vec::new();
     for seed in first..first + edits {
@@ -390,7 +393,7 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
         let mut touched = Vec::new();
         if seed % 7 == 6 || only_files {
             touched = file_edit(&mut new, &mut rng);
-        } else if seed % 7 == 5 {
+        } else if seed % 7 == 5 || only_json {
             // A one-step edit of a file's JSON (a member removed, nulled, or
             // given a neighbouring or wrong value, or a keyword renamed as a
             // neighbour, `minimum` as `exclusiveMinimum`): edits the schema
@@ -401,8 +404,11 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             edits.extend(sample::schemas::keyword_swaps(&doc.value));
             // Or a keyword added where an object lacks it, drawn from on
             // its own (there are far more of these).
-            if rng.chance(30) {
-                edits = sample::schemas::keyword_additions(&doc.value);
+            // Or one of its schemas copied over another.
+            match rng.below(10) {
+                0..=2 => edits = sample::schemas::keyword_additions(&doc.value),
+                3 | 4 => edits = sample::schemas::transplants(&doc.value, &mut rng, 1),
+                _ => {}
             }
             if let Some(edit) = rng.pick(&edits) {
                 doc.value = edit.applied(&doc.value);

@@ -838,8 +838,19 @@ fn refutations(
     found
 }
 
+/// An edit of `to` that puts a copy of one of `from`'s schemas over one of
+/// its own, drawn at random.
+fn transplanted(from: &Value, to: &Value, rng: &mut Rng) -> Option<sample::Edit> {
+    let (sources, targets) = (schemas::places(from), schemas::places(to));
+    let (source, target) = (rng.pick(&sources)?, rng.pick(&targets)?);
+    Some(sample::Edit {
+        pointer: target.clone(),
+        with: Some(from.pointer(source)?.clone()),
+    })
+}
+
 /// The one-step edits of `one_step_edits` again (keywords renamed and
-/// added too), on
+/// added too, a schema copied over another from any file), on
 /// generated documents split into files as [`split_in_drafts`] writes them
 /// (some definitions in files of their own, now and then in a draft of
 /// their own): one file edited, the rest alike, so that an edit meets
@@ -893,8 +904,14 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
             let Some((edits, additions)) = edits.get(file) else {
                 continue;
             };
+            // Or a schema copied over one of this file's, from this file or
+            // another: references written for one file then read in another.
+            let across = match rng.chance(20) {
+                true => transplanted(&old[rng.below(old.len())].1, &old[file].1, &mut rng),
+                false => None,
+            };
             let pool = if rng.chance(30) { additions } else { edits };
-            let Some(edit) = rng.pick(pool) else {
+            let Some(edit) = across.as_ref().or_else(|| rng.pick(pool)) else {
                 continue;
             };
             let mut new = old.clone();
