@@ -98,16 +98,21 @@ fn say_caught_panics_in_one_line() {
         if !::compat::panic_is_caught() {
             return default(info);
         }
-        let said = info.payload_as_str().unwrap_or("no message");
-        let at = info
-            .location()
-            .map(|at| format!(" at {}:{}", at.file(), at.line()))
-            .unwrap_or_default();
-        tell!(
-            "note: the schema validator failed (\"{}\"{at}); compat reads the comparison it was part of as \"cannot decide\"",
-            said.escape_debug()
-        );
+        let at = info.location().map(|at| (at.file(), at.line()));
+        tell!("{}", caught_panic_note(info.payload_as_str(), at));
     }));
+}
+
+/// The line that says a caught panic: what it said (escaped, so one line
+/// whatever it holds) and where.
+fn caught_panic_note(said: Option<&str>, at: Option<(&str, u32)>) -> String {
+    let at = at
+        .map(|(file, line)| format!(" at {}:{line}", file.escape_debug()))
+        .unwrap_or_default();
+    format!(
+        "note: the schema validator failed (\"{}\"{at}); compat reads the comparison it was part of as \"cannot decide\"",
+        said.unwrap_or("no message").escape_debug()
+    )
 }
 
 /// Runs the command the arguments name; the exit status it asks for.
@@ -232,6 +237,20 @@ pub fn root() -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    /// A caught panic is said on one line, whatever its message holds.
+    #[test]
+    fn a_caught_panic_is_one_line() {
+        let note = super::caught_panic_note(
+            Some("lost\nerror: forged"),
+            Some(("src/keywords/ref_.rs", 241)),
+        );
+        assert_eq!(
+            note,
+            r#"note: the schema validator failed ("lost\nerror: forged" at src/keywords/ref_.rs:241); compat reads the comparison it was part of as "cannot decide""#
+        );
+        assert!(super::caught_panic_note(None, None).contains("(\"no message\")"));
+    }
+
     /// A fixture cut in half fails the checks that read it, each naming the
     /// file, and the gate still runs the check that does not (lint).
     /// A schema lint refuses: codegen still reports (the embedded schemas
