@@ -91,6 +91,15 @@ fn bound(
     found
 }
 
+/// The count a keyword holds (`minItems`, `minContains`, …) as the
+/// validator reads it: `2.0` is `2`. `None` for anything else.
+pub fn count(value: &Value) -> Option<u64> {
+    match value {
+        Value::Number(_) => canonical(value).as_u64(),
+        _ => None,
+    }
+}
+
 /// `value` with every whole number written as an integer (`1.0` → `1`,
 /// `-0.0` → `0`, `1e2` → `100`), as JSON Schema compares values: two values
 /// the validator calls equal are `==` after it. Below

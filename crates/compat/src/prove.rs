@@ -1788,11 +1788,14 @@ impl<'s> Prover<'s> {
                 // At least as many matches as the reader asks for (one when
                 // unsaid), and no ceiling on the reader.
                 (Some(cw), Some(cr)) => {
-                    let least = |m: &Map<String, Value>| {
-                        m.get("minContains").and_then(Value::as_u64).unwrap_or(1)
+                    // A count the validator reads otherwise (none there is
+                    // one) proves nothing.
+                    let least = |m: &Map<String, Value>| match m.get("minContains") {
+                        None => Some(1),
+                        Some(count) => crate::numbers::count(count),
                     };
                     mr.get("maxContains").is_none()
-                        && least(mw) >= least(mr)
+                        && matches!((least(mw), least(mr)), (Some(w), Some(r)) if w >= r)
                         && self.inside(&cw, &cr, Step::Into, at, trail)
                 }
                 _ => false,
@@ -2195,8 +2198,8 @@ fn types_within(writer: Option<&Value>, reader: Option<&Value>) -> bool {
 /// A count the writer never goes under is at least the reader's minimum.
 fn count_at_least(writer: Option<&Value>, reader: Option<&Value>) -> bool {
     match (
-        writer.and_then(Value::as_u64),
-        reader.and_then(Value::as_u64),
+        writer.and_then(crate::numbers::count),
+        reader.and_then(crate::numbers::count),
     ) {
         (_, None) => reader.is_none(),
         (Some(w), Some(r)) => w >= r,
@@ -2207,8 +2210,8 @@ fn count_at_least(writer: Option<&Value>, reader: Option<&Value>) -> bool {
 /// A count the writer never goes over is at most the reader's maximum.
 fn count_at_most(writer: Option<&Value>, reader: Option<&Value>) -> bool {
     match (
-        writer.and_then(Value::as_u64),
-        reader.and_then(Value::as_u64),
+        writer.and_then(crate::numbers::count),
+        reader.and_then(crate::numbers::count),
     ) {
         (_, None) => reader.is_none(),
         (Some(w), Some(r)) => w <= r,

@@ -1712,3 +1712,31 @@ fn a_recursive_reference_elsewhere_than_the_root_is_undecided() {
     );
     holds(writer, document(json!([{"$recursiveRef": "#"}]), true));
 }
+
+/// The validator reads a count written as a float (`minContains: 0.0`) as
+/// the integer: a writer asking for no match at all passes `[]`, which a
+/// reader's `contains` refuses. The proof of `contains` read the writer's
+/// count as absent, so as one, and called the change compatible (found by
+/// one-step edits with numbers respelled, seed 174). Counts are read as
+/// the validator reads them, whatever their spelling.
+#[test]
+fn a_count_written_as_a_float_is_read_as_its_integer() {
+    breaks(
+        json!({"contains": {}, "minContains": 0.0}),
+        json!({"contains": {}}),
+        json!([]),
+    );
+    breaks(
+        json!({"contains": {}, "minContains": 1.0}),
+        json!({"contains": {}, "minContains": 2}),
+        json!([1]),
+    );
+    holds(
+        json!({"contains": {}, "minContains": 2.0}),
+        json!({"contains": {}, "minContains": 2}),
+    );
+    holds(json!({"minItems": 2.0}), json!({"minItems": 1}));
+    holds(json!({"maxLength": 1}), json!({"maxLength": 2.0}));
+    breaks(json!({"maxItems": 2.0}), json!({"maxItems": 1}), json!([1, 2]));
+}
+
