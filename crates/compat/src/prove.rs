@@ -534,10 +534,12 @@ impl<'s> Prover<'s> {
             let Some(reference) = map.get(key).and_then(Value::as_str) else {
                 continue;
             };
-            // 2019-09's validator follows a `$dynamicRef` only where
-            // `unevaluated*` look past it, not to validate.
+            // 2019-09's validator follows a `$dynamicRef`, and 2020-12's a
+            // `$recursiveRef`, only where `unevaluated*` look past it, not
+            // to validate.
             if vocab::handling(draft, key).constrains_nothing()
                 || (key == "$dynamicRef" && draft == Draft::Draft201909)
+                || (key == "$recursiveRef" && draft == Draft::Draft202012)
             {
                 continue;
             }

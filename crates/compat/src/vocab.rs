@@ -94,6 +94,9 @@ const DYNAMIC: &str =
 const DYNAMIC_IN_2019: &str =
     "not a 2019-09 keyword, yet that draft's validator follows it where it collects what \
      `unevaluatedProperties` and `unevaluatedItems` see past; the draft does not";
+const RECURSIVE_IN_2020: &str =
+    "not a 2020-12 keyword, yet that draft's validator follows it where it collects what \
+     `unevaluatedProperties` and `unevaluatedItems` see past; the draft does not";
 const UNEVALUATED: &str =
     "what it applies to depends on which other keywords matched, which the prover does not track";
 const CONTENT: &str = "the prover does not decode content to compare it";
@@ -112,6 +115,7 @@ pub const VOCABULARY: &[Row] = &[
         row("$recursiveRef", Plain, CannotDecide(DYNAMIC), D2019),
         D2019,
     ),
+    row("$recursiveRef", Plain, CannotDecide(RECURSIVE_IN_2020), D2020),
     row("$dynamicAnchor", Plain, Structure, D2020),
     gone(row("$recursiveAnchor", Plain, Structure, D2019), D2019),
     row("$id", Plain, Structure, D6),

@@ -1740,3 +1740,25 @@ fn a_count_written_as_a_float_is_read_as_its_integer() {
     breaks(json!({"maxItems": 2.0}), json!({"maxItems": 1}), json!([1, 2]));
 }
 
+/// `$recursiveRef` is no 2020-12 keyword, yet that draft's validator
+/// follows it where it collects what `unevaluatedItems` and
+/// `unevaluatedProperties` see past (here to the root, whose `prefixItems`
+/// then counts as evaluated): the proof read it as an annotation, found
+/// the reader's part among the writer's, and called the change compatible
+/// (found by one-step edits, seed 174). It is "cannot decide", as
+/// `$dynamicRef` is in 2019-09, even in a reader with no `unevaluated*`
+/// near.
+#[test]
+fn a_recursive_reference_in_2020_12_is_undecided() {
+    let writer = json!({"allOf": [
+        {"prefixItems": [true]},
+        {"$recursiveRef": "#", "unevaluatedItems": {"type": "string"}}
+    ]});
+    let reader = json!({"allOf": [{"unevaluatedItems": {"type": "string"}}]});
+    breaks(writer, reader, json!([1]));
+    check(
+        json!({"minimum": 1}),
+        json!({"$recursiveRef": "#", "minimum": 0}),
+        Expect::Undecided("$recursiveRef"),
+    );
+}
