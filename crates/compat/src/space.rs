@@ -248,20 +248,20 @@ fn recursive_reference_elsewhere(document: &Value, draft: Draft) -> Option<Strin
         .map(|(pointer, _)| format!("{pointer}/$recursiveRef"))
 }
 
-/// Where a schema below the root of `document` (whose own URI is `uri`)
-/// takes an `$id` (`id` in draft 4) that resolves, fragment aside, to what
-/// the root or another schema already is: the validator resolves
-/// references against one of the two (an anchor looked up in the other made
-/// it panic). Data (an `enum` value) registers nothing. A document too
-/// large to walk is left to the obstacle that says so.
-fn id_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
+/// The resources `document`, registered at `uri`, makes for the validator:
+/// its own URI and root identifier, and each identifier (`id` in draft 4) a
+/// schema below the root takes, resolved, fragment aside; each with the
+/// pointer of the schema that takes it (`""` for the root). Data (an `enum`
+/// value) registers nothing. `None` for a document too large to walk, left
+/// to the obstacle that says so.
+fn resources(document: &Value, draft: Draft, uri: &str) -> Option<Vec<(String, String)>> {
     let schemas: HashSet<String> = vocab::positions(document, "", draft)
         .ok()?
         .into_iter()
         .map(|position| position.pointer)
         .collect();
     let root = jsonschema::uri::from_str(uri).ok()?;
-    let mut taken = HashSet::from([root.as_str().to_string()]);
+    let mut found = vec![(String::new(), root.as_str().to_string())];
     let mut stack = vec![(String::new(), document, root)];
     while let Some((pointer, value, base)) = stack.pop() {
         let mut base = base;
@@ -270,14 +270,12 @@ fn id_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
                 .iter()
                 .find_map(|key| map.get(*key).and_then(Value::as_str))
                 .filter(|id| !id.starts_with('#'));
-            if let (false, true, Some(id)) = (pointer.is_empty(), schemas.contains(&pointer), id) {
+            if let (true, Some(id)) = (schemas.contains(&pointer), id) {
                 let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id) else {
                     continue;
                 };
                 let resource = resolved.as_str().split('#').next().unwrap_or_default();
-                if !taken.insert(resource.to_string()) {
-                    return Some(pointer);
-                }
+                found.push((pointer.clone(), resource.to_string()));
                 base = resolved;
             }
             for (key, child) in map {
@@ -290,7 +288,55 @@ fn id_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
             }
         }
     }
-    None
+    Some(found)
+}
+
+/// Where a schema below the root of `document` (whose own URI is `uri`)
+/// takes an `$id` (`id` in draft 4) that resolves, fragment aside, to what
+/// the root or another schema already is: the validator resolves
+/// references against one of the two (an anchor looked up in the other made
+/// it panic).
+fn id_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
+    let mut taken = HashSet::new();
+    resources(document, draft, uri)?
+        .into_iter()
+        .find(|(pointer, resource)| !taken.insert(resource.clone()) && !pointer.is_empty())
+        .map(|(pointer, _)| pointer)
+}
+
+/// An obstacle on each document of a view (a version as written or as
+/// read) that makes a resource another document of the same view makes too
+/// (a file whose `$id` is the identifier a schema inside another file
+/// takes): the validator reads one of the two wherever a reference names
+/// it (an anchor looked up in the other made it panic), which no
+/// comparison of the files as written can follow.
+fn shared_identifiers(docs: &mut [Doc], values: &[Value]) {
+    let mut owners: HashMap<(Version, Role, String), Vec<(usize, String)>> = HashMap::new();
+    for (index, (doc, value)) in docs.iter().zip(values).enumerate() {
+        let mut own = HashSet::new();
+        for (pointer, resource) in resources(value, doc.draft, &doc.uri).unwrap_or_default() {
+            if own.insert(resource.clone()) {
+                owners
+                    .entry((doc.version, doc.role, resource))
+                    .or_default()
+                    .push((index, pointer));
+            }
+        }
+    }
+    for takers in owners.into_values().filter(|takers| takers.len() > 1) {
+        for (index, pointer) in takers {
+            if let Some(doc) = docs.get_mut(index) {
+                doc.obstacle.get_or_insert(Obstacle {
+                    keyword: "$id".into(),
+                    pointer,
+                    why: "another document of the set makes a resource of the same \
+                          identifier: the validator reads one of the two wherever a \
+                          reference names it, or fails"
+                        .into(),
+                });
+            }
+        }
+    }
 }
 
 /// The first `pattern` or `patternProperties` name the validator cannot
@@ -404,6 +450,7 @@ impl Space<'static> {
                 }
             }
         }
+        shared_identifiers(&mut docs, &values);
         let registry = register(None, &mut docs, values)?;
         Ok(Space::layer(registry, docs, 0, None, options))
     }

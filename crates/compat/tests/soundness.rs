@@ -1737,7 +1737,11 @@ fn a_count_written_as_a_float_is_read_as_its_integer() {
     );
     holds(json!({"minItems": 2.0}), json!({"minItems": 1}));
     holds(json!({"maxLength": 1}), json!({"maxLength": 2.0}));
-    breaks(json!({"maxItems": 2.0}), json!({"maxItems": 1}), json!([1, 2]));
+    breaks(
+        json!({"maxItems": 2.0}),
+        json!({"maxItems": 1}),
+        json!([1, 2]),
+    );
 }
 
 /// `$recursiveRef` is no 2020-12 keyword, yet that draft's validator
@@ -1760,5 +1764,51 @@ fn a_recursive_reference_in_2020_12_is_undecided() {
         json!({"minimum": 1}),
         json!({"$recursiveRef": "#", "minimum": 0}),
         Expect::Undecided("$recursiveRef"),
+    );
+}
+
+/// A file whose `$id` is the identifier a schema inside another file of
+/// the set takes: the validator reads one of the two wherever a reference
+/// names it (and panicked looking up an anchor in the other). The proof
+/// read the reference as leading to the embedded schema, and called a
+/// writer compatible whose file made the reference lead to strings (found
+/// by one-step edits of split documents, a schema copied into another
+/// file, seed 175). Both files are "cannot decide" now, and no panic is
+/// met on the way.
+#[test]
+fn a_file_taking_an_identifier_another_file_embeds_is_undecided() {
+    let case = json!({"properties": {
+        "w": {"$ref": "r1.json"},
+        "x": {"$id": "r1.json", "$defs": {"a": {"$anchor": "own", "type": "integer"}}, "$ref": "#own"}
+    }});
+    let load = |other: &Value| {
+        let (case, other) = (case.to_string(), other.to_string());
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [
+                ("types/Case.json", case.as_str()),
+                ("types/DefB.json", other.as_str()),
+            ],
+        )
+        .expect("loads")
+    };
+    let old = load(&json!({"type": "number"}));
+    let new = load(&json!({
+        "$id": "r1.json", "$defs": {"a": {"$anchor": "own", "type": "string"}}, "$ref": "#own"
+    }));
+    let options = Options {
+        readers: Readers::Strict,
+        search: 0,
+        ..Default::default()
+    };
+    let comparison = compare_documents(&old, &new, options).expect("compared");
+    assert_eq!(comparison.writer, Verdict::Breaking, "{comparison:#?}");
+    assert!(
+        undecided_saying(
+            &comparison,
+            "$id",
+            "another document of the set makes a resource"
+        ),
+        "{comparison:#?}"
     );
 }
