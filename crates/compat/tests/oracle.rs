@@ -353,7 +353,8 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// unedited side is the document written in another draft, which the
 /// checker then reads rewritten in 2020-12. Each pair both ways round,
 /// under strict readers for every other document and tolerant ones for the
-/// rest; an edit the meta-schema refuses is not compared.
+/// rest, `format` an annotation for every third; an edit the meta-schema
+/// refuses is not compared.
 /// `COMPAT_EDITED_DOCS=N` runs N documents (each with
 /// `COMPAT_EDITS_PER_DOC` edits, 8 when unsaid).
 #[test]
@@ -387,6 +388,12 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
             Readers::Strict
         } else {
             Readers::Tolerant
+        };
+        // And `format` an annotation for every third.
+        let formats = if index % 3 == 2 {
+            Formats::Annotation
+        } else {
+            Formats::Assertion
         };
         for _ in 0..per_doc {
             let pool = match rng.below(10) {
@@ -436,6 +443,7 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
             ] {
                 let options = Options {
                     readers,
+                    formats,
                     ..strict_with_search()
                 };
                 let label = || format!("document {index} of seed {seed}: {before} → {after}");
@@ -462,7 +470,7 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
                             // The validator has panicked compiling documents
                             // the checker keeps from its proofs; one it
                             // judged is named, not a crash of the test.
-                            match std::panic::catch_unwind(|| refuted(writer, reader, open, draws)) {
+                            match std::panic::catch_unwind(|| refuted(writer, reader, (formats, open), draws)) {
                                 Ok(None) => {}
                                 Ok(Some(value)) => found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader (each in its own draft)")),
                                 Err(_) => found.push(format!("{label}: {direction} called compatible, but the validator panics compiling the two as written")),
@@ -587,7 +595,10 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
                     ),
                 ] {
                     let open = readers == Readers::Tolerant;
-                    if let (true, Some(value)) = (holds, refuted(writer, reader, open, seed)) {
+                    if let (true, Some(value)) = (
+                        holds,
+                        refuted(writer, reader, (Formats::Assertion, open), seed),
+                    ) {
                         found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader (each in its own draft)"));
                     }
                 }
@@ -856,7 +867,8 @@ fn transplanted(from: &Value, to: &Value, rng: &mut Rng) -> Option<sample::Edit>
 /// their own): one file edited, the rest alike, so that an edit meets
 /// references, anchors and cycles across files. Compared as documents (the root) and as a
 /// contract's types (every file with its namesake), both ways round, strict
-/// and tolerant readers alternating. `COMPAT_EDITED_SPLIT_DOCS=N` runs N
+/// and tolerant readers alternating, `format` an annotation for every
+/// third. `COMPAT_EDITED_SPLIT_DOCS=N` runs N
 /// documents, each with `COMPAT_EDITS_PER_DOC` edits (8 when unsaid).
 #[test]
 fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_value() {
@@ -894,11 +906,18 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
         } else {
             Readers::Tolerant
         };
+        // `format` an annotation for every third.
+        let formats = if index % 3 == 2 {
+            Formats::Annotation
+        } else {
+            Formats::Assertion
+        };
         let options = Options {
             readers,
+            formats,
             ..strict_with_search()
         };
-        let reading = (Formats::Assertion, readers == Readers::Tolerant);
+        let reading = (formats, readers == Readers::Tolerant);
         for _ in 0..per_doc {
             let file = rng.below(old.len());
             let Some((edits, additions)) = edits.get(file) else {
@@ -1141,12 +1160,17 @@ fn respelled(reference: &str, in_root: bool, moved: &[&str], folder: &str) -> St
 
 /// A value drawn from `writer` (or a one-step mutation of one) that
 /// `writer` accepts and `reader` refuses, each read by the validator of its
-/// own draft with formats asserted; with `open`, the reader's objects
-/// opened for a tolerant reader.
-fn refuted(writer: &Value, reader: &Value, open: bool, seed: u64) -> Option<Value> {
+/// own draft, `format` read as `formats` says; with `open`, the reader's
+/// objects opened for a tolerant reader.
+fn refuted(
+    writer: &Value,
+    reader: &Value,
+    (formats, open): (Formats, bool),
+    seed: u64,
+) -> Option<Value> {
     let compile = |schema: &Value| {
         jsonschema::options()
-            .should_validate_formats(true)
+            .should_validate_formats(formats == Formats::Assertion)
             .build(schema)
             .ok()
     };
