@@ -62,28 +62,40 @@ pub const KEYWORD_NEIGHBOURS: &[&[&str]] = &[
 /// writes the object anew.
 pub fn keyword_swaps(document: &Value) -> Vec<crate::Edit> {
     let mut edits = Vec::new();
+    for (pointer, map) in objects(document) {
+        for (key, member) in map {
+            for row in KEYWORD_NEIGHBOURS
+                .iter()
+                .filter(|row| row.contains(&key.as_str()))
+            {
+                for other in row.iter().filter(|other| !map.contains_key(**other)) {
+                    let mut swapped = map.clone();
+                    swapped.remove(key);
+                    swapped.insert(other.to_string(), member.clone());
+                    edits.push(crate::Edit {
+                        pointer: pointer.clone(),
+                        with: Some(Value::Object(swapped)),
+                    });
+                }
+            }
+        }
+    }
+    edits
+}
+
+/// Every object in `document`, schema or not, with its JSON pointer, each
+/// before those inside it.
+fn objects(document: &Value) -> Vec<(String, &Map<String, Value>)> {
+    let mut found = Vec::new();
     let mut stack = vec![(String::new(), document)];
     while let Some((pointer, value)) = stack.pop() {
         match value {
             Value::Object(map) => {
                 for (key, member) in map {
-                    for row in KEYWORD_NEIGHBOURS
-                        .iter()
-                        .filter(|row| row.contains(&key.as_str()))
-                    {
-                        for other in row.iter().filter(|other| !map.contains_key(**other)) {
-                            let mut swapped = map.clone();
-                            swapped.remove(key);
-                            swapped.insert(other.to_string(), member.clone());
-                            edits.push(crate::Edit {
-                                pointer: pointer.clone(),
-                                with: Some(Value::Object(swapped)),
-                            });
-                        }
-                    }
                     let token = key.replace('~', "~0").replace('/', "~1");
                     stack.push((format!("{pointer}/{token}"), member));
                 }
+                found.push((pointer, map));
             }
             Value::Array(items) => {
                 for (at, item) in items.iter().enumerate() {
@@ -93,7 +105,7 @@ pub fn keyword_swaps(document: &Value) -> Vec<crate::Edit> {
             _ => {}
         }
     }
-    edits
+    found
 }
 
 /// Keywords of every draft with values to add where an object lacks them
@@ -182,6 +194,28 @@ pub const KEYWORD_ADDITIONS: &[(&str, &str)] = &[
     ("writeOnly", "true"),
     ("x-rule", r#""r""#),
     ("nullable", "true"),
+    // Counts and bounds written as floats, and values at an edge.
+    ("minContains", "2.0"),
+    ("maxContains", "0.0"),
+    ("maxLength", "1.0"),
+    ("minItems", "0.0"),
+    ("maximum", "1e308"),
+    ("minimum", "-0.0"),
+    ("multipleOf", "1e-10"),
+    ("const", "1.0"),
+    ("enum", "[1.0, 2]"),
+    ("required", r#"["x", "x"]"#),
+    ("dependentRequired", r#"{"x": ["x"]}"#),
+    ("contains", "false"),
+    ("items", "true"),
+    ("propertyNames", r#"{"pattern": "^x"}"#),
+    ("format", r#""uri""#),
+    // References and names that lead somewhere else than they seem.
+    ("$ref", r##""#/properties/x""##),
+    ("$ref", r#""Case.json""#),
+    ("$id", r##""#frag""##),
+    ("$anchor", r#""a-plain""#),
+    ("$dynamicAnchor", r#""b""#),
 ];
 
 /// Every edit of `document` that adds to one of its objects a keyword of
@@ -193,31 +227,16 @@ pub fn keyword_additions(document: &Value) -> Vec<crate::Edit> {
         .filter_map(|(keyword, text)| Some((*keyword, serde_json::from_str(text).ok()?)))
         .collect();
     let mut edits = Vec::new();
-    let mut stack = vec![(String::new(), document)];
-    while let Some((pointer, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                for (keyword, added) in &additions {
-                    if !map.contains_key(*keyword) {
-                        let mut with = map.clone();
-                        with.insert((*keyword).to_string(), added.clone());
-                        edits.push(crate::Edit {
-                            pointer: pointer.clone(),
-                            with: Some(Value::Object(with)),
-                        });
-                    }
-                }
-                for (key, member) in map {
-                    let token = key.replace('~', "~0").replace('/', "~1");
-                    stack.push((format!("{pointer}/{token}"), member));
-                }
+    for (pointer, map) in objects(document) {
+        for (keyword, added) in &additions {
+            if !map.contains_key(*keyword) {
+                let mut with = map.clone();
+                with.insert((*keyword).to_string(), added.clone());
+                edits.push(crate::Edit {
+                    pointer: pointer.clone(),
+                    with: Some(Value::Object(with)),
+                });
             }
-            Value::Array(items) => {
-                for (at, item) in items.iter().enumerate() {
-                    stack.push((format!("{pointer}/{at}"), item));
-                }
-            }
-            _ => {}
         }
     }
     edits
