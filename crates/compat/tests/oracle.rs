@@ -1274,7 +1274,10 @@ fn first_refused(
 /// edit). Documents holding a keyword the prover never hands the canonical
 /// form are left out (`unevaluated*`, the dynamic references, an empty
 /// `$ref`, which the canonical form reads as the document and the validator
-/// skips). Its containment is not tested here (the
+/// skips, a `multipleOf` past 2^53, which the validator divides as
+/// doubles), and so are those the checker cannot read at all (a reference
+/// cycle back to a schema without reading into the value). Its containment
+/// is not tested here (the
 /// oracles above do), only that what it made of a document reads as the
 /// document does; draft 4's enums pass this (`enum: [1]` is written back
 /// as it was) and fail containment, which the prover keeps from it. Values: draws,
@@ -1356,6 +1359,13 @@ fn the_canonical_form_written_back_accepts_what_the_document_accepts() {
             .into_iter()
             .find(|value| original.is_valid(value) != emitted.is_valid(value))
         {
+            // A document the prover cannot read at all (a reference cycle
+            // back to a schema without reading into the value, which
+            // validators answer each their own way) is never handed to the
+            // canonical form; asked only here, as it costs a comparison.
+            if !read_by_the_prover(&doc) {
+                continue;
+            }
             found.push(format!(
                 "document {index} of seed {seed}: {value} is {} by {doc} and {} by its canonical form {written}",
                 if original.is_valid(&value) { "accepted" } else { "refused" },
@@ -1371,6 +1381,23 @@ fn the_canonical_form_written_back_accepts_what_the_document_accepts() {
     eprintln!("{docs} documents of seed {seed}: {compared} compared with their canonical form, {values} values, all read alike");
 }
 
+/// Whether the checker reads `doc` at all: compared with itself, it holds
+/// both ways.
+fn read_by_the_prover(doc: &Value) -> bool {
+    let options = Options {
+        readers: Readers::Strict,
+        search: 0,
+        ..Default::default()
+    };
+    SchemaSet::from_texts(
+        Path::new("cases"),
+        [("types/Case.json", doc.to_string().as_str())],
+    )
+    .ok()
+    .and_then(|set| compare_documents(&set, &set, options).ok())
+    .is_some_and(|same| same.writer.holds() && same.reader.holds())
+}
+
 /// Whether the prover may hand `doc` to the canonical form: no keyword it
 /// cannot decide.
 fn read_by_the_canonical_form(doc: &Value) -> bool {
@@ -1384,8 +1411,15 @@ fn read_by_the_canonical_form(doc: &Value) -> bool {
                     "$dynamicRef",
                     "$recursiveRef",
                 ];
+                // A divisor past 2^53, which the validator divides as
+                // doubles and the canonical form exactly.
+                let rounded = map
+                    .get("multipleOf")
+                    .and_then(Value::as_f64)
+                    .is_some_and(|divisor| divisor.abs() > 2f64.powi(53));
                 if undecided.iter().any(|key| map.contains_key(*key))
                     || map.get("$ref") == Some(&Value::from(""))
+                    || rounded
                 {
                     return false;
                 }
