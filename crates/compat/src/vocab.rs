@@ -115,7 +115,12 @@ pub const VOCABULARY: &[Row] = &[
         row("$recursiveRef", Plain, CannotDecide(DYNAMIC), D2019),
         D2019,
     ),
-    row("$recursiveRef", Plain, CannotDecide(RECURSIVE_IN_2020), D2020),
+    row(
+        "$recursiveRef",
+        Plain,
+        CannotDecide(RECURSIVE_IN_2020),
+        D2020,
+    ),
     row("$dynamicAnchor", Plain, Structure, D2020),
     gone(row("$recursiveAnchor", Plain, Structure, D2019), D2019),
     row("$id", Plain, Structure, D6),
