@@ -1859,6 +1859,11 @@ impl<'s> Prover<'s> {
     /// A reader's condition: the same condition on the writer, branch by
     /// branch; or a writer inside both branches.
     fn condition(&self, w: &Place<'s>, r: &Place<'s>, at: Depth, trail: &mut Trail) -> bool {
+        // Without an `if` beside them, the reader's `then` and `else` apply
+        // to nothing.
+        if r.value.get("if").is_none() {
+            return true;
+        }
         let same_if = match (child(w, "if"), child(r, "if")) {
             (Some(iw), Some(ir)) => self.equal(&iw, &ir).is_ok(),
             (None, None) => true,

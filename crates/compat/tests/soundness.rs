@@ -1812,3 +1812,31 @@ fn a_file_taking_an_identifier_another_file_embeds_is_undecided() {
         "{comparison:#?}"
     );
 }
+
+/// `then` and `else` without an `if` beside them apply to nothing (the
+/// validator passes `1` against `{"else": false}`): a reader that gains
+/// one holds, where the keyword proof said "cannot decide" (a divisor past
+/// 2^53 keeps the canonical form, which knew, from these); beside an `if`
+/// they still count.
+#[test]
+fn then_and_else_without_if_constrain_nothing() {
+    let with = |extra: Value| {
+        let mut schema = json!({"type": "integer", "multipleOf": 18014398509481984u64});
+        if let (Some(schema), Value::Object(extra)) = (schema.as_object_mut(), extra) {
+            schema.extend(extra);
+        }
+        schema
+    };
+    holds(with(json!({})), with(json!({"else": false})));
+    holds(with(json!({})), with(json!({"then": false})));
+    breaks(
+        with(json!({})),
+        with(json!({"if": true, "then": false})),
+        json!(0),
+    );
+    breaks(
+        with(json!({})),
+        with(json!({"if": false, "else": false})),
+        json!(0),
+    );
+}
