@@ -291,36 +291,43 @@ fn resources(document: &Value, draft: Draft, uri: &str) -> Option<Vec<(String, S
     Some(found)
 }
 
-/// Where a schema below the root of `document` (whose own URI is `uri`)
-/// takes an `$id` (`id` in draft 4) that resolves, fragment aside, to what
-/// the root or another schema already is: the validator resolves
-/// references against one of the two (an anchor looked up in the other made
-/// it panic).
-fn id_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
-    let mut taken = HashSet::new();
-    resources(document, draft, uri)?
-        .into_iter()
-        .find(|(pointer, resource)| !taken.insert(resource.clone()) && !pointer.is_empty())
-        .map(|(pointer, _)| pointer)
-}
-
 /// An obstacle on each document of a view (a version as written or as
-/// read) that makes a resource another document of the same view makes too
+/// read) where a schema takes an identifier (`$id`, `id` in draft 4) that
+/// resolves, fragment aside, to a resource already made: by the root or
+/// another schema of the document, or by another document of the same view
 /// (a file whose `$id` is the identifier a schema inside another file
-/// takes): the validator reads one of the two wherever a reference names
-/// it (an anchor looked up in the other made it panic), which no
-/// comparison of the files as written can follow.
+/// takes). The validator reads one of the two wherever a reference names
+/// it (an anchor looked up in the other made it panic), which no comparison
+/// can follow.
 fn shared_identifiers(docs: &mut [Doc], values: &[Value]) {
     let mut owners: HashMap<(Version, Role, String), Vec<(usize, String)>> = HashMap::new();
+    let mut inside = Vec::new();
     for (index, (doc, value)) in docs.iter().zip(values).enumerate() {
         let mut own = HashSet::new();
+        let mut twice = None;
         for (pointer, resource) in resources(value, doc.draft, &doc.uri).unwrap_or_default() {
             if own.insert(resource.clone()) {
                 owners
                     .entry((doc.version, doc.role, resource))
                     .or_default()
                     .push((index, pointer));
+            } else if !pointer.is_empty() {
+                twice = twice.or(Some(pointer));
             }
+        }
+        if let Some(pointer) = twice {
+            inside.push((index, pointer));
+        }
+    }
+    for (index, pointer) in inside {
+        if let Some(doc) = docs.get_mut(index) {
+            doc.obstacle.get_or_insert(Obstacle {
+                keyword: "$id".into(),
+                pointer,
+                why: "a schema inside the document takes an identifier another schema of it \
+                      already has: the validator reads one of the two there, or fails"
+                    .into(),
+            });
         }
     }
     for takers in owners.into_values().filter(|takers| takers.len() > 1) {
@@ -1287,15 +1294,6 @@ fn prepare(
         open_objects(&mut value, draft);
     }
     rename(&mut value, draft, set, base, &doc.rel);
-    if let Some(pointer) = id_taken_twice(&value, draft, &uri) {
-        obstacle.get_or_insert(Obstacle {
-            keyword: "$id".into(),
-            pointer,
-            why: "a schema inside the document takes an identifier another schema of it \
-                  already has: the validator reads one of the two there, or fails"
-                .into(),
-        });
-    }
     let info = Doc {
         version,
         role,
