@@ -346,7 +346,9 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// `anyOf`); [`schemas::keyword_additions`] adds a keyword an object
 /// lacks (`minLength`, `contentEncoding`, `then` without `if`, an
 /// annotation); [`schemas::transplants`] copies one schema over another
-/// (its references may then resolve elsewhere). Now and then the member
+/// (its references may then resolve elsewhere); [`schemas::rewrappings`]
+/// writes a schema another way (inside `allOf`, a double `not`, its
+/// keywords split between it and a part). Now and then the member
 /// `x` is named as a keyword (`$ref`,
 /// `enum`, …) on both sides, two edits of one document meet, the edited
 /// side's numbers are written the other way (`2` as `2.0`), or the
@@ -382,6 +384,7 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         // are schemas copied over others.
         let additions = schemas::keyword_additions(&old);
         let transplants = schemas::transplants(&old, &mut rng, 24);
+        let rewrappings = schemas::rewrappings(&old);
         // Strict readers for every other document, tolerant ones (objects
         // opened) for the rest.
         let readers = if index % 2 == 0 {
@@ -396,9 +399,10 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
             Formats::Assertion
         };
         for _ in 0..per_doc {
-            let pool = match rng.below(10) {
+            let pool = match rng.below(12) {
                 0..=2 => &additions,
                 3 | 4 => &transplants,
+                5 | 6 => &rewrappings,
                 _ => &edits,
             };
             let Some(edit) = rng.pick(pool) else {
@@ -861,7 +865,8 @@ fn transplanted(from: &Value, to: &Value, rng: &mut Rng) -> Option<sample::Edit>
 }
 
 /// The one-step edits of `one_step_edits` again (keywords renamed and
-/// added too, a schema copied over another from any file), on
+/// added too, a schema written another way or copied over another from
+/// any file), on
 /// generated documents split into files as [`split_in_drafts`] writes them
 /// (some definitions in files of their own, now and then in a draft of
 /// their own): one file edited, the rest alike, so that an edit meets
@@ -893,12 +898,16 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
             .collect();
         let folder = rng.pick(&FOLDERS).copied().unwrap_or_default();
         let old = split_in_drafts(&document, &moved, folder, draft, &own);
-        let edits: Vec<(Vec<sample::Edit>, Vec<sample::Edit>)> = old
+        let edits: Vec<[Vec<sample::Edit>; 3]> = old
             .iter()
             .map(|(_, schema)| {
                 let mut edits = sample::one_step_edits(schema, &Default::default(), true);
                 edits.extend(schemas::keyword_swaps(schema));
-                (edits, schemas::keyword_additions(schema))
+                [
+                    edits,
+                    schemas::keyword_additions(schema),
+                    schemas::rewrappings(schema),
+                ]
             })
             .collect();
         let readers = if index % 2 == 0 {
@@ -920,7 +929,7 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
         let reading = (formats, readers == Readers::Tolerant);
         for _ in 0..per_doc {
             let file = rng.below(old.len());
-            let Some((edits, additions)) = edits.get(file) else {
+            let Some([edits, additions, rewrappings]) = edits.get(file) else {
                 continue;
             };
             // Or a schema copied over one of this file's, from this file or
@@ -929,7 +938,11 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
                 true => transplanted(&old[rng.below(old.len())].1, &old[file].1, &mut rng),
                 false => None,
             };
-            let pool = if rng.chance(30) { additions } else { edits };
+            let pool = match rng.below(10) {
+                0..=2 => additions,
+                3 | 4 => rewrappings,
+                _ => edits,
+            };
             let Some(edit) = across.as_ref().or_else(|| rng.pick(pool)) else {
                 continue;
             };
@@ -1307,6 +1320,8 @@ fn the_canonical_form_written_back_accepts_what_the_document_accepts() {
             edits.extend(schemas::keyword_swaps(&doc));
             if rng.chance(30) {
                 edits = schemas::keyword_additions(&doc);
+            } else if rng.chance(30) {
+                edits = schemas::rewrappings(&doc);
             }
             match rng.pick(&edits).map(|edit| edit.applied(&doc)) {
                 Some(edited) if jsonschema::meta::validate(&edited).is_ok() => doc = edited,

@@ -438,6 +438,102 @@ pub fn transplants(document: &Value, rng: &mut Rng, count: usize) -> Vec<crate::
     edits
 }
 
+/// Keywords that name a resource or say how it is read: kept on the schema
+/// itself when [`rewrappings`] moves the rest of it inside another.
+const RESOURCE_KEYWORDS: [&str; 9] = [
+    "$schema",
+    "$id",
+    "id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+    "$defs",
+    "definitions",
+    "$vocabulary",
+];
+
+/// Every edit of `document` that writes one of its schemas ([`places`])
+/// another way: inside `allOf`, `anyOf` beside `false`, `oneOf`, a double
+/// `not`, an `if` that always or never holds; its keywords split between
+/// the schema and an `allOf` part; or one keyword moved into a part. Most
+/// mean what the schema meant (the checker must find them so, or give a
+/// value that tells them apart); some do not, as `additionalProperties`
+/// sees only the `properties` beside it and `unevaluatedProperties` sees
+/// into the parts. The keywords that name a resource ([`RESOURCE_KEYWORDS`])
+/// stay on the schema, except in one wrapping that moves them too (a
+/// `$dynamicAnchor` then leaves the resource's root).
+pub fn rewrappings(document: &Value) -> Vec<crate::Edit> {
+    let mut edits = Vec::new();
+    for pointer in places(document) {
+        let Some(schema) = document.pointer(&pointer) else {
+            continue;
+        };
+        let (kept, moved) = match schema {
+            Value::Object(map) => map
+                .iter()
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .partition::<Map<String, Value>, _>(|(key, _)| {
+                    RESOURCE_KEYWORDS.contains(&key.as_str())
+                }),
+            _ => (Map::new(), Map::new()),
+        };
+        let inner = match schema {
+            Value::Object(_) => Value::Object(moved.clone()),
+            other => other.clone(),
+        };
+        let wrapped = |outer: Value| {
+            let mut with = kept.clone();
+            if let Value::Object(outer) = outer {
+                with.extend(outer);
+            }
+            Value::Object(with)
+        };
+        let mut rewritten = vec![
+            wrapped(json!({"allOf": [inner.clone()]})),
+            wrapped(json!({"anyOf": [inner.clone(), false]})),
+            wrapped(json!({"oneOf": [inner.clone()]})),
+            wrapped(json!({"not": {"not": inner.clone()}})),
+            wrapped(json!({"if": true, "then": inner.clone()})),
+            wrapped(json!({"if": false, "else": inner.clone()})),
+            wrapped(json!({"if": inner.clone(), "else": false})),
+            json!({"allOf": [schema.clone()]}),
+        ];
+        // Half the keywords kept here, half moved into a part; and each
+        // keyword on its own moved into a part.
+        let keys: Vec<&String> = moved.keys().collect();
+        if !moved.contains_key("allOf") {
+            let half = keys.len() / 2;
+            if half > 0 {
+                let (here, there): (Vec<_>, Vec<_>) =
+                    moved.iter().enumerate().partition(|(at, _)| *at < half);
+                let collect = |part: Vec<(usize, (&String, &Value))>| -> Map<String, Value> {
+                    part.into_iter()
+                        .map(|(_, (key, value))| (key.clone(), value.clone()))
+                        .collect()
+                };
+                let mut with = collect(here);
+                with.extend(kept.clone());
+                with.insert("allOf".into(), json!([Value::Object(collect(there))]));
+                rewritten.push(Value::Object(with));
+            }
+            for key in &keys {
+                let mut with = schema.as_object().cloned().unwrap_or_default();
+                if let Some(value) = with.remove(key.as_str()) {
+                    let mut part = Map::new();
+                    part.insert((*key).clone(), value);
+                    with.insert("allOf".into(), json!([Value::Object(part)]));
+                    rewritten.push(Value::Object(with));
+                }
+            }
+        }
+        edits.extend(rewritten.into_iter().map(|with| crate::Edit {
+            pointer: pointer.clone(),
+            with: Some(with),
+        }));
+    }
+    edits
+}
+
 /// `document` with one thing changed.
 pub fn changed(document: &Value, rng: &mut Rng) -> Value {
     let mut out = document.clone();
