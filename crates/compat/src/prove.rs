@@ -1939,7 +1939,10 @@ impl<'s> Prover<'s> {
             keys.sort();
             keys
         };
-        if patterns(w) != patterns(r) {
+        // What each side says of a name neither side declares matters only
+        // when the writer may send one and the reader asks something of it.
+        let undeclared_free = writer_sends_only_declared(w) || reader_asks_nothing_more(r);
+        if patterns(w) != patterns(r) && !undeclared_free {
             return false;
         }
         let mut names: Vec<String> = [w, r]
@@ -1971,6 +1974,9 @@ impl<'s> Prover<'s> {
                     return false;
                 }
             }
+        }
+        if undeclared_free {
+            return true;
         }
         for pattern in patterns(r) {
             match (
@@ -2119,6 +2125,36 @@ fn positions_of<'s>(place: &Place<'s>, draft: Draft) -> (Vec<Place<'s>>, Option<
 }
 
 /// The subschema under `key` (an object or a boolean).
+/// Whether every member of an object the place accepts is one its
+/// `properties` declares: any other name meets `false`, in
+/// `additionalProperties` and in each of `patternProperties`, as written.
+fn writer_sends_only_declared(place: &Place<'_>) -> bool {
+    place.value.get("additionalProperties") == Some(&Value::Bool(false))
+        && place
+            .value
+            .get("patternProperties")
+            .map_or(Some(true), |patterns| {
+                patterns
+                    .as_object()
+                    .map(|patterns| patterns.values().all(|p| p == &Value::Bool(false)))
+            })
+            .unwrap_or(false)
+}
+
+/// Whether the place asks nothing of a member its `properties` does not
+/// declare: no `patternProperties`, and `additionalProperties` absent or
+/// `true`.
+fn reader_asks_nothing_more(place: &Place<'_>) -> bool {
+    !place
+        .value
+        .as_object()
+        .is_some_and(|map| map.contains_key("patternProperties"))
+        && matches!(
+            place.value.get("additionalProperties"),
+            None | Some(Value::Bool(true))
+        )
+}
+
 fn child<'s>(place: &Place<'s>, key: &str) -> Option<Place<'s>> {
     place
         .at(key)

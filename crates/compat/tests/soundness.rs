@@ -1840,3 +1840,53 @@ fn then_and_else_without_if_constrain_nothing() {
         json!(0),
     );
 }
+
+/// `patternProperties` on one side only decide nothing where no name
+/// outside `properties` meets them: a writer whose every other name meets
+/// `false`, or a reader that asks nothing of other names. A reader that
+/// gains one beside a closed writer holds, where the keyword proof said
+/// "cannot decide: patternProperties ... present on one side only";
+/// a writer that may send another name still meets the reader's patterns.
+#[test]
+fn patterns_on_one_side_decide_nothing_no_undeclared_name_meets() {
+    let object = |members: Value| {
+        let mut schema = json!({"type": "object", "properties": {"x": {"type": "integer"}}});
+        if let (Some(schema), Value::Object(members)) = (schema.as_object_mut(), members) {
+            schema.extend(members);
+        }
+        schema
+    };
+    let closed = json!({"additionalProperties": false});
+    holds(
+        object(json!({"additionalProperties": false, "patternProperties": {"^y": false}})),
+        object(closed.clone()),
+    );
+    holds(
+        object(closed.clone()),
+        object(json!({"patternProperties": {"^y": {"type": "string"}}})),
+    );
+    holds(
+        json!({"type": "object", "patternProperties": {"x": {"type": "integer"}}}),
+        object(json!({})),
+    );
+    breaks(
+        object(json!({})),
+        object(json!({"patternProperties": {"^y": {"type": "string"}}})),
+        json!({"y": 1}),
+    );
+    breaks(
+        object(json!({"additionalProperties": false, "patternProperties": {"^y": {}}})),
+        object(closed),
+        json!({"y": 1}),
+    );
+    breaks(
+        json!({"type": "object", "patternProperties": {"x": {"type": "integer"}}}),
+        object(json!({"properties": {"x": {"minimum": 5}}})),
+        json!({"x": 1}),
+    );
+    breaks(
+        json!({"properties": {"xa": {}}, "patternProperties": {"^x": {"type": "integer"}}}),
+        json!({"properties": {"xa": {"type": "string"}}}),
+        json!({"xa": 1}),
+    );
+}
