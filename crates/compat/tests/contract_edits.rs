@@ -17,8 +17,9 @@
 //! after those, is a one-step edit of a file's JSON (`sample::one_step_edits`:
 //! a member removed, nulled, or given a neighbouring or wrong value; or
 //! `sample::schemas::keyword_swaps`: a keyword renamed as a neighbour;
-//! `sample::schemas::keyword_additions`: a keyword added; or
-//! `sample::schemas::transplants`: one schema copied over another). A
+//! `sample::schemas::keyword_additions`: a keyword added;
+//! `sample::schemas::transplants`: one schema copied over another; or
+//! `sample::schemas::rewrappings`: one written another way). A
 //! reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
@@ -404,10 +405,12 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             edits.extend(sample::schemas::keyword_swaps(&doc.value));
             // Or a keyword added where an object lacks it, drawn from on
             // its own (there are far more of these).
-            // Or one of its schemas copied over another.
-            match rng.below(10) {
+            // Or one of its schemas copied over another, or written another
+            // way (inside `allOf`, its keywords split into a part).
+            match rng.below(12) {
                 0..=2 => edits = sample::schemas::keyword_additions(&doc.value),
                 3 | 4 => edits = sample::schemas::transplants(&doc.value, &mut rng, 1),
+                5 | 6 => edits = sample::schemas::rewrappings(&doc.value),
                 _ => {}
             }
             if let Some(edit) = rng.pick(&edits) {
