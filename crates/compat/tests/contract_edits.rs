@@ -17,7 +17,8 @@
 //! after those, is a one-step edit of a file's JSON (`sample::one_step_edits`:
 //! a member removed, nulled, or given a neighbouring or wrong value; or
 //! `sample::schemas::keyword_swaps`: a keyword renamed as a neighbour;
-//! `sample::schemas::keyword_additions`: a keyword added;
+//! `sample::schemas::keyword_additions`: a keyword added, or
+//! `keyword_replacements`: given another value;
 //! `sample::schemas::transplants`: one schema copied over another; or
 //! `sample::schemas::rewrappings`: one written another way). A
 //! reader whose schemas cannot even be
@@ -408,7 +409,8 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             // Or one of its schemas copied over another, or written another
             // way (inside `allOf`, its keywords split into a part).
             match rng.below(12) {
-                0..=2 => edits = sample::schemas::keyword_additions(&doc.value),
+                0 | 1 => edits = sample::schemas::keyword_additions(&doc.value),
+                2 => edits = sample::schemas::keyword_replacements(&doc.value),
                 3 | 4 => edits = sample::schemas::transplants(&doc.value, &mut rng, 1),
                 5 | 6 => edits = sample::schemas::rewrappings(&doc.value),
                 _ => {}

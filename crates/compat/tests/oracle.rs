@@ -345,7 +345,8 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// keyword a neighbour's name (`minimum` as `exclusiveMinimum`, `allOf` as
 /// `anyOf`); [`schemas::keyword_additions`] adds a keyword an object
 /// lacks (`minLength`, `contentEncoding`, `then` without `if`, an
-/// annotation); [`schemas::transplants`] copies one schema over another
+/// annotation), [`schemas::keyword_replacements`] gives one it has such a
+/// value (a `type` list, a count as a float); [`schemas::transplants`] copies one schema over another
 /// (its references may then resolve elsewhere); [`schemas::rewrappings`]
 /// writes a schema another way (inside `allOf`, a double `not`, its
 /// keywords split between it and a part). Now and then the member
@@ -385,6 +386,7 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         let additions = schemas::keyword_additions(&old);
         let transplants = schemas::transplants(&old, &mut rng, 24);
         let rewrappings = schemas::rewrappings(&old);
+        let replacements = schemas::keyword_replacements(&old);
         // Strict readers for every other document, tolerant ones (objects
         // opened) for the rest.
         let readers = if index % 2 == 0 {
@@ -400,7 +402,8 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
         };
         for _ in 0..per_doc {
             let pool = match rng.below(12) {
-                0..=2 => &additions,
+                0 | 1 => &additions,
+                2 => &replacements,
                 3 | 4 => &transplants,
                 5 | 6 => &rewrappings,
                 _ => &edits,
@@ -903,11 +906,9 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
             .map(|(_, schema)| {
                 let mut edits = sample::one_step_edits(schema, &Default::default(), true);
                 edits.extend(schemas::keyword_swaps(schema));
-                [
-                    edits,
-                    schemas::keyword_additions(schema),
-                    schemas::rewrappings(schema),
-                ]
+                let mut additions = schemas::keyword_additions(schema);
+                additions.extend(schemas::keyword_replacements(schema));
+                [edits, additions, schemas::rewrappings(schema)]
             })
             .collect();
         let readers = if index % 2 == 0 {
@@ -1320,6 +1321,7 @@ fn the_canonical_form_written_back_accepts_what_the_document_accepts() {
             edits.extend(schemas::keyword_swaps(&doc));
             if rng.chance(30) {
                 edits = schemas::keyword_additions(&doc);
+                edits.extend(schemas::keyword_replacements(&doc));
             } else if rng.chance(30) {
                 edits = schemas::rewrappings(&doc);
             }

@@ -109,7 +109,8 @@ fn objects(document: &Value) -> Vec<(String, &Map<String, Value>)> {
 }
 
 /// Keywords of every draft with values to add where an object lacks them
-/// ([`keyword_additions`]): the ones the generator writes rarely or never
+/// ([`keyword_additions`]) or to give one it has
+/// ([`keyword_replacements`]): the ones the generator writes rarely or never
 /// (`minLength`, a type list, `contentEncoding`, draft 4's `id`, a `$schema`
 /// below the root), annotations that must change nothing (`default`,
 /// `readOnly`), keywords that do nothing alone (`then` without `if`,
@@ -222,6 +223,25 @@ pub const KEYWORD_ADDITIONS: &[(&str, &str)] = &[
 /// [`KEYWORD_ADDITIONS`] the object lacks, as an edit that writes the
 /// object anew.
 pub fn keyword_additions(document: &Value) -> Vec<crate::Edit> {
+    keyword_values(document, |map, keyword, _| !map.contains_key(keyword))
+}
+
+/// Every edit of `document` that gives a keyword one of its objects has a
+/// value of [`KEYWORD_ADDITIONS`] for that keyword (a `type` list for a
+/// `type`, `2.0` for a count, `"#"` for a `$ref`), as an edit that writes
+/// the object anew.
+pub fn keyword_replacements(document: &Value) -> Vec<crate::Edit> {
+    keyword_values(document, |map, keyword, value| {
+        map.get(keyword).is_some_and(|old| old != value)
+    })
+}
+
+/// Every edit of `document` that sets a keyword of [`KEYWORD_ADDITIONS`] in
+/// one of its objects where `wanted(object, keyword, value)` says so.
+fn keyword_values(
+    document: &Value,
+    wanted: impl Fn(&Map<String, Value>, &str, &Value) -> bool,
+) -> Vec<crate::Edit> {
     let additions: Vec<(&str, Value)> = KEYWORD_ADDITIONS
         .iter()
         .filter_map(|(keyword, text)| Some((*keyword, serde_json::from_str(text).ok()?)))
@@ -229,7 +249,7 @@ pub fn keyword_additions(document: &Value) -> Vec<crate::Edit> {
     let mut edits = Vec::new();
     for (pointer, map) in objects(document) {
         for (keyword, added) in &additions {
-            if !map.contains_key(*keyword) {
+            if wanted(map, keyword, added) {
                 let mut with = map.clone();
                 with.insert((*keyword).to_string(), added.clone());
                 edits.push(crate::Edit {
