@@ -198,6 +198,30 @@ fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {
         .map(|(pointer, _)| pointer)
 }
 
+/// Where a schema below the root of a `document` in draft 4, 6 or 7 takes
+/// an identifier beside a `$ref`: those drafts ignore what stands beside a
+/// reference, and the validator resolves the reference against the base
+/// around the schema, not against the identifier, which this checker's
+/// resolver would take. The root's own identifier is replaced by the view's.
+fn identifier_beside_reference(document: &Value, draft: Draft) -> Option<String> {
+    if draft > Draft::Draft7 {
+        return None;
+    }
+    let id = if draft == Draft::Draft4 { "id" } else { "$id" };
+    vocab::positions(document, "", draft)
+        .ok()?
+        .into_iter()
+        .map(|position| position.pointer)
+        .find(|pointer| {
+            !pointer.is_empty()
+                && document
+                    .pointer(pointer)
+                    .and_then(Value::as_object)
+                    .is_some_and(|map| map.contains_key("$ref") && map.contains_key(id))
+        })
+        .map(|pointer| format!("{pointer}/{id}"))
+}
+
 /// Where an object below the root of `document` takes an `$id` (`id` in
 /// draft 4) on json-schema.org: the validator resolves references inside
 /// it against the meta-schema it holds at that URI (or panics looking for
@@ -1267,6 +1291,15 @@ fn prepare(
             why: "a schema inside the document takes an identifier on json-schema.org, \
                   where the validator holds the specification's meta-schemas: it reads \
                   references there against those, or fails"
+                .into(),
+        });
+    }
+    if let Some(pointer) = identifier_beside_reference(&value, draft) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: if draft == Draft::Draft4 { "id" } else { "$id" }.into(),
+            pointer,
+            why: "an identifier beside a reference, which this draft ignores: its \
+                  validator resolves the reference against the base around the schema"
                 .into(),
         });
     }

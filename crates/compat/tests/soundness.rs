@@ -1890,3 +1890,29 @@ fn patterns_on_one_side_decide_nothing_no_undeclared_name_meets() {
         json!({"xa": 1}),
     );
 }
+
+/// Drafts 4 to 7 ignore what stands beside a `$ref`, an identifier too:
+/// the validator resolves `#/definitions/a` against the document, not
+/// against the `$id` beside it. The checker's resolver took the `$id`, read
+/// the two schemas below as one, and called the writer compatible where
+/// `{"p": {"x": 1}}` refutes it; such a document is now "cannot decide".
+#[test]
+fn an_identifier_beside_a_reference_in_draft_7_is_undecided() {
+    let with = |inner: Value| {
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"a": {"enum": [null]}},
+            "properties": {"p": inner},
+        })
+    };
+    let embedded = json!({"a": {"enum": [{"x": 1}]}});
+    let beside = with(json!({"$id": "r.json", "$ref": "#/definitions/a", "definitions": embedded}));
+    let inside = with(
+        json!({"$id": "r.json", "allOf": [{"$ref": "#/definitions/a"}], "definitions": embedded}),
+    );
+    let value = json!({"p": {"x": 1}});
+    let accepts = |schema: &Value| jsonschema::validator_for(schema).map(|v| v.is_valid(&value));
+    assert_eq!(accepts(&inside).ok(), Some(true), "the case is wrong");
+    assert_eq!(accepts(&beside).ok(), Some(false), "the case is wrong");
+    check(inside, beside, Expect::Undecided("$id"));
+}
