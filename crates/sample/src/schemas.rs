@@ -481,7 +481,9 @@ const RESOURCE_KEYWORDS: [&str; 9] = [
 /// sees only the `properties` beside it and `unevaluatedProperties` sees
 /// into the parts. The keywords that name a resource ([`RESOURCE_KEYWORDS`])
 /// stay on the schema, except in one wrapping that moves them too (a
-/// `$dynamicAnchor` then leaves the resource's root).
+/// `$dynamicAnchor` then leaves the resource's root). And a schema moved
+/// into the root's definitions behind a `$ref`, and a `$ref` to a pointer
+/// replaced by the schema it leads to.
 pub fn rewrappings(document: &Value) -> Vec<crate::Edit> {
     let mut edits = Vec::new();
     for pointer in places(document) {
@@ -550,6 +552,72 @@ pub fn rewrappings(document: &Value) -> Vec<crate::Edit> {
             pointer: pointer.clone(),
             with: Some(with),
         }));
+        edits.extend(moved_behind_a_reference(document, &pointer));
+    }
+    edits.extend(references_inlined(document));
+    edits
+}
+
+/// The schema at `pointer` (not the root) moved into the root's
+/// definitions as `moved`, a `$ref` to it left in its place: as the whole
+/// document, rewritten. References into the schema now lead nowhere; ones
+/// inside it, relative to an `$id` above it, elsewhere.
+fn moved_behind_a_reference(document: &Value, pointer: &str) -> Option<crate::Edit> {
+    let schema = document.pointer(pointer).filter(|_| !pointer.is_empty())?;
+    let defs = ["$defs", "definitions"]
+        .into_iter()
+        .find(|key| document.get(*key).is_some_and(Value::is_object))
+        .unwrap_or("$defs");
+    let mut out = document.clone();
+    *out.pointer_mut(pointer)? = json!({ "$ref": format!("#/{defs}/moved") });
+    let root = out.as_object_mut()?;
+    let entries = root
+        .entry(defs)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()?;
+    entries.insert("moved".into(), schema.clone());
+    Some(crate::Edit {
+        pointer: String::new(),
+        with: Some(out),
+    })
+}
+
+/// Every edit of `document` that writes, in place of a `$ref` to a pointer
+/// inside the document, the schema it leads to: alone when nothing stands
+/// beside the reference, as an `allOf` part beside what does otherwise
+/// (which drafts up to 7 ignored beside the reference).
+fn references_inlined(document: &Value) -> Vec<crate::Edit> {
+    let mut edits = Vec::new();
+    for pointer in places(document) {
+        let Some(Value::Object(map)) = document.pointer(&pointer) else {
+            continue;
+        };
+        let Some(target) = map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix('#'))
+            .filter(|fragment| fragment.is_empty() || fragment.starts_with('/'))
+            .and_then(|fragment| document.pointer(fragment))
+        else {
+            continue;
+        };
+        let mut beside = map.clone();
+        beside.remove("$ref");
+        let with = if beside.is_empty() {
+            target.clone()
+        } else {
+            match beside.get_mut("allOf") {
+                Some(Value::Array(parts)) => parts.push(target.clone()),
+                _ => {
+                    beside.insert("allOf".into(), json!([target.clone()]));
+                }
+            }
+            Value::Object(beside)
+        };
+        edits.push(crate::Edit {
+            pointer,
+            with: Some(with),
+        });
     }
     edits
 }
