@@ -1121,6 +1121,25 @@ mod tests {
         assert_eq!(uuids("https://json-schema.org/draft/2020-12/schema"), 100);
     }
 
+    /// A schema naming a dialect no draft knows (a `$schema` cut short) is
+    /// read as the validator reads it, and drawing from it does not panic.
+    #[test]
+    fn a_dialect_no_draft_knows_is_drawn_from() {
+        for inner in [
+            json!({"$schema": "http://json-schema.org/draft-04/schema", "type": "string", "format": "email"}),
+            json!({"$id": "inner.json", "$schema": "http://json-schema.org/draft-04/sch", "type": "string", "format": "email"}),
+            json!({"$id": "inner.json", "$schema": "", "type": "string", "format": "email"}),
+        ] {
+            let registry = registry(json!({"properties": {"a": inner}, "required": ["a"]}));
+            let mut sampler = Sampler::new(&registry, 3);
+            for _ in 0..20 {
+                sampler
+                    .draw("https://sample.invalid/s.json")
+                    .expect("draws");
+            }
+        }
+    }
+
     #[test]
     fn most_draws_from_ordinary_schemas_are_valid() {
         let cases = [

@@ -270,7 +270,10 @@ impl<'r> Nodes<'r> {
         let mut words = Words::read(schema);
         // A format the draft's validator does not know (`uuid` in draft 7)
         // asserts nothing there: values are drawn as if it were not written.
-        if let Some(format) = words.format {
+        // A dialect no draft knows (a `$schema` cut short) cannot be asked,
+        // and the validator refuses to be built for it: its formats are
+        // drawn by as written, the values put to a validator all the same.
+        if let Some(format) = words.format.filter(|_| draft != Draft::Unknown) {
             let known = *self.formats.entry((draft, format)).or_insert_with(|| {
                 jsonschema::options()
                     .with_draft(draft)
