@@ -198,28 +198,44 @@ fn other_draft_inside(document: &Value, draft: Draft) -> Option<String> {
         .map(|(pointer, _)| pointer)
 }
 
-/// Where a schema below the root of a `document` in draft 4, 6 or 7 takes
-/// an identifier beside a `$ref`: those drafts ignore what stands beside a
-/// reference, and the validator resolves the reference against the base
-/// around the schema, not against the identifier, which this checker's
-/// resolver would take. The root's own identifier is replaced by the view's.
-fn identifier_beside_reference(document: &Value, draft: Draft) -> Option<String> {
+/// Where a schema of a `document` in draft 4, 6 or 7, registered at `uri`,
+/// takes an identifier beside a `$ref`: those drafts ignore what stands
+/// beside a reference, and the validator resolves references there against
+/// the base around the schema, not against the identifier, which this
+/// checker's resolver would take. At the root only an identifier that
+/// moves the base counts (a relative one naming another place): the view
+/// replaces any other by `uri`, where the validator reads the file too.
+fn identifier_beside_reference(document: &Value, draft: Draft, uri: &str) -> Option<String> {
     if draft > Draft::Draft7 {
         return None;
     }
-    let id = if draft == Draft::Draft4 { "id" } else { "$id" };
+    let key = if draft == Draft::Draft4 { "id" } else { "$id" };
+    let moves_the_root = |id: &Value| {
+        let Some(id) = id.as_str().map(|id| id.split('#').next().unwrap_or(id)) else {
+            return true;
+        };
+        if id.is_empty() || is_absolute(id) {
+            return false;
+        }
+        referencing::Uri::parse(uri)
+            .ok()
+            .and_then(|place| referencing::uri::resolve_against(&place, id).ok())
+            .is_none_or(|resolved| resolved.as_str() != uri)
+    };
     vocab::positions(document, "", draft)
         .ok()?
         .into_iter()
         .map(|position| position.pointer)
         .find(|pointer| {
-            !pointer.is_empty()
-                && document
-                    .pointer(pointer)
-                    .and_then(Value::as_object)
-                    .is_some_and(|map| map.contains_key("$ref") && map.contains_key(id))
+            let Some(map) = document.pointer(pointer).and_then(Value::as_object) else {
+                return false;
+            };
+            match (map.get("$ref"), map.get(key)) {
+                (Some(_), Some(id)) => !pointer.is_empty() || moves_the_root(id),
+                _ => false,
+            }
         })
-        .map(|pointer| format!("{pointer}/{id}"))
+        .map(|pointer| format!("{pointer}/{key}"))
 }
 
 /// Where an object below the root of `document` takes an `$id` (`id` in
@@ -898,6 +914,13 @@ impl<'b> Space<'b> {
 
     /// The place a `$ref` at `place` leads to, resolved by the validator's resolver.
     pub fn resolve(&self, place: &Place<'_>, reference: &str) -> Result<Place<'_>, String> {
+        // An obstacle may be that the document's references lead elsewhere
+        // for the validator than for this resolver (an identifier beside a
+        // reference in draft 7): none is followed out of it, so that no
+        // proof, equality neither, stands on where one leads.
+        if let Some(obstacle) = self.doc(place.doc).and_then(|doc| doc.obstacle.as_ref()) {
+            return Err(obstacle.why.clone());
+        }
         match self.lookup_reference(place, reference) {
             Ok(target) => Ok(target),
             Err(Unresolved::InMissing(obstacle)) => Err(obstacle.why.clone()),
@@ -1294,7 +1317,7 @@ fn prepare(
                 .into(),
         });
     }
-    if let Some(pointer) = identifier_beside_reference(&value, draft) {
+    if let Some(pointer) = identifier_beside_reference(&value, draft, &uri) {
         obstacle.get_or_insert(Obstacle {
             keyword: if draft == Draft::Draft4 { "id" } else { "$id" }.into(),
             pointer,

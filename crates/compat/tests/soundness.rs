@@ -1916,3 +1916,76 @@ fn an_identifier_beside_a_reference_in_draft_7_is_undecided() {
     assert_eq!(accepts(&beside).ok(), Some(false), "the case is wrong");
     check(inside, beside, Expect::Undecided("$id"));
 }
+
+/// The same across files: the schema with the identifier beside it is
+/// unchanged, and the file the validator reads for its reference
+/// (`events/T.json`, the identifier ignored) changed, while the file the
+/// identifier would lead to (`methods/T.json`) did not: not compatible.
+#[test]
+fn a_file_an_ignored_identifier_hides_is_still_compared() {
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let case =
+        json!({"$schema": d7, "properties": {"p": {"$id": "../methods/r.json", "$ref": "T.json"}}});
+    let load = |t: Value| {
+        let texts = [
+            ("events/Case.json", case.to_string()),
+            ("events/T.json", t.to_string()),
+            (
+                "methods/T.json",
+                json!({"$schema": d7, "type": "integer"}).to_string(),
+            ),
+        ];
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            texts.iter().map(|(rel, text)| (*rel, text.as_str())),
+        )
+        .expect("loads")
+    };
+    let old = load(json!({"$schema": d7, "type": "string"}));
+    let new = load(json!({"$schema": d7, "type": "boolean"}));
+    let comparison = compare_documents(&old, &new, Options::default()).expect("compares");
+    for verdict in [comparison.writer, comparison.reader] {
+        assert_eq!(verdict, Verdict::Breaking, "{comparison:#?}");
+    }
+}
+
+/// A root whose identifier names another place than its file, beside a
+/// `$ref`, in draft 7: the validator reads the file at its own place, so a
+/// relative reference there leads to another file than the identifier
+/// would make it. The checker followed it by the identifier, out of the
+/// document (past its obstacle), to one file on both sides, and called the
+/// two compatible both ways.
+#[test]
+fn a_root_identifier_naming_another_place_beside_a_reference_is_undecided() {
+    let files = |case: Value| {
+        let d7 = "http://json-schema.org/draft-07/schema#";
+        [
+            ("events/Case.json", case),
+            ("events/T.json", json!({"$schema": d7, "type": "string"})),
+            ("methods/T.json", json!({"$schema": d7, "type": "integer"})),
+        ]
+    };
+    let load = |case: Value| {
+        let texts: Vec<(&str, String)> = files(case)
+            .into_iter()
+            .map(|(rel, schema)| (rel, schema.to_string()))
+            .collect();
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            texts.iter().map(|(rel, text)| (*rel, text.as_str())),
+        )
+        .expect("loads")
+    };
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let old = json!({"$schema": d7, "$id": "../methods/Case.json", "$ref": "T.json"});
+    let new = json!({"$schema": d7, "$id": "../methods/Case.json", "allOf": [{"$ref": "T.json"}]});
+    let comparison =
+        compare_documents(&load(old), &load(new), Options::default()).expect("compares");
+    for verdict in [comparison.writer, comparison.reader] {
+        assert_eq!(verdict, Verdict::Breaking, "{comparison:#?}");
+    }
+    assert!(
+        undecided_saying(&comparison, "$id", "cannot decide: $id at"),
+        "{comparison:#?}"
+    );
+}
