@@ -1289,7 +1289,8 @@ fn first_refused(
 /// form are left out (`unevaluated*`, the dynamic references, an empty
 /// `$ref`, which the canonical form reads as the document and the validator
 /// skips, a `multipleOf` past 2^53, which the validator divides as
-/// doubles), and so are those the checker cannot read at all (a reference
+/// doubles, a `required` name listed twice, which it counts twice), and so
+/// are those the checker cannot read at all (a reference
 /// cycle back to a schema without reading into the value). Its containment
 /// is not tested here (the
 /// oracles above do), only that what it made of a document reads as the
@@ -1434,9 +1435,27 @@ fn read_by_the_canonical_form(doc: &Value) -> bool {
                     .get("multipleOf")
                     .and_then(Value::as_f64)
                     .is_some_and(|divisor| divisor.abs() > 2f64.powi(53));
+                // A name listed twice (where no meta-schema looked, a
+                // `$defs` in draft 6), which the validator counts twice and
+                // the canonical form once.
+                let twice = ["required", "dependentRequired", "dependencies"]
+                    .iter()
+                    .filter_map(|key| map.get(*key))
+                    .flat_map(|value| match value {
+                        Value::Object(lists) => lists.values().collect(),
+                        other => vec![other],
+                    })
+                    .filter_map(Value::as_array)
+                    .any(|names| {
+                        names
+                            .iter()
+                            .enumerate()
+                            .any(|(at, name)| names[..at].contains(name))
+                    });
                 if undecided.iter().any(|key| map.contains_key(*key))
                     || map.get("$ref") == Some(&Value::from(""))
                     || rounded
+                    || twice
                 {
                     return false;
                 }
