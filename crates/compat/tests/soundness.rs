@@ -22,6 +22,16 @@ fn set(schema: &Value) -> SchemaSet {
     set_text(&schema.to_string())
 }
 
+/// A set of several files, each `(rel, schema)`.
+fn files<const N: usize>(files: [(&str, Value); N]) -> SchemaSet {
+    let texts = files.map(|(rel, schema)| (rel, schema.to_string()));
+    SchemaSet::from_texts(
+        Path::new("cases"),
+        texts.iter().map(|(rel, text)| (*rel, text.as_str())),
+    )
+    .expect("the files load")
+}
+
 fn set_text(text: &str) -> SchemaSet {
     SchemaSet::from_texts_with(
         Path::new("cases"),
@@ -1422,17 +1432,8 @@ fn a_draft_7_document_with_defs_is_compared_with_its_2020_12_version() {
 /// decide" (not a reference that leads nowhere).
 #[test]
 fn a_pointer_from_another_file_to_what_the_rewrite_moves_cannot_be_decided() {
-    let two = |case: Value, other: Value| {
-        let (case, other) = (case.to_string(), other.to_string());
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            [
-                ("types/Case.json", case.as_str()),
-                ("types/Tuple.json", other.as_str()),
-            ],
-        )
-        .expect("two schemas load")
-    };
+    let two =
+        |case: Value, other: Value| files([("types/Case.json", case), ("types/Tuple.json", other)]);
     let old = two(
         json!({"properties": {"v": {"$ref": "Tuple.json#/items/0"}}}),
         json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]}),
@@ -1782,15 +1783,10 @@ fn a_file_taking_an_identifier_another_file_embeds_is_undecided() {
         "x": {"$id": "r1.json", "$defs": {"a": {"$anchor": "own", "type": "integer"}}, "$ref": "#own"}
     }});
     let load = |other: &Value| {
-        let (case, other) = (case.to_string(), other.to_string());
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            [
-                ("types/Case.json", case.as_str()),
-                ("types/DefB.json", other.as_str()),
-            ],
-        )
-        .expect("loads")
+        files([
+            ("types/Case.json", case.clone()),
+            ("types/DefB.json", other.clone()),
+        ])
     };
     let old = load(&json!({"type": "number"}));
     let new = load(&json!({
@@ -1927,19 +1923,11 @@ fn a_file_an_ignored_identifier_hides_is_still_compared() {
     let case =
         json!({"$schema": d7, "properties": {"p": {"$id": "../methods/r.json", "$ref": "T.json"}}});
     let load = |t: Value| {
-        let texts = [
-            ("events/Case.json", case.to_string()),
-            ("events/T.json", t.to_string()),
-            (
-                "methods/T.json",
-                json!({"$schema": d7, "type": "integer"}).to_string(),
-            ),
-        ];
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            texts.iter().map(|(rel, text)| (*rel, text.as_str())),
-        )
-        .expect("loads")
+        files([
+            ("events/Case.json", case.clone()),
+            ("events/T.json", t),
+            ("methods/T.json", json!({"$schema": d7, "type": "integer"})),
+        ])
     };
     let old = load(json!({"$schema": d7, "type": "string"}));
     let new = load(json!({"$schema": d7, "type": "boolean"}));
@@ -1957,26 +1945,14 @@ fn a_file_an_ignored_identifier_hides_is_still_compared() {
 /// two compatible both ways.
 #[test]
 fn a_root_identifier_naming_another_place_beside_a_reference_is_undecided() {
-    let files = |case: Value| {
-        let d7 = "http://json-schema.org/draft-07/schema#";
-        [
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let load = |case: Value| {
+        files([
             ("events/Case.json", case),
             ("events/T.json", json!({"$schema": d7, "type": "string"})),
             ("methods/T.json", json!({"$schema": d7, "type": "integer"})),
-        ]
+        ])
     };
-    let load = |case: Value| {
-        let texts: Vec<(&str, String)> = files(case)
-            .into_iter()
-            .map(|(rel, schema)| (rel, schema.to_string()))
-            .collect();
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            texts.iter().map(|(rel, text)| (*rel, text.as_str())),
-        )
-        .expect("loads")
-    };
-    let d7 = "http://json-schema.org/draft-07/schema#";
     let old = json!({"$schema": d7, "$id": "../methods/Case.json", "$ref": "T.json"});
     let new = json!({"$schema": d7, "$id": "../methods/Case.json", "allOf": [{"$ref": "T.json"}]});
     let comparison =
