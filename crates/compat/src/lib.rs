@@ -787,11 +787,20 @@ fn settle(changes: &mut Vec<Change>, wholes: &[Whole], direction: Direction) {
                     (false, Direction::Writer) => "W ",
                     (false, Direction::Reader) => "R ",
                 };
-                change.detail.push_str(&if alone {
-                    format!(" ({way}breaks as a change of its kind may; the schemas compared whole hold here)")
-                } else {
-                    format!(" ({way}breaks alone, holds together with the other changes here)")
-                });
+                let note = |way: &str| {
+                    if alone {
+                        format!(" ({way}breaks as a change of its kind may; the schemas compared whole hold here)")
+                    } else {
+                        format!(" ({way}breaks alone, holds together with the other changes here)")
+                    }
+                };
+                // Settled the other way round already: one note says both.
+                for other in ["W ", "R "] {
+                    if let Some(kept) = change.detail.strip_suffix(&note(other)) {
+                        change.detail.truncate(kept.len());
+                    }
+                }
+                change.detail.push_str(&note(way));
             }
         }
         return;

@@ -433,6 +433,44 @@ fn a_break_stays_explained_when_the_other_way_holds_together() {
         .ends_with("(W breaks alone, holds together with the other changes here)"));
 }
 
+/// A change that breaks both ways alone and holds both ways together (a
+/// reference wrapped in `allOf` beside the keyword it replaces) says so
+/// once: each direction settled it, and the second note replaces the
+/// first.
+#[test]
+fn a_change_settled_both_ways_says_so_once() {
+    let set = |schema: serde_json::Value| {
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [("types/Case.json", schema.to_string().as_str())],
+        )
+        .expect("one schema loads")
+    };
+    let old = set(serde_json::json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$ref": "#/definitions/a",
+        "definitions": {"a": {"type": "string"}}
+    }));
+    let new = set(serde_json::json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "allOf": [{"$ref": "#/definitions/a"}],
+        "definitions": {"a": {"type": "string"}}
+    }));
+    let comparison = compat::compare_documents(&old, &new, Options::default()).expect("compared");
+    assert!(comparison.writer.holds() && comparison.reader.holds());
+    let notes: Vec<usize> = comparison
+        .changes
+        .iter()
+        .map(|c| {
+            c.detail
+                .matches("holds together with the other changes here")
+                .count()
+        })
+        .collect();
+    assert!(notes.contains(&1), "{:#?}", comparison.changes);
+    assert!(notes.iter().all(|n| *n <= 1), "{:#?}", comparison.changes);
+}
+
 /// A `maxLength` dropped where a `pattern` now bounds the length: dropped
 /// alone it lets longer strings through (W breaks), but the new schema as a
 /// whole refuses them, and the prover cannot decide the pattern. The
