@@ -1707,6 +1707,25 @@ impl<'s> Prover<'s> {
         {
             return true;
         }
+        // A writer's condition that always holds (`if: true`) or never does
+        // (`if: false`) applies the branch it takes; and `not: {not: X}`
+        // is X. Each, inside the reader, is enough.
+        let taken = match mw.get("if") {
+            Some(Value::Bool(true)) => child(w, "then"),
+            Some(Value::Bool(false)) => child(w, "else"),
+            _ => None,
+        }
+        .filter(|_| draft >= Draft::Draft7 && draft != Draft::Unknown);
+        let twice_negated = child(w, "not")
+            .filter(|not| not.value.as_object().is_some_and(|m| m.len() == 1))
+            .and_then(|not| child(&not, "not"));
+        if [taken, twice_negated]
+            .into_iter()
+            .flatten()
+            .any(|implied| self.inside(&implied, r, Step::Same, at, trail))
+        {
+            return true;
+        }
         let beside = mr.keys().all(|key| match vocab::handling(draft, key) {
             Handling::Annotation | Handling::Structure | Handling::Meaning(_) => true,
             _ if key == "$ref" && target.is_some() => true,

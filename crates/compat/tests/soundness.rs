@@ -1965,3 +1965,40 @@ fn a_root_identifier_naming_another_place_beside_a_reference_is_undecided() {
         "{comparison:#?}"
     );
 }
+
+/// A writer's `if: false` applies its `else`, `if: true` its `then`, and
+/// `not: {not: X}` is X: the branch inside the reader proves the writer is
+/// (a schema moved into `else` beside `if: false` was "cannot decide" one
+/// way round, found by contract edits, seed 10022010). A divisor past 2^53
+/// keeps the canonical form, which knew, from these. Where the draft has no
+/// `if` (draft 6), or the `not` holds more than a `not`, nothing follows.
+#[test]
+fn a_condition_a_boolean_settles_is_read_as_its_branch() {
+    let big = 18014398509481984u64;
+    let integer = json!({"type": "integer", "multipleOf": big});
+    holds(
+        json!({"if": false, "else": integer.clone()}),
+        integer.clone(),
+    );
+    holds(
+        json!({"if": true, "then": integer.clone()}),
+        integer.clone(),
+    );
+    holds(json!({"not": {"not": integer.clone()}}), integer.clone());
+    breaks(
+        json!({"if": false, "then": integer.clone()}),
+        integer.clone(),
+        json!("a"),
+    );
+    breaks(
+        json!({"not": {"not": integer.clone(), "minimum": 5}}),
+        integer.clone(),
+        json!(1.5),
+    );
+    let d6 = "http://json-schema.org/draft-06/schema#";
+    breaks(
+        json!({"$schema": d6, "if": false, "else": {"type": "integer"}}),
+        json!({"$schema": d6, "type": "integer"}),
+        json!("a"),
+    );
+}
