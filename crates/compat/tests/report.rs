@@ -14,6 +14,15 @@ use std::path::Path;
 use compat::{compare_sets, declared_bump, report, Options};
 use contract::SchemaSet;
 
+/// A set of one file, `types/Case.json`, holding `schema`.
+fn case(schema: &serde_json::Value) -> SchemaSet {
+    SchemaSet::from_texts(
+        Path::new("cases"),
+        [("types/Case.json", schema.to_string().as_str())],
+    )
+    .expect("one schema loads")
+}
+
 fn release(version: &str) -> SchemaSet {
     SchemaSet::load(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -382,21 +391,14 @@ fn annotations_land_on_the_changed_line_at_the_level_version_allows() {
 /// so, and the reason of the way that holds is gone.
 #[test]
 fn a_break_stays_explained_when_the_other_way_holds_together() {
-    let set = |schema: serde_json::Value| {
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            [("types/Case.json", schema.to_string().as_str())],
-        )
-        .expect("one schema loads")
-    };
-    let old = set(serde_json::json!({
+    let old = case(&serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "properties": {"x": {"type": "string"}}
     }));
     // No integer is both at most 5 and at least 6: new writers write no
     // `x`, so W holds together; old writers' strings still fail (R).
-    let new = set(serde_json::json!({
+    let new = case(&serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "properties": {"x": {"type": "integer", "maximum": 5, "minimum": 6}}
@@ -439,19 +441,12 @@ fn a_break_stays_explained_when_the_other_way_holds_together() {
 /// first.
 #[test]
 fn a_change_settled_both_ways_says_so_once() {
-    let set = |schema: serde_json::Value| {
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            [("types/Case.json", schema.to_string().as_str())],
-        )
-        .expect("one schema loads")
-    };
-    let old = set(serde_json::json!({
+    let old = case(&serde_json::json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$ref": "#/definitions/a",
         "definitions": {"a": {"type": "string"}}
     }));
-    let new = set(serde_json::json!({
+    let new = case(&serde_json::json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "allOf": [{"$ref": "#/definitions/a"}],
         "definitions": {"a": {"type": "string"}}
@@ -479,16 +474,11 @@ fn a_change_settled_both_ways_says_so_once() {
 #[test]
 fn a_value_found_for_a_change_alone_is_said_to_be_so() {
     let set = |x: serde_json::Value| {
-        let schema = serde_json::json!({
+        case(&serde_json::json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {"x": x}
-        });
-        SchemaSet::from_texts(
-            Path::new("cases"),
-            [("types/Case.json", schema.to_string().as_str())],
-        )
-        .expect("one schema loads")
+        }))
     };
     let old = set(serde_json::json!({"type": "string", "maxLength": 3}));
     let new = set(serde_json::json!({"type": "string", "pattern": "^.{0,3}$"}));
