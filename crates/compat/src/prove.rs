@@ -2143,7 +2143,6 @@ fn positions_of<'s>(place: &Place<'s>, draft: Draft) -> (Vec<Place<'s>>, Option<
     }
 }
 
-/// The subschema under `key` (an object or a boolean).
 /// Whether every member of an object the place accepts is one its
 /// `properties` declares: any other name meets `false`, in
 /// `additionalProperties` and in each of `patternProperties`, as written.
@@ -2174,6 +2173,7 @@ fn reader_asks_nothing_more(place: &Place<'_>) -> bool {
         )
 }
 
+/// The subschema under `key` (an object or a boolean).
 fn child<'s>(place: &Place<'s>, key: &str) -> Option<Place<'s>> {
     place
         .at(key)
