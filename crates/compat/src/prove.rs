@@ -1716,9 +1716,7 @@ impl<'s> Prover<'s> {
             _ => None,
         }
         .filter(|_| draft >= Draft::Draft7 && draft != Draft::Unknown);
-        let twice_negated = child(w, "not")
-            .filter(|not| not.value.as_object().is_some_and(|m| m.len() == 1))
-            .and_then(|not| child(&not, "not"));
+        let twice_negated = child(w, "not").and_then(|not| only_negates(&not));
         if [taken, twice_negated]
             .into_iter()
             .flatten()
@@ -1795,8 +1793,12 @@ impl<'s> Prover<'s> {
                 .any(|branch| self.inside(w, branch, Step::Same, at, trail)),
             "oneOf" => self.one_of(w, r, at, trail),
             "not" => match (child(w, "not"), child(r, "not")) {
-                // not A ⊆ not B exactly when B ⊆ A.
-                (Some(nw), Some(nr)) => self.inside(&nr, &nw, Step::Same, at, trail),
+                // not A ⊆ not B exactly when B ⊆ A; and not (not X) is X.
+                (nw, Some(nr)) => {
+                    nw.is_some_and(|nw| self.inside(&nr, &nw, Step::Same, at, trail))
+                        || only_negates(&nr)
+                            .is_some_and(|x| self.inside(w, &x, Step::Same, at, trail))
+                }
                 _ => false,
             },
             "if" | "then" | "else" => self.condition(w, r, at, trail),
@@ -2171,6 +2173,15 @@ fn reader_asks_nothing_more(place: &Place<'_>) -> bool {
             place.value.get("additionalProperties"),
             None | Some(Value::Bool(true))
         )
+}
+
+/// X, for a place that is `{"not": X}` and nothing else.
+fn only_negates<'s>(place: &Place<'s>) -> Option<Place<'s>> {
+    place
+        .value
+        .as_object()
+        .filter(|map| map.len() == 1)
+        .and_then(|_| child(place, "not"))
 }
 
 /// The subschema under `key` (an object or a boolean).

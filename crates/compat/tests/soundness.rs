@@ -1967,9 +1967,10 @@ fn a_root_identifier_naming_another_place_beside_a_reference_is_undecided() {
 }
 
 /// A writer's `if: false` applies its `else`, `if: true` its `then`, and
-/// `not: {not: X}` is X: the branch inside the reader proves the writer is
-/// (a schema moved into `else` beside `if: false` was "cannot decide" one
-/// way round, found by contract edits, seed 10022010). A divisor past 2^53
+/// `not: {not: X}` is X on either side: the branch inside the reader proves
+/// the writer is (a schema moved into `else` beside `if: false`, or into
+/// `not: {not: ...}`, was "cannot decide" one way round, found by contract
+/// edits, seeds 10022010 and 10030035). A divisor past 2^53
 /// keeps the canonical form, which knew, from these. Where the draft has no
 /// `if` (draft 6), or the `not` holds more than a `not`, nothing follows.
 #[test]
@@ -1985,6 +1986,7 @@ fn a_condition_a_boolean_settles_is_read_as_its_branch() {
         integer.clone(),
     );
     holds(json!({"not": {"not": integer.clone()}}), integer.clone());
+    holds(integer.clone(), json!({"not": {"not": integer.clone()}}));
     breaks(
         json!({"if": false, "then": integer.clone()}),
         integer.clone(),
@@ -1993,6 +1995,11 @@ fn a_condition_a_boolean_settles_is_read_as_its_branch() {
     breaks(
         json!({"not": {"not": integer.clone(), "minimum": 5}}),
         integer.clone(),
+        json!(1.5),
+    );
+    breaks(
+        json!({"type": "number"}),
+        json!({"not": {"not": integer.clone()}}),
         json!(1.5),
     );
     let d6 = "http://json-schema.org/draft-06/schema#";
