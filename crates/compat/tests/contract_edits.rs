@@ -20,7 +20,8 @@
 //! `sample::schemas::keyword_additions`: a keyword added, or
 //! `keyword_replacements`: given another value;
 //! `sample::schemas::transplants`: one schema copied over another; or
-//! `sample::schemas::rewrappings`: one written another way). A
+//! `sample::schemas::rewrappings`: one written another way; now and then
+//! an edit and `rewrapped_around` it together). A
 //! reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
@@ -417,6 +418,14 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             }
             if let Some(edit) = rng.pick(&edits) {
                 doc.value = edit.applied(&doc.value);
+                // Now and then written another way around the edit too.
+                if rng.chance(20) {
+                    if let Some(wrapped) =
+                        sample::schemas::rewrapped_around(&doc.value, &edit.pointer, &mut rng)
+                    {
+                        doc.value = wrapped;
+                    }
+                }
             }
             touched.push(doc.rel.clone());
         } else {

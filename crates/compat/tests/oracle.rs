@@ -352,7 +352,9 @@ fn no_compatible_verdict_between_divisors_is_refuted_by_a_value() {
 /// keywords split between it and a part). Now and then the member
 /// `x` is named as a keyword (`$ref`,
 /// `enum`, …) on both sides, two edits of one document meet, the edited
-/// side's numbers are written the other way (`2` as `2.0`), or the
+/// side is edited twice or also written another way around the edit, its
+/// numbers are
+/// written the other way (`2` as `2.0`), or the
 /// unedited side is the document written in another draft, which the
 /// checker then reads rewritten in 2020-12. Each pair both ways round,
 /// under strict readers for every other document and tolerant ones for the
@@ -412,6 +414,22 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
                 continue;
             };
             let new = edit.applied(&old);
+            // Now and then a second edit elsewhere on the same side: one
+            // change that widens here and narrows there.
+            let new = match rng
+                .pick(&edits)
+                .filter(|other| other.pointer != edit.pointer && rng.chance(10))
+            {
+                Some(other) => other.applied(&new),
+                None => new,
+            };
+            // Now and then the edited side written another way too, at
+            // the edited schema or around it: the checker must see
+            // through the wrapping to judge the edit.
+            let new = match rng.chance(20) {
+                true => schemas::rewrapped_around(&new, &edit.pointer, &mut rng).unwrap_or(new),
+                false => new,
+            };
             // Now and then every number of the edited side written the
             // other way as well (`2` as `2.0`, a bound as a float).
             let new = match rng.chance(15) {
@@ -869,7 +887,7 @@ fn transplanted(from: &Value, to: &Value, rng: &mut Rng) -> Option<sample::Edit>
 
 /// The one-step edits of `one_step_edits` again (keywords renamed and
 /// added too, a schema written another way or copied over another from
-/// any file), on
+/// any file; now and then an edit written another way around as well), on
 /// generated documents split into files as [`split_in_drafts`] writes them
 /// (some definitions in files of their own, now and then in a draft of
 /// their own): one file edited, the rest alike, so that an edit meets
@@ -949,6 +967,14 @@ fn no_compatible_verdict_on_one_step_edits_of_split_documents_is_refuted_by_a_va
             };
             let mut new = old.clone();
             new[file].1 = edit.applied(&old[file].1);
+            // Now and then written another way around the edit too.
+            if rng.chance(20) {
+                if let Some(wrapped) =
+                    schemas::rewrapped_around(&new[file].1, &edit.pointer, &mut rng)
+                {
+                    new[file].1 = wrapped;
+                }
+            }
             if as_set(&new).is_err() {
                 refused += 2;
                 continue;

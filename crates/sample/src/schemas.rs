@@ -558,6 +558,19 @@ pub fn rewrappings(document: &Value) -> Vec<crate::Edit> {
     edits
 }
 
+/// `document` with one schema at `pointer` or around it written another
+/// way ([`rewrappings`]), or `None` when none is: composed with an edit at
+/// `pointer`, a change a checker judges only by seeing through the wrapping.
+pub fn rewrapped_around(document: &Value, pointer: &str, rng: &mut Rng) -> Option<Value> {
+    let around: Vec<crate::Edit> = rewrappings(document)
+        .into_iter()
+        .filter(|wrap| {
+            pointer == wrap.pointer || pointer.starts_with(&format!("{}/", wrap.pointer))
+        })
+        .collect();
+    rng.pick(&around).map(|wrap| wrap.applied(document))
+}
+
 /// The schema at `pointer` (not the root) moved into the root's
 /// definitions as `moved`, a `$ref` to it left in its place: as the whole
 /// document, rewritten. References into the schema now lead nowhere; ones
