@@ -52,6 +52,10 @@ pub const MAX_DEPTH: usize = 96;
 /// How many pairs one top-level comparison may examine.
 pub const MAX_STEPS: usize = 4_000;
 
+/// How many of a writer's `allOf` parts (nested ones too) are each put
+/// to a reader keyword the writer's own keywords do not imply.
+const MAX_WRITER_PARTS: usize = 32;
+
 /// How many values are drawn from a writer when looking for a counterexample.
 pub const WITNESS_DRAWS: usize = 48;
 
@@ -1724,18 +1728,55 @@ impl<'s> Prover<'s> {
         {
             return true;
         }
+        let mut parts = None;
         let beside = mr.keys().all(|key| match vocab::handling(draft, key) {
             Handling::Annotation | Handling::Structure | Handling::Meaning(_) => true,
             _ if key == "$ref" && target.is_some() => true,
             // Its meaning may hang on the keywords beside it: only whole
             // schemas that are equal prove anything (see `equal`).
             Handling::CannotDecide(_) => false,
-            Handling::Modelled => self.keyword(w, r, key, at, trail),
+            Handling::Modelled => {
+                self.keyword(w, r, key, at, trail)
+                    || parts
+                        .get_or_insert_with(|| self.writer_parts(w, draft))
+                        .iter()
+                        .any(|part| self.keyword(part, r, key, at, trail))
+            }
         });
         beside
             && target
                 .as_ref()
                 .is_none_or(|target| self.inside(w, target, Step::Same, at, trail))
+    }
+
+    /// The writer's `allOf` parts, their parts in turn, each past plain
+    /// references: every value of the writer passes each of them, so a
+    /// reader keyword one of them implies holds for the writer too. Only
+    /// parts read in the writer's draft, in documents without an obstacle,
+    /// with no reference left (drafts up to 7 ignore what stands beside
+    /// one), as [`Prover::keyword`] takes its writer.
+    fn writer_parts(&self, w: &Place<'s>, draft: Draft) -> Vec<Place<'s>> {
+        let mut parts = Vec::new();
+        let mut seen = HashSet::new();
+        let mut todo = child_list(w, draft, "allOf");
+        while let Some(part) = todo.pop() {
+            if parts.len() >= MAX_WRITER_PARTS {
+                break;
+            }
+            let Ok(part) = self.space.follow(&part) else {
+                continue;
+            };
+            let usable = part.value.is_object()
+                && part.value.get("$ref").is_none()
+                && self.space.draft(&part) == draft
+                && self.obstacles(&part).is_ok();
+            if !usable || !seen.insert(address(part.value)) {
+                continue;
+            }
+            todo.extend(child_list(&part, draft, "allOf"));
+            parts.push(part);
+        }
+        parts
     }
 
     /// One reader keyword, implied by the writer's?

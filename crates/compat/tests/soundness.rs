@@ -2009,3 +2009,37 @@ fn a_condition_a_boolean_settles_is_read_as_its_branch() {
         json!("a"),
     );
 }
+
+/// A writer's `allOf` part that implies one keyword of the reader proves
+/// that keyword, though neither the part nor the rest of the writer is
+/// inside the whole reader (a `required` moved into a part, say).
+#[test]
+fn a_reader_keyword_one_writer_part_implies_holds() {
+    let big = 18014398509481984u64;
+    let name = json!({"type": "integer", "multipleOf": big});
+    let reader = json!({"type": "object", "properties": {"n": name.clone()}, "required": ["n"]});
+    holds(
+        json!({"type": "object", "properties": {"n": name.clone()}, "allOf": [{"required": ["n"]}]}),
+        reader.clone(),
+    );
+    holds(
+        json!({"$defs": {"part": {"required": ["n"]}}, "type": "object",
+               "properties": {"n": name.clone()}, "allOf": [{"allOf": [{"$ref": "#/$defs/part"}]}]}),
+        reader.clone(),
+    );
+    breaks(
+        json!({"type": "object", "properties": {"n": name.clone()}, "anyOf": [{"required": ["n"]}, {"minProperties": 2}]}),
+        reader.clone(),
+        json!({"a": 1, "b": 2}),
+    );
+    // Drafts up to 7 ignore what stands beside a reference: a part there
+    // proves nothing.
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    breaks(
+        json!({"$schema": d7, "definitions": {"any": {}}, "type": "object",
+               "properties": {"n": name.clone()},
+               "allOf": [{"$ref": "#/definitions/any", "required": ["n"]}]}),
+        json!({"$schema": d7, "type": "object", "properties": {"n": name.clone()}, "required": ["n"]}),
+        json!({}),
+    );
+}
