@@ -684,6 +684,37 @@ fn a_body_of_another_shape_cannot_be_decided() {
     );
 }
 
+/// The one shape is read in 2020-12: draft 4 has no `const`, so there
+/// no branch is told apart by its name, and a message that meets two
+/// branches fails the `oneOf`. A body whose `$schema` names another draft
+/// cannot be decided, both ways, though its JSON is otherwise the same.
+#[test]
+fn a_body_read_in_another_draft_cannot_be_decided() {
+    for draft in [
+        "http://json-schema.org/draft-04/schema#",
+        "https://json-schema.org/draft/2019-09/schema",
+    ] {
+        let new = edited("envelope/EventBody.json", |v| {
+            *at(v, "/$schema") = json!(draft);
+        });
+        let comparison = compare(&new, Readers::Tolerant);
+        breaks_both_ways(&comparison);
+        let change = comparison
+            .changes
+            .iter()
+            .find(|c| c.group == "EventBody")
+            .unwrap_or_else(|| panic!("{:#?}", comparison.changes));
+        assert_eq!(change.undecided.as_deref(), Some("envelope body"));
+        assert!(
+            change
+                .why
+                .as_deref()
+                .is_some_and(|why| why.contains("envelope/EventBody.json#/$schema")),
+            "{change:?}"
+        );
+    }
+}
+
 /// A body that leaves out a method (whose own file is unchanged) makes
 /// every reader of that version refuse its calls; one that lists a name no
 /// file has is no contract either. Neither is compared method by method:
