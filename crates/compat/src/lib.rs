@@ -977,7 +977,7 @@ const HEADERS: &str = "envelope/Envelope.headers.json";
 /// the envelope says beside its bodies, compared whole (those bodies are
 /// compared per method and event). A `body` of any other shape, or changed,
 /// or in an envelope whose branches do not each require a `kind` of their
-/// own, is compared as it is.
+/// own (read in 2020-12), is compared as it is.
 fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
     let envelope = |set: &SchemaSet| set.get(DocKind::Envelope, "Envelope").cloned();
     let (Some(old_envelope), Some(new_envelope)) = (envelope(old), envelope(new)) else {
@@ -1014,7 +1014,13 @@ fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
     // its own: then which branch a message matches does not depend on its
     // body, and a body can be left open for the check of the rest. Matched
     // by kind, not by place, so reordered branches keep their bodies open.
+    // Read so in 2020-12 only: draft 4 has no `const`, drafts up to 7
+    // ignore what stands beside a `$ref` (and a `body` left open as `true`
+    // is no schema in draft 4).
     let keyed = |doc: &contract::SchemaDoc| -> Vec<(String, Option<String>)> {
+        if space::draft_of(&doc.value) != jsonschema::Draft::Draft202012 {
+            return Vec::new();
+        }
         let list = branches(doc);
         let keys: Option<Vec<(String, Option<String>)>> = list
             .iter()

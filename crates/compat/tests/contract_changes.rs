@@ -715,6 +715,29 @@ fn a_body_read_in_another_draft_cannot_be_decided() {
     }
 }
 
+/// The envelope's branches are told apart by the `const` of their `kind`,
+/// which lets compat leave each body open while it compares the rest; in
+/// draft 4 there is no `const`, so a message there may meet the call and
+/// the reply branch alike, told apart by its body alone. Such an envelope
+/// is compared with its bodies (it was an error naming a file compat had
+/// made up, where `true` is no schema in draft 4), and its kinds, no longer
+/// fixed, break both ways.
+#[test]
+fn an_envelope_read_in_draft_4_is_compared_with_its_bodies() {
+    let new = edited("envelope/Envelope.json", |v| {
+        *at(v, "/$schema") = json!("http://json-schema.org/draft-04/schema#");
+    });
+    for readers in [Readers::Tolerant, Readers::Strict] {
+        let comparison = compare(&new, readers);
+        breaks_both_ways(&comparison);
+        assert!(
+            comparison.changes.iter().any(|c| c.group == "Envelope"),
+            "{:#?}",
+            comparison.changes
+        );
+    }
+}
+
 /// A body that leaves out a method (whose own file is unchanged) makes
 /// every reader of that version refuse its calls; one that lists a name no
 /// file has is no contract either. Neither is compared method by method:
