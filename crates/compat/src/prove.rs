@@ -1671,12 +1671,18 @@ impl<'s> Prover<'s> {
         }
         // A writer's `$ref` with keywords beside it (from 2019-09 on) takes
         // no more than its target: the target inside the reader is enough.
+        // Otherwise the reader's keywords are put to the keywords beside it
+        // and to the target, each on its own (`writer_parts`).
         if let Some(reference) = mw.get("$ref") {
-            return draft > Draft::Draft7
-                && reference
-                    .as_str()
-                    .and_then(|reference| self.space.resolve(w, reference).ok())
-                    .is_some_and(|target| self.inside(&target, r, Step::Same, at, trail));
+            let target = reference
+                .as_str()
+                .and_then(|reference| self.space.resolve(w, reference).ok());
+            match target {
+                _ if draft <= Draft::Draft7 => return false,
+                None => return false,
+                Some(target) if self.inside(&target, r, Step::Same, at, trail) => return true,
+                Some(_) => {}
+            }
         }
         // A reader's `$ref` with keywords beside it (which `follow` keeps
         // where they apply, from 2019-09 on) takes what its target and the
@@ -1749,16 +1755,28 @@ impl<'s> Prover<'s> {
                 .is_none_or(|target| self.inside(w, target, Step::Same, at, trail))
     }
 
-    /// The writer's `allOf` parts, their parts in turn, each past plain
-    /// references: every value of the writer passes each of them, so a
-    /// reader keyword one of them implies holds for the writer too. Only
-    /// parts read in the writer's draft, in documents without an obstacle,
-    /// with no reference left (drafts up to 7 ignore what stands beside
-    /// one), as [`Prover::keyword`] takes its writer.
+    /// The schemas every value of the writer passes besides the writer
+    /// itself: its `allOf` parts and the target of a `$ref` beside other
+    /// keywords (2019-09 on), theirs in turn, each past plain references.
+    /// A reader keyword one of them implies holds for the writer too. Only
+    /// ones read in the writer's draft, in documents without an obstacle,
+    /// as [`Prover::keyword`] takes its writer (drafts up to 7, which
+    /// ignore what stands beside a reference, always follow it).
     fn writer_parts(&self, w: &Place<'s>, draft: Draft) -> Vec<Place<'s>> {
+        let implied = |place: &Place<'s>| {
+            let mut out = child_list(place, draft, "allOf");
+            let target = place
+                .value
+                .get("$ref")
+                .and_then(Value::as_str)
+                .filter(|_| draft > Draft::Draft7)
+                .and_then(|reference| self.space.resolve(place, reference).ok());
+            out.extend(target);
+            out
+        };
         let mut parts = Vec::new();
-        let mut seen = HashSet::new();
-        let mut todo = child_list(w, draft, "allOf");
+        let mut seen = HashSet::from([address(w.value)]);
+        let mut todo = implied(w);
         while let Some(part) = todo.pop() {
             if parts.len() >= MAX_WRITER_PARTS {
                 break;
@@ -1767,13 +1785,12 @@ impl<'s> Prover<'s> {
                 continue;
             };
             let usable = part.value.is_object()
-                && part.value.get("$ref").is_none()
                 && self.space.draft(&part) == draft
                 && self.obstacles(&part).is_ok();
             if !usable || !seen.insert(address(part.value)) {
                 continue;
             }
-            todo.extend(child_list(&part, draft, "allOf"));
+            todo.extend(implied(&part));
             parts.push(part);
         }
         parts

@@ -2010,9 +2010,10 @@ fn a_condition_a_boolean_settles_is_read_as_its_branch() {
     );
 }
 
-/// A writer's `allOf` part that implies one keyword of the reader proves
-/// that keyword, though neither the part nor the rest of the writer is
-/// inside the whole reader (a `required` moved into a part, say).
+/// A writer's `allOf` part (or a reference's target, beside which the
+/// writer has keywords of its own) that implies one keyword of the reader
+/// proves that keyword, though neither the part nor the rest of the writer
+/// is inside the whole reader (a `required` moved into a part, say).
 #[test]
 fn a_reader_keyword_one_writer_part_implies_holds() {
     let big = 18014398509481984u64;
@@ -2041,5 +2042,17 @@ fn a_reader_keyword_one_writer_part_implies_holds() {
                "allOf": [{"$ref": "#/definitions/any", "required": ["n"]}]}),
         json!({"$schema": d7, "type": "object", "properties": {"n": name.clone()}, "required": ["n"]}),
         json!({}),
+    );
+    // From 2019-09 on, the keywords beside a `$ref` apply with its target:
+    // each of the two may imply a keyword of the reader.
+    let beside = json!({"$defs": {"n": name.clone()}, "$ref": "#/$defs/n", "minimum": 0});
+    holds(
+        beside.clone(),
+        json!({"type": "integer", "multipleOf": big, "minimum": 0}),
+    );
+    breaks(
+        beside,
+        json!({"type": "integer", "multipleOf": big, "minimum": 0, "maximum": 0}),
+        json!(big),
     );
 }
