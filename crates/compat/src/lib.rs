@@ -125,7 +125,7 @@ pub enum Error {
         version: Version,
         /// The document.
         file: String,
-        /// Where: `/$id`, or the root when there is none.
+        /// Where: `/$id` (draft 4: `/id`), or the root when there is none.
         pointer: String,
         /// What the `$id` is and should be.
         why: String,
@@ -1390,9 +1390,10 @@ fn config_in_one_version(doc: &contract::SchemaDoc, described_in: Version) -> Ch
     }
 }
 
-/// [`Error::NotItsOwnId`] unless `doc` has its place as its `$id`, and no
-/// schema inside it has one (which would be a resource of its own, that a
-/// reference to a file's place could reach).
+/// [`Error::NotItsOwnId`] unless `doc` has its place as its `$id` (and as
+/// its `id` in draft 4, where it has one), and no schema inside it has one
+/// (which would be a resource of its own, that a reference to a file's
+/// place could reach).
 fn own_id(version: Version, doc: &contract::SchemaDoc) -> Result<(), Error> {
     let expected = doc.expected_id();
     let refuse = |pointer: String, why: String| {
@@ -1425,16 +1426,41 @@ fn own_id(version: Version, doc: &contract::SchemaDoc) -> Result<(), Error> {
             )
         }
     }
-    // A document nested too deep to walk has an obstacle of its own.
-    let positions =
-        vocab::positions(&doc.value, "", space::draft_of(&doc.value)).unwrap_or_default();
-    match positions
-        .iter()
-        .find(|p| !p.pointer.is_empty() && p.value.get("$id").is_some())
+    // Draft 4 names a resource by `id` (and ignores `$id`): its validator
+    // registers the file at the place its `id` names.
+    let draft = space::draft_of(&doc.value);
+    let identifiers: &[&str] = match draft {
+        jsonschema::Draft::Draft4 => &["$id", "id"],
+        _ => &["$id"],
+    };
+    if let Some(id) = doc
+        .value
+        .get("id")
+        .filter(|_| draft == jsonschema::Draft::Draft4)
     {
-        Some(inner) => refuse(
-            format!("{}/$id", inner.pointer),
-            "an `$id` inside the file makes a resource of its own".into(),
+        if id.as_str() != Some(expected.as_str()) {
+            return refuse(
+                "/id".into(),
+                format!(
+                    "`id` is {}, not the file's place {}, and draft 4 names a file by its `id`",
+                    report::short(id),
+                    contract::quoted(&expected)
+                ),
+            );
+        }
+    }
+    // A document nested too deep to walk has an obstacle of its own.
+    let positions = vocab::positions(&doc.value, "", draft).unwrap_or_default();
+    let inner = positions.iter().find_map(|p| {
+        let key = identifiers
+            .iter()
+            .find(|key| p.value.get(**key).is_some())?;
+        (!p.pointer.is_empty()).then(|| (p.pointer.clone(), *key))
+    });
+    match inner {
+        Some((pointer, key)) => refuse(
+            format!("{pointer}/{key}"),
+            format!("an `{key}` inside the file makes a resource of its own"),
         ),
         None => Ok(()),
     }

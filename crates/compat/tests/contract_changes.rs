@@ -1045,6 +1045,48 @@ fn a_document_whose_id_is_not_its_place_gets_no_verdict() {
     );
 }
 
+/// Draft 4 names a resource by `id` and ignores `$id`: a file of that draft
+/// whose `id` is another file's place takes that place in every validator
+/// built from the set (here every `TaskSummary` would be a `TaskId`), and
+/// so does an `id` inside it. No verdict, as for `$id`.
+#[test]
+fn a_draft_4_document_whose_id_is_not_its_place_gets_no_verdict() {
+    let d4 = "http://json-schema.org/draft-04/schema#";
+    let elsewhere = edited("types/TaskId.json", |v| {
+        *at(v, "/$schema") = json!(d4);
+        v["id"] = json!("https://schemas.vdm.invalid/types/TaskSummary.json");
+    });
+    let err = compare_sets(&base(), &elsewhere, Options::default()).expect_err("no verdict");
+    assert!(
+        err.to_string()
+            .starts_with("types/TaskId.json (new version): `id` is ")
+            && err.to_string().contains("(at /id, rule lint.id)"),
+        "{err}"
+    );
+    let inside = edited("types/TaskDetail.json", |v| {
+        *at(v, "/$schema") = json!(d4);
+        at(v, "/properties/summary")["id"] = json!("TaskSpec.json");
+    });
+    let err = compare_sets(&inside, &base(), Options::default()).expect_err("no verdict");
+    assert!(
+        err.to_string()
+            .contains("(at /properties/summary/id, rule lint.id)"),
+        "{err}"
+    );
+    // Its own place as `id`, or `id` in a later draft (where it is no
+    // keyword), names nothing else.
+    let own = edited("types/TaskId.json", |v| {
+        *at(v, "/$schema") = json!(d4);
+        v["id"] = json!("https://schemas.vdm.invalid/types/TaskId.json");
+    });
+    let later = edited("types/TaskId.json", |v| {
+        v["id"] = json!("https://schemas.vdm.invalid/types/TaskSummary.json");
+    });
+    for new in [own, later] {
+        compare_sets(&base(), &new, Options::default()).expect("compared");
+    }
+}
+
 /// The executor's tool-set file is compared too, read as the executor reads
 /// it (strictly, whatever the wire's readers do): a field it no longer
 /// knows, or one it now requires, refuses files written for the old one,
