@@ -21,7 +21,9 @@
 //! `keyword_replacements`: given another value;
 //! `sample::schemas::transplants`: one schema copied over another; or
 //! `sample::schemas::rewrappings`: one written another way; now and then
-//! an edit and `rewrapped_around` it together). A
+//! an edit and `rewrapped_around` it together; or `dialect_edits`: its
+//! `$schema` naming another draft, an `id`, `$id` or anchor written at one
+//! of its schemas). A
 //! reader whose schemas cannot even be
 //! built reads nothing, so a direction said to hold towards it is broken
 //! too.
@@ -203,6 +205,45 @@ fn rename(doc: &mut contract::SchemaDoc, file: &str) {
     if let Some(map) = doc.value.as_object_mut() {
         map.insert("$id".into(), json!(id));
     }
+}
+
+/// Edits of what a validator reads a file as: its `$schema` naming
+/// another draft (where `const` or `$id` may mean nothing), or (`named`) an
+/// identifier or anchor written at one of its schemas, naming another
+/// file's place (`places`), a place relative to it, one outside the set, or
+/// a fragment, under the name each draft gives it and the others do not.
+fn dialect_edits(document: &Value, places: &[String], named: bool) -> Vec<sample::Edit> {
+    if !named {
+        return sample::schemas::Draft::ALL
+            .iter()
+            .map(|draft| sample::Edit {
+                pointer: "/$schema".into(),
+                with: Some(json!(draft.uri())),
+            })
+            .collect();
+    }
+    let names: Vec<&str> = places
+        .iter()
+        .map(String::as_str)
+        .chain([
+            "../types/Other.json",
+            "https://elsewhere.invalid/a.json",
+            "#top",
+            "top",
+        ])
+        .collect();
+    let mut edits = Vec::new();
+    for place in sample::schemas::places(document) {
+        for key in ["id", "$id", "$anchor", "$dynamicAnchor"] {
+            for name in &names {
+                edits.push(sample::Edit {
+                    pointer: format!("{place}/{key}"),
+                    with: Some(json!(name)),
+                });
+            }
+        }
+    }
+    edits
 }
 
 /// A change to the contract's files rather than inside one, as a lane might
@@ -402,18 +443,30 @@ fn a_direction_said_to_hold_holds_for_drawn_values() {
             // neighbour, `minimum` as `exclusiveMinimum`): edits the schema
             // generator does not write, such as one name dropped from a list.
             let index = *rng.pick(&files).expect("files");
+            let new_places: Vec<String> = new.docs.iter().map(|d| d.expected_id()).collect();
             let doc = &mut new.docs[index];
             let mut edits = sample::one_step_edits(&doc.value, &Default::default(), true);
             edits.extend(sample::schemas::keyword_swaps(&doc.value));
             // Or a keyword added where an object lacks it, drawn from on
             // its own (there are far more of these).
             // Or one of its schemas copied over another, or written another
-            // way (inside `allOf`, its keywords split into a part).
+            // way (inside `allOf`, its keywords split into a part), or the
+            // file read in another draft or given an identifier.
             match rng.below(12) {
                 0 | 1 => edits = sample::schemas::keyword_additions(&doc.value),
                 2 => edits = sample::schemas::keyword_replacements(&doc.value),
                 3 | 4 => edits = sample::schemas::transplants(&doc.value, &mut rng, 1),
                 5 | 6 => edits = sample::schemas::rewrappings(&doc.value),
+                7 => {
+                    // Now and then in another draft first, where `id` is
+                    // the identifier.
+                    if let Some(draft) = rng.pick(&dialect_edits(&doc.value, &[], false)) {
+                        if rng.chance(50) {
+                            doc.value = draft.applied(&doc.value);
+                        }
+                    }
+                    edits = dialect_edits(&doc.value, &new_places, rng.chance(50));
+                }
                 _ => {}
             }
             if let Some(edit) = rng.pick(&edits) {
