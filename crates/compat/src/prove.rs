@@ -1796,6 +1796,26 @@ impl<'s> Prover<'s> {
         parts
     }
 
+    /// Whether no value of the writer `w` has a JSON type `other` admits
+    /// (each says `type`; `integer` values are numbers too): then no value
+    /// of the writer passes `other`, and every one passes `not: other`.
+    fn of_other_types(&self, w: &Place<'s>, other: &Place<'s>) -> bool {
+        let Ok(other) = self.space.follow(other) else {
+            return false;
+        };
+        if self.obstacles(&other).is_err() {
+            return false;
+        }
+        let types = |place: &Place<'s>| place.value.get("type").map(type_names).unwrap_or_default();
+        let (mine, theirs) = (types(w), types(&other));
+        let meet = |a: &str, b: &str| {
+            a == b || matches!((a, b), ("integer", "number") | ("number", "integer"))
+        };
+        !mine.is_empty()
+            && !theirs.is_empty()
+            && !mine.iter().any(|a| theirs.iter().any(|b| meet(a, b)))
+    }
+
     /// One reader keyword, implied by the writer's?
     fn keyword(
         &self,
@@ -1856,6 +1876,7 @@ impl<'s> Prover<'s> {
                     nw.is_some_and(|nw| self.inside(&nr, &nw, Step::Same, at, trail))
                         || only_negates(&nr)
                             .is_some_and(|x| self.inside(w, &x, Step::Same, at, trail))
+                        || self.of_other_types(w, &nr)
                 }
                 _ => false,
             },

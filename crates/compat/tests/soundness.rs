@@ -2056,3 +2056,23 @@ fn a_reader_keyword_one_writer_part_implies_holds() {
         json!(big),
     );
 }
+
+/// A reader's `not: N` passes every value of a writer whose `type` no
+/// value of N has (a string pattern ruled out of an object field, say).
+#[test]
+fn a_negation_of_other_types_than_the_writers_holds() {
+    let big = 18014398509481984u64;
+    let name = json!({"type": "integer", "multipleOf": big});
+    let object = json!({"type": "object", "properties": {"n": name.clone()}});
+    let mut reader = object.clone();
+    reader["not"] = json!({"type": "string", "pattern": "[A-Z]"});
+    holds(object.clone(), reader.clone());
+    reader["not"] = json!({"type": ["string", "object"], "required": ["n"]});
+    breaks(object.clone(), reader, json!({"n": big}));
+    // `integer` values are numbers too.
+    breaks(
+        json!({"type": "number", "multipleOf": 0.5}),
+        json!({"not": {"type": "integer", "minimum": 1}}),
+        json!(1),
+    );
+}
