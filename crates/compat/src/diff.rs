@@ -1160,7 +1160,7 @@ impl<'p, 's> Differ<'p, 's> {
     fn at(&self, place: &Place<'_>, suffix: &str) -> String {
         let pointer = format!("{}{suffix}", place.pointer);
         let shown = self.space().shown_pointer(place.doc, &pointer);
-        format!("{}#{shown}", self.rel(place))
+        format!("{}#{shown}", crate::file_shown(&self.rel(place)))
     }
 }
 

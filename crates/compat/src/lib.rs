@@ -503,9 +503,9 @@ impl Whole {
         let undecided = |why: String| -> Result<(), Box<Break>> {
             Err(Box::new(Break {
                 path: String::new(),
-                writer_file: part.rel.to_string(),
+                writer_file: file_shown(part.rel).to_string(),
                 writer_pointer: part.pointer.to_string(),
-                reader_file: part.rel.to_string(),
+                reader_file: file_shown(part.rel).to_string(),
                 reader_pointer: part.pointer.to_string(),
                 reason: format!("cannot decide: {why}"),
                 witness: None,
@@ -531,7 +531,8 @@ impl Whole {
             else {
                 directions.push(undecided(format!(
                     "{}#{} is not in both versions",
-                    part.rel, part.pointer
+                    file_shown(part.rel),
+                    part.pointer
                 )));
                 continue;
             };
@@ -970,6 +971,17 @@ fn body_files() -> [String; 3] {
 /// Where the envelope with its bodies left open is registered (beside the
 /// documents, for the comparison only).
 const HEADERS: &str = "envelope/Envelope.headers.json";
+
+/// The file a report names for a document of the comparison: the envelope
+/// for the envelope with its bodies left open, which the same pointers
+/// lead into, so that no report names a file nobody wrote.
+pub(crate) fn file_shown(rel: &str) -> &str {
+    if rel == HEADERS {
+        "envelope/Envelope.json"
+    } else {
+        rel
+    }
+}
 
 /// Both sets with the envelope once more, where a branch's `body` refers to
 /// a body file (`CallBody.json`, …) that the branch of the same `kind`

@@ -483,7 +483,7 @@ impl<'s> Prover<'s> {
         let obstacle = doc.obstacle.as_ref()?;
         Some(Stuck {
             keyword: obstacle.keyword.clone(),
-            file: doc.rel.clone(),
+            file: crate::file_shown(&doc.rel).to_string(),
             pointer: obstacle.pointer.clone(),
             why: obstacle.why.clone(),
         })
@@ -926,7 +926,7 @@ impl<'s> Prover<'s> {
                             file: self
                                 .space
                                 .doc(*doc)
-                                .map(|d| d.rel.clone())
+                                .map(|d| crate::file_shown(&d.rel).to_string())
                                 .unwrap_or_default(),
                             pointer: pointer.clone(),
                             why: "a reference cycle comes back to this schema without reading \

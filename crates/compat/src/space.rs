@@ -435,7 +435,7 @@ impl Space<'static> {
             if let Err(err) = jsonschema::meta::validate(&doc.value) {
                 return Err(crate::Error::NotASchema {
                     version,
-                    file: doc.rel.clone(),
+                    file: crate::file_shown(&doc.rel).to_string(),
                     pointer: err.instance_path().to_string(),
                     why: contract::plain(&err.to_string()),
                 });
@@ -443,7 +443,7 @@ impl Space<'static> {
             if let Some((pointer, why)) = uncompiled_pattern(&doc.value) {
                 return Err(crate::Error::NotASchema {
                     version,
-                    file: doc.rel.clone(),
+                    file: crate::file_shown(&doc.rel).to_string(),
                     pointer,
                     why: contract::plain(&why),
                 });
@@ -579,7 +579,7 @@ impl Space<'static> {
                 .unwrap_or(reference);
             return Err(crate::Error::Unresolved {
                 version: doc.version,
-                file: doc.rel.clone(),
+                file: crate::file_shown(&doc.rel).to_string(),
                 pointer,
                 why: format!(
                     "the reference {} leads nowhere: {why}",
@@ -1048,7 +1048,7 @@ impl<'b> Space<'b> {
     pub fn describe(&self, place: &Place<'_>) -> (String, String) {
         let rel = self
             .doc(place.doc)
-            .map_or_else(String::new, |d| d.rel.clone());
+            .map_or_else(String::new, |d| crate::file_shown(&d.rel).to_string());
         (rel, self.shown_pointer(place.doc, &place.pointer))
     }
 

@@ -727,6 +727,25 @@ fn an_envelope_read_in_draft_4_is_compared_with_its_bodies() {
     }
 }
 
+/// A branch of the envelope read in another draft cannot be decided (the
+/// validator reads it in that draft from above and in the envelope's own
+/// by a reference), and the report names the envelope's file, not the one
+/// compat compares it as with its bodies left open.
+#[test]
+fn an_envelope_branch_in_another_draft_cannot_be_decided_in_the_envelope() {
+    let new = edited("envelope/Envelope.json", |v| {
+        at(v, "/oneOf/0")["$schema"] = json!("http://json-schema.org/draft-04/schema#");
+    });
+    let comparison = compare(&new, Readers::Tolerant);
+    breaks_both_ways(&comparison);
+    let human = compat::report::human(&comparison, None);
+    assert!(
+        human.contains("cannot decide: $schema at envelope/Envelope.json#/oneOf/0")
+            && !human.contains("headers"),
+        "{human}"
+    );
+}
+
 /// A body that leaves out a method (whose own file is unchanged) makes
 /// every reader of that version refuse its calls; one that lists a name no
 /// file has is no contract either. Neither is compared method by method:
