@@ -1816,6 +1816,21 @@ impl<'s> Prover<'s> {
             && !mine.iter().any(|a| theirs.iter().any(|b| meet(a, b)))
     }
 
+    /// Whether the writer sends only the members it declares, and the
+    /// validator finds each declared name valid under `names` (a reader's
+    /// `propertyNames`).
+    fn declared_names_pass(&self, w: &Place<'s>, names: &Place<'s>) -> bool {
+        let Some(declared) = w.value.get("properties").and_then(Value::as_object) else {
+            return false;
+        };
+        writer_sends_only_declared(w)
+            && self.space.validator(names).is_some_and(|validator| {
+                declared
+                    .keys()
+                    .all(|name| validator.is_valid(&Value::String(name.clone())))
+            })
+    }
+
     /// One reader keyword, implied by the writer's?
     fn keyword(
         &self,
@@ -1903,7 +1918,10 @@ impl<'s> Prover<'s> {
                 _ => false,
             },
             "propertyNames" => match (child(w, key), child(r, key)) {
-                (Some(nw), Some(nr)) => self.inside(&nw, &nr, Step::Into, at, trail),
+                (nw, Some(nr)) => {
+                    nw.is_some_and(|nw| self.inside(&nw, &nr, Step::Into, at, trail))
+                        || self.declared_names_pass(w, &nr)
+                }
                 _ => false,
             },
             _ => false,

@@ -2076,3 +2076,24 @@ fn a_negation_of_other_types_than_the_writers_holds() {
         json!(1),
     );
 }
+
+/// A writer that sends only the members it declares passes a reader's
+/// `propertyNames` when each declared name does, as the validator reads it.
+#[test]
+fn a_closed_writer_whose_every_name_passes_property_names_holds() {
+    let big = 18014398509481984u64;
+    let name = json!({"type": "integer", "multipleOf": big});
+    let writer = json!({"type": "object", "properties": {"ab": name.clone(), "cd": name.clone()},
+                        "additionalProperties": false, "patternProperties": {"^x": false}});
+    let reader = |names: Value| json!({"type": "object", "properties": {"ab": name.clone(), "cd": name.clone()}, "propertyNames": names});
+    holds(writer.clone(), reader(json!({"pattern": "[a-z]"})));
+    breaks(
+        writer.clone(),
+        reader(json!({"maxLength": 1})),
+        json!({"ab": big}),
+    );
+    // A writer that may send other names proves nothing so.
+    let mut open = writer.clone();
+    open["patternProperties"] = json!({"^x": true});
+    breaks(open, reader(json!({"pattern": "^[a-d]"})), json!({"x": 1}));
+}
