@@ -52,8 +52,9 @@ pub const MAX_DEPTH: usize = 96;
 /// How many pairs one top-level comparison may examine.
 pub const MAX_STEPS: usize = 4_000;
 
-/// How many of a writer's `allOf` parts (nested ones too) are each put
-/// to a reader keyword the writer's own keywords do not imply.
+/// How many of the schemas a writer implies ([`Prover::writer_parts`]: its
+/// `allOf` parts, a reference's target, theirs in turn) are each put to a
+/// reader keyword the writer's own keywords do not imply.
 const MAX_WRITER_PARTS: usize = 32;
 
 /// How many values are drawn from a writer when looking for a counterexample.
