@@ -1030,7 +1030,7 @@ fn with_headers(old: &SchemaSet, new: &SchemaSet) -> (SchemaSet, SchemaSet) {
     // ignore what stands beside a `$ref` (and a `body` left open as `true`
     // is no schema in draft 4).
     let keyed = |doc: &contract::SchemaDoc| -> Vec<(String, Option<String>)> {
-        if space::draft_of(&doc.value) != jsonschema::Draft::Draft202012 {
+        if !read_in_2020_12(doc) {
             return Vec::new();
         }
         let list = branches(doc);
@@ -1122,11 +1122,19 @@ fn body_departures(old: &SchemaSet, new: &SchemaSet) -> Vec<Change> {
     out
 }
 
+/// Whether a file of the envelope is read in 2020-12, the draft in which
+/// its branches are told apart by the `const` of their names: the envelope
+/// has its bodies left open, and a body is compared method by method, only
+/// then.
+fn read_in_2020_12(doc: &contract::SchemaDoc) -> bool {
+    space::draft_of(&doc.value) == jsonschema::Draft::Draft202012
+}
+
 /// Where a body file is read in a draft other than 2020-12, the one its
 /// shape is read in: draft 4 has no `const`, so there no branch is told
 /// apart by its name, and a message that meets two branches fails.
 fn other_dialect(doc: &contract::SchemaDoc) -> Option<(contract::Pointer, String)> {
-    (space::draft_of(&doc.value) != jsonschema::Draft::Draft202012).then(|| {
+    (!read_in_2020_12(doc)).then(|| {
         (
             contract::Pointer::root().push("$schema"),
             format!(
