@@ -592,13 +592,14 @@ impl Whole {
     /// Whether a change is inside this part: at or below its place when the
     /// change is in the part's own file (a method's `result` is not inside
     /// its `params`), and anywhere in another file (a type the part reaches,
-    /// which its whole-schema check reads through the references).
+    /// which its whole-schema check reads through the references). Either
+    /// side's place will do: the part's walk follows each side's references
+    /// on its own, so a change it found may stand under the part on one
+    /// side only (the old `params` moved behind a `$ref` to `$defs/moved`).
+    /// What is not found by a walk (a key of the file's root) stands in the
+    /// file outside every part on both sides.
     fn covers(&self, change: &Change) -> bool {
-        let at = change
-            .old_pointer
-            .as_deref()
-            .or(change.new_pointer.as_deref());
-        match at.and_then(|place| place.split_once('#')) {
+        let inside = |place: &String| match place.split_once('#') {
             Some((file, pointer)) if file == self.rel => {
                 pointer == self.pointer
                     || pointer
@@ -606,7 +607,11 @@ impl Whole {
                         .is_some_and(|rest| rest.starts_with('/'))
             }
             _ => true,
-        }
+        };
+        [&change.old_pointer, &change.new_pointer]
+            .into_iter()
+            .flatten()
+            .any(inside)
     }
 }
 

@@ -1699,3 +1699,38 @@ fn a_keyword_beside_a_reference_is_judged_with_its_target() {
         }
     }
 }
+
+/// A method's params moved behind a `$ref`, to a condition that always
+/// holds (`{if: true, then: <params>}`): the same values pass, and both
+/// directions hold whichever version is compared from. The walk finds the
+/// changes under `$defs/moved` on the side that moved, and under
+/// `$defs/params` on the other; the whole of `params` judges both.
+#[test]
+fn params_moved_behind_a_reference_hold_either_way_round() {
+    let moved = edited("methods/download.list.json", |v| {
+        let defs = at(v, "/$defs");
+        let params = defs["params"].take();
+        defs["moved"] = json!({"if": true, "then": params});
+        defs["params"] = json!({"$ref": "#/$defs/moved"});
+    });
+    for readers in [Readers::Tolerant, Readers::Strict] {
+        let options = Options {
+            readers,
+            ..Default::default()
+        };
+        for (old, new) in [(base(), moved.clone()), (moved.clone(), base())] {
+            let comparison = compare_sets(&old, &new, options).expect("the schemas register");
+            assert!(
+                comparison.writer.holds() && comparison.reader.holds(),
+                "{readers:?}: {:#?}",
+                comparison.changes
+            );
+            // No line is left with a reason to break either.
+            assert!(
+                comparison.changes.iter().all(|c| c.why.is_none()),
+                "{:#?}",
+                comparison.changes
+            );
+        }
+    }
+}
