@@ -412,10 +412,13 @@ fn draft_4(map: &mut Map<String, Value>) -> Result<(), Refusal> {
                     map.insert(exclusive.into(), limit);
                 }
             }
-            Some(Value::Bool(false)) => {
+            // Its validator reads the keyword only as `true` beside the
+            // bound; anything else (`false`, a number, which 2020-12 would
+            // read as a bound) bounds nothing there.
+            Some(_) => {
                 map.remove(exclusive);
             }
-            _ => {}
+            None => {}
         }
     }
     Ok(())
@@ -683,6 +686,22 @@ pub(crate) mod tests {
             json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "minimum": 10, "exclusiveMinimum": true}),
             Draft::Draft4,
             &numbers,
+        );
+        // Where no meta-schema checks it (a place only a reference reads),
+        // a numeric exclusive bound in draft 4 is no bound at all.
+        same_meaning(
+            json!({"$schema": "http://json-schema.org/draft-04/schema#",
+                "$defs": {"a": {"type": "number", "minimum": 0, "exclusiveMinimum": 0.1, "exclusiveMaximum": 2}},
+                "allOf": [{"$ref": "#/$defs/a"}]}),
+            Draft::Draft4,
+            &[
+                json!(-1),
+                json!(0),
+                json!(0.05),
+                json!(0.1),
+                json!(2),
+                json!(3),
+            ],
         );
         same_meaning(
             json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}], "additionalItems": false}),
@@ -992,6 +1011,27 @@ pub(crate) mod tests {
         }
     }
 
+    /// Whether compat would put values to the validator of `doc` (see
+    /// `Prover::may_validate`).
+    fn may_validate(doc: &Value) -> bool {
+        use crate::space::{Role, Space, Version};
+        let rel = "types/Case.json";
+        let Ok(set) = contract::SchemaSet::from_texts(
+            std::path::Path::new("t"),
+            [(rel, doc.to_string().as_str())],
+        ) else {
+            return false;
+        };
+        let Ok(space) = Space::new(&set, &set, Default::default()) else {
+            return false;
+        };
+        let prover = crate::prove::Prover::new(&space);
+        space
+            .find(Version::Old, Role::Written, rel)
+            .and_then(|id| space.place(id, ""))
+            .is_some_and(|place| prover.may_validate(&place))
+    }
+
     /// Generated documents in every draft before 2020-12 (the oracle's
     /// pairs, respelt by `sample::schemas::in_draft`): wherever the rewrite
     /// succeeds, the validator reads the original, in its own draft, and the
@@ -1029,7 +1069,53 @@ pub(crate) mod tests {
                 (Written::D7, Draft::Draft7),
                 (Written::D2019, Draft::Draft201909),
             ] {
-                let original = schemas::in_draft(&generated, written);
+                // Now and then spelt for another draft and only relabelled,
+                // as a person edits a file's `$schema`: what that draft
+                // spells otherwise (draft 6's numeric `exclusiveMinimum`,
+                // its `$defs`) then stands in this one's file.
+                let spelt = match rng.below(5) {
+                    0 => rng
+                        .pick(&[
+                            Written::D4,
+                            Written::D6,
+                            Written::D7,
+                            Written::D2019,
+                            Written::D2020,
+                        ])
+                        .copied()
+                        .unwrap_or(written),
+                    _ => written,
+                };
+                let mut original = schemas::in_draft(&generated, spelt);
+                // The root and each embedded resource (a document of two
+                // drafts is compat's "cannot decide", not a rewrite).
+                let mut stack = vec![&mut original];
+                while let Some(value) = stack.pop() {
+                    match value {
+                        Value::Object(map) => {
+                            if map.contains_key("$schema") {
+                                map.insert("$schema".into(), json!(written.uri()));
+                            }
+                            stack.extend(map.values_mut());
+                        }
+                        Value::Array(items) => stack.extend(items.iter_mut()),
+                        _ => {}
+                    }
+                }
+                // Now and then edited after the respelling, as a person
+                // edits a file of that draft: with what 2020-12 spells
+                // otherwise (a numeric `exclusiveMinimum` in draft 4).
+                // The root may be replaced whole: it keeps its draft.
+                let original = match (rng.chance(30), original.get("$schema")) {
+                    (true, Some(dialect)) => {
+                        let mut edited = schemas::changed(&original, &mut rng);
+                        if let Value::Object(map) = &mut edited {
+                            map.insert("$schema".into(), dialect.clone());
+                        }
+                        edited
+                    }
+                    _ => original,
+                };
                 let mut rewritten = original.clone();
                 if to_2020_12(&mut rewritten, draft, &[]).is_err() {
                     continue;
@@ -1049,6 +1135,12 @@ pub(crate) mod tests {
                         continue;
                     }
                 };
+                // A schema that comes back to itself without reading into
+                // the value never ends for the validator: compat never
+                // gives such a one a value, nor does this.
+                if !may_validate(&original) || !may_validate(&rewritten) {
+                    continue;
+                }
                 rewritten_count += 1;
                 found.extend(
                     misplaced(&original, draft, &rewritten)
@@ -1097,7 +1189,7 @@ pub(crate) mod tests {
             found.join("\n")
         );
         assert!(
-            rewritten_count as u64 > documents * 2,
+            rewritten_count as u64 > documents,
             "only {rewritten_count} of {} documents were rewritten: the test had little to check",
             documents * 4
         );

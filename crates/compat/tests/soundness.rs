@@ -2097,3 +2097,18 @@ fn a_closed_writer_whose_every_name_passes_property_names_holds() {
     open["patternProperties"] = json!({"^x": true});
     breaks(open, reader(json!({"pattern": "^[a-d]"})), json!({"x": 1}));
 }
+
+/// Draft 4's validator reads `exclusiveMinimum` only as `true` beside a
+/// `minimum`; a number there (where no meta-schema checks it: a place only
+/// a reference reads) bounds nothing, where draft 6 reads it as a bound.
+#[test]
+fn a_numeric_exclusive_bound_in_draft_4_bounds_nothing() {
+    let in_draft = |draft: &str| {
+        json!({"$schema": format!("http://json-schema.org/{draft}/schema#"),
+            "$defs": {"a": {"type": "number", "exclusiveMinimum": 0.1}},
+            "allOf": [{"$ref": "#/$defs/a"}]})
+    };
+    let (four, six) = (in_draft("draft-04"), in_draft("draft-06"));
+    breaks(four.clone(), six.clone(), json!(0));
+    holds(six, four);
+}
