@@ -1070,38 +1070,14 @@ pub(crate) mod tests {
                 (Written::D2019, Draft::Draft201909),
             ] {
                 // Now and then spelt for another draft and only relabelled,
-                // as a person edits a file's `$schema`: what that draft
-                // spells otherwise (draft 6's numeric `exclusiveMinimum`,
-                // its `$defs`) then stands in this one's file.
-                let spelt = match rng.below(5) {
-                    0 => rng
-                        .pick(&[
-                            Written::D4,
-                            Written::D6,
-                            Written::D7,
-                            Written::D2019,
-                            Written::D2020,
-                        ])
-                        .copied()
-                        .unwrap_or(written),
-                    _ => written,
-                };
-                let mut original = schemas::in_draft(&generated, spelt);
-                // The root and each embedded resource (a document of two
-                // drafts is compat's "cannot decide", not a rewrite).
-                let mut stack = vec![&mut original];
-                while let Some(value) = stack.pop() {
-                    match value {
-                        Value::Object(map) => {
-                            if map.contains_key("$schema") {
-                                map.insert("$schema".into(), json!(written.uri()));
-                            }
-                            stack.extend(map.values_mut());
-                        }
-                        Value::Array(items) => stack.extend(items.iter_mut()),
-                        _ => {}
+                // as a person edits a file's `$schema`.
+                let original = match rng.below(5) {
+                    0 => {
+                        let spelt = rng.pick(&Written::ALL).copied().unwrap_or(written);
+                        schemas::relabelled(&schemas::in_draft(&generated, spelt), written)
                     }
-                }
+                    _ => schemas::in_draft(&generated, written),
+                };
                 // Now and then edited after the respelling, as a person
                 // edits a file of that draft: with what 2020-12 spells
                 // otherwise (a numeric `exclusiveMinimum` in draft 4).

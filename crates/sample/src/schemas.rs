@@ -1371,6 +1371,28 @@ pub fn in_draft(document: &Value, draft: Draft) -> Value {
     out
 }
 
+/// `document` as it is written, with every `$schema` in it (the root's, each
+/// embedded resource's) naming `draft`: a file whose dialect a person
+/// changed without respelling it, so what another draft spells otherwise
+/// (draft 6's numeric `exclusiveMinimum`, its `$defs`) stands in this one's.
+pub fn relabelled(document: &Value, draft: Draft) -> Value {
+    let mut out = document.clone();
+    let mut stack = vec![&mut out];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("$schema") {
+                    map.insert("$schema".into(), json!(draft.uri()));
+                }
+                stack.extend(map.values_mut());
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// One object's keywords respelt for `draft` (before 2020-12). Every
 /// object is respelt, schema or not: a property named like a keyword is
 /// respelt too, which changes what is named, never whether it is a schema.
