@@ -1121,6 +1121,26 @@ mod tests {
         assert_eq!(uuids("https://json-schema.org/draft/2020-12/schema"), 100);
     }
 
+    /// A number as draft 4's `exclusiveMinimum` bounds nothing there (its
+    /// validator reads only `true` beside `minimum`): values below it are
+    /// drawn, as the validator takes them. In draft 6 it is a bound.
+    #[test]
+    fn a_numeric_exclusive_bound_bounds_draws_only_where_the_draft_reads_it() {
+        let below = |dialect: &str| {
+            // Under `$defs`, which draft 4's meta-schema does not check.
+            let registry = registry(json!({"$schema": dialect,
+                "$defs": {"a": {"type": "number", "exclusiveMinimum": 10, "maximum": 20}},
+                "allOf": [{"$ref": "#/$defs/a"}]}));
+            let mut sampler = Sampler::new(&registry, 4);
+            (0..200)
+                .filter_map(|_| sampler.draw("https://sample.invalid/s.json").ok())
+                .filter(|value| value.as_f64().is_some_and(|x| x <= 10.0))
+                .count()
+        };
+        assert!(below("http://json-schema.org/draft-04/schema#") > 0);
+        assert_eq!(below("http://json-schema.org/draft-06/schema#"), 0);
+    }
+
     /// A schema naming a dialect no draft knows (a `$schema` cut short) is
     /// read as the validator reads it, and drawing from it does not panic.
     #[test]

@@ -286,6 +286,21 @@ impl<'r> Nodes<'r> {
                 words.format = None;
             }
         }
+        // Draft 4's validator reads an exclusive bound only as `true` beside
+        // its `minimum` or `maximum`, where a number bounds nothing (and
+        // only its meta-schema, which places read through a reference
+        // escape, says it must not be one); later drafts read a number only.
+        match draft {
+            Draft::Draft4 => {
+                words.exclusive_minimum = None;
+                words.exclusive_maximum = None;
+            }
+            Draft::Unknown => {}
+            _ => {
+                words.minimum_excluded = false;
+                words.maximum_excluded = false;
+            }
+        }
         self.nodes.push(Node {
             schema,
             resolver,
