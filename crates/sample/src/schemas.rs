@@ -1343,28 +1343,20 @@ impl Draft {
 /// still stand beside it, which drafts before 2019-09 ignore.
 pub fn in_draft(document: &Value, draft: Draft) -> Value {
     let mut out = document.clone();
-    let mut stack = vec![&mut out];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if draft < Draft::D2020 {
-                    respell(map, draft);
-                }
-                // An embedded resource names its draft too, as bundled
-                // documents do: the document's own.
-                if map
-                    .get("$id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| id.ends_with(".json"))
-                {
-                    map.insert("$schema".into(), json!(draft.uri()));
-                }
-                stack.extend(map.values_mut());
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            _ => {}
+    each_object(&mut out, |map| {
+        if draft < Draft::D2020 {
+            respell(map, draft);
         }
-    }
+        // An embedded resource names its draft too, as bundled
+        // documents do: the document's own.
+        if map
+            .get("$id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| id.ends_with(".json"))
+        {
+            map.insert("$schema".into(), json!(draft.uri()));
+        }
+    });
     if let Value::Object(map) = &mut out {
         map.insert("$schema".into(), json!(draft.uri()));
     }
@@ -1377,20 +1369,27 @@ pub fn in_draft(document: &Value, draft: Draft) -> Value {
 /// (draft 6's numeric `exclusiveMinimum`, its `$defs`) stands in this one's.
 pub fn relabelled(document: &Value, draft: Draft) -> Value {
     let mut out = document.clone();
-    let mut stack = vec![&mut out];
+    each_object(&mut out, |map| {
+        if map.contains_key("$schema") {
+            map.insert("$schema".into(), json!(draft.uri()));
+        }
+    });
+    out
+}
+
+/// Calls `visit` on every object in `value`, each before those inside it.
+fn each_object(value: &mut Value, mut visit: impl FnMut(&mut Map<String, Value>)) {
+    let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
             Value::Object(map) => {
-                if map.contains_key("$schema") {
-                    map.insert("$schema".into(), json!(draft.uri()));
-                }
+                visit(map);
                 stack.extend(map.values_mut());
             }
             Value::Array(items) => stack.extend(items.iter_mut()),
             _ => {}
         }
     }
-    out
 }
 
 /// One object's keywords respelt for `draft` (before 2020-12). Every
