@@ -326,6 +326,17 @@ fn object(map: &mut Map<String, Value>, draft: Draft) -> Result<(), Refusal> {
     if draft <= Draft::Draft7 {
         identifiers(map)?;
         dependencies(map);
+    } else if draft == Draft::Draft201909
+        && map.get("dependencies").is_some_and(declares_a_resource)
+    {
+        // This validator reads `dependencies` in every draft, but 2020-12's
+        // finds no identifier below it: a reference to one would lead
+        // nowhere.
+        return Err((
+            "dependencies",
+            "it holds an identifier or anchor, which 2019-09's validator finds there and \
+             2020-12's does not",
+        ));
     }
     if draft <= Draft::Draft201909 {
         items(map)?;
@@ -960,6 +971,18 @@ pub(crate) mod tests {
         let reads = jsonschema::validator_for(&beside).expect("compiles");
         assert!(reads.is_valid(&json!({"p": "s"})) && !reads.is_valid(&json!({"p": 1})));
         assert!(to_2020_12(&mut beside.clone(), Draft::Draft7, &[]).is_err());
+        // 2019-09's validator finds an identifier below `dependencies`
+        // (and reads `dependencies` as draft 7 did); 2020-12's validator
+        // reads it too, but finds none there, so the reference fails.
+        let dependencies = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+            "properties": {"x": {"dependencies": {"y": {"$id": "r1.json", "$ref": "#/definitions/c",
+                "definitions": {"c": {"type": "number"}}}}}}});
+        let reads = jsonschema::validator_for(&dependencies).expect("compiles");
+        assert!(!reads.is_valid(&json!({"x": {"y": "s"}})));
+        let mut in_2020_12 = dependencies.clone();
+        in_2020_12["$schema"] = json!(DRAFT_2020_12);
+        assert!(jsonschema::validator_for(&in_2020_12).is_err());
+        assert!(to_2020_12(&mut dependencies.clone(), Draft::Draft201909, &[]).is_err());
         // 2019-09 has no `$dynamicRef`, but its validator's
         // `unevaluatedProperties` follows one (`x` counts as seen).
         let dynamic = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
