@@ -1363,10 +1363,12 @@ pub fn in_draft(document: &Value, draft: Draft) -> Value {
     out
 }
 
-/// `document` as it is written, with every `$schema` in it (the root's, each
-/// embedded resource's) naming `draft`: a file whose dialect a person
-/// changed without respelling it, so what another draft spells otherwise
-/// (draft 6's numeric `exclusiveMinimum`, its `$defs`) stands in this one's.
+/// `document` as it is written, with every `$schema` member in it naming
+/// `draft` (the root's, each embedded resource's, and one in any other
+/// object, a `const` or a property's name alike): a file whose dialect a
+/// person changed without respelling it, so what another draft spells
+/// otherwise (draft 6's numeric `exclusiveMinimum`, its `$defs`) stands in
+/// this one's.
 pub fn relabelled(document: &Value, draft: Draft) -> Value {
     let mut out = document.clone();
     each_object(&mut out, |map| {
