@@ -290,7 +290,7 @@ fn numbers_as_numbers(value: &Value) -> Value {
 ///
 /// - the text policy is one: a text refusal by any reader is one by all;
 /// - C++ and TypeScript check the same things and write the same values
-///   (see [`same`]);
+///   (see `same`);
 /// - Rust checks less of a value (patterns, lengths and bounds beyond its
 ///   types are the validator's), so it accepts at least what they accept,
 ///   and writes back the same value where all three accept (what it

@@ -458,7 +458,7 @@ fn shortfall(comparison: &Comparison, declared: Option<Bump>) -> Option<String> 
 
 /// GitHub workflow annotations: an error at `VERSION` when it declares
 /// less than the changes need, then one per change, at the changed
-/// keyword's file and line, weighed by [`level`].
+/// keyword's file and line, weighed by `level`.
 pub fn github(comparison: &Comparison, declared: Option<Bump>, locate: &Locate<'_>) -> String {
     let mut out = String::new();
     // First: GitHub shows a step's first ten errors only, and this one says

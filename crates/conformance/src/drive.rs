@@ -312,7 +312,7 @@ fn end_group(group: u32) {
     procgroup::end(&[group], GRACE);
 }
 
-/// Ends every started peer's whole process group (SIGTERM, [`GRACE`],
+/// Ends every started peer's whole process group (SIGTERM, `GRACE`,
 /// SIGKILL), for a driver told to stop by a signal: the peers lead groups
 /// of their own, which a Ctrl-C at the terminal does not reach. Returns how
 /// many peers it ended.

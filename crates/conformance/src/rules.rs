@@ -246,7 +246,7 @@ impl fmt::Display for Rule {
 
 /// One broken rule inside one value: the one finding type from the rule
 /// that finds it to the report, where [`TraceFinding`](crate::trace::TraceFinding)
-/// and [`Violation`](crate::Violation) only add where the value stands.
+/// and [`Violation`](crate::report::Violation) only add where the value stands.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Finding {
     /// JSON pointer into the value.

@@ -479,7 +479,7 @@ const RESOURCE_KEYWORDS: [&str; 9] = [
 /// mean what the schema meant (the checker must find them so, or give a
 /// value that tells them apart); some do not, as `additionalProperties`
 /// sees only the `properties` beside it and `unevaluatedProperties` sees
-/// into the parts. The keywords that name a resource ([`RESOURCE_KEYWORDS`])
+/// into the parts. The keywords that name a resource (`RESOURCE_KEYWORDS`)
 /// stay on the schema, except in one wrapping that moves them too (a
 /// `$dynamicAnchor` then leaves the resource's root). And a schema moved
 /// into the root's definitions behind a `$ref`, and a `$ref` to a pointer

@@ -10,7 +10,7 @@
 //!
 //! The semantic rules between numbers (segments that tile the file, sums,
 //! bounds) are almost never met by chance, so a draw is first repaired
-//! towards them ([`repair`]); the repair only raises the yield, `check`
+//! towards them (`repair`); the repair only raises the yield, `check`
 //! still decides every value written.
 
 use std::collections::BTreeMap;
@@ -81,7 +81,7 @@ const PIECE: usize = 256;
 
 /// Writes `count` values of `target` (a type name, or `Envelope`), one JSON
 /// text per line, each one `check` passes; drawn from `seed`. The values come
-/// in pieces of [`PIECE`], each from a sampler seeded by `seed` and the
+/// in pieces of `PIECE`, each from a sampler seeded by `seed` and the
 /// piece's place, drawn on every core and written in order: the same seed
 /// gives the same bytes on any machine.
 ///

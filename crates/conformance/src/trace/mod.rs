@@ -15,9 +15,9 @@
 //! A tracer keeps only what a conversation keeps open — calls in flight, the
 //! last state and progress of each task, removed tasks, a window of the
 //! latest answers — so a capture of any length is checked as a stream. Checking a record takes two steps:
-//! [`read_record`] (parse, the message's own rules, the [`Fact`] the
+//! `read_record` (parse, the message's own rules, the `Fact` the
 //! conversation rules need) depends on no other record and may run on any
-//! thread; [`Tracer::follow`] takes the records in order.
+//! thread; `Tracer::follow` takes the records in order.
 
 use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};

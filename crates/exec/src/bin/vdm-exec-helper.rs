@@ -1,6 +1,7 @@
 //! Tiny tools for the executor's tests and benchmarks, so they run real
 //! processes without depending on what a shell or the machine provides.
 //!
+//! ```text
 //! usage: vdm-exec-helper MODE [ARGS]
 //!   echo                      copy stdin to stdout
 //!   sleep SECS                sleep
@@ -18,6 +19,7 @@
 //!   pwd                       print the working directory
 //!   exit CODE                 write to stdout and stderr, exit with CODE
 //!   args ...                  print each argument on its own line
+//! ```
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitCode, Stdio};
