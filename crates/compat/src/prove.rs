@@ -2135,7 +2135,6 @@ impl<'s> Prover<'s> {
         Some(out)
     }
 
-    /// Whether `pattern` matches `name`, as the validator's regex engine says.
     /// Whether every string the writer's `pattern` matches, the reader's
     /// matches too: exact on the patterns `lint.pattern` passes (both as
     /// automata, `contract::Automaton::within`); any other pattern is not
@@ -2198,6 +2197,8 @@ impl<'s> Prover<'s> {
                 })
     }
 
+    /// Whether `pattern` matches `name`, as the validator's regex engine says
+    /// (`None`: it does not compile the pattern).
     fn pattern_matches(&self, pattern: &str, name: &str) -> Option<bool> {
         let key = (pattern.to_string(), name.to_string());
         if let Some(found) = self.matches.borrow().get(&key) {
