@@ -530,8 +530,10 @@ pub fn original_pointer(original: &Value, draft: Draft, pointer: &str) -> String
                 let spelled = match name.as_str() {
                     "prefixItems" if tuple => "items",
                     "items" if tuple => "additionalItems",
+                    // Only a split `dependencies` wrote them: 2019-09 has
+                    // all three and keeps each where it stands.
                     "dependentRequired" | "dependentSchemas"
-                        if written("dependencies").is_some() =>
+                        if draft <= Draft::Draft7 && written("dependencies").is_some() =>
                     {
                         "dependencies"
                     }
@@ -666,6 +668,23 @@ pub(crate) mod tests {
             "/minimum"
         );
         assert_eq!(misplaced(&tuple, Draft::Draft7, &rewritten), None);
+        // 2019-09 has both spellings, and the rewrite renames neither.
+        let both = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+            "dependencies": {"a": {"minProperties": 2}},
+            "dependentRequired": {"c": ["d"]}, "dependentSchemas": {"e": {"minProperties": 3}}});
+        let mut rewritten = both.clone();
+        to_2020_12(&mut rewritten, Draft::Draft201909, &[]).expect("rewrites");
+        for pointer in [
+            "/dependentRequired/c/0",
+            "/dependentSchemas/e/minProperties",
+            "/dependencies/a/minProperties",
+        ] {
+            assert_eq!(
+                original_pointer(&both, Draft::Draft201909, pointer),
+                pointer
+            );
+        }
+        assert_eq!(misplaced(&both, Draft::Draft201909, &rewritten), None);
     }
 
     /// The rewritten document accepts exactly what the original does, on
