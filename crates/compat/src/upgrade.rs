@@ -685,6 +685,10 @@ pub(crate) mod tests {
             );
         }
         assert_eq!(misplaced(&both, Draft::Draft201909, &rewritten), None);
+        // So a reference into one of them still leads where it did.
+        let mut referred = both.clone();
+        referred["allOf"] = json!([{"$ref": "#/dependentSchemas/e"}]);
+        assert_eq!(to_2020_12(&mut referred, Draft::Draft201909, &[]), Ok(()));
     }
 
     /// The rewritten document accepts exactly what the original does, on
