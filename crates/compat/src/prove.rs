@@ -295,7 +295,60 @@ impl<'s> Prover<'s> {
         trail.push((key, descents));
         let outcome = self.prove(&w, &r, depth, descents, trail);
         trail.pop();
+        // The top pair's validators compile everything a proof below it
+        // read, so one look here covers them all (the same validators the
+        // search of a verdict puts values to).
+        if depth == 0 && outcome.is_ok() {
+            if let Some(stuck) = self.uncompiled(writer, reader) {
+                return self.stuck(writer, reader, stuck);
+            }
+        }
         outcome
+    }
+
+    /// Where the validator refuses to compile the writer's or the reader's
+    /// schema. A proof reads the keywords as written; a schema the
+    /// validator refuses (an ill-typed keyword where no meta-schema looks,
+    /// as in a `$defs` entry of draft 7) each validator reads its own way,
+    /// so nothing holds for it.
+    fn uncompiled(&self, writer: &Place<'s>, reader: &Place<'s>) -> Option<Stuck> {
+        [writer, reader].into_iter().find_map(|place| {
+            let (why, at) = self.space.uncompiled(place)?;
+            let (schema, keyword) = self.keyword_at(&at);
+            Some(self.stuck_at(
+                &schema,
+                &keyword,
+                format!("the validator cannot compile the schema: {why}"),
+            ))
+        })
+    }
+
+    /// The schema object and the keyword of it that `place` stands in (the
+    /// deepest pointer prefix that is an object, followed by a keyword of
+    /// the draft); `place` itself and `$ref` when there is none.
+    fn keyword_at<'p>(&self, place: &Place<'p>) -> (Place<'p>, String)
+    where
+        's: 'p,
+    {
+        let tokens: Vec<String> = place
+            .pointer
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let draft = self.space.draft(place);
+        let found = (0..tokens.len()).rev().find_map(|at| {
+            let keyword = tokens.get(at)?;
+            let prefix: String = tokens
+                .iter()
+                .take(at)
+                .map(|t| format!("/{}", contract::escape_pointer_token(t)))
+                .collect();
+            let schema = self.space.place(place.doc, &prefix)?;
+            (schema.value.is_object() && vocab::row_of(draft, keyword).is_some())
+                .then(|| (schema, keyword.clone()))
+        });
+        found.unwrap_or_else(|| (place.clone(), "$ref".into()))
     }
 
     /// The proofs that take the pair apart or need the keywords modelled:
@@ -439,6 +492,9 @@ impl<'s> Prover<'s> {
     /// Every value of a finite writer, put to the validator; where draft 4
     /// tells `1` from `1.0`, each written every way its numbers may be.
     fn finite(&self, writer: &Place<'s>, reader: &Place<'s>, values: Vec<&Value>) -> Outcome {
+        if let Some(stuck) = self.uncompiled(writer, reader) {
+            return self.stuck(writer, reader, stuck);
+        }
         let (Some(writes), Some(reads)) =
             (self.space.validator(writer), self.space.validator(reader))
         else {
@@ -804,9 +860,22 @@ impl<'s> Prover<'s> {
                     if unmodelled.is_ok()
                         && key == "multipleOf"
                         && vocab::handling(draft, key) == Handling::Modelled
-                        && past_exact_division(value)
                     {
-                        unmodelled = Err(self.stuck_at(&here, key, ROUNDED_DIVISOR.into()));
+                        // Where no meta-schema looked (a `$defs` entry in
+                        // draft 7) a divisor may be no positive number: the
+                        // validator then takes no number at all (0), where
+                        // the canonical form proved `multipleOf: 0` takes
+                        // every integer.
+                        let unread = if !value.as_f64().is_some_and(|f| f > 0.0) {
+                            Some(NOT_A_DIVISOR)
+                        } else if past_exact_division(value) {
+                            Some(ROUNDED_DIVISOR)
+                        } else {
+                            None
+                        };
+                        if let Some(why) = unread {
+                            unmodelled = Err(self.stuck_at(&here, key, why.into()));
+                        }
                     }
                     if SAME_VALUE.contains(&key.as_str()) {
                         for (suffix, _) in vocab::children(draft, key, value) {
@@ -1318,6 +1387,11 @@ fn names_twice(names: Option<&Value>) -> bool {
 /// Why a `multipleOf` past 2^53 is not read by the canonical form.
 const ROUNDED_DIVISOR: &str = "the validator divides by the double nearest a divisor past 2^53, \
                                rounding the value too, where the canonical form divides exactly";
+
+/// Why a `multipleOf` that is not a positive number is not read by the
+/// canonical form.
+const NOT_A_DIVISOR: &str = "a divisor that is not a positive number, which only a meta-schema \
+                             refuses, and the validator and the canonical form read apart";
 
 /// The largest divisor the validator divides by exactly: 2^53.
 const EXACT_DIVISOR: u64 = 1 << 53;

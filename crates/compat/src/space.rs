@@ -1080,6 +1080,46 @@ impl<'b> Space<'b> {
         compiled
     }
 
+    /// Why the validator refuses to compile the schema at `place`, in its
+    /// words, and the place of the keyword it refuses (`place` itself when
+    /// that cannot be told); `None` when it compiles.
+    pub fn uncompiled(&self, place: &Place<'_>) -> Option<(String, Place<'_>)> {
+        if self.validator(place).is_some() {
+            return None;
+        }
+        let doc = self.doc(place.doc)?;
+        let refused = unless_it_panics(|| {
+            jsonschema::options()
+                .with_registry(&self.registry)
+                .should_validate_formats(self.options.formats == Formats::Assertion)
+                .build(&json!({ "$ref": location(&doc.uri, &place.pointer) }))
+                .err()
+                .map(|error| {
+                    let pointer = error.schema_path().to_string();
+                    (
+                        error.to_string(),
+                        pointer,
+                        error.instance().clone().into_owned(),
+                    )
+                })
+        });
+        let here = || self.place(place.doc, &place.pointer);
+        let Some((why, pointer, instance)) = refused else {
+            return Some(("the validator stops while compiling it".into(), here()?));
+        };
+        // The error names a pointer, not its document: the one of this
+        // view holding the refused value there, this place's own first.
+        let view = |id: &DocId| {
+            self.doc(*id)
+                .is_some_and(|d| d.version == doc.version && d.role == doc.role)
+        };
+        let at = std::iter::once(place.doc)
+            .chain((0..self.first + self.docs.len()).filter(view))
+            .filter_map(|id| self.place(id, &pointer))
+            .find(|found| *found.value == instance);
+        Some((why, at.or_else(here)?))
+    }
+
     /// Whether the schema at `place` accepts `value`; `None` when it cannot be compiled.
     pub fn accepts(&self, place: &Place<'_>, value: &Value) -> Option<bool> {
         self.validator(place).map(|v| v.is_valid(value))

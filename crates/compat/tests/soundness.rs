@@ -2112,3 +2112,39 @@ fn a_numeric_exclusive_bound_in_draft_4_bounds_nothing() {
     breaks(four.clone(), six.clone(), json!(0));
     holds(six, four);
 }
+
+/// Draft 7 has no `$defs`, so its meta-schema does not look at an entry
+/// there, which its validator still reads where a reference names it.
+fn in_draft_7_defs(entry: Value) -> Value {
+    json!({"$schema": "http://json-schema.org/draft-07/schema#",
+        "$defs": {"a": entry},
+        "allOf": [{"$ref": "#/$defs/a"}]})
+}
+
+/// A schema the validator refuses to compile (`required: 5`) is read by
+/// each validator its own way: the prover, which took it for no
+/// requirement, does not say what it holds.
+#[test]
+fn a_schema_the_validator_cannot_compile_holds_for_nothing() {
+    let refused = in_draft_7_defs(json!({"required": 5}));
+    let requiring = in_draft_7_defs(json!({"type": "object", "required": ["a"]}));
+    check(
+        requiring.clone(),
+        refused.clone(),
+        Expect::Undecided("required"),
+    );
+    check(refused, requiring, Expect::Undecided("required"));
+}
+
+/// The validator takes no number at all under `multipleOf: 0` (each is
+/// "not a multiple of 0"); only a meta-schema refuses such a divisor.
+#[test]
+fn a_divisor_of_zero_takes_no_number() {
+    for zero in [json!(0), json!(0.0), json!(-0.0)] {
+        breaks(
+            in_draft_7_defs(json!({"type": "integer", "minimum": 0})),
+            in_draft_7_defs(json!({"multipleOf": zero})),
+            json!(0),
+        );
+    }
+}
