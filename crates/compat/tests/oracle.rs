@@ -3,7 +3,9 @@
 //! This is the search `cargo xtask compat --search N` runs (the `sample`
 //! crate draws, the `jsonschema` crate judges): any value the writer accepts
 //! and the reader refuses after a "compatible" is a checker defect, and the
-//! test fails naming it.
+//! test fails naming it; so is a "compatible" between two schemas of which
+//! the validator compiles only one (they differ, and the other is read by
+//! each validator its own way).
 //!
 //! The generated pairs run a bounded count; `COMPAT_PAIRS=N` runs N instead
 //! and `COMPAT_PAIRS_SEED=S` starts from another seed, for a soak:
@@ -497,7 +499,7 @@ fn no_compatible_verdict_on_one_step_edits_of_generated_documents_is_refuted_by_
                             // judged is named, not a crash of the test.
                             match std::panic::catch_unwind(|| refuted(writer, reader, (formats, open), draws)) {
                                 Ok(None) => {}
-                                Ok(Some(value)) => found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader (each in its own draft)")),
+                                Ok(Some(refuted)) => found.push(format!("{label}: {direction} called compatible, but {refuted} (each in its own draft)")),
                                 Err(_) => found.push(format!("{label}: {direction} called compatible, but the validator panics compiling the two as written")),
                             }
                         }
@@ -628,11 +630,11 @@ fn no_compatible_verdict_on_generated_pairs_in_any_draft_is_refuted_by_a_value()
                     ),
                 ] {
                     let open = readers == Readers::Tolerant;
-                    if let (true, Some(value)) = (
+                    if let (true, Some(refuted)) = (
                         holds,
                         refuted(writer, reader, (Formats::Assertion, open), seed),
                     ) {
-                        found.push(format!("{label}: {direction} called compatible, but {value} passes the writer and fails the reader (each in its own draft)"));
+                        found.push(format!("{label}: {direction} called compatible, but {refuted} (each in its own draft)"));
                     }
                 }
             }
@@ -874,8 +876,10 @@ fn refutations(
         ),
     ] {
         for root in roots.iter().filter(|_| holds) {
-            if let Some(value) = refuted_in([writer, reader], root, reading, seed) {
-                found.push(format!("{direction} called compatible, but at {root} {value} passes the writer and fails the reader"));
+            if let Some(refuted) = refuted_in([writer, reader], root, reading, seed) {
+                found.push(format!(
+                    "{direction} called compatible, but at {root} {refuted}"
+                ));
             }
         }
     }
@@ -1206,6 +1210,53 @@ fn respelled(reference: &str, in_root: bool, moved: &[&str], folder: &str) -> St
     reference.to_string()
 }
 
+/// What shows that a direction said to hold does not.
+enum Refuted {
+    /// A value the writer accepts and the reader refuses.
+    By(Value),
+    /// The validator compiles one side and not the other: the two differ,
+    /// and a schema the validator refuses each validator reads its own way,
+    /// so nothing holds for it.
+    Uncompiled(&'static str),
+}
+
+impl std::fmt::Display for Refuted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refuted::By(value) => write!(f, "{value} passes the writer and fails the reader"),
+            Refuted::Uncompiled(side) => write!(f, "the validator cannot compile the {side}"),
+        }
+    }
+}
+
+/// The two validators, or what refutes a "holds" when one side compiles
+/// and the other does not. `None` when neither compiles, or when a
+/// reference of either leads out of what this test registers (the checker
+/// reads the documents as a set, where it may lead somewhere; where it
+/// leads nowhere the checker stops where a comparison reaches it).
+fn both_compiled(
+    writes: Result<jsonschema::Validator, jsonschema::ValidationError<'_>>,
+    reads: Result<jsonschema::Validator, jsonschema::ValidationError<'_>>,
+) -> Result<(jsonschema::Validator, jsonschema::Validator), Option<Refuted>> {
+    let unresolved = |side: &Result<_, jsonschema::ValidationError<'_>>| {
+        side.as_ref().is_err_and(|error| {
+            matches!(
+                error.kind(),
+                jsonschema::error::ValidationErrorKind::Referencing(_)
+            )
+        })
+    };
+    if unresolved(&writes) || unresolved(&reads) {
+        return Err(None);
+    }
+    match (writes, reads) {
+        (Ok(writes), Ok(reads)) => Ok((writes, reads)),
+        (Ok(_), Err(_)) => Err(Some(Refuted::Uncompiled("reader"))),
+        (Err(_), Ok(_)) => Err(Some(Refuted::Uncompiled("writer"))),
+        (Err(_), Err(_)) => Err(None),
+    }
+}
+
 /// A value drawn from `writer` (or a one-step mutation of one) that
 /// `writer` accepts and `reader` refuses, each read by the validator of its
 /// own draft, `format` read as `formats` says; with `open`, the reader's
@@ -1215,24 +1266,26 @@ fn refuted(
     reader: &Value,
     (formats, open): (Formats, bool),
     seed: u64,
-) -> Option<Value> {
+) -> Option<Refuted> {
     let compile = |schema: &Value| {
         jsonschema::options()
             .should_validate_formats(formats == Formats::Assertion)
             .build(schema)
-            .ok()
     };
     let mut reader = reader.clone();
     if open {
         opened(&mut reader);
     }
-    let (writes, reads) = (compile(writer)?, compile(&reader)?);
+    let (writes, reads) = match both_compiled(compile(writer), compile(&reader)) {
+        Ok(both) => both,
+        Err(refuted) => return refuted,
+    };
     let uri = "https://sample.invalid/writer.json";
     let registry = jsonschema::Registry::new()
         .add(uri, writer.clone())
         .and_then(|builder| builder.prepare())
         .ok()?;
-    first_refused(&registry, uri, [&writes, &reads], seed)
+    first_refused(&registry, uri, [&writes, &reads], seed).map(Refuted::By)
 }
 
 /// [`refuted`] for two sets of files (`rel`, schema), every file at its
@@ -1244,7 +1297,7 @@ fn refuted_in(
     root: &str,
     (formats, open): (Formats, bool),
     seed: u64,
-) -> Option<Value> {
+) -> Option<Refuted> {
     let registry = |files: &[(String, Value)], open: bool| {
         jsonschema::Registry::new()
             .extend(files.iter().map(|(rel, schema)| {
@@ -1264,10 +1317,12 @@ fn refuted_in(
             .should_validate_formats(formats == Formats::Assertion)
             .with_registry(registry)
             .build(&serde_json::json!({ "$ref": uri }))
-            .ok()
     };
-    let (writes, reads) = (compile(&writing)?, compile(&reading)?);
-    first_refused(&writing, &uri, [&writes, &reads], seed)
+    let (writes, reads) = match both_compiled(compile(&writing), compile(&reading)) {
+        Ok(both) => both,
+        Err(refuted) => return refuted,
+    };
+    first_refused(&writing, &uri, [&writes, &reads], seed).map(Refuted::By)
 }
 
 /// The first of [`DRAWS`] / 10 values drawn at `uri` of `registry` (with
