@@ -323,32 +323,53 @@ impl<'s> Prover<'s> {
         })
     }
 
-    /// The schema object and the keyword of it that `place` stands in (the
-    /// deepest pointer prefix that is an object, followed by a keyword of
-    /// the draft); `place` itself and `$ref` when there is none.
+    /// The schema object and the keyword of it that `place` stands in or
+    /// below, walked from the document's root by the shapes of the
+    /// keywords met (a member of `properties` named like a keyword is a
+    /// member); `place` itself and `$ref` when it names no keyword.
     fn keyword_at<'p>(&self, place: &Place<'p>) -> (Place<'p>, String)
     where
         's: 'p,
     {
-        let tokens: Vec<String> = place
-            .pointer
-            .split('/')
-            .skip(1)
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
-            .collect();
+        /// What the next token names.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Next {
+            Keyword,
+            Member,
+        }
         let draft = self.space.draft(place);
-        let found = (0..tokens.len()).rev().find_map(|at| {
-            let keyword = tokens.get(at)?;
-            let prefix: String = tokens
-                .iter()
-                .take(at)
-                .map(|t| format!("/{}", contract::escape_pointer_token(t)))
-                .collect();
-            let schema = self.space.place(place.doc, &prefix)?;
-            (schema.value.is_object() && vocab::row_of(draft, keyword).is_some())
-                .then(|| (schema, keyword.clone()))
-        });
-        found.unwrap_or_else(|| (place.clone(), "$ref".into()))
+        let mut found = None;
+        if let Some(root) = self.space.place(place.doc, "") {
+            let (mut value, mut at, mut next) = (root.value, String::new(), Next::Keyword);
+            for raw in place.pointer.split('/').skip(1) {
+                let token = raw.replace("~1", "/").replace("~0", "~");
+                let below = match value {
+                    Value::Object(map) => map.get(&token),
+                    Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                    _ => None,
+                };
+                let Some(below) = below else { break };
+                if next == Next::Keyword {
+                    found = Some((at.clone(), token.clone()));
+                    next = match vocab::shape(draft, &token) {
+                        Shape::Value => break,
+                        Shape::Schema => Next::Keyword,
+                        Shape::SchemaOrList if !below.is_array() => Next::Keyword,
+                        _ => Next::Member,
+                    };
+                } else {
+                    next = Next::Keyword;
+                }
+                at = format!("{at}/{raw}");
+                value = below;
+                if next == Next::Keyword && !value.is_object() {
+                    break;
+                }
+            }
+        }
+        found
+            .and_then(|(at, keyword)| Some((self.space.place(place.doc, &at)?, keyword)))
+            .unwrap_or_else(|| (place.clone(), "$ref".into()))
     }
 
     /// The proofs that take the pair apart or need the keywords modelled:
@@ -1480,26 +1501,27 @@ fn finite<'v>(place: &Place<'v>, draft: Draft) -> Option<Vec<&'v Value>> {
         .map(|values| values.iter().collect())
 }
 
-/// Whether two values of a keyword of `shape` agree everywhere but in their
-/// subschemas (`dependencies` mixes name lists and schemas; every other
-/// shape holds subschemas alone, compared as children).
+/// Whether what a keyword holds besides its subschemas is the same on both
+/// sides: the subschemas are compared one by one elsewhere, anything else
+/// only by being equal (a list of names in `dependencies`; a member that is
+/// no schema, as `properties: {"a": 0}` where no meta-schema looked, which
+/// the validator refuses to compile). An entry on one side only is a
+/// difference, whichever side holds it.
 fn same_non_schemas(shape: Shape, a: &Value, b: &Value) -> bool {
-    if shape != Shape::MapOfSchemasOrNames {
-        return true;
-    }
-    match (a, b) {
-        // Both ways: an entry on one side only is a difference, whichever
-        // side holds it.
-        (Value::Object(ma), Value::Object(mb)) => {
-            ma.keys()
-                .chain(mb.keys())
-                .all(|k| match (ma.get(k), mb.get(k)) {
-                    (Some(va), Some(vb)) if va.is_array() || vb.is_array() => va == vb,
-                    (Some(_), Some(_)) => true,
-                    _ => false,
-                })
+    let is_schema = |v: &Value| v.is_object() || v.is_boolean();
+    let alike = |x: &Value, y: &Value| (is_schema(x) && is_schema(y)) || x == y;
+    match (shape, a, b) {
+        (Shape::List | Shape::SchemaOrList, Value::Array(xs), Value::Array(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| alike(x, y))
         }
-        _ => true,
+        (Shape::Map | Shape::MapOfSchemasOrNames, Value::Object(xs), Value::Object(ys)) => {
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .all(|(k, x)| ys.get(k).is_some_and(|y| alike(x, y)))
+        }
+        (Shape::Schema | Shape::SchemaOrList, x, y) => alike(x, y),
+        _ => a == b,
     }
 }
 

@@ -2148,3 +2148,22 @@ fn a_divisor_of_zero_takes_no_number() {
         );
     }
 }
+
+/// A member that is no schema (`properties: {"x": 0}`) does not compare
+/// equal to its absence: the validator refuses to compile the one and not
+/// the other.
+#[test]
+fn a_member_that_is_no_schema_differs_from_none() {
+    let holding = in_draft_7_defs(json!({"properties": {"x": 0}}));
+    let without = in_draft_7_defs(json!({"properties": {}}));
+    check(
+        holding.clone(),
+        without.clone(),
+        Expect::Undecided("properties"),
+    );
+    check(without, holding, Expect::Undecided("properties"));
+    let listed = in_draft_7_defs(json!({"allOf": [{}, 5]}));
+    let shorter = in_draft_7_defs(json!({"allOf": [{}]}));
+    check(listed.clone(), shorter.clone(), Expect::Undecided("allOf"));
+    check(shorter, listed, Expect::Undecided("allOf"));
+}
