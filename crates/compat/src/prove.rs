@@ -342,7 +342,7 @@ impl<'s> Prover<'s> {
         if let Some(root) = self.space.place(place.doc, "") {
             let (mut value, mut at, mut next) = (root.value, String::new(), Next::Keyword);
             for raw in place.pointer.split('/').skip(1) {
-                let token = raw.replace("~1", "/").replace("~0", "~");
+                let token = contract::unescape_pointer_token(raw);
                 let below = match value {
                     Value::Object(map) => map.get(&token),
                     Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),

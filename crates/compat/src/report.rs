@@ -669,7 +669,7 @@ pub fn line_of(text: &str, pointer: &str) -> usize {
     let mut found = 0;
     let mut at = skip_space(bytes, 0);
     for token in pointer.split('/').skip(1) {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = contract::unescape_pointer_token(token);
         let next = match bytes.get(at) {
             Some(b'{') => member(bytes, at, &token),
             Some(b'[') => token

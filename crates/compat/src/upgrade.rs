@@ -206,7 +206,7 @@ fn read_otherwise(seen: &std::collections::BTreeSet<String>, target: &str, draft
     let mut holder = target;
     while let Some((parent, token)) = holder.rsplit_once('/') {
         if seen.contains(parent) {
-            let keyword = token.replace("~1", "/").replace("~0", "~");
+            let keyword = contract::unescape_pointer_token(token);
             return vocab::row_of(draft, &keyword).is_some() || draft.is_known_keyword(&keyword);
         }
         holder = parent;
@@ -521,7 +521,7 @@ pub fn original_pointer(original: &Value, draft: Draft, pointer: &str) -> String
     let mut out = String::new();
     let mut next = Next::Keyword(original.as_object());
     for token in pointer.split('/').skip(1) {
-        let name = token.replace("~1", "/").replace("~0", "~");
+        let name = contract::unescape_pointer_token(token);
         let (spelled, below) = match next {
             Next::Keyword(map) => {
                 let written = |key: &str| map.and_then(|m| m.get(key));

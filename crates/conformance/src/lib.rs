@@ -825,7 +825,7 @@ impl Checker {
             // description, so its schema leaves an annotation).
             if let Some((base, name)) = location.rsplit_once("/properties/") {
                 if !name.contains('/') {
-                    let name = name.replace("~1", "/").replace("~0", "~");
+                    let name = contract::unescape_pointer_token(name);
                     out.insert((format!("{base}/properties"), name));
                 }
             }

@@ -23,7 +23,7 @@ pub use lint::{
 pub use load::{
     read_bounded, read_file, utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet, MAX_FILE,
 };
-pub use pointer::{escape as escape_pointer_token, Pointer};
+pub use pointer::{escape as escape_pointer_token, unescape as unescape_pointer_token, Pointer};
 pub use resolve::{
     expansion, files_reached, resolve_ref, Reached, Resolved, Unbounded, MAX_EXPANDED,
 };

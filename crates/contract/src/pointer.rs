@@ -50,3 +50,22 @@ impl fmt::Display for Pointer {
 pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
+
+/// Reads one escaped reference token back (`~1` → `/`, then `~0` → `~`).
+pub fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_escaped_reads_back_as_it_was() {
+        for token in ["", "a", "a/b", "~", "~1", "~0/~01", "é/~"] {
+            assert_eq!(unescape(&escape(token)), token);
+        }
+        // `~01` is `~` then `1`, never `/`: `~1` is read first.
+        assert_eq!(unescape("~01"), "~1");
+    }
+}
