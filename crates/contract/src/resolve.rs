@@ -266,7 +266,7 @@ impl std::fmt::Display for Unbounded {
                 f,
                 "{schema} applies again at {at} below the value it checks by more than one \
                  path of references: each level of a value nested that way would double the \
-                 work (or more), and a value may nest 128 levels"
+                 work (or more), and a value may nest 127 levels"
             ),
         }
     }
