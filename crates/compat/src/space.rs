@@ -1389,7 +1389,16 @@ fn prepare(
     if role == Role::Read && options.readers == Readers::Tolerant && doc.kind != DocKind::Config {
         open_objects(&mut value, draft);
     }
-    rename(&mut value, draft, set, base, &doc.rel);
+    if let Some((keyword, pointer)) = rename(&mut value, draft, set, base, &doc.rel) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: keyword.into(),
+            pointer,
+            why: "a relative identifier or reference that resolves against no base here: \
+                  the document's identifier is a URI with neither an authority nor a path \
+                  that starts with `/`, and the validator refuses the document"
+                .into(),
+        });
+    }
     let info = Doc {
         version,
         role,
@@ -1428,8 +1437,15 @@ pub fn open_objects(value: &mut Value, draft: Draft) {
 /// `base` + `rel`, an absolute reference to another document of the set is
 /// pointed at that document's view, and any other absolute identifier or
 /// reference moves under the same namespace (so two versions that embed the
-/// same `$id` with different bodies stay two resources).
-fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &str) {
+/// same `$id` with different bodies stay two resources). Gives what
+/// [`absolutize`] could not resolve.
+fn rename(
+    value: &mut Value,
+    draft: Draft,
+    set: &SchemaSet,
+    base: &str,
+    rel: &str,
+) -> Option<(&'static str, String)> {
     let own_ids: Vec<(String, String)> = set
         .docs
         .iter()
@@ -1480,7 +1496,7 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
         Err(_) => Vec::new(),
     };
-    absolutize(value, draft, rel, &pointers);
+    let unresolved = absolutize(value, draft, rel, &pointers);
     for pointer in &pointers {
         if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
             for key in ["$ref", id_key] {
@@ -1507,6 +1523,7 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
         .map(|uri| uri.as_str().to_string())
         .filter(|uri| uri.starts_with(base));
     set_id(value, draft, own.as_deref().unwrap_or(&view));
+    unresolved
 }
 
 /// In a document whose own identifier is absolute and not its place in
@@ -1516,19 +1533,25 @@ fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &st
 /// reference to the file by its own name would lead out of it (where the
 /// identifier is the file's place, the view's place stands in for it, and
 /// relative references lead where they did). `pointers` are the
-/// document's schema positions, parents first.
-fn absolutize(value: &mut Value, draft: Draft, rel: &str, pointers: &[String]) {
+/// document's schema positions, parents first. Gives the keyword and the
+/// pointer of the first relative identifier or reference that resolves
+/// against no base (a URN's rootless path takes none): the validator
+/// refuses such a document whole.
+fn absolutize(
+    value: &mut Value,
+    draft: Draft,
+    rel: &str,
+    pointers: &[String],
+) -> Option<(&'static str, String)> {
     let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
     let place = format!("{}{rel}", contract::ID_BASE);
-    let Some(root) = value
+    let root = value
         .get(id_key)
         .and_then(Value::as_str)
         .map(|id| id.split('#').next().unwrap_or(id))
         .filter(|id| is_absolute(id) && *id != place)
-        .and_then(|id| referencing::Uri::parse(id.to_string()).ok())
-    else {
-        return;
-    };
+        .and_then(|id| referencing::Uri::parse(id.to_string()).ok())?;
+    let mut unresolved = None;
     let mut bases: HashMap<String, referencing::Uri<String>> = HashMap::new();
     bases.insert(String::new(), root);
     for pointer in pointers {
@@ -1554,22 +1577,32 @@ fn absolutize(value: &mut Value, draft: Draft, rel: &str, pointers: &[String]) {
         if !pointer.is_empty() && !beside_a_reference {
             if let Some(Value::String(id)) = map.get_mut(id_key) {
                 if relative(id) {
-                    if let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id) {
-                        *id = resolved.as_str().to_string();
-                        here = resolved;
+                    match referencing::uri::resolve_against(&base.borrow(), id) {
+                        Ok(resolved) => {
+                            *id = resolved.as_str().to_string();
+                            here = resolved;
+                        }
+                        Err(_) => {
+                            let keyword = if draft == Draft::Draft4 { "id" } else { "$id" };
+                            unresolved.get_or_insert((keyword, pointer.clone()));
+                        }
                     }
                 }
             }
         }
         if let Some(Value::String(reference)) = map.get_mut("$ref") {
             if relative(reference) {
-                if let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), reference) {
-                    *reference = resolved.as_str().to_string();
+                match referencing::uri::resolve_against(&base.borrow(), reference) {
+                    Ok(resolved) => *reference = resolved.as_str().to_string(),
+                    Err(_) => {
+                        unresolved.get_or_insert(("$ref", pointer.clone()));
+                    }
                 }
             }
         }
         bases.insert(pointer.clone(), here);
     }
+    unresolved
 }
 
 /// Whether a URI reference (without its fragment) names a scheme.

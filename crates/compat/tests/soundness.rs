@@ -1966,6 +1966,54 @@ fn a_root_identifier_naming_another_place_beside_a_reference_is_undecided() {
     );
 }
 
+/// A file compared alone whose root identifier is a URN (no authority, a
+/// rootless path): the validator resolves no relative identifier or
+/// reference against it and refuses the whole document, while the checker
+/// read `other.json` against the file's own place and found the two files
+/// alike (found on the JSON Schema Test Suite's `ref.json`, one keyword
+/// added). Such a document is "cannot decide" wherever it is reached.
+#[test]
+fn a_relative_identifier_no_validator_resolves_against_the_base_is_undecided() {
+    let d = "https://json-schema.org/draft/2020-12/schema";
+    let with = |bar: Value| {
+        json!({
+            "$schema": d,
+            "$id": "urn:example:1/406/47452/2",
+            "$defs": {"bar": bar},
+            "properties": {"foo": {"$ref": "#/$defs/bar"}},
+        })
+    };
+    let plain = with(json!({"type": "string"}));
+    for (keyword, bar) in [
+        ("$id", json!({"$id": "other.json", "type": "string"})),
+        ("$ref", json!({"$ref": "Case.json", "type": "string"})),
+    ] {
+        let odd = with(bar);
+        assert!(
+            jsonschema::validator_for(&plain).is_ok(),
+            "the case is wrong"
+        );
+        assert!(
+            jsonschema::validator_for(&odd).is_err(),
+            "the case is wrong: the validator compiles {odd}"
+        );
+        for (old, new) in [(&plain, &odd), (&odd, &plain)] {
+            let comparison = compare(old, new);
+            for verdict in [comparison.writer, comparison.reader] {
+                assert_eq!(verdict, Verdict::Breaking, "{comparison:#?}");
+            }
+            assert!(
+                undecided_saying(
+                    &comparison,
+                    keyword,
+                    &format!("cannot decide: {keyword} at")
+                ),
+                "{comparison:#?}"
+            );
+        }
+    }
+}
+
 /// A writer's `if: false` applies its `else`, `if: true` its `then`, and
 /// `not: {not: X}` is X on either side: the branch inside the reader proves
 /// the writer is (a schema moved into `else` beside `if: false`, or into
