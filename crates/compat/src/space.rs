@@ -1389,15 +1389,8 @@ fn prepare(
     if role == Role::Read && options.readers == Readers::Tolerant && doc.kind != DocKind::Config {
         open_objects(&mut value, draft);
     }
-    if let Some((keyword, pointer)) = rename(&mut value, draft, set, base, &doc.rel) {
-        obstacle.get_or_insert(Obstacle {
-            keyword: keyword.into(),
-            pointer,
-            why: "a relative identifier or reference that resolves against no base here: \
-                  the document's identifier is a URI with neither an authority nor a path \
-                  that starts with `/`, and the validator refuses the document"
-                .into(),
-        });
+    if let Some(found) = rename(&mut value, draft, set, base, &doc.rel) {
+        obstacle.get_or_insert(found);
     }
     let info = Doc {
         version,
@@ -1437,15 +1430,15 @@ pub fn open_objects(value: &mut Value, draft: Draft) {
 /// `base` + `rel`, an absolute reference to another document of the set is
 /// pointed at that document's view, and any other absolute identifier or
 /// reference moves under the same namespace (so two versions that embed the
-/// same `$id` with different bodies stay two resources). Gives what
-/// [`absolutize`] could not resolve.
+/// same `$id` with different bodies stay two resources). Gives the
+/// obstacle of an identifier or reference no base resolves.
 fn rename(
     value: &mut Value,
     draft: Draft,
     set: &SchemaSet,
     base: &str,
     rel: &str,
-) -> Option<(&'static str, String)> {
+) -> Option<Obstacle> {
     let own_ids: Vec<(String, String)> = set
         .docs
         .iter()
@@ -1496,7 +1489,33 @@ fn rename(
         Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
         Err(_) => Vec::new(),
     };
-    let unresolved = absolutize(value, draft, rel, &pointers);
+    let view = format!("{base}{rel}");
+    // The validator refuses a document whose own identifier is no URI
+    // reference (`"a.json "`, `"urn:a b"`), which the view's place would
+    // otherwise stand in for.
+    let unreadable = value
+        .get(id_key)
+        .and_then(Value::as_str)
+        .filter(|id| {
+            referencing::Uri::parse(view.as_str())
+                .is_ok_and(|place| referencing::uri::resolve_against(&place, id).is_err())
+        })
+        .map(|_| Obstacle {
+            keyword: id_key.into(),
+            pointer: String::new(),
+            why: "the document's own identifier is no URI reference, and the validator \
+                  refuses the document"
+                .into(),
+        });
+    let unresolved = absolutize(value, draft, rel, &pointers).map(|(keyword, pointer)| Obstacle {
+        keyword: keyword.into(),
+        pointer,
+        why: "a relative identifier or reference that resolves against no base here (the \
+              document's identifier has neither an authority nor a path that starts with \
+              `/`), and the validator refuses the document"
+            .into(),
+    });
+    let unresolved = unreadable.or(unresolved);
     for pointer in &pointers {
         if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
             for key in ["$ref", id_key] {
@@ -1507,7 +1526,6 @@ fn rename(
             }
         }
     }
-    let view = format!("{base}{rel}");
     // A root identifier relative to the file's place (`other.json`) is the
     // base its own relative references resolve against: it moves with the
     // view, where one of any other kind is the view's place itself.

@@ -1231,18 +1231,27 @@ impl std::fmt::Display for Refuted {
 
 /// The two validators, or what refutes a "holds" when one side compiles
 /// and the other does not. `None` when neither compiles, or when a
-/// reference of either leads out of what this test registers (the checker
-/// reads the documents as a set, where it may lead somewhere; where it
-/// leads nowhere the checker stops where a comparison reaches it).
+/// reference of either leads out of what this test registers or to no
+/// place (the checker reads the documents as a set, where it may lead
+/// somewhere; where it leads nowhere the checker stops where a comparison
+/// reaches it). An identifier or reference that is no URI, or that no base
+/// resolves, is refused like any other schema the validator refuses.
 fn both_compiled(
     writes: Result<jsonschema::Validator, jsonschema::ValidationError<'_>>,
     reads: Result<jsonschema::Validator, jsonschema::ValidationError<'_>>,
 ) -> Result<(jsonschema::Validator, jsonschema::Validator), Option<Refuted>> {
+    use jsonschema::ReferencingError as Leads;
     let unresolved = |side: &Result<_, jsonschema::ValidationError<'_>>| {
         side.as_ref().is_err_and(|error| {
             matches!(
                 error.kind(),
-                jsonschema::error::ValidationErrorKind::Referencing(_)
+                jsonschema::error::ValidationErrorKind::Referencing(
+                    Leads::Unretrievable { .. }
+                        | Leads::PointerToNowhere { .. }
+                        | Leads::NoSuchAnchor { .. }
+                        | Leads::InvalidArrayIndex { .. }
+                        | Leads::InvalidPercentEncoding { .. }
+                )
             )
         })
     };

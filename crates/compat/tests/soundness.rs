@@ -2014,6 +2014,53 @@ fn a_relative_identifier_no_validator_resolves_against_the_base_is_undecided() {
     }
 }
 
+/// A file's own identifier that is no URI reference (a trailing space, a
+/// space inside a URN): the validator refuses the document, while the
+/// checker, which reads a file at its own place, compared the two as if
+/// the identifier were fine (the test suite's `ref.json` again, a space
+/// added). Draft 7's meta-schema refuses such a file already.
+#[test]
+fn an_identifier_that_is_no_uri_is_undecided() {
+    for draft in [
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    ] {
+        let with = |id: &str| {
+            json!({
+                "$schema": draft,
+                "$id": id,
+                "$defs": {"foo": {"type": "number"}},
+                "properties": {"foo": {"$ref": "#/$defs/foo"}},
+            })
+        };
+        for (good, bad) in [
+            ("file:///folder/file.json", "file:///folder/file.json "),
+            ("urn:example:ab", "urn:example:a b"),
+            ("Case.json", "Case .json"),
+        ] {
+            let (good, bad) = (with(good), with(bad));
+            assert!(
+                jsonschema::validator_for(&good).is_ok(),
+                "the case is wrong"
+            );
+            assert!(
+                jsonschema::validator_for(&bad).is_err(),
+                "the case is wrong: the validator compiles {bad}"
+            );
+            for (old, new) in [(&good, &bad), (&bad, &good)] {
+                let comparison = compare(old, new);
+                for verdict in [comparison.writer, comparison.reader] {
+                    assert_eq!(verdict, Verdict::Breaking, "{comparison:#?}");
+                }
+                assert!(
+                    undecided_saying(&comparison, "$id", "cannot decide: $id at"),
+                    "{comparison:#?}"
+                );
+            }
+        }
+    }
+}
+
 /// A writer's `if: false` applies its `else`, `if: true` its `then`, and
 /// `not: {not: X}` is X on either side: the branch inside the reader proves
 /// the writer is (a schema moved into `else` beside `if: false`, or into
