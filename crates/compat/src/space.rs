@@ -244,17 +244,22 @@ fn identifier_beside_reference(document: &Value, draft: Draft, uri: &str) -> Opt
 /// an anchor there). The root's own identifier is replaced by the view's.
 fn specification_id_inside(document: &Value) -> Option<String> {
     identifiers_inside(document)
-        .find(|(_, id)| {
-            let id = id.to_ascii_lowercase();
-            [
-                "http://json-schema.org/",
-                "https://json-schema.org/",
-                "//json-schema.org/",
-            ]
-            .iter()
-            .any(|site| id.starts_with(site))
-        })
+        .find(|(_, id)| on_the_specifications_site(id))
         .map(|(pointer, _)| pointer)
+}
+
+/// Whether a URI reference is on json-schema.org itself (not on a host
+/// whose name only ends so, as `test.json-schema.org`), where the
+/// validator holds the meta-schemas.
+fn on_the_specifications_site(uri: &str) -> bool {
+    let uri = uri.to_ascii_lowercase();
+    [
+        "http://json-schema.org/",
+        "https://json-schema.org/",
+        "//json-schema.org/",
+    ]
+    .iter()
+    .any(|site| uri.starts_with(site))
 }
 
 /// Each `$id` and `id` string of an object below the root of `document`,
@@ -1473,7 +1478,7 @@ fn rename(
             Some((r, f)) => (r, Some(f)),
             None => (uri.as_str(), None),
         };
-        if !is_absolute(resource) || resource.contains("json-schema.org/") {
+        if !is_absolute(resource) || on_the_specifications_site(resource) {
             return None;
         }
         let moved = match own_ids.iter().find(|(id, _)| id == resource) {

@@ -2061,6 +2061,33 @@ fn an_identifier_that_is_no_uri_is_undecided() {
     }
 }
 
+/// An identifier on a host whose name merely ends in `json-schema.org`
+/// (`test.json-schema.org`) is the file's own, not one of the
+/// specification's meta-schemas. The checker kept such URIs where they
+/// were instead of moving them into each version's own namespace, so the
+/// old and the new file registered their embedded resources under one URI,
+/// and which version a reference reached changed from run to run: a
+/// narrowed bound was now compatible, now not (the JSON Schema Test Suite's
+/// `dynamicRef.json`, a `const` added). Compared many times over, since
+/// the order the registry met the two in was what decided.
+#[test]
+fn an_identifier_on_a_host_named_like_the_specifications_is_the_files_own() {
+    let with = |bar: Value| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://test.json-schema.org/suite/root",
+            "$ref": "extended",
+            "$defs": {"extended": {"$id": "extended", "properties": {"bar": bar}}},
+        })
+    };
+    let wide = with(json!({"type": "integer"}));
+    let narrow = with(json!({"type": "integer", "minimum": 5}));
+    for _ in 0..16 {
+        breaks(wide.clone(), narrow.clone(), json!({"bar": 1}));
+        holds(narrow.clone(), wide.clone());
+    }
+}
+
 /// A writer's `if: false` applies its `else`, `if: true` its `then`, and
 /// `not: {not: X}` is X on either side: the branch inside the reader proves
 /// the writer is (a schema moved into `else` beside `if: false`, or into
