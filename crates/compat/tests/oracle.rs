@@ -86,6 +86,162 @@ fn no_compatible_verdict_on_the_apicurio_cases_is_refuted_by_a_value() {
     assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
 }
 
+/// The JSON Schema Test Suite (`tests/data/json-schema-test-suite`, drafts
+/// 4 to 2020-12): schemas and values written by others, for validators.
+/// Each schema of a file is compared with the next one of the file (every
+/// two of the file with `COMPAT_SUITE_ALL_PAIRS=1`) and with one-step
+/// edits of itself (`COMPAT_SUITE_EDITS` per schema, 2 when unsaid), under
+/// strict readers, `format` asserted. A "compatible" direction is refuted
+/// by a value of the file's tests (or one of a few more) that the writer
+/// takes and the reader refuses, by a value the checker's search draws, or
+/// by the validator compiling one side only; and each pair is compared a
+/// second time, to the same verdicts. A schema that refers to the suite's
+/// remote documents is left out: nothing here serves them.
+#[test]
+fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
+    let edits_per_schema = setting("COMPAT_SUITE_EDITS", 2);
+    let all_pairs = setting("COMPAT_SUITE_ALL_PAIRS", 0) == 1;
+    let mut rng = Rng::new(setting("COMPAT_SUITE_SEED", 0x5017e));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite");
+    let drafts = [
+        ("draft4", "http://json-schema.org/draft-04/schema#"),
+        ("draft6", "http://json-schema.org/draft-06/schema#"),
+        ("draft7", "http://json-schema.org/draft-07/schema#"),
+        (
+            "draft2019-09",
+            "https://json-schema.org/draft/2019-09/schema",
+        ),
+        (
+            "draft2020-12",
+            "https://json-schema.org/draft/2020-12/schema",
+        ),
+    ];
+    let more = serde_json::json!([null, 0, 1, -1, 1.5, "", "a", [], {}, [1], {"a": 1}, true]);
+    let load = |schema: &Value| {
+        SchemaSet::from_texts(
+            Path::new("suite"),
+            [("types/Case.json", schema.to_string().as_str())],
+        )
+    };
+    let compile = |schema: &Value| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+    };
+    let (mut found, mut files, mut compared, mut compatible) = (Vec::new(), 0, 0, 0);
+    for (folder, uri) in drafts {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
+            .expect("the suite's folder")
+            .map(|entry| entry.expect("an entry").path())
+            .collect();
+        paths.sort();
+        for path in paths {
+            files += 1;
+            let name = format!(
+                "{folder}/{}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
+            let groups: Vec<Value> =
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("a file"))
+                    .expect("JSON");
+            let mut schemas = Vec::new();
+            let mut values: Vec<Value> = more.as_array().cloned().unwrap_or_default();
+            for group in &groups {
+                // The suite leaves `$schema` out in the older drafts.
+                let schema = match &group["schema"] {
+                    Value::Object(map) => {
+                        let mut map = map.clone();
+                        map.entry("$schema").or_insert_with(|| Value::from(uri));
+                        Value::Object(map)
+                    }
+                    other => serde_json::json!({"$schema": uri, "allOf": [other]}),
+                };
+                if schema.to_string().contains("localhost:1234") {
+                    continue;
+                }
+                schemas.push(schema);
+                values.extend(
+                    group["tests"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|t| t["data"].clone()),
+                );
+            }
+            let mut pairs = Vec::new();
+            for (at, schema) in schemas.iter().enumerate() {
+                let others = match all_pairs {
+                    true => schemas.iter().skip(at + 1).collect::<Vec<_>>(),
+                    false => schemas.get(at + 1).into_iter().collect(),
+                };
+                pairs.extend(
+                    others
+                        .into_iter()
+                        .map(|other| (schema.clone(), other.clone())),
+                );
+                let mut edits = sample::one_step_edits(schema, &Default::default(), true);
+                edits.extend(schemas::keyword_additions(schema));
+                edits.extend(schemas::keyword_replacements(schema));
+                edits.extend(schemas::keyword_swaps(schema));
+                edits.extend(schemas::rewrappings(schema));
+                for _ in 0..edits_per_schema {
+                    if let Some(edit) = rng.pick(&edits) {
+                        pairs.push((schema.clone(), edit.applied(schema)));
+                    }
+                }
+            }
+            for (old, new) in pairs {
+                let (Ok(old_set), Ok(new_set)) = (load(&old), load(&new)) else {
+                    continue; // a meta-schema refuses the edit
+                };
+                let label = || format!("{name}: {old} → {new}");
+                let Ok(comparison) = watched(label, &mut found, || {
+                    compare_documents(&old_set, &new_set, strict_with_search())
+                }) else {
+                    continue;
+                };
+                compared += 1;
+                compatible += holding(&comparison);
+                found.extend(defects(&label(), &comparison));
+                // Nothing of a verdict may hang on the run (the order a
+                // hash map meets things in differs from one to the next).
+                if let Ok(again) = compare_documents(&old_set, &new_set, strict_with_search()) {
+                    if [again.writer, again.reader] != [comparison.writer, comparison.reader] {
+                        found.push(format!("{}: judged two ways in two runs", label()));
+                    }
+                }
+                for (holds, writer, reader, direction) in [
+                    (comparison.writer.holds(), &new, &old, "W"),
+                    (comparison.reader.holds(), &old, &new, "R"),
+                ] {
+                    if !holds {
+                        continue;
+                    }
+                    let refuted = match both_compiled(compile(writer), compile(reader)) {
+                        Ok((writes, reads)) => values
+                            .iter()
+                            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+                            .map(|value| Refuted::By(value.clone())),
+                        Err(refuted) => refuted,
+                    };
+                    if let Some(refuted) = refuted {
+                        found.push(format!(
+                            "{}: {direction} called compatible, but {refuted}",
+                            label()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "missed breaks:\n{}", found.join("\n"));
+    assert!(
+        files > 150 && compared > 2_000 && compatible > compared / 2,
+        "{files} files, {compared} compared, {compatible} directions held: the oracle had little to check"
+    );
+    eprintln!("{files} files of the suite: {compared} comparisons, {compatible} compatible directions checked, none refuted");
+}
+
 /// `name`'s value from the environment, when it is a number.
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
