@@ -1592,7 +1592,10 @@ fn absolutize(
         let (Some(base), Some(Value::Object(map))) = (base, value.pointer_mut(pointer)) else {
             continue;
         };
-        let relative = |text: &str| !text.starts_with('#') && !is_absolute(text);
+        // An empty one stays as written: the validator skips an empty
+        // reference, which resolved here would name the base.
+        let relative =
+            |text: &str| !text.is_empty() && !text.starts_with('#') && !is_absolute(text);
         // Drafts up to 7 resolve a reference against the base around it,
         // not against an identifier beside it.
         let beside_a_reference = draft <= Draft::Draft7 && map.contains_key("$ref");

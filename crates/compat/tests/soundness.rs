@@ -2014,6 +2014,33 @@ fn a_relative_identifier_no_validator_resolves_against_the_base_is_undecided() {
     }
 }
 
+/// An empty reference in a file whose own identifier is absolute: the
+/// validator skips it, and the checker says it cannot decide it; but it
+/// first resolved the reference against the identifier, where it became a
+/// reference to the file's root, and called a writer with it compatible
+/// with one that refers to the root by name (the test suite's `ref.json`,
+/// the reference emptied, refuted by `{"foo": 12}`).
+#[test]
+fn an_empty_reference_stays_empty_beside_an_absolute_identifier() {
+    let with = |reference: &str| {
+        json!({
+            "$schema": "http://json-schema.org/draft-06/schema#",
+            "$id": "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed",
+            "minimum": 30,
+            "properties": {"foo": {"$ref": reference}},
+        })
+    };
+    let (named, empty) = (
+        with("urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed"),
+        with(""),
+    );
+    let value = json!({"foo": 12});
+    let accepts = |schema: &Value| jsonschema::validator_for(schema).map(|v| v.is_valid(&value));
+    assert_eq!(accepts(&empty).ok(), Some(true), "the case is wrong");
+    assert_eq!(accepts(&named).ok(), Some(false), "the case is wrong");
+    check(empty, named, Expect::Undecided("$ref"));
+}
+
 /// A file's own identifier that is no URI reference (a trailing space, a
 /// space inside a URN): the validator refuses the document, while the
 /// checker, which reads a file at its own place, compared the two as if
