@@ -1515,9 +1515,9 @@ fn rename(
     let unresolved = absolutize(value, draft, rel, &pointers).map(|(keyword, pointer)| Obstacle {
         keyword: keyword.into(),
         pointer,
-        why: "a relative identifier or reference that resolves against no base here (the \
-              document's identifier has neither an authority nor a path that starts with \
-              `/`), and the validator refuses the document"
+        why: "a relative identifier or reference that resolves against no base here (a \
+              URN's rootless path takes none, and text that is no URI reference none at \
+              all), and the validator refuses the document"
             .into(),
     });
     let unresolved = unreadable.or(unresolved);
