@@ -336,6 +336,18 @@ fn resources(document: &Value, draft: Draft, uri: &str) -> Option<Vec<(String, S
     Some(found)
 }
 
+/// The first schema below the root of `document` that takes an
+/// identifier another schema of it already has, the root's own included
+/// (each resolved against `uri` and the identifiers around it).
+fn identifier_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<String> {
+    let mut seen = HashSet::new();
+    resources(document, draft, uri)?
+        .into_iter()
+        .find_map(|(pointer, resource)| {
+            (!seen.insert(resource) && !pointer.is_empty()).then_some(pointer)
+        })
+}
+
 /// An obstacle on each document of a view (a version as written or as
 /// read) where a schema takes an identifier (`$id`, `id` in draft 4) that
 /// resolves, fragment aside, to a resource already made: by the root or
@@ -349,18 +361,15 @@ fn shared_identifiers(docs: &mut [Doc], values: &[Value]) {
     let mut inside = Vec::new();
     for (index, (doc, value)) in docs.iter().zip(values).enumerate() {
         let mut own = HashSet::new();
-        let mut twice = None;
         for (pointer, resource) in resources(value, doc.draft, &doc.uri).unwrap_or_default() {
             if own.insert(resource.clone()) {
                 owners
                     .entry((doc.version, doc.role, resource))
                     .or_default()
                     .push((index, pointer));
-            } else if !pointer.is_empty() {
-                twice = twice.or(Some(pointer));
             }
         }
-        if let Some(pointer) = twice {
+        if let Some(pointer) = identifier_taken_twice(value, doc.draft, &doc.uri) {
             inside.push((index, pointer));
         }
     }
@@ -1368,6 +1377,19 @@ fn prepare(
             pointer,
             why: "an identifier beside a reference, which this draft ignores: its \
                   validator resolves the reference against the base around the schema"
+                .into(),
+        });
+    }
+    // The file as written, its own identifier read at its place as a
+    // validator reads it: the view's place stands in for that identifier
+    // below, which would hide a schema inside that takes it too.
+    if let Some(pointer) = identifier_taken_twice(&doc.value, draft, &uri) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: if draft == Draft::Draft4 { "id" } else { "$id" }.into(),
+            pointer,
+            why: "a schema inside the document takes an identifier the document's own, \
+                  or another schema of it, already is: the validator reads one of the two \
+                  there, or fails"
                 .into(),
         });
     }

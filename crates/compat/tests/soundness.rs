@@ -2047,6 +2047,32 @@ fn an_empty_reference_stays_empty_beside_an_absolute_identifier() {
     check(empty, named, Expect::Undecided("$ref"));
 }
 
+/// A file whose own identifier is a path (`/s/a`) that a schema inside it
+/// takes too: the validator reads the file at that path, the two schemas
+/// are one resource, and the root's `$ref` to it leads back to the root,
+/// so the file accepts `5`. The checker put the root at the file's own
+/// place, found no second schema of that identifier and called the file
+/// alike to one whose root names another place (the JSON Schema Test
+/// Suite's draft 2019-09 `ref.json`, the root's identifier replaced).
+#[test]
+fn a_root_identifier_a_schema_inside_takes_too_is_undecided() {
+    let d = "https://json-schema.org/draft/2020-12/schema";
+    let with = |id: &str| {
+        json!({
+            "$schema": d,
+            "$id": id,
+            "$ref": "/s/a",
+            "$defs": {"a": {"$id": "/s/a", "type": "string"}},
+        })
+    };
+    let (elsewhere, taken) = (with("https://example.com/s/root"), with("/s/a"));
+    let value = json!(5);
+    let accepts = |schema: &Value| jsonschema::validator_for(schema).map(|v| v.is_valid(&value));
+    assert_eq!(accepts(&taken).ok(), Some(true), "the case is wrong");
+    assert_eq!(accepts(&elsewhere).ok(), Some(false), "the case is wrong");
+    check(taken, elsewhere, Expect::Undecided("$id"));
+}
+
 /// A file's own identifier that is no URI reference (a trailing space, a
 /// space inside a URN): the validator refuses the document, while the
 /// checker, which reads a file at its own place, compared the two as if
