@@ -348,6 +348,59 @@ fn identifier_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<S
         })
 }
 
+/// The keyword and place of the first identifier or reference of
+/// `document`, read at `uri` (its own identifier resolved there, as a
+/// validator reading the file there resolves it), that resolves against no
+/// base: the validator refuses such a document whole, while the checker's
+/// views, which move every identifier into their own namespace, would
+/// resolve it.
+fn unresolvable(document: &Value, draft: Draft, uri: &str) -> Option<(&'static str, String)> {
+    let schemas: HashSet<String> = vocab::positions(document, "", draft)
+        .ok()?
+        .into_iter()
+        .map(|position| position.pointer)
+        .collect();
+    let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
+    let place = jsonschema::uri::from_str(uri).ok()?;
+    let mut stack = vec![(String::new(), document, place.clone())];
+    while let Some((pointer, value, base)) = stack.pop() {
+        let mut base = base;
+        match value {
+            Value::Object(map) => {
+                if schemas.contains(&pointer) {
+                    if let Some(id) = map.get(id_key).and_then(Value::as_str) {
+                        match referencing::uri::resolve_against(&base.borrow(), id) {
+                            Ok(resolved) => base = resolved,
+                            Err(_) => return Some((id_key, pointer)),
+                        }
+                    }
+                    // A reference that is no URI reference at all is left to
+                    // the registry, which names it where it stands; one that
+                    // only this base cannot take is the base's doing.
+                    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                        if referencing::uri::resolve_against(&base.borrow(), reference).is_err()
+                            && referencing::uri::resolve_against(&place.borrow(), reference).is_ok()
+                        {
+                            return Some(("$ref", pointer));
+                        }
+                    }
+                }
+                for (key, child) in map {
+                    let token = contract::escape_pointer_token(key);
+                    stack.push((format!("{pointer}/{token}"), child, base.clone()));
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    stack.push((format!("{pointer}/{index}"), child, base.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// An obstacle on each document of a view (a version as written or as
 /// read) where a schema takes an identifier (`$id`, `id` in draft 4) that
 /// resolves, fragment aside, to a resource already made: by the root or
@@ -1393,6 +1446,16 @@ fn prepare(
                 .into(),
         });
     }
+    if let Some((keyword, pointer)) = unresolvable(&doc.value, draft, &uri) {
+        obstacle.get_or_insert(Obstacle {
+            keyword: keyword.into(),
+            pointer,
+            why: "an identifier or reference that resolves against no base here (a URN's \
+                  rootless path takes no relative one, and text that is no URI reference \
+                  none at all): the validator refuses the document"
+                .into(),
+        });
+    }
     if let Some(pointer) = recursive_reference_elsewhere(&value, draft) {
         obstacle.get_or_insert(Obstacle {
             keyword: "$recursiveRef".into(),
@@ -1416,9 +1479,7 @@ fn prepare(
     if role == Role::Read && options.readers == Readers::Tolerant && doc.kind != DocKind::Config {
         open_objects(&mut value, draft);
     }
-    if let Some(found) = rename(&mut value, draft, set, base, &doc.rel) {
-        obstacle.get_or_insert(found);
-    }
+    rename(&mut value, draft, set, base, &doc.rel);
     let info = Doc {
         version,
         role,
@@ -1457,15 +1518,8 @@ pub fn open_objects(value: &mut Value, draft: Draft) {
 /// `base` + `rel`, an absolute reference to another document of the set is
 /// pointed at that document's view, and any other absolute identifier or
 /// reference moves under the same namespace (so two versions that embed the
-/// same `$id` with different bodies stay two resources). Gives the
-/// obstacle of an identifier or reference no base resolves.
-fn rename(
-    value: &mut Value,
-    draft: Draft,
-    set: &SchemaSet,
-    base: &str,
-    rel: &str,
-) -> Option<Obstacle> {
+/// same `$id` with different bodies stay two resources).
+fn rename(value: &mut Value, draft: Draft, set: &SchemaSet, base: &str, rel: &str) {
     let own_ids: Vec<(String, String)> = set
         .docs
         .iter()
@@ -1516,33 +1570,7 @@ fn rename(
         Ok(positions) => positions.into_iter().map(|p| p.pointer).collect(),
         Err(_) => Vec::new(),
     };
-    let view = format!("{base}{rel}");
-    // The validator refuses a document whose own identifier is no URI
-    // reference (`"a.json "`, `"urn:a b"`), which the view's place would
-    // otherwise stand in for.
-    let unreadable = value
-        .get(id_key)
-        .and_then(Value::as_str)
-        .filter(|id| {
-            referencing::Uri::parse(view.as_str())
-                .is_ok_and(|place| referencing::uri::resolve_against(&place, id).is_err())
-        })
-        .map(|_| Obstacle {
-            keyword: id_key.into(),
-            pointer: String::new(),
-            why: "the document's own identifier is no URI reference, and the validator \
-                  refuses the document"
-                .into(),
-        });
-    let unresolved = absolutize(value, draft, rel, &pointers).map(|(keyword, pointer)| Obstacle {
-        keyword: keyword.into(),
-        pointer,
-        why: "a relative identifier or reference that resolves against no base here (a \
-              URN's rootless path takes none, and text that is no URI reference none at \
-              all), and the validator refuses the document"
-            .into(),
-    });
-    let unresolved = unreadable.or(unresolved);
+    absolutize(value, draft, rel, &pointers);
     for pointer in &pointers {
         if let Some(Value::Object(map)) = value.pointer_mut(pointer) {
             for key in ["$ref", id_key] {
@@ -1553,6 +1581,7 @@ fn rename(
             }
         }
     }
+    let view = format!("{base}{rel}");
     // A root identifier relative to the file's place (`other.json`) is the
     // base its own relative references resolve against: it moves with the
     // view, where one of any other kind is the view's place itself.
@@ -1568,7 +1597,6 @@ fn rename(
         .map(|uri| uri.as_str().to_string())
         .filter(|uri| uri.starts_with(base));
     set_id(value, draft, own.as_deref().unwrap_or(&view));
-    unresolved
 }
 
 /// In a document whose own identifier is absolute and not its place in
@@ -1578,25 +1606,19 @@ fn rename(
 /// reference to the file by its own name would lead out of it (where the
 /// identifier is the file's place, the view's place stands in for it, and
 /// relative references lead where they did). `pointers` are the
-/// document's schema positions, parents first. Gives the keyword and the
-/// pointer of the first relative identifier or reference that resolves
-/// against no base (a URN's rootless path takes none): the validator
-/// refuses such a document whole.
-fn absolutize(
-    value: &mut Value,
-    draft: Draft,
-    rel: &str,
-    pointers: &[String],
-) -> Option<(&'static str, String)> {
+/// document's schema positions, parents first.
+fn absolutize(value: &mut Value, draft: Draft, rel: &str, pointers: &[String]) {
     let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
     let place = format!("{}{rel}", contract::ID_BASE);
-    let root = value
+    let Some(root) = value
         .get(id_key)
         .and_then(Value::as_str)
         .map(|id| id.split('#').next().unwrap_or(id))
         .filter(|id| is_absolute(id) && *id != place)
-        .and_then(|id| referencing::Uri::parse(id.to_string()).ok())?;
-    let mut unresolved = None;
+        .and_then(|id| referencing::Uri::parse(id.to_string()).ok())
+    else {
+        return;
+    };
     let mut bases: HashMap<String, referencing::Uri<String>> = HashMap::new();
     bases.insert(String::new(), root);
     for pointer in pointers {
@@ -1625,32 +1647,22 @@ fn absolutize(
         if !pointer.is_empty() && !beside_a_reference {
             if let Some(Value::String(id)) = map.get_mut(id_key) {
                 if relative(id) {
-                    match referencing::uri::resolve_against(&base.borrow(), id) {
-                        Ok(resolved) => {
-                            *id = resolved.as_str().to_string();
-                            here = resolved;
-                        }
-                        Err(_) => {
-                            let keyword = if draft == Draft::Draft4 { "id" } else { "$id" };
-                            unresolved.get_or_insert((keyword, pointer.clone()));
-                        }
+                    if let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id) {
+                        *id = resolved.as_str().to_string();
+                        here = resolved;
                     }
                 }
             }
         }
         if let Some(Value::String(reference)) = map.get_mut("$ref") {
             if relative(reference) {
-                match referencing::uri::resolve_against(&base.borrow(), reference) {
-                    Ok(resolved) => *reference = resolved.as_str().to_string(),
-                    Err(_) => {
-                        unresolved.get_or_insert(("$ref", pointer.clone()));
-                    }
+                if let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), reference) {
+                    *reference = resolved.as_str().to_string();
                 }
             }
         }
         bases.insert(pointer.clone(), here);
     }
-    unresolved
 }
 
 /// Whether a URI reference (without its fragment) names a scheme.

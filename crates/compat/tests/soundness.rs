@@ -2018,6 +2018,32 @@ fn a_relative_identifier_no_validator_resolves_against_the_base_is_undecided() {
         );
         undecided_both_ways(&plain, &odd, keyword);
     }
+    // The same below a schema inside that takes the URN, the root having
+    // no identifier (seed 13 of the suite oracle).
+    let inside = |bar: Value| {
+        json!({
+            "$schema": d,
+            "$ref": "urn:uuid:deadbeef-4321-ffff-ffff-1234feebdaed",
+            "$defs": {"foo": {
+                "$id": "urn:uuid:deadbeef-4321-ffff-ffff-1234feebdaed",
+                "$ref": "#/$defs/bar",
+                "$defs": {"bar": bar},
+            }},
+        })
+    };
+    let (plain, odd) = (
+        inside(json!({"type": "string"})),
+        inside(json!({"$id": "other.json", "type": "string"})),
+    );
+    assert!(
+        jsonschema::validator_for(&plain).is_ok(),
+        "the case is wrong"
+    );
+    assert!(
+        jsonschema::validator_for(&odd).is_err(),
+        "the case is wrong"
+    );
+    undecided_both_ways(&plain, &odd, "$id");
 }
 
 /// An empty reference in a file whose own identifier is absolute: the
