@@ -300,40 +300,100 @@ fn recursive_reference_elsewhere(document: &Value, draft: Draft) -> Option<Strin
 /// value) registers nothing. `None` for a document too large to walk, left
 /// to the obstacle that says so.
 fn resources(document: &Value, draft: Draft, uri: &str) -> Option<Vec<(String, String)>> {
+    let bases = with_bases(document, draft, uri, |map| {
+        ["$id", "id"]
+            .iter()
+            .find_map(|key| map.get(*key).and_then(Value::as_str))
+            .filter(|id| !id.starts_with('#'))
+    })?;
+    let root = jsonschema::uri::from_str(uri).ok()?;
+    let mut found = vec![(String::new(), root.as_str().to_string())];
+    for schema in bases.schemas.into_iter().filter(|schema| schema.identified) {
+        let resource = schema.base.as_str().split('#').next().unwrap_or_default();
+        found.push((schema.pointer, resource.to_string()));
+    }
+    Some(found)
+}
+
+/// What [`with_bases`] met.
+struct Bases<'d> {
+    schemas: Vec<Based<'d>>,
+    /// The first identifier that resolves against no base: how many
+    /// schema objects were met before it, and its place.
+    unresolved: Option<(usize, String)>,
+}
+
+/// A schema object met by [`with_bases`].
+struct Based<'d> {
+    pointer: String,
+    schema: &'d serde_json::Map<String, Value>,
+    /// The base inside it: its own identifier resolved, or the one around.
+    base: referencing::Uri<String>,
+    /// Whether it takes an identifier of its own.
+    identified: bool,
+}
+
+/// Every schema object of `document`, read at `uri`, with the base inside
+/// it: the identifier `own` finds in each resolved against the base around
+/// (the document's place for the root). Where one resolves against no
+/// base, nothing below it.
+fn with_bases<'d>(
+    document: &'d Value,
+    draft: Draft,
+    uri: &str,
+    own: impl Fn(&serde_json::Map<String, Value>) -> Option<&str>,
+) -> Option<Bases<'d>> {
     let schemas: HashSet<String> = vocab::positions(document, "", draft)
         .ok()?
         .into_iter()
         .map(|position| position.pointer)
         .collect();
-    let root = jsonschema::uri::from_str(uri).ok()?;
-    let mut found = vec![(String::new(), root.as_str().to_string())];
-    let mut stack = vec![(String::new(), document, root)];
+    let mut found = Vec::new();
+    let mut unresolved = None;
+    let mut stack = vec![(
+        String::new(),
+        document,
+        jsonschema::uri::from_str(uri).ok()?,
+    )];
     while let Some((pointer, value, base)) = stack.pop() {
         let mut base = base;
-        if let Value::Object(map) = value {
-            let id = ["$id", "id"]
-                .iter()
-                .find_map(|key| map.get(*key).and_then(Value::as_str))
-                .filter(|id| !id.starts_with('#'));
-            if let (true, Some(id)) = (schemas.contains(&pointer), id) {
-                let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id) else {
-                    continue;
-                };
-                let resource = resolved.as_str().split('#').next().unwrap_or_default();
-                found.push((pointer.clone(), resource.to_string()));
-                base = resolved;
+        match value {
+            Value::Object(map) => {
+                if schemas.contains(&pointer) {
+                    let id = own(map);
+                    if let Some(id) = id {
+                        match referencing::uri::resolve_against(&base.borrow(), id) {
+                            Ok(resolved) => base = resolved,
+                            Err(_) => {
+                                unresolved.get_or_insert((found.len(), pointer));
+                                continue;
+                            }
+                        }
+                    }
+                    found.push(Based {
+                        pointer: pointer.clone(),
+                        schema: map,
+                        base: base.clone(),
+                        identified: id.is_some(),
+                    });
+                }
+                for (key, child) in map {
+                    let token = contract::escape_pointer_token(key);
+                    stack.push((format!("{pointer}/{token}"), child, base.clone()));
+                }
             }
-            for (key, child) in map {
-                let token = contract::escape_pointer_token(key);
-                stack.push((format!("{pointer}/{token}"), child, base.clone()));
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    stack.push((format!("{pointer}/{index}"), child, base.clone()));
+                }
             }
-        } else if let Value::Array(items) = value {
-            for (index, child) in items.iter().enumerate() {
-                stack.push((format!("{pointer}/{index}"), child, base.clone()));
-            }
+            _ => {}
         }
     }
-    Some(found)
+    Some(Bases {
+        schemas: found,
+        unresolved,
+    })
 }
 
 /// The first schema below the root of `document` that takes an
@@ -355,50 +415,30 @@ fn identifier_taken_twice(document: &Value, draft: Draft, uri: &str) -> Option<S
 /// views, which move every identifier into their own namespace, would
 /// resolve it.
 fn unresolvable(document: &Value, draft: Draft, uri: &str) -> Option<(&'static str, String)> {
-    let schemas: HashSet<String> = vocab::positions(document, "", draft)
-        .ok()?
-        .into_iter()
-        .map(|position| position.pointer)
-        .collect();
     let id_key = if draft == Draft::Draft4 { "id" } else { "$id" };
+    let Bases {
+        schemas,
+        unresolved,
+    } = with_bases(document, draft, uri, |map| {
+        map.get(id_key).and_then(Value::as_str)
+    })?;
     let place = jsonschema::uri::from_str(uri).ok()?;
-    let mut stack = vec![(String::new(), document, place.clone())];
-    while let Some((pointer, value, base)) = stack.pop() {
-        let mut base = base;
-        match value {
-            Value::Object(map) => {
-                if schemas.contains(&pointer) {
-                    if let Some(id) = map.get(id_key).and_then(Value::as_str) {
-                        match referencing::uri::resolve_against(&base.borrow(), id) {
-                            Ok(resolved) => base = resolved,
-                            Err(_) => return Some((id_key, pointer)),
-                        }
-                    }
-                    // A reference that is no URI reference at all is left to
-                    // the registry, which names it where it stands; one that
-                    // only this base cannot take is the base's doing.
-                    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                        if referencing::uri::resolve_against(&base.borrow(), reference).is_err()
-                            && referencing::uri::resolve_against(&place.borrow(), reference).is_ok()
-                        {
-                            return Some(("$ref", pointer));
-                        }
-                    }
-                }
-                for (key, child) in map {
-                    let token = contract::escape_pointer_token(key);
-                    stack.push((format!("{pointer}/{token}"), child, base.clone()));
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    stack.push((format!("{pointer}/{index}"), child, base.clone()));
-                }
-            }
-            _ => {}
-        }
+    // A reference that is no URI reference at all is left to the registry,
+    // which names it where it stands; one that only its base cannot take is
+    // the base's doing.
+    let reference = schemas.into_iter().enumerate().find_map(|(met, schema)| {
+        let reference = schema.schema.get("$ref").and_then(Value::as_str)?;
+        let refused = referencing::uri::resolve_against(&schema.base.borrow(), reference).is_err()
+            && referencing::uri::resolve_against(&place.borrow(), reference).is_ok();
+        refused.then_some((met, schema.pointer))
+    });
+    // Whichever the walk met first.
+    match (unresolved, reference) {
+        (Some((at, pointer)), Some((met, _))) if at <= met => Some((id_key, pointer)),
+        (_, Some((_, pointer))) => Some(("$ref", pointer)),
+        (Some((_, pointer)), None) => Some((id_key, pointer)),
+        (None, None) => None,
     }
-    None
 }
 
 /// An obstacle on each document of a view (a version as written or as
