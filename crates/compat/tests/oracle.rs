@@ -90,7 +90,8 @@ fn no_compatible_verdict_on_the_apicurio_cases_is_refuted_by_a_value() {
 /// 4 to 2020-12): schemas and values written by others, for validators.
 /// Each schema of a file is compared with the next one of the file (every
 /// two of the file with `COMPAT_SUITE_ALL_PAIRS=1`) and with one-step
-/// edits of itself (`COMPAT_SUITE_EDITS` per schema, 2 when unsaid), under
+/// edits of itself (`COMPAT_SUITE_EDITS` per schema, 2 when unsaid; each
+/// edit followed by more, `COMPAT_SUITE_STEPS` in all, 1 when unsaid), under
 /// strict readers for every other file and tolerant ones for the rest,
 /// `format` asserted. A "compatible" direction is refuted
 /// by a value of the file's tests (or one of a few more) that the writer
@@ -102,6 +103,7 @@ fn no_compatible_verdict_on_the_apicurio_cases_is_refuted_by_a_value() {
 fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
     let edits_per_schema = setting("COMPAT_SUITE_EDITS", 2);
     let all_pairs = setting("COMPAT_SUITE_ALL_PAIRS", 0) == 1;
+    let steps = setting("COMPAT_SUITE_STEPS", 1);
     let mut rng = Rng::new(setting("COMPAT_SUITE_SEED", 0x5017e));
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite");
     let drafts = [
@@ -180,15 +182,26 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                         .into_iter()
                         .map(|other| (schema.clone(), other.clone())),
                 );
-                let mut edits = sample::one_step_edits(schema, &Default::default(), true);
-                edits.extend(schemas::keyword_additions(schema));
-                edits.extend(schemas::keyword_replacements(schema));
-                edits.extend(schemas::keyword_swaps(schema));
-                edits.extend(schemas::rewrappings(schema));
+                let edits_of = |schema: &Value| {
+                    let mut edits = sample::one_step_edits(schema, &Default::default(), true);
+                    edits.extend(schemas::keyword_additions(schema));
+                    edits.extend(schemas::keyword_replacements(schema));
+                    edits.extend(schemas::keyword_swaps(schema));
+                    edits.extend(schemas::rewrappings(schema));
+                    edits
+                };
+                let edits = edits_of(schema);
                 for _ in 0..edits_per_schema {
-                    if let Some(edit) = rng.pick(&edits) {
-                        pairs.push((schema.clone(), edit.applied(schema)));
+                    let Some(mut edited) = rng.pick(&edits).map(|edit| edit.applied(schema)) else {
+                        continue;
+                    };
+                    for _ in 1..steps {
+                        match rng.pick(&edits_of(&edited)) {
+                            Some(edit) => edited = edit.applied(&edited),
+                            None => break,
+                        }
                     }
+                    pairs.push((schema.clone(), edited));
                 }
             }
             // Strict readers for every other file, tolerant ones (objects
