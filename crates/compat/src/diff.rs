@@ -847,7 +847,8 @@ impl<'p, 's> Differ<'p, 's> {
             changed
         };
         // Shown as the files spell them, not as the views registered them.
-        let written = |place: &Place<'s>| place.value.get(key).map(crate::space::as_written);
+        let space = self.space();
+        let written = |place: &Place<'s>| space.written_keyword(place, key);
         let (old_value, new_value) = (written(here.old), written(here.new));
         let (old_value, new_value) = (old_value.as_ref(), new_value.as_ref());
         // Two long values that start alike would read as one: name where

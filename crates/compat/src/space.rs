@@ -68,6 +68,10 @@ pub struct Doc {
     /// The document as written and its draft, where the view holds its
     /// 2020-12 rewrite: reports name places as the file spells them.
     pub written: Option<(Draft, Arc<Value>)>,
+    /// The document as its file holds it, where the view's places are the
+    /// file's (not rewritten, no copy with a schema put in, not a stand-in
+    /// or set aside): reports show keywords as the file spells them.
+    pub file: Option<Arc<Value>>,
     /// The validator's resolver refused the document, and the view holds
     /// `true` in its place (with an obstacle saying why).
     pub set_aside: bool,
@@ -595,10 +599,15 @@ impl Space<'static> {
             } else {
                 Vec::new()
             };
+            let files: Vec<Arc<Value>> = set
+                .docs
+                .iter()
+                .map(|doc| Arc::new(doc.value.clone()))
+                .collect();
             for role in [Role::Written, Role::Read] {
-                for doc in &set.docs {
+                for (doc, file) in set.docs.iter().zip(&files) {
                     let (info, value) =
-                        prepare(set, doc, version, role, options, (upgrade, &named));
+                        prepare(set, (doc, file), version, role, options, (upgrade, &named));
                     docs.push(info);
                     values.push(value);
                 }
@@ -762,6 +771,7 @@ fn register<'b>(
                             why: format!("the validator's resolver refuses this reference: {said}"),
                         });
                         *value = Value::Bool(true);
+                        doc.file = None;
                         doc.set_aside = true;
                         set_aside = true;
                     }
@@ -783,6 +793,7 @@ fn register<'b>(
                     pointer: String::new(),
                     why: format!("the validator's resolver refuses the document: {err}"),
                 });
+                doc.file = None;
                 doc.set_aside = true;
                 pairs.push((doc.uri.clone(), Value::Bool(true)));
             }
@@ -842,7 +853,7 @@ fn spelled_in(text: &str) -> String {
 /// `value` (part of a registered view) with every URI [`rename`] moved into
 /// a view spelled as the set spells it, for reports. Walked with a stack of
 /// its own: a value's nesting is the document's.
-pub fn as_written(value: &Value) -> Value {
+fn as_written(value: &Value) -> Value {
     let mut out = value.clone();
     let mut stack = vec![&mut out];
     while let Some(here) = stack.pop() {
@@ -915,6 +926,7 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
             why,
         }),
         written: None,
+        file: None,
         set_aside: false,
     })
 }
@@ -1168,6 +1180,21 @@ impl<'b> Space<'b> {
         }
     }
 
+    /// `key`'s value in the schema at `place` as its file spells it: the
+    /// view's value resolves relative references and identifiers against
+    /// the file's base, moves them into the view's namespace, and a
+    /// tolerant reader's view has lost `additionalProperties: false`.
+    pub fn written_keyword(&self, place: &Place<'_>, key: &str) -> Option<Value> {
+        let from_file = self.doc(place.doc).and_then(|doc| {
+            doc.file
+                .as_ref()?
+                .pointer(&place.pointer)?
+                .get(key)
+                .cloned()
+        });
+        from_file.or_else(|| place.value.get(key).map(as_written))
+    }
+
     /// The validator for a place, compiled once.
     pub fn validator(&self, place: &Place<'_>) -> Option<Rc<Validator>> {
         let doc = self.doc(place.doc)?;
@@ -1321,6 +1348,7 @@ impl<'b> Space<'b> {
             set_id(&mut value, base.draft, &uri);
             let mut doc = base.clone();
             doc.uri = uri;
+            doc.file = None;
             docs.push(doc);
             values.push(value);
         }
@@ -1413,7 +1441,7 @@ fn set_id(value: &mut Value, draft: Draft, uri: &str) {
 /// after an address (`named`, any of which may lead into it).
 fn prepare(
     set: &SchemaSet,
-    doc: &SchemaDoc,
+    (doc, file): (&SchemaDoc, &Arc<Value>),
     version: Version,
     role: Role,
     options: Options,
@@ -1511,7 +1539,7 @@ fn prepare(
         if let Err(found) = crate::upgrade::to_2020_12(&mut value, draft, named) {
             obstacle.get_or_insert(found);
         }
-        written = Some((draft, Arc::new(doc.value.clone())));
+        written = Some((draft, file.clone()));
         draft = Draft::Draft202012;
     }
     // The executor reads its tool-set file strictly (unknown fields are an
@@ -1529,6 +1557,7 @@ fn prepare(
         uri,
         draft,
         obstacle,
+        file: written.is_none().then(|| file.clone()),
         written,
         set_aside: false,
     };

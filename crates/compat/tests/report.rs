@@ -941,3 +941,25 @@ fn hostile_names_in_generated_pairs_forge_no_line() {
     assert!(changes > 100, "only {changes} changes reported");
     assert!(shown >= 5, "a forged name was shown in only {shown} lines");
 }
+
+/// A file from elsewhere, with an absolute `$id`: the checker resolves its
+/// references against it, but the report quotes them as the file does.
+#[test]
+fn a_changed_reference_is_shown_as_the_file_writes_it() {
+    let old = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.com/x/root.json",
+        "$defs": {"a": {"$id": "a.json", "type": "string"}},
+        "properties": {"p": {"$ref": "a.json", "minLength": 1}}
+    });
+    let mut new = old.clone();
+    new["properties"]["p"]["$ref"] = "c.json".into();
+    let comparison = compat::compare_documents(&case(&old), &case(&new), Options::default())
+        .expect("the schemas register");
+    let change = comparison
+        .changes
+        .iter()
+        .find(|change| change.new_pointer.as_deref() == Some("types/Case.json#/properties/p/$ref"))
+        .expect("a change where the reference is");
+    assert_eq!(change.detail, r#"`$ref`: "a.json" → "c.json""#);
+}
