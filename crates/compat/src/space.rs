@@ -560,9 +560,87 @@ impl Space<'static> {
                 });
             }
         }
-        let space = Space::views(old, new, options, upgraded(old, new))?;
+        let upgrade = upgraded(old, new);
+        let mut space = Space::views(old, new, options, upgrade)?;
+        if upgrade {
+            space.refused_as_written(old, new, options);
+        }
         space.dangling_reference([old, new])?;
         Ok(space)
+    }
+
+    /// The validator built from the places of `doc` (whose root holds
+    /// `root`) a comparison starts from: its root and each entry of its
+    /// `$defs` or `definitions`.
+    fn compiled_from_its_starts(
+        &self,
+        doc: &Doc,
+        root: &Value,
+    ) -> Result<Validator, jsonschema::ValidationError<'static>> {
+        let mut starts = vec![json!({ "$ref": doc.uri })];
+        for key in ["$defs", "definitions"] {
+            let Some(defs) = root.get(key).and_then(Value::as_object) else {
+                continue;
+            };
+            starts.extend(defs.keys().map(|name| {
+                let pointer = format!("/{key}/{}", contract::escape_pointer_token(name));
+                json!({ "$ref": location(&doc.uri, &pointer) })
+            }));
+        }
+        jsonschema::options()
+            .with_registry(&self.registry)
+            .build(&json!({ "allOf": starts }))
+    }
+
+    /// An obstacle on each document the views hold rewritten in 2020-12
+    /// whose file the validator refuses to compile in its own draft, from
+    /// where a comparison starts, for another reason than a reference that
+    /// leads nowhere (which [`Space::dangling_reference`] tells): the
+    /// rewrite may not share it. Draft 4 refuses a length written `5.0`,
+    /// which 2020-12 reads as 5, and its meta-schema, which the document
+    /// passed, does not look below `$defs`, where a reference may lead.
+    fn refused_as_written(&mut self, old: &SchemaSet, new: &SchemaSet, options: Options) {
+        let Ok(originals) = Space::views(old, new, options, false) else {
+            return;
+        };
+        for (offset, doc) in originals.docs.iter().enumerate() {
+            if doc.role != Role::Written || doc.obstacle.is_some() {
+                continue;
+            }
+            let Some(root) = originals.place(originals.first + offset, "") else {
+                continue;
+            };
+            let Err(refused) = originals.compiled_from_its_starts(doc, root.value) else {
+                continue;
+            };
+            if matches!(
+                refused.kind(),
+                jsonschema::error::ValidationErrorKind::Referencing(_)
+            ) {
+                continue;
+            }
+            let at = refused.instance_path().to_string();
+            let (pointer, keyword) = match at.rsplit_once('/') {
+                Some((pointer, keyword)) => (pointer, contract::unescape_pointer_token(keyword)),
+                None => ("", "schema".to_string()),
+            };
+            let why = format!(
+                "the validator refuses to compile the file in its own draft here ({}), \
+                 where the rewrite in 2020-12 a change of draft calls for would read it",
+                spelled_in(&contract::plain(&refused.to_string()))
+            );
+            for view in self
+                .docs
+                .iter_mut()
+                .filter(|d| d.version == doc.version && d.rel == doc.rel && d.written.is_some())
+            {
+                view.obstacle.get_or_insert(Obstacle {
+                    keyword: keyword.clone(),
+                    pointer: pointer.to_string(),
+                    why: why.clone(),
+                });
+            }
+        }
     }
 
     /// The views of both versions with every document as written, in its own
@@ -657,20 +735,7 @@ impl Space<'static> {
             if nowhere.is_empty() {
                 continue;
             }
-            let mut starts = vec![json!({ "$ref": doc.uri })];
-            for key in ["$defs", "definitions"] {
-                let Some(defs) = root.value.get(key).and_then(Value::as_object) else {
-                    continue;
-                };
-                starts.extend(defs.keys().map(|name| {
-                    let pointer = format!("/{key}/{}", contract::escape_pointer_token(name));
-                    json!({ "$ref": location(&doc.uri, &pointer) })
-                }));
-            }
-            let Err(refused) = jsonschema::options()
-                .with_registry(&self.registry)
-                .build(&json!({ "allOf": starts }))
-            else {
+            let Err(refused) = self.compiled_from_its_starts(doc, root.value) else {
                 continue;
             };
             let refused = refused.to_string();

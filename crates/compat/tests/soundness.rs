@@ -2365,3 +2365,39 @@ fn a_member_that_is_no_schema_differs_from_none() {
     check(listed.clone(), shorter.clone(), Expect::Undecided("allOf"));
     check(shorter, listed, Expect::Undecided("allOf"));
 }
+
+/// Draft 4 takes no `5.0` for a length, and its meta-schema does not look
+/// below `$defs` (a later draft's keyword); the validator refuses the
+/// place when a reference leads there, where the rewrite in 2020-12, which
+/// a change of draft calls for, would read it as 5. A numeric exclusive
+/// bound there, which the meta-schema would refuse too, the validator
+/// takes (as no bound): that one is compared.
+#[test]
+fn a_referenced_schema_its_draft_refuses_is_undecided_after_a_rewrite() {
+    let document = |schema: &str, length: Value| {
+        json!({
+            "$schema": schema,
+            "$defs": {"c": {"type": "string", "maxLength": length}},
+            "properties": {"v": {"$ref": "#/$defs/c"}}
+        })
+    };
+    undecided_both_ways(
+        &document("https://json-schema.org/draft/2020-12/schema", json!(5)),
+        &document("http://json-schema.org/draft-04/schema#", json!(5.0)),
+        "maxLength",
+    );
+    let bounded = |schema: &str, bound: Value| {
+        json!({
+            "$schema": schema,
+            "$defs": {"c": {"type": "number", "exclusiveMaximum": bound}},
+            "properties": {"v": {"$ref": "#/$defs/c"}}
+        })
+    };
+    // Draft 4 reads `exclusiveMaximum: 2` there as no bound: a new
+    // 2020-12 reader bounds what an old draft 4 writer sent.
+    check(
+        bounded("http://json-schema.org/draft-04/schema#", json!(2)),
+        bounded("https://json-schema.org/draft/2020-12/schema", json!(2)),
+        Expect::Breaks(Some(&json!({"v": 3}))),
+    );
+}
