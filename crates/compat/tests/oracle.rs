@@ -91,7 +91,8 @@ fn no_compatible_verdict_on_the_apicurio_cases_is_refuted_by_a_value() {
 /// Each schema of a file is compared with the next one of the file (every
 /// two of the file with `COMPAT_SUITE_ALL_PAIRS=1`) and with one-step
 /// edits of itself (`COMPAT_SUITE_EDITS` per schema, 2 when unsaid; each
-/// edit followed by more, `COMPAT_SUITE_STEPS` in all, 1 when unsaid), under
+/// edit followed by more, `COMPAT_SUITE_STEPS` in all, 1 when unsaid; and
+/// `COMPAT_SUITE_ACROSS` schemas of any file of the draft join each file's), under
 /// strict readers for every other file and tolerant ones for the rest,
 /// `format` asserted. A "compatible" direction is refuted
 /// by a value of the file's tests (or one of a few more) that the writer
@@ -104,6 +105,7 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
     let edits_per_schema = setting("COMPAT_SUITE_EDITS", 2);
     let all_pairs = setting("COMPAT_SUITE_ALL_PAIRS", 0) == 1;
     let steps = setting("COMPAT_SUITE_STEPS", 1);
+    let across = setting("COMPAT_SUITE_ACROSS", 0);
     let mut rng = Rng::new(setting("COMPAT_SUITE_SEED", 0x5017e));
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite");
     let drafts = [
@@ -132,24 +134,13 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
             .build(schema)
     };
     let (mut found, mut files, mut compared, mut compatible) = (Vec::new(), 0, 0, 0);
-    for (folder, uri) in drafts {
-        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
-            .expect("the suite's folder")
-            .map(|entry| entry.expect("an entry").path())
-            .collect();
-        paths.sort();
-        for path in paths {
-            files += 1;
-            let name = format!(
-                "{folder}/{}",
-                path.file_name().unwrap_or_default().to_string_lossy()
-            );
-            let groups: Vec<Value> =
-                serde_json::from_str(&std::fs::read_to_string(&path).expect("a file"))
-                    .expect("JSON");
-            let mut schemas = Vec::new();
-            let mut values: Vec<Value> = more.as_array().cloned().unwrap_or_default();
-            for group in &groups {
+    // Each schema of a file, with the values of its tests.
+    let read = |path: &Path, uri: &str| -> Vec<(Value, Vec<Value>)> {
+        let groups: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("a file")).expect("JSON");
+        groups
+            .iter()
+            .filter_map(|group| {
                 // The suite leaves `$schema` out in the older drafts.
                 let schema = match &group["schema"] {
                     Value::Object(map) => {
@@ -160,16 +151,41 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                     other => serde_json::json!({"$schema": uri, "allOf": [other]}),
                 };
                 if schema.to_string().contains("localhost:1234") {
-                    continue;
+                    return None;
                 }
-                schemas.push(schema);
-                values.extend(
-                    group["tests"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|t| t["data"].clone()),
-                );
+                let values = group["tests"].as_array().into_iter().flatten();
+                Some((schema, values.map(|t| t["data"].clone()).collect()))
+            })
+            .collect()
+    };
+    for (folder, uri) in drafts {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
+            .expect("the suite's folder")
+            .map(|entry| entry.expect("an entry").path())
+            .collect();
+        paths.sort();
+        let of_the_draft: Vec<(Value, Vec<Value>)> = match across {
+            0 => Vec::new(),
+            _ => paths.iter().flat_map(|path| read(path, uri)).collect(),
+        };
+        for path in paths {
+            files += 1;
+            let name = format!(
+                "{folder}/{}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
+            let read = read(&path, uri);
+            let mut values: Vec<Value> = more.as_array().cloned().unwrap_or_default();
+            values.extend(read.iter().flat_map(|(_, values)| values.iter().cloned()));
+            let mut schemas: Vec<Value> = read.into_iter().map(|(schema, _)| schema).collect();
+            // Schemas drawn from every file of the draft join the file's,
+            // with the values of their tests, and are compared as the
+            // file's are with each other.
+            for _ in 0..across {
+                if let Some((schema, tests)) = rng.pick(&of_the_draft) {
+                    values.extend(tests.iter().cloned());
+                    schemas.push(schema.clone());
+                }
             }
             let mut pairs = Vec::new();
             for (at, schema) in schemas.iter().enumerate() {
