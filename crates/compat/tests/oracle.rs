@@ -92,7 +92,8 @@ fn no_compatible_verdict_on_the_apicurio_cases_is_refuted_by_a_value() {
 /// two of the file with `COMPAT_SUITE_ALL_PAIRS=1`) and with one-step
 /// edits of itself (`COMPAT_SUITE_EDITS` per schema, 2 when unsaid; each
 /// edit followed by more, `COMPAT_SUITE_STEPS` in all, 1 when unsaid; and
-/// `COMPAT_SUITE_ACROSS` schemas of any file of the draft join each file's), under
+/// `COMPAT_SUITE_ACROSS` schemas of any file of the draft join each file's;
+/// `COMPAT_SUITE_DIR` reads another copy of the suite, `optional/` too), under
 /// strict readers for every other file and tolerant ones for the rest,
 /// `format` asserted. A "compatible" direction is refuted
 /// by a value of the file's tests (or one of a few more) that the writer
@@ -107,7 +108,10 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
     let steps = setting("COMPAT_SUITE_STEPS", 1);
     let across = setting("COMPAT_SUITE_ACROSS", 0);
     let mut rng = Rng::new(setting("COMPAT_SUITE_SEED", 0x5017e));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite");
+    let root = match std::env::var_os("COMPAT_SUITE_DIR") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite"),
+    };
     let drafts = [
         ("draft4", "http://json-schema.org/draft-04/schema#"),
         ("draft6", "http://json-schema.org/draft-06/schema#"),
@@ -159,10 +163,19 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
             .collect()
     };
     for (folder, uri) in drafts {
-        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
-            .expect("the suite's folder")
-            .map(|entry| entry.expect("an entry").path())
-            .collect();
+        // A copy of the suite as published holds `optional/` (and
+        // `optional/format/`) below each draft's folder.
+        let mut paths = Vec::new();
+        let mut folders = vec![root.join(folder)];
+        while let Some(dir) = folders.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the suite's folder") {
+                let path = entry.expect("an entry").path();
+                match path.is_dir() {
+                    true => folders.push(path),
+                    false => paths.push(path),
+                }
+            }
+        }
         paths.sort();
         let of_the_draft: Vec<(Value, Vec<Value>)> = match across {
             0 => Vec::new(),
@@ -170,10 +183,11 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
         };
         for path in paths {
             files += 1;
-            let name = format!(
-                "{folder}/{}",
-                path.file_name().unwrap_or_default().to_string_lossy()
-            );
+            let name = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
             let read = read(&path, uri);
             let mut values: Vec<Value> = more.as_array().cloned().unwrap_or_default();
             values.extend(read.iter().flat_map(|(_, values)| values.iter().cloned()));
