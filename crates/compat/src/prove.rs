@@ -143,6 +143,11 @@ struct Reach {
     /// depends on the path it came along, so not even equality proves
     /// anything.
     founded: Result<(), Stuck>,
+    /// Whether the validator at this place alone reads what it reads on
+    /// any way a value's check comes here: a dynamic reference that may
+    /// mean an anchor of a resource passed on the way (one a `$ref`
+    /// followed to get here left behind) resolves otherwise from here.
+    scoped: Result<(), Stuck>,
 }
 
 impl Reach {
@@ -152,7 +157,8 @@ impl Reach {
         Reach {
             obstacles: Err(stuck.clone()),
             vocabulary: Err(stuck.clone()),
-            founded: Err(stuck),
+            founded: Err(stuck.clone()),
+            scoped: Err(stuck),
         }
     }
 }
@@ -487,12 +493,23 @@ impl<'s> Prover<'s> {
     /// Values drawn from `writer` until one the writer accepts is refused by
     /// `reader`, as the validator says.
     pub fn search(&self, writer: &Place<'s>, reader: &Place<'s>, draws: usize) -> Option<Value> {
+        self.scoped(writer, reader)?;
         search(self.space, writer, reader, draws)
+    }
+
+    /// Whether the validator put to each place alone reads it as a value's
+    /// check that comes there does (see [`Reach::scoped`]).
+    fn scoped(&self, writer: &Place<'s>, reader: &Place<'s>) -> Option<()> {
+        self.reach(writer)
+            .scoped
+            .and(self.reach(reader).scoped)
+            .ok()
     }
 
     /// A value drawn from "what the writer accepts and the reader does not",
     /// as the canonical form writes it, confirmed by the validator.
     fn difference_witness(&self, writer: &Place<'s>, reader: &Place<'s>) -> Option<Value> {
+        self.scoped(writer, reader)?;
         let (w, r) = (self.canonical(writer)?, self.canonical(reader)?);
         let difference = w.subtract(&r).ok()?.to_json_schema();
         let uri = "https://difference.compat.invalid/schema.json";
@@ -514,6 +531,9 @@ impl<'s> Prover<'s> {
     /// tells `1` from `1.0`, each written every way its numbers may be.
     fn finite(&self, writer: &Place<'s>, reader: &Place<'s>, values: Vec<&Value>) -> Outcome {
         if let Some(stuck) = self.uncompiled(writer, reader) {
+            return self.stuck(writer, reader, stuck);
+        }
+        if let Err(stuck) = self.reach(writer).scoped.and(self.reach(reader).scoped) {
             return self.stuck(writer, reader, stuck);
         }
         let (Some(writes), Some(reads)) =
@@ -651,6 +671,47 @@ impl<'s> Prover<'s> {
         Ok(targets)
     }
 
+    /// Why a dynamic reference at `here` (`$dynamicRef`, or 2019-09's
+    /// `$recursiveRef`) may resolve by the resources a value's check
+    /// passed on its way here: its anchor is declared elsewhere too (a
+    /// `$recursiveAnchor: true` anywhere, for a `$recursiveRef`). `None`
+    /// when it resolves to its one place however the check came.
+    fn by_the_way_here(
+        &self,
+        here: &Place<'s>,
+        map: &Map<String, Value>,
+        draft: Draft,
+    ) -> Result<Option<Stuck>, Stuck> {
+        for key in ["$dynamicRef", "$recursiveRef"] {
+            let Some(reference) = map.get(key) else {
+                continue;
+            };
+            // Followed where it constrains (see `dynamic_reach`).
+            if vocab::handling(draft, key).constrains_nothing()
+                || (key == "$dynamicRef" && draft == Draft::Draft201909)
+                || (key == "$recursiveRef" && draft == Draft::Draft202012)
+            {
+                continue;
+            }
+            let one_place = match (key, reference.as_str()) {
+                ("$dynamicRef", Some(reference)) => self.dynamic_target(here, reference).is_ok(),
+                ("$recursiveRef", Some(_)) => !self
+                    .dynamic_anchors(here)?
+                    .iter()
+                    .any(|anchor| anchor.recursive),
+                _ => false,
+            };
+            if !one_place {
+                let why = "a dynamic reference that may mean an anchor of a resource a value's \
+                           check passed through on its way here, which the validator put to \
+                           this place alone does not see"
+                    .into();
+                return Ok(Some(self.stuck_at(here, key, why)));
+            }
+        }
+        Ok(None)
+    }
+
     /// The schemas of `place`'s view that declare a `$dynamicAnchor` or a
     /// `$recursiveAnchor: true`, found once per view.
     fn dynamic_anchors(&self, place: &Place<'s>) -> Result<DynamicAnchors<'s>, Stuck> {
@@ -741,7 +802,7 @@ impl<'s> Prover<'s> {
     /// validator may overflow its stack).
     pub fn may_validate(&self, place: &Place<'s>) -> bool {
         let reach = self.reach(place);
-        reach.founded.is_ok() && reach.obstacles.is_ok()
+        reach.founded.is_ok() && reach.obstacles.is_ok() && reach.scoped.is_ok()
     }
 
     /// Whether every keyword a place reaches is modelled.
@@ -761,6 +822,7 @@ impl<'s> Prover<'s> {
 
     fn walk(&self, place: &Place<'s>) -> Reach {
         let mut unmodelled = Ok(());
+        let mut scoped = Ok(());
         let mut queue = vec![place.clone()];
         let mut seen: HashSet<(DocId, String)> = HashSet::new();
         let mut walked = 0usize;
@@ -912,6 +974,12 @@ impl<'s> Prover<'s> {
                     Ok(targets) => targets,
                     Err(stuck) => return Reach::stopped(stuck),
                 };
+                if scoped.is_ok() {
+                    scoped = match self.by_the_way_here(&here, map, draft) {
+                        Ok(None) => Ok(()),
+                        Ok(Some(stuck)) | Err(stuck) => Err(stuck),
+                    };
+                }
                 for target in dynamic {
                     next.push((target.doc, target.pointer.clone()));
                     let to = nesting.node(&target);
@@ -959,6 +1027,7 @@ impl<'s> Prover<'s> {
                 )),
                 vocabulary: unmodelled,
                 founded: self.founded(&same_value),
+                scoped,
             };
         }
         if levels > vocab::MAX_NESTING {
@@ -978,12 +1047,14 @@ impl<'s> Prover<'s> {
                 )),
                 vocabulary: unmodelled,
                 founded: self.founded(&same_value),
+                scoped,
             };
         }
         Reach {
             obstacles: Ok(()),
             vocabulary: unmodelled,
             founded: self.founded(&same_value),
+            scoped,
         }
     }
 
@@ -1921,6 +1992,7 @@ impl<'s> Prover<'s> {
             return false;
         };
         writer_sends_only_declared(w)
+            && self.reach(names).scoped.is_ok()
             && self.space.validator(names).is_some_and(|validator| {
                 declared
                     .keys()

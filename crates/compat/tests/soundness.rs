@@ -2401,3 +2401,42 @@ fn a_referenced_schema_its_draft_refuses_is_undecided_after_a_rewrite() {
         Expect::Breaks(Some(&json!({"v": 3}))),
     );
 }
+
+/// A `$ref` into a resource of its own (`$id: "list"`) leaves the root's
+/// resource behind only for a check started there: a value's check that
+/// starts at the root passes through it, and the root declares the anchor
+/// `items` too, which the dynamic reference then means (strings only). The
+/// validator put to the list alone means the list's own (anything), and
+/// took `[true]`. From the JSON Schema Test Suite's dynamic references.
+#[test]
+fn a_dynamic_reference_is_not_read_from_a_place_a_reference_led_to() {
+    for (id, reference) in [
+        (None, "#/$defs/list"),
+        (
+            Some("https://test.json-schema.org/typical-dynamic-resolution/root"),
+            "list",
+        ),
+    ] {
+        let mut reader = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": reference,
+            "$defs": {
+                "foo": {"$dynamicAnchor": "items", "type": "string"},
+                "list": {
+                    "$id": "list",
+                    "type": "array",
+                    "items": {"$dynamicRef": "#items"},
+                    "$defs": {"items": {"$dynamicAnchor": "items"}}
+                }
+            }
+        });
+        if let Some(id) = id {
+            reader["$id"] = json!(id);
+        }
+        let writer = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "enum": [[true]]
+        });
+        check(writer, reader, Expect::Undecided("$dynamicRef"));
+    }
+}
