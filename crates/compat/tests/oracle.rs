@@ -92,7 +92,8 @@ fn no_compatible_verdict_on_the_apicurio_cases_is_refuted_by_a_value() {
 /// two of the file with `COMPAT_SUITE_ALL_PAIRS=1`) and with one-step
 /// edits of itself (`COMPAT_SUITE_EDITS` per schema, 2 when unsaid; each
 /// edit followed by more, `COMPAT_SUITE_STEPS` in all, 1 when unsaid; and
-/// `COMPAT_SUITE_ACROSS` schemas of any file of the draft join each file's;
+/// `COMPAT_SUITE_ACROSS` schemas of any file of the draft join each file's,
+/// of any draft with `COMPAT_SUITE_ACROSS_DRAFTS=1`;
 /// `COMPAT_SUITE_DIR` reads another copy of the suite, `optional/` too), under
 /// strict readers for every other file and tolerant ones for the rest,
 /// `format` asserted. A "compatible" direction is refuted
@@ -107,6 +108,7 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
     let all_pairs = setting("COMPAT_SUITE_ALL_PAIRS", 0) == 1;
     let steps = setting("COMPAT_SUITE_STEPS", 1);
     let across = setting("COMPAT_SUITE_ACROSS", 0);
+    let across_drafts = setting("COMPAT_SUITE_ACROSS_DRAFTS", 0) == 1;
     let mut rng = Rng::new(setting("COMPAT_SUITE_SEED", 0x5017e));
     let root = match std::env::var_os("COMPAT_SUITE_DIR") {
         Some(dir) => std::path::PathBuf::from(dir),
@@ -162,9 +164,9 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
             })
             .collect()
     };
-    for (folder, uri) in drafts {
-        // A copy of the suite as published holds `optional/` (and
-        // `optional/format/`) below each draft's folder.
+    // Each draft's files: a copy of the suite as published holds
+    // `optional/` (and `optional/format/`) below each draft's folder.
+    let files_of = |folder: &str| {
         let mut paths = Vec::new();
         let mut folders = vec![root.join(folder)];
         while let Some(dir) = folders.pop() {
@@ -177,10 +179,28 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
             }
         }
         paths.sort();
-        let of_the_draft: Vec<(Value, Vec<Value>)> = match across {
+        paths
+    };
+    // Every schema of a draft (of every draft with
+    // `COMPAT_SUITE_ACROSS_DRAFTS=1`), for `across`.
+    let drawn_from = |only: &str| -> Vec<(Value, Vec<Value>)> {
+        match across {
             0 => Vec::new(),
-            _ => paths.iter().flat_map(|path| read(path, uri)).collect(),
-        };
+            _ => drafts
+                .iter()
+                .filter(|(folder, _)| across_drafts || *folder == only)
+                .flat_map(|(folder, uri)| {
+                    files_of(folder)
+                        .into_iter()
+                        .flat_map(|path| read(&path, uri))
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        }
+    };
+    for (folder, uri) in drafts {
+        let paths = files_of(folder);
+        let of_the_draft = drawn_from(folder);
         for path in paths {
             files += 1;
             let name = path
@@ -192,9 +212,9 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
             let mut values: Vec<Value> = more.as_array().cloned().unwrap_or_default();
             values.extend(read.iter().flat_map(|(_, values)| values.iter().cloned()));
             let mut schemas: Vec<Value> = read.into_iter().map(|(schema, _)| schema).collect();
-            // Schemas drawn from every file of the draft join the file's,
-            // with the values of their tests, and are compared as the
-            // file's are with each other.
+            // Schemas drawn from every file of the draft (or of every
+            // draft) join the file's, with the values of their tests, and
+            // are compared as the file's are with each other.
             for _ in 0..across {
                 if let Some((schema, tests)) = rng.pick(&of_the_draft) {
                     values.extend(tests.iter().cloned());
