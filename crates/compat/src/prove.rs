@@ -211,6 +211,16 @@ struct DynamicAnchor<'s> {
     recursive: bool,
 }
 
+/// Whether the validator of `draft` follows the dynamic reference `key`
+/// (`$dynamicRef` or `$recursiveRef`) to validate: 2019-09's follows a
+/// `$dynamicRef`, and 2020-12's a `$recursiveRef`, only where
+/// `unevaluated*` look past it.
+fn validates_through(key: &str, draft: Draft) -> bool {
+    !(vocab::handling(draft, key).constrains_nothing()
+        || (key == "$dynamicRef" && draft == Draft::Draft201909)
+        || (key == "$recursiveRef" && draft == Draft::Draft202012))
+}
+
 /// A pair on the way down, and how many times the walk had read into the
 /// value when it was met.
 type Trail = Vec<((usize, usize), usize)>;
@@ -636,13 +646,7 @@ impl<'s> Prover<'s> {
             let Some(reference) = map.get(key).and_then(Value::as_str) else {
                 continue;
             };
-            // 2019-09's validator follows a `$dynamicRef`, and 2020-12's a
-            // `$recursiveRef`, only where `unevaluated*` look past it, not
-            // to validate.
-            if vocab::handling(draft, key).constrains_nothing()
-                || (key == "$dynamicRef" && draft == Draft::Draft201909)
-                || (key == "$recursiveRef" && draft == Draft::Draft202012)
-            {
+            if !validates_through(key, draft) {
                 continue;
             }
             if key == "$dynamicRef" {
@@ -686,11 +690,7 @@ impl<'s> Prover<'s> {
             let Some(reference) = map.get(key) else {
                 continue;
             };
-            // Followed where it constrains (see `dynamic_reach`).
-            if vocab::handling(draft, key).constrains_nothing()
-                || (key == "$dynamicRef" && draft == Draft::Draft201909)
-                || (key == "$recursiveRef" && draft == Draft::Draft202012)
-            {
+            if !validates_through(key, draft) {
                 continue;
             }
             let one_place = match (key, reference.as_str()) {
