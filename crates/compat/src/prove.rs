@@ -503,23 +503,20 @@ impl<'s> Prover<'s> {
     /// Values drawn from `writer` until one the writer accepts is refused by
     /// `reader`, as the validator says.
     pub fn search(&self, writer: &Place<'s>, reader: &Place<'s>, draws: usize) -> Option<Value> {
-        self.scoped(writer, reader)?;
+        self.scoped(writer, reader).ok()?;
         search(self.space, writer, reader, draws)
     }
 
     /// Whether the validator put to each place alone reads it as a value's
     /// check that comes there does (see [`Reach::scoped`]).
-    fn scoped(&self, writer: &Place<'s>, reader: &Place<'s>) -> Option<()> {
-        self.reach(writer)
-            .scoped
-            .and(self.reach(reader).scoped)
-            .ok()
+    fn scoped(&self, writer: &Place<'s>, reader: &Place<'s>) -> Result<(), Stuck> {
+        self.reach(writer).scoped.and(self.reach(reader).scoped)
     }
 
     /// A value drawn from "what the writer accepts and the reader does not",
     /// as the canonical form writes it, confirmed by the validator.
     fn difference_witness(&self, writer: &Place<'s>, reader: &Place<'s>) -> Option<Value> {
-        self.scoped(writer, reader)?;
+        self.scoped(writer, reader).ok()?;
         let (w, r) = (self.canonical(writer)?, self.canonical(reader)?);
         let difference = w.subtract(&r).ok()?.to_json_schema();
         let uri = "https://difference.compat.invalid/schema.json";
@@ -543,7 +540,7 @@ impl<'s> Prover<'s> {
         if let Some(stuck) = self.uncompiled(writer, reader) {
             return self.stuck(writer, reader, stuck);
         }
-        if let Err(stuck) = self.reach(writer).scoped.and(self.reach(reader).scoped) {
+        if let Err(stuck) = self.scoped(writer, reader) {
             return self.stuck(writer, reader, stuck);
         }
         let (Some(writes), Some(reads)) =
