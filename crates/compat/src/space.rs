@@ -620,9 +620,30 @@ impl Space<'static> {
                 continue;
             }
             let at = refused.instance_path().to_string();
-            let (pointer, keyword) = match at.rsplit_once('/') {
-                Some((pointer, keyword)) => (pointer, contract::unescape_pointer_token(keyword)),
-                None => ("", "schema".to_string()),
+            // The refused place may be in another document a reference
+            // led to: the obstacle goes on the one that holds it (found by
+            // the value there), or on this one, whole, when none does.
+            let holds = |d: &Doc, id: DocId| {
+                d.version == doc.version
+                    && d.role == Role::Written
+                    && originals.place(id, "").and_then(|r| r.value.pointer(&at))
+                        == Some(&**refused.instance())
+            };
+            let holder = std::iter::once(offset)
+                .chain(0..originals.docs.len())
+                .find(|&other| {
+                    originals
+                        .docs
+                        .get(other)
+                        .is_some_and(|d| holds(d, originals.first + other))
+                });
+            let (rel, pointer, keyword) = match (holder, at.rsplit_once('/')) {
+                (Some(other), Some((pointer, keyword))) => (
+                    originals.docs.get(other).map_or(&doc.rel, |d| &d.rel),
+                    pointer,
+                    contract::unescape_pointer_token(keyword),
+                ),
+                _ => (&doc.rel, "", "schema".to_string()),
             };
             let why = format!(
                 "the validator refuses to compile the file in its own draft here ({}), \
@@ -632,7 +653,7 @@ impl Space<'static> {
             for view in self
                 .docs
                 .iter_mut()
-                .filter(|d| d.version == doc.version && d.rel == doc.rel && d.written.is_some())
+                .filter(|d| d.version == doc.version && &d.rel == rel && d.written.is_some())
             {
                 view.obstacle.get_or_insert(Obstacle {
                     keyword: keyword.clone(),

@@ -2402,6 +2402,41 @@ fn a_referenced_schema_its_draft_refuses_is_undecided_after_a_rewrite() {
     );
 }
 
+/// The same, with the refused place in another file than the one whose
+/// comparison reaches it: the obstacle names the file that holds it.
+#[test]
+fn a_refused_place_in_another_file_is_named_where_it_is() {
+    let files = |schema: &str, length: &str| {
+        let a = format!(
+            r##"{{"$schema": "{schema}", "properties": {{"v": {{"$ref": "B.json#/$defs/c"}}}}}}"##
+        );
+        let b = format!(
+            r##"{{"$schema": "{schema}", "$defs": {{"c": {{"type": "string", "maxLength": {length}}}}}}}"##
+        );
+        SchemaSet::from_texts(
+            Path::new("t"),
+            [("types/A.json", a.as_str()), ("types/B.json", b.as_str())],
+        )
+        .expect("two schemas load")
+    };
+    let comparison = compare_sets_of(
+        files("https://json-schema.org/draft/2020-12/schema", "5"),
+        files("http://json-schema.org/draft-04/schema#", "5.0"),
+    );
+    assert_eq!(
+        [comparison.writer, comparison.reader],
+        [Verdict::Breaking, Verdict::Breaking]
+    );
+    assert!(
+        undecided_saying(
+            &comparison,
+            "maxLength",
+            "cannot decide: maxLength at types/B.json#/$defs/c"
+        ),
+        "{comparison:#?}"
+    );
+}
+
 /// A `$ref` into a resource of its own (`$id: "list"`) leaves the root's
 /// resource behind only for a check started there: a value's check that
 /// starts at the root passes through it, and the root declares the anchor
