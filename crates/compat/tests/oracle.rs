@@ -128,10 +128,22 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
         ),
     ];
     let more = serde_json::json!([null, 0, 1, -1, 1.5, "", "a", [], {}, [1], {"a": 1}, true]);
-    let load = |schema: &Value| {
+    let remotes_dir = std::env::var_os("COMPAT_SUITE_REMOTES").map(std::path::PathBuf::from);
+    // The files a schema's references to the suite's remote server lead
+    // to, for the draft of the folder being read (see `remote_files`).
+    let mut remotes: Vec<(String, Value)> = Vec::new();
+    let load = |schema: &Value, remotes: &[(String, Value)]| {
+        let mut texts = vec![("types/Case.json".to_string(), schema.to_string())];
+        texts.extend(
+            remotes
+                .iter()
+                .map(|(rel, value)| (rel.clone(), value.to_string())),
+        );
         SchemaSet::from_texts(
             Path::new("suite"),
-            [("types/Case.json", schema.to_string().as_str())],
+            texts
+                .iter()
+                .map(|(rel, text)| (rel.as_str(), text.as_str())),
         )
     };
     let compile = |schema: &Value| {
@@ -140,6 +152,7 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
             .build(schema)
     };
     let (mut found, mut files, mut compared, mut compatible) = (Vec::new(), 0, 0, 0);
+    let mut with_remotes = 0;
     // Each schema of a file, with the values of its tests.
     let read = |path: &Path, uri: &str| -> Vec<(Value, Vec<Value>)> {
         let groups: Vec<Value> =
@@ -156,9 +169,11 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                     }
                     other => serde_json::json!({"$schema": uri, "allOf": [other]}),
                 };
-                if schema.to_string().contains("localhost:1234") {
-                    return None;
-                }
+                let schema = match (schema.to_string().contains(SUITE_SERVER), &remotes_dir) {
+                    (false, _) => schema,
+                    (true, Some(_)) => on_remote_base(schema),
+                    (true, None) => return None,
+                };
                 let values = group["tests"].as_array().into_iter().flatten();
                 Some((schema, values.map(|t| t["data"].clone()).collect()))
             })
@@ -199,6 +214,12 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
         }
     };
     for (folder, uri) in drafts {
+        if let Some(dir) = &remotes_dir {
+            assert_eq!(REMOTE_BASE, format!("{}types/", contract::ID_BASE));
+            remotes = remote_files(dir, folder, uri);
+            let names: Vec<&str> = remotes.iter().map(|(rel, _)| rel.as_str()).collect();
+            eprintln!("{folder}: remote files {}", names.join(" "));
+        }
         let paths = files_of(folder);
         let of_the_draft = drawn_from(folder);
         for path in paths {
@@ -230,7 +251,7 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                 pairs.extend(
                     others
                         .into_iter()
-                        .map(|other| (schema.clone(), other.clone())),
+                        .map(|other| (schema.clone(), other.clone(), None)),
                 );
                 let edits_of = |schema: &Value| {
                     let mut edits = sample::one_step_edits(schema, &Default::default(), true);
@@ -240,18 +261,35 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                     edits.extend(schemas::rewrappings(schema));
                     edits
                 };
-                let edits = edits_of(schema);
-                for _ in 0..edits_per_schema {
-                    let Some(mut edited) = rng.pick(&edits).map(|edit| edit.applied(schema)) else {
-                        continue;
-                    };
+                let edited_from = |schema: &Value, rng: &mut Rng| {
+                    let mut edited = rng.pick(&edits_of(schema))?.applied(schema);
                     for _ in 1..steps {
                         match rng.pick(&edits_of(&edited)) {
                             Some(edit) => edited = edit.applied(&edited),
                             None => break,
                         }
                     }
-                    pairs.push((schema.clone(), edited));
+                    Some(edited)
+                };
+                for _ in 0..edits_per_schema {
+                    if let Some(edited) = edited_from(schema, &mut rng) {
+                        pairs.push((schema.clone(), edited, None));
+                    }
+                }
+                // And the schema as it is, with one of the remote files it
+                // names edited.
+                let text = schema.to_string();
+                let named: Vec<usize> = (0..remotes.len())
+                    .filter(|&at| {
+                        let name = remotes[at].0.trim_start_matches("types/");
+                        text.contains(&format!("{REMOTE_BASE}{name}"))
+                    })
+                    .collect();
+                for _ in 0..edits_per_schema {
+                    let Some(&at) = rng.pick(&named) else { break };
+                    if let Some(edited) = edited_from(&remotes[at].1, &mut rng) {
+                        pairs.push((schema.clone(), schema.clone(), Some((at, edited))));
+                    }
                 }
             }
             // Strict readers for every other file, tolerant ones (objects
@@ -264,17 +302,46 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                 readers,
                 ..strict_with_search()
             };
-            for (old, new) in pairs {
-                let (Ok(old_set), Ok(new_set)) = (load(&old), load(&new)) else {
+            for (old, new, remote_edit) in pairs {
+                // Both sides hold the remote files when either refers to them.
+                let remote = [&old, &new]
+                    .iter()
+                    .any(|s| s.to_string().contains(REMOTE_BASE));
+                let old_remote: &[(String, Value)] = match remote {
+                    true => &remotes,
+                    false => &[],
+                };
+                let edited_remote = remote_edit.map(|(at, edited)| {
+                    let mut files = remotes.clone();
+                    files[at].1 = edited;
+                    files
+                });
+                let new_remote = edited_remote.as_deref().unwrap_or(old_remote);
+                let (Ok(old_set), Ok(new_set)) = (load(&old, old_remote), load(&new, new_remote))
+                else {
                     continue; // a meta-schema refuses the edit
                 };
-                let label = || format!("{name} ({readers:?} readers): {old} → {new}");
+                let label = || match &edited_remote {
+                    Some(files) => {
+                        let (rel, before, after) = remotes
+                            .iter()
+                            .zip(files)
+                            .find(|(a, b)| a.1 != b.1)
+                            .map(|(a, b)| (a.0.as_str(), &a.1, &b.1))
+                            .unwrap_or_default();
+                        format!(
+                            "{name} ({readers:?} readers): {old}, with {rel} {before} → {after}"
+                        )
+                    }
+                    None => format!("{name} ({readers:?} readers): {old} → {new}"),
+                };
                 let Ok(comparison) = watched(label, &mut found, || {
                     compare_documents(&old_set, &new_set, options)
                 }) else {
                     continue;
                 };
                 compared += 1;
+                with_remotes += usize::from(remote);
                 compatible += holding(&comparison);
                 found.extend(defects(&label(), &comparison));
                 // Nothing of a verdict may hang on the run (the order a
@@ -284,23 +351,62 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                         found.push(format!("{}: judged two ways in two runs", label()));
                     }
                 }
-                for (holds, writer, reader, direction) in [
-                    (comparison.writer.holds(), &new, &old, "W"),
-                    (comparison.reader.holds(), &old, &new, "R"),
+                for (holds, (writer, writer_remote), (reader, reader_remote), direction) in [
+                    (
+                        comparison.writer.holds(),
+                        (&new, new_remote),
+                        (&old, old_remote),
+                        "W",
+                    ),
+                    (
+                        comparison.reader.holds(),
+                        (&old, old_remote),
+                        (&new, new_remote),
+                        "R",
+                    ),
                 ] {
                     if !holds {
                         continue;
                     }
-                    let mut reader = reader.clone();
-                    if readers == Readers::Tolerant {
-                        opened(&mut reader);
-                    }
-                    let refuted = match both_compiled(compile(writer), compile(&reader)) {
-                        Ok((writes, reads)) => values
-                            .iter()
-                            .find(|value| writes.is_valid(value) && !reads.is_valid(value))
-                            .map(|value| Refuted::By(value.clone())),
-                        Err(refuted) => refuted,
+                    let refuted = match remote {
+                        false => {
+                            let mut reader = reader.clone();
+                            if readers == Readers::Tolerant {
+                                opened(&mut reader);
+                            }
+                            match both_compiled(compile(writer), compile(&reader)) {
+                                Ok((writes, reads)) => values
+                                    .iter()
+                                    .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+                                    .map(|value| Refuted::By(value.clone())),
+                                Err(refuted) => refuted,
+                            }
+                        }
+                        // The test's values, then values drawn from the writer.
+                        true => {
+                            let with = |schema: &Value, remote: &[(String, Value)]| {
+                                let mut files =
+                                    vec![("types/Case.json".to_string(), schema.clone())];
+                                files.extend(remote.iter().cloned());
+                                files
+                            };
+                            let (writer, reader) =
+                                (with(writer, writer_remote), with(reader, reader_remote));
+                            let uri = format!("{}types/Case.json", contract::ID_BASE);
+                            let reading = (Formats::Assertion, readers == Readers::Tolerant);
+                            match compiled_in([&writer, &reader], &uri, reading) {
+                                Ok((writing, writes, reads)) => values
+                                    .iter()
+                                    .find(|value| writes.is_valid(value) && !reads.is_valid(value))
+                                    .cloned()
+                                    .or_else(|| {
+                                        let seed = rng.below(1 << 30) as u64;
+                                        first_refused(&writing, &uri, [&writes, &reads], seed)
+                                    })
+                                    .map(Refuted::By),
+                                Err(refuted) => refuted,
+                            }
+                        }
                     };
                     if let Some(refuted) = refuted {
                         found.push(format!(
@@ -317,7 +423,108 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
         files > 150 && compared > 2_000 && compatible > compared / 2,
         "{files} files, {compared} compared, {compatible} directions held: the oracle had little to check"
     );
-    eprintln!("{files} files of the suite: {compared} comparisons, {compatible} compatible directions checked, none refuted");
+    eprintln!("{files} files of the suite: {compared} comparisons ({with_remotes} with remote files), {compatible} compatible directions checked, none refuted");
+}
+
+/// The server the suite's `refRemote` schemas name; its files are the
+/// suite's `remotes/` folder.
+const SUITE_SERVER: &str = "http://localhost:1234/";
+
+/// Where the suite's remote files sit in a set: `types/`, under the
+/// contract's base (a set's files are one level deep).
+const REMOTE_BASE: &str = "https://schemas.vdm.invalid/types/";
+
+/// `schema` with every URI on the suite's server, and in its draft folders,
+/// moved to [`REMOTE_BASE`].
+fn on_remote_base(mut schema: Value) -> Value {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::String(text) if text.contains(SUITE_SERVER) => {
+                let mut moved = text.clone();
+                for folder in [
+                    "draft6/",
+                    "draft7/",
+                    "draft2019-09/",
+                    "draft2020-12/",
+                    "draft-next/",
+                    "",
+                ] {
+                    moved = moved.replace(&format!("{SUITE_SERVER}{folder}"), REMOTE_BASE);
+                }
+                *text = moved;
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            Value::Object(map) => map.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut schema);
+    schema
+}
+
+/// The suite's remote files a schema of `folder` (a draft) may refer to,
+/// each as `types/NAME.json` with its URIs moved by [`on_remote_base`]: the
+/// files of the folder's own remote folder, and those at the top of
+/// `remotes/` that it has none of, given the draft's `$schema` (`uri`)
+/// when they name none. Files in deeper folders cannot sit in a set, and a
+/// file whose `$id` is not its place is left out.
+fn remote_files(dir: &Path, folder: &str, uri: &str) -> Vec<(String, Value)> {
+    let mut files: Vec<(String, Value)> = Vec::new();
+    for from in [dir.join(folder), dir.to_path_buf()] {
+        let Ok(entries) = std::fs::read_dir(&from) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries
+            .filter_map(|entry| Some(entry.ok()?.path()))
+            .collect();
+        paths.sort();
+        for path in paths.into_iter().filter(|path| path.is_file()) {
+            let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+                continue;
+            };
+            let rel = format!("types/{name}");
+            if files.iter().any(|(other, _)| *other == rel) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a remote file");
+            let mut schema = on_remote_base(serde_json::from_str(&text).expect("JSON"));
+            let place = format!("{}{rel}", contract::ID_BASE);
+            if let Value::Object(map) = &mut schema {
+                let id = map.get("$id").or_else(|| map.get("id"));
+                if id.is_some_and(|id| id.as_str() != Some(place.as_str())) {
+                    continue;
+                }
+                map.entry("$schema").or_insert_with(|| Value::from(uri));
+            }
+            files.push((rel, schema));
+        }
+    }
+    // Those the checker refuses (their draft's meta-schema, a reference
+    // leading nowhere) left out, one at a time, each named by the error.
+    loop {
+        let mut texts = vec![("types/Case.json".to_string(), "{}".to_string())];
+        texts.extend(
+            files
+                .iter()
+                .map(|(rel, value)| (rel.clone(), value.to_string())),
+        );
+        let set = SchemaSet::from_texts(
+            Path::new("remotes"),
+            texts
+                .iter()
+                .map(|(rel, text)| (rel.as_str(), text.as_str())),
+        );
+        let refused = match set.map(|set| compare_documents(&set, &set, Options::default())) {
+            Ok(Ok(_)) => return files,
+            Ok(Err(error)) => error.to_string(),
+            Err(error) => error.to_string(),
+        };
+        let before = files.len();
+        files.retain(|(rel, _)| {
+            !refused.starts_with(rel.as_str()) && !refused.contains(&format!("/{rel}"))
+        });
+        assert!(files.len() < before, "the suite's remote files: {refused}");
+    }
 }
 
 /// `name`'s value from the environment, when it is a number.
@@ -1546,11 +1753,34 @@ fn refuted(
 /// `format` read as `formats` says; with `open`, the reader's objects
 /// opened (each file read in its own draft) for a tolerant reader.
 fn refuted_in(
-    [writer, reader]: [&[(String, Value)]; 2],
+    files: [&[(String, Value)]; 2],
     root: &str,
-    (formats, open): (Formats, bool),
+    reading: (Formats, bool),
     seed: u64,
 ) -> Option<Refuted> {
+    let uri = format!("{}{root}", contract::ID_BASE);
+    match compiled_in(files, &uri, reading) {
+        Ok((writing, writes, reads)) => {
+            first_refused(&writing, &uri, [&writes, &reads], seed).map(Refuted::By)
+        }
+        Err(refuted) => refuted,
+    }
+}
+
+/// The writer's registry and the two validators at `uri` of two sets of
+/// files, as [`refuted_in`] puts values to them; `Err` as [`both_compiled`].
+fn compiled_in(
+    [writer, reader]: [&[(String, Value)]; 2],
+    uri: &str,
+    (formats, open): (Formats, bool),
+) -> Result<
+    (
+        jsonschema::Registry<'static>,
+        jsonschema::Validator,
+        jsonschema::Validator,
+    ),
+    Option<Refuted>,
+> {
     let registry = |files: &[(String, Value)], open: bool| {
         jsonschema::Registry::new()
             .extend(files.iter().map(|(rel, schema)| {
@@ -1563,19 +1793,17 @@ fn refuted_in(
             .and_then(|builder| builder.prepare())
             .ok()
     };
-    let uri = format!("{}{root}", contract::ID_BASE);
-    let (writing, reading) = (registry(writer, false)?, registry(reader, open)?);
+    let (Some(writing), Some(reading)) = (registry(writer, false), registry(reader, open)) else {
+        return Err(None);
+    };
     let compile = |registry: &jsonschema::Registry<'_>| {
         jsonschema::options()
             .should_validate_formats(formats == Formats::Assertion)
             .with_registry(registry)
             .build(&serde_json::json!({ "$ref": uri }))
     };
-    let (writes, reads) = match both_compiled(compile(&writing), compile(&reading)) {
-        Ok(both) => both,
-        Err(refuted) => return refuted,
-    };
-    first_refused(&writing, &uri, [&writes, &reads], seed).map(Refuted::By)
+    let (writes, reads) = both_compiled(compile(&writing), compile(&reading))?;
+    Ok((writing, writes, reads))
 }
 
 /// The first of [`DRAWS`] / 10 values drawn at `uri` of `registry` (with
