@@ -2475,3 +2475,27 @@ fn a_dynamic_reference_is_not_read_from_a_place_a_reference_led_to() {
         check(writer, reader, Expect::Undecided("$dynamicRef"));
     }
 }
+
+/// Tolerant readers drop `additionalProperties: false`: two closed
+/// branches of a `oneOf` then both take `{"a": 1}`, and the reader refuses
+/// what the same file's writer sends, so a file compared with itself
+/// breaks (safe, and said in the README); strict readers read it as
+/// written, and it holds.
+#[test]
+fn a_union_that_tolerant_readers_cannot_tell_apart_breaks_even_unchanged() {
+    let union = json!({"oneOf": [
+        {"type": "object", "properties": {"a": {"const": 1}}, "additionalProperties": false},
+        {"type": "object", "properties": {"b": {"const": 1}}, "additionalProperties": false}
+    ]});
+    let tolerant = compare_documents(&set(&union), &set(&union), Options::default())
+        .expect("the schemas register");
+    assert_eq!(
+        [tolerant.writer, tolerant.reader],
+        [Verdict::Breaking, Verdict::Breaking]
+    );
+    let strict = compare(&union, &union);
+    assert_eq!(
+        [strict.writer, strict.reader],
+        [Verdict::Compatible, Verdict::Compatible]
+    );
+}
