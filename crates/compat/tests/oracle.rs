@@ -143,20 +143,7 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
     // The files a schema's references to the suite's remote server lead
     // to, for the draft of the folder being read (see `remote_files`).
     let mut remotes: Vec<(String, Value)> = Vec::new();
-    let load = |schema: &Value, remotes: &[(String, Value)]| {
-        let mut texts = vec![("types/Case.json".to_string(), schema.to_string())];
-        texts.extend(
-            remotes
-                .iter()
-                .map(|(rel, value)| (rel.clone(), value.to_string())),
-        );
-        SchemaSet::from_texts(
-            Path::new("suite"),
-            texts
-                .iter()
-                .map(|(rel, text)| (rel.as_str(), text.as_str())),
-        )
-    };
+    let load = |schema: &Value, remotes: &[(String, Value)]| as_set(&beside(schema, remotes));
     let compile = |schema: &Value| {
         jsonschema::options()
             .should_validate_formats(true)
@@ -395,14 +382,8 @@ fn no_compatible_verdict_on_the_json_schema_test_suite_is_refuted_by_a_value() {
                         }
                         // The test's values, then values drawn from the writer.
                         true => {
-                            let with = |schema: &Value, remote: &[(String, Value)]| {
-                                let mut files =
-                                    vec![("types/Case.json".to_string(), schema.clone())];
-                                files.extend(remote.iter().cloned());
-                                files
-                            };
                             let (writer, reader) =
-                                (with(writer, writer_remote), with(reader, reader_remote));
+                                (beside(writer, writer_remote), beside(reader, reader_remote));
                             let uri = format!("{}types/Case.json", contract::ID_BASE);
                             let reading = (Formats::Assertion, readers == Readers::Tolerant);
                             match compiled_in([&writer, &reader], &uri, reading) {
@@ -473,6 +454,13 @@ fn on_remote_base(mut schema: Value) -> Value {
     schema
 }
 
+/// `schema` as `types/Case.json`, with `files` beside it.
+fn beside(schema: &Value, files: &[(String, Value)]) -> Vec<(String, Value)> {
+    let mut all = vec![("types/Case.json".to_string(), schema.clone())];
+    all.extend(files.iter().cloned());
+    all
+}
+
 /// The suite's remote files a schema of `folder` (a draft) may refer to,
 /// each as `types/NAME.json` with its URIs moved by [`on_remote_base`]: the
 /// files of the folder's own remote folder, and those at the top of
@@ -514,18 +502,7 @@ fn remote_files(dir: &Path, folder: &str, uri: &str) -> Vec<(String, Value)> {
     // error: a file written for one draft and read in another (`$anchor` in
     // draft 4, `data: true` where draft 4 wants a schema object).
     loop {
-        let mut texts = vec![("types/Case.json".to_string(), "{}".to_string())];
-        texts.extend(
-            files
-                .iter()
-                .map(|(rel, value)| (rel.clone(), value.to_string())),
-        );
-        let set = SchemaSet::from_texts(
-            Path::new("remotes"),
-            texts
-                .iter()
-                .map(|(rel, text)| (rel.as_str(), text.as_str())),
-        );
+        let set = as_set(&beside(&serde_json::json!({}), &files));
         let refused = match set.map(|set| compare_documents(&set, &set, Options::default())) {
             Ok(Ok(_)) => return files,
             Ok(Err(error)) => error.to_string(),
