@@ -762,6 +762,31 @@ pub(super) mod tests {
             err.contains("types/TaskError.json#/allOf/0") && err.contains("tests one property"),
             "{err}"
         );
+        // A condition that asks more than the tested value: a generated
+        // check would fire where the validator's does not (a closed object
+        // matches no message with other members; a length beside `const`).
+        for (key, more) in [
+            ("type", serde_json::json!("object")),
+            ("additionalProperties", serde_json::json!(false)),
+        ] {
+            let err = refused(|set| {
+                doc(set, "TaskError")["allOf"][0]["if"][key] = more.clone();
+            });
+            assert!(
+                err.contains("types/TaskError.json#/allOf/0")
+                    && err.contains(&format!("if: {key}: not read in a rule")),
+                "{err}"
+            );
+        }
+        let err = refused(|set| {
+            doc(set, "TaskError")["allOf"][0]["if"]["properties"]["code"]["maxLength"] =
+                serde_json::json!(3);
+        });
+        assert!(
+            err.contains("types/TaskError.json#/allOf/0")
+                && err.contains("if: code: maxLength: not read in a rule"),
+            "{err}"
+        );
         // A consequence other than required / not-required / not-const / lengths.
         let err = refused(|set| {
             doc(set, "TaskError")["allOf"][0]["then"] = serde_json::json!({"minProperties": 4});
