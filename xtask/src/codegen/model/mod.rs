@@ -778,6 +778,15 @@ pub(super) mod tests {
                 "{err}"
             );
         }
+        // An annotation there asks nothing, and is read.
+        let mut set = SchemaSet::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../contracts/schema"),
+        )
+        .unwrap();
+        doc(&mut set, "TaskError")["allOf"][0]["if"]["description"] = serde_json::json!("why");
+        doc(&mut set, "TaskError")["allOf"][0]["if"]["properties"]["code"]["$comment"] =
+            serde_json::json!("why");
+        assert!(model(&set).is_ok());
         let err = refused(|set| {
             doc(set, "TaskError")["allOf"][0]["if"]["properties"]["code"]["maxLength"] =
                 serde_json::json!(3);

@@ -21,20 +21,24 @@ pub(super) fn rule(part: &Value, fields: &[Field]) -> anyhow::Result<Rule> {
         bail!("if: tests one property");
     };
     // The emitters test the one value and nothing else: any other keyword
-    // of the condition (a `type`, a closed object, a length beside the
-    // `const`) would make the validator's rule fire where theirs does not.
+    // of the condition but an annotation (a `type`, a closed object, a
+    // length beside the `const`) would make the validator's rule fire
+    // where theirs does not.
     for key in condition
         .as_object()
         .into_iter()
         .flatten()
         .map(|(key, _)| key)
     {
-        if !matches!(key.as_str(), "properties" | "required") {
+        if !matches!(
+            key.as_str(),
+            "properties" | "required" | "description" | "$comment"
+        ) {
             bail!("if: {key}: not read in a rule");
         }
     }
     for key in test.as_object().into_iter().flatten().map(|(key, _)| key) {
-        if !matches!(key.as_str(), "enum" | "const") {
+        if !matches!(key.as_str(), "enum" | "const" | "description" | "$comment") {
             bail!("if: {field}: {key}: not read in a rule");
         }
     }
