@@ -714,10 +714,7 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
         }
         covered.push(rule);
     }
-    for rule in Rule::ALL
-        .iter()
-        .filter(|r| r.id().starts_with("trace.") && **r != Rule::TraceRecord)
-    {
+    for rule in Rule::ALL.iter().filter(|r| r.id().starts_with("trace.")) {
         if !covered.iter().any(|c| c == rule.id()) {
             report.failures.push(format!(
                 "no invalid trace breaks {rule} (add conformance/traces/invalid/{rule}.jsonl)"

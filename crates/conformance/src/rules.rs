@@ -201,7 +201,7 @@ impl Rule {
             Rule::MirrorMissing => "every TaskErrorCode value is in the C++ enum",
             Rule::MirrorExtra => "the C++ enum has no value TaskErrorCode lacks",
             Rule::MirrorMoved => "the shared values are in the same order",
-            Rule::TraceRecord => "each line is one record with `from` and `msg`",
+            Rule::TraceRecord => "each line is one record with `from` and `msg`, and no member but `conn`, `from`, `transport`, `msg` and `mutant`",
             Rule::TraceDirection => "calls come from the client; replies, errors and events from the server",
             Rule::TraceReplyWithoutCall => "a reply or error answers a call that is open",
             Rule::TraceDuplicateAnswer => "a call is answered once",

@@ -1874,7 +1874,9 @@ fn json_lines_read_as_frames_are_named_as_text() {
 }
 
 /// A record whose member is of the wrong kind is pointed at by that member,
-/// and a `from` that is neither peer is shown, escaped.
+/// and a `from` that is neither peer is shown, escaped. A member of another
+/// name is refused at its place (a misspelt `transport` would turn its rule
+/// off).
 #[test]
 fn a_trace_record_member_of_the_wrong_kind_is_pointed_at() {
     let trace = Temp::new(
@@ -1884,6 +1886,8 @@ fn a_trace_record_member_of_the_wrong_kind_is_pointed_at() {
             "{\"conn\": \"a\", \"from\": \"client\", \"transport\": [\"x\"], \"msg\": {}}\n",
             "{\"conn\": \"a\", \"from\": true, \"msg\": {}}\n",
             "{\"conn\": \"a\", \"from\": \"serv\\u001b[2Jer\\n\", \"msg\": {}}\n",
+            "{\"from\": \"client\", \"trasport\": \"websocket\", \"msg\": {}}\n",
+            "{\"from\": \"client\", \"msg\": {}, \"a/b~\\n\": 1}\n",
         )
         .as_bytes(),
     );
@@ -1895,10 +1899,12 @@ fn a_trace_record_member_of_the_wrong_kind_is_pointed_at() {
         ":2 /transport: [trace.record] a trace record's \"transport\" is a string, not an array",
         ":3 /from: [trace.record] a trace record's \"from\" is a string, not a boolean",
         ":4 /from: [trace.record] a trace record has \"from\": \"client\" or \"server\", not \"serv\\u001b[2Jer\\u000a\"",
+        ":5 /trasport: [trace.record] a trace record has no member \"trasport\": its members are conn, from, transport, msg and mutant",
+        ":6 /a~1b~0\\u000a: [trace.record] a trace record has no member \"a/b~\\u000a\": its members are conn, from, transport, msg and mutant",
     ] {
         assert!(out.contains(said), "{said}\n{out}");
     }
-    assert_eq!(out.lines().count(), 4, "{out}");
+    assert_eq!(out.lines().count(), 6, "{out}");
 }
 
 /// What the readers print of the wire (`proto::wire::printable`) and what

@@ -23,8 +23,11 @@ pub(crate) fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Recor
         return Ok(None);
     }
     // The record's own fields are read into a struct, not a map, borrowing
-    // their text: only `msg` becomes a `Value`.
+    // their text: only `msg` becomes a `Value`. A member of another name is
+    // refused, not skipped: a misspelt `transport` or `conn` would turn the
+    // rules it feeds off without a word.
     #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Raw<'a> {
         #[serde(borrow)]
         from: Option<Text<'a>>,
@@ -33,6 +36,10 @@ pub(crate) fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Recor
         #[serde(borrow)]
         transport: Option<Text<'a>>,
         msg: Option<Value>,
+        /// The rule a generated mutant breaks (`generate --conversation
+        /// --mutants`), for the reader of the file; not read here.
+        #[serde(rename = "mutant")]
+        _mutant: Option<serde::de::IgnoredAny>,
     }
     // serde borrows a `Cow` only where it is a field's whole type, not inside
     // an `Option`; a string with escapes is still read, owned.
@@ -113,8 +120,12 @@ fn at(pointer: &str, rule: Rule, message: String) -> Finding {
     }
 }
 
-/// Why a line the policy let through is not a record: the member that is
-/// not a string, by its pointer; serde's own sentence names only a column.
+/// The members a trace record may have.
+const RECORD_MEMBERS: [&str; 5] = ["conn", "from", "transport", "msg", "mutant"];
+
+/// Why a line the policy let through is not a record: a member of another
+/// name, or the member that is not a string, by its pointer; serde's own
+/// sentence names only a column.
 fn misfit_record(text: &[u8], err: &serde_json::Error) -> Finding {
     let mut json = serde_json::Deserializer::from_slice(text);
     json.disable_recursion_limit();
@@ -122,6 +133,21 @@ fn misfit_record(text: &[u8], err: &serde_json::Error) -> Finding {
         Ok(value) => value,
         Err(_) => return at("", Rule::Json, format!("the line is not JSON: {err}")),
     };
+    let unknown = value.as_object().and_then(|record| {
+        record
+            .keys()
+            .find(|name| !RECORD_MEMBERS.contains(&name.as_str()))
+    });
+    if let Some(name) = unknown {
+        return at(
+            &format!("/{}", name.replace('~', "~0").replace('/', "~1")),
+            Rule::TraceRecord,
+            format!(
+                "a trace record has no member \"{}\": its members are conn, from, transport, msg and mutant",
+                proto::wire::printable(&proto::wire::shortened(name, 200))
+            ),
+        );
+    }
     ["from", "conn", "transport"]
         .into_iter()
         .find_map(|name| {
