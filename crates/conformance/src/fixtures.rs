@@ -107,11 +107,52 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
             ),
         })
     };
+    let invalid = folder == "invalid";
+    // A member the gate does not read is refused, not skipped: a misspelt
+    // "pointer" or "alsoBreaks" would leave what it says unchecked.
+    let members: &[&str] = if invalid {
+        &[
+            "description",
+            "type",
+            "value",
+            "rule",
+            "pointer",
+            "alsoBreaks",
+        ]
+    } else {
+        &["description", "type", "value"]
+    };
+    let what = if invalid {
+        "an invalid fixture"
+    } else {
+        "a valid fixture"
+    };
+    refuse_other_members(path, &raw, members, what)?;
     // A file read from a folder has a name: the default is never taken.
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let also_breaks = match raw.get("alsoBreaks") {
+        None => Vec::new(),
+        Some(Value::Array(rules)) if rules.iter().all(Value::is_string) => rules
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        Some(_) => {
+            return Err(input(
+                path,
+                "\"alsoBreaks\" is a list of rule ids (strings)".into(),
+            ))
+        }
+    };
+    // A rule that is not text is said so; a missing one is the gate's own
+    // failure, which names the member to add.
+    let rule = match raw.get("rule") {
+        None => None,
+        Some(_) => Some(text("rule")?),
+    };
     Ok(Fixture {
         path: format!("{folder}/{name}"),
         description: text("description")?,
@@ -120,13 +161,39 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
             .get("value")
             .cloned()
             .ok_or_else(|| input(path, "missing \"value\"".into()))?,
-        rule: field("rule"),
-        also_breaks: contract::string_list(raw.get("alsoBreaks"))
-            .into_iter()
-            .map(str::to_string)
-            .collect(),
-        pointer: field("pointer"),
+        rule,
+        also_breaks,
+        // The gate judges an invalid fixture at its place.
+        pointer: if invalid {
+            Some(text("pointer")?)
+        } else {
+            None
+        },
     })
+}
+
+/// Refuses a member of a conformance file other than `members`, naming it
+/// and the members `what` has.
+fn refuse_other_members(
+    path: &Path,
+    raw: &Value,
+    members: &[&str],
+    what: &str,
+) -> Result<(), Error> {
+    let other = raw
+        .as_object()
+        .and_then(|object| object.keys().find(|name| !members.contains(&name.as_str())));
+    match other {
+        Some(name) => Err(input(
+            path,
+            format!(
+                "{what} has no member \"{}\": its members are {}",
+                proto::wire::printable(&proto::wire::shortened(name, 200)),
+                members.join(", ")
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `conformance/known-divergences`: fixture path, then the reason the
@@ -749,13 +816,28 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
                 continue;
             }
         };
-        let expected: Vec<&str> = expected
-            .get("outcomes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let outcomes = refuse_other_members(
+            &sidecar,
+            &expected,
+            &["description", "outcomes"],
+            "a sidecar",
+        )
+        .and_then(|()| match expected.get("outcomes") {
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                Ok(items.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+            }
+            _ => Err(input(
+                &sidecar,
+                "a sidecar lists what each read gives in \"outcomes\", a list of strings".into(),
+            )),
+        });
+        let expected = match outcomes {
+            Ok(outcomes) => outcomes,
+            Err(err) => {
+                report.failures.push(err.to_string());
+                continue;
+            }
+        };
         let got = proto::frame::outcomes(&bytes[..]);
         if got != expected {
             report.failures.push(format!(

@@ -121,7 +121,7 @@ fn an_invalid_fixture_refused_by_another_rule_fails_the_gate() {
     let scratch = Scratch::new("wrong-rule");
     scratch.write(
         "invalid/wrong_rule.json",
-        &json!({"description": "names the wrong rule", "rule": "detail.sum", "type": "Segment",
+        &json!({"description": "names the wrong rule", "rule": "detail.sum", "pointer": "/endByte", "type": "Segment",
                 "value": {"index": 0, "startByte": 9, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
     );
     check_fails(&scratch.run(), "invalid/wrong_rule.json: expected to be refused by detail.sum exactly, but got [segment.range_order at /endByte: ");
@@ -324,7 +324,7 @@ fn an_invalid_fixture_that_passes_fails_the_gate() {
     let scratch = Scratch::new("passes");
     scratch.write(
         "invalid/not_invalid.json",
-        &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
+        &json!({"description": "actually fine", "rule": "schema", "pointer": "", "type": "Segment",
                 "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
     );
     check_fails(
@@ -417,7 +417,7 @@ fn a_transitions_table_that_cannot_be_read_fails_the_gate() {
     std::fs::write(scratch.0.join("traces/transitions.json"), "{\"states\": ").expect("write");
     scratch.write(
         "invalid/not_invalid.json",
-        &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
+        &json!({"description": "actually fine", "rule": "schema", "pointer": "", "type": "Segment",
                 "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
     );
     let report = scratch.run();
@@ -525,7 +525,7 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
     .unwrap();
     scratch.write(
         "invalid/not_invalid.json",
-        &json!({"description": "actually fine", "rule": "schema", "type": "Segment",
+        &json!({"description": "actually fine", "rule": "schema", "pointer": "", "type": "Segment",
                 "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
     );
     // A trace line that is not UTF-8 is what an invalid trace may be about.
@@ -582,6 +582,62 @@ fn a_fixture_that_cannot_be_read_fails_alone_and_the_rest_are_checked() {
         &report,
         "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",
     );
+}
+
+/// A member the gate does not read is refused, naming it: a misspelt
+/// `pointer` or `outcomes` would leave what it says unchecked, and a valid
+/// fixture's `rule` means nothing. An invalid fixture names its place, and
+/// what `rule`, `alsoBreaks` and `outcomes` hold is of their kind.
+#[test]
+fn a_member_the_gate_does_not_read_fails_the_gate_naming_it() {
+    let scratch = Scratch::new("members");
+    let segment =
+        json!({"index": 0, "startByte": 9, "endByte": 1, "downloadedBytes": 0, "state": "pending"});
+    scratch.write(
+        "invalid/misspelt.json",
+        &json!({"description": "x", "rule": "segment.range_order", "poniter": "/endByte",
+                "type": "Segment", "value": segment}),
+    );
+    scratch.write(
+        "invalid/no_place.json",
+        &json!({"description": "x", "rule": "segment.range_order", "type": "Segment", "value": segment}),
+    );
+    scratch.write(
+        "invalid/rule_number.json",
+        &json!({"description": "x", "rule": 5, "pointer": "/endByte", "type": "Segment", "value": segment}),
+    );
+    scratch.write(
+        "invalid/also_text.json",
+        &json!({"description": "x", "rule": "segment.range_order", "pointer": "/endByte",
+                "alsoBreaks": "schema", "type": "Segment", "value": segment}),
+    );
+    scratch.write(
+        "valid/with_rule.json",
+        &json!({"description": "x", "rule": "schema", "type": "Segment",
+                "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    std::fs::write(scratch.0.join("frames/one.bin"), [0, 0, 0, 2, b'{', b'}']).unwrap();
+    scratch.write(
+        "frames/one.expect.json",
+        &json!({"description": "x", "outcome": ["envelope"]}),
+    );
+    std::fs::write(scratch.0.join("frames/two.bin"), [0, 0, 0, 2, b'{', b'}']).unwrap();
+    scratch.write(
+        "frames/two.expect.json",
+        &json!({"description": "x", "outcomes": ["envelope", 1]}),
+    );
+    let report = scratch.run();
+    for said in [
+        "invalid/misspelt.json: an invalid fixture has no member \"poniter\": its members are description, type, value, rule, pointer, alsoBreaks",
+        "invalid/no_place.json: missing \"pointer\"",
+        "invalid/rule_number.json: \"rule\" is a number, not a string",
+        "invalid/also_text.json: \"alsoBreaks\" is a list of rule ids (strings)",
+        "valid/with_rule.json: a valid fixture has no member \"rule\": its members are description, type, value",
+        "frames/one.expect.json: a sidecar has no member \"outcome\": its members are description, outcomes",
+        "frames/two.expect.json: a sidecar lists what each read gives in \"outcomes\", a list of strings",
+    ] {
+        check_fails(&report, said);
+    }
 }
 
 /// The checker's walk recurses through references: a chain of types each
