@@ -226,6 +226,19 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                 ));
             }
         }
+        // A name no variable can have passes nothing, silently: `TOKEN=abc`
+        // reads as a value set here, which the file cannot do.
+        for (item, name) in tool.env.iter().enumerate() {
+            if name.is_empty() || name.contains(['=', '\0']) {
+                return Err(error(
+                    format!("{}/{item}", at("env")),
+                    format!(
+                        "{:?} is no variable name: env names variables of the executor's own environment to pass through (no `=`, no NUL); a value cannot be set here",
+                        proto::wire::shortened(name, 200)
+                    ),
+                ));
+            }
+        }
         if tool.deadline_secs == Some(0) {
             return Err(error(
                 at("deadlineSecs"),

@@ -88,6 +88,21 @@ fn a_relative_cwd_is_refused() {
 }
 
 #[test]
+fn an_env_entry_that_names_no_variable_is_refused() {
+    for (name, shown) in [
+        ("TOKEN=abc", "\"TOKEN=abc\""),
+        ("", "\"\""),
+        ("A\u{0}B", "\"A\\0B\""),
+    ] {
+        check_refused(
+            json!({"tools": [{"name": "ls", "command": ["ls"], "env": ["LANG", name]}]}),
+            "/tools/0/env/1",
+            &format!("{shown} is no variable name: env names variables of the executor's own environment to pass through"),
+        );
+    }
+}
+
+#[test]
 fn an_input_schema_that_does_not_compile_is_refused() {
     check_refused(
         json!({"tools": [{"name": "ls", "command": ["ls"], "inputSchema": {"properties": {"a": {"type": 12}}}}]}),
