@@ -18,7 +18,7 @@ pub mod stdout;
 pub use json::{dismantle, read as read_json, TooDeep, MAX_JSON_DEPTH};
 pub use lint::{
     bidi_controls, lint, pattern_automaton, pattern_reads_alike, Automaton, LintRule, Violation,
-    INHERITED_NAMES, MAX_PATTERN_STATES,
+    INHERITED_NAMES, KEYWORDS, MAX_PATTERN_STATES,
 };
 pub use load::{
     read_bounded, read_file, utf8, DeepDocuments, DocKind, SchemaDoc, SchemaSet, MAX_FILE,

@@ -102,6 +102,88 @@ fn an_env_entry_that_names_no_variable_is_refused() {
     }
 }
 
+/// A value each draft 2020-12 keyword may take (the rest take 1).
+fn keyword_value(keyword: &str) -> serde_json::Value {
+    match keyword {
+        "$schema" => json!("https://json-schema.org/draft/2020-12/schema"),
+        "$id" => json!("https://example.invalid/input.json"),
+        "$ref" => json!("#"),
+        "$anchor" | "$dynamicAnchor" => json!("here"),
+        "$dynamicRef" => json!("#here"),
+        "$vocabulary" => json!({"https://json-schema.org/draft/2020-12/vocab/core": true}),
+        "$comment" | "title" | "description" | "pattern" => json!("a"),
+        "format" => json!("date-time"),
+        "contentEncoding" => json!("base64"),
+        "contentMediaType" => json!("text/plain"),
+        "type" => json!("object"),
+        "$defs" | "properties" | "patternProperties" | "dependentSchemas" | "dependentRequired" => {
+            json!({})
+        }
+        "prefixItems" | "allOf" | "anyOf" | "oneOf" | "enum" => json!([true]),
+        "required" | "examples" => json!([]),
+        "uniqueItems" | "deprecated" | "readOnly" | "writeOnly" => json!(true),
+        "items"
+        | "contains"
+        | "additionalProperties"
+        | "propertyNames"
+        | "if"
+        | "then"
+        | "else"
+        | "not"
+        | "unevaluatedItems"
+        | "unevaluatedProperties"
+        | "contentSchema" => {
+            json!(true)
+        }
+        _ => json!(1),
+    }
+}
+
+/// Every draft 2020-12 keyword is read, at the root and in a subschema, and
+/// an `x-` extension is taken; a keyword misspelt (or one of another
+/// vocabulary, as OpenAPI's `nullable`) is refused at its place: read as an
+/// annotation it would ask nothing. A schema of another draft is not looked
+/// at for this.
+#[test]
+fn an_input_schema_keyword_no_validator_reads_is_refused() {
+    let load = |schema: serde_json::Value| {
+        exec::config::parse(
+            Path::new("tools.json"),
+            &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
+        )
+    };
+    for keyword in contract::KEYWORDS {
+        let mut schema = json!({"x-ui": {"order": 1}});
+        schema[*keyword] = keyword_value(keyword);
+        if *keyword == "$dynamicRef" {
+            schema["$dynamicAnchor"] = json!("here");
+        }
+        load(schema.clone()).unwrap_or_else(|err| panic!("{keyword} at the root: {err}"));
+        if *keyword != "$schema" && *keyword != "$vocabulary" {
+            load(json!({"properties": {"p": schema}}))
+                .unwrap_or_else(|err| panic!("{keyword} in a subschema: {err}"));
+        }
+        let misspelt = format!("{keyword}s");
+        check_refused(
+            json!({"tools": [{"name": "t", "command": ["t"],
+                "inputSchema": {"type": "object", "properties": {"a/b": {"items": {misspelt.as_str(): 1}}}}}]}),
+            &format!(
+                "/tools/0/inputSchema/properties/a~1b/items/{}",
+                misspelt.replace('/', "~1")
+            ),
+            &format!("{misspelt:?} is no draft 2020-12 keyword, so no validator reads it"),
+        );
+    }
+    check_refused(
+        json!({"tools": [{"name": "t", "command": ["t"],
+            "inputSchema": {"$defs": {"a": {"type": "string", "nullable": true}}, "$ref": "#/$defs/a"}}]}),
+        "/tools/0/inputSchema/$defs/a/nullable",
+        "\"nullable\" is no draft 2020-12 keyword",
+    );
+    load(json!({"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}))
+        .expect("a draft 7 schema is not held to draft 2020-12's keywords");
+}
+
 #[test]
 fn an_input_schema_that_does_not_compile_is_refused() {
     check_refused(
