@@ -84,6 +84,12 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Says)> {
         ("2^64 in free JSON", invoke("18446744073709551616").into_bytes(), Says::Text),
         ("1e400 in free JSON", invoke("1e400").into_bytes(), Says::Text),
         ("a fraction in free JSON", invoke("0.1").into_bytes(), Says::Read),
+        // Doubles past 2^53 that are whole numbers: read, and written back
+        // as doubles (JSON.stringify would spell them as integers past 2^53).
+        ("a double past 2^53 written with an exponent in free JSON", invoke("90071952547409e3").into_bytes(), Says::Read),
+        ("a double past 2^53 written with a fraction in free JSON", invoke("9007199254740993.0").into_bytes(), Says::Read),
+        ("a double below -2^53 written with an exponent in free JSON", invoke("-9.1e15").into_bytes(), Says::Read),
+        ("a double of 20 digits written with an exponent in free JSON", invoke("1.5e20").into_bytes(), Says::Read),
         ("an integer written 1.0", progress("1.0").into_bytes(), Says::Contract),
         ("an integer written 1e3", progress("1e3").into_bytes(), Says::Contract),
         ("an integer written with a fraction past 2^52", progress("9007199254740990.5").into_bytes(), Says::Contract),

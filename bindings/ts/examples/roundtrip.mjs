@@ -8,7 +8,7 @@
 // elsewhere is part of the line), and each line is UTF-8 or an error: the
 // bytes are split first and decoded one line at a time, so a bad byte is
 // that line's error and not a replacement character.
-import { readJson, reserialize } from "../index.js";
+import { readJson, reserialize, writeJson } from "../index.js";
 
 const args = process.argv.slice(2);
 let type = "Envelope";
@@ -45,7 +45,7 @@ while (start < input.length) {
       console.error(`roundtrip: no contract type is called ${type}`);
       process.exit(2);
     }
-    out.push(JSON.stringify(again));
+    out.push(writeJson(again));
   } catch (error) {
     out.push(`error: ${error instanceof Error ? error.message : String(error)}`);
   }

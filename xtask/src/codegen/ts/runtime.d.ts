@@ -66,6 +66,15 @@ export declare class FrameError extends Error {
  */
 export declare function readJson(text: string): unknown;
 /**
+ * JSON text of a value as the wire takes it: `JSON.stringify`'s, except
+ * that a whole number past ±(2^53 − 1) is written with an exponent
+ * (`9.007199254740993e+15`), where `JSON.stringify` would spell it as an
+ * integer literal no reader takes. `undefined` where `JSON.stringify`
+ * gives no text; throws where it throws (a BigInt, a cycle). For writing
+ * JSON Lines; `encodeFrame` writes with it.
+ */
+export declare function writeJson(value: unknown): string | undefined;
+/**
  * One envelope as a frame: 4 bytes of big-endian length, then the JSON.
  * Throws FrameError `too_large` past MAX_FRAME, and `unreadable` for an
  * envelope a reader would refuse (its text read back with

@@ -662,11 +662,47 @@ const HEADER = 4;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
+/**
+ * JSON text of `value` as the wire takes it (`undefined` where
+ * JSON.stringify gives none): JSON.stringify's text, except that a whole
+ * number past ±(2^53 − 1), which it spells as digits (an integer literal no
+ * reader takes), is written with an exponent (`9.007199254740993e+15`), as
+ * the Rust and C++ writers write a double, and reads back as the same
+ * number.
+ */
+export function writeJson(value) {
+  const text = JSON.stringify(value);
+  // Such a number has 16 digits or more; from 1e21 on JSON.stringify
+  // writes the exponent itself.
+  if (typeof text !== "string" || !/\d{16}/.test(text)) return text;
+  let out = "";
+  let copied = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = skipString(text, i);
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, i);
+      if (!fraction && end - i >= 16) {
+        const number = Number(text.slice(i, end));
+        if (!Number.isSafeInteger(number)) {
+          out += text.slice(copied, i) + number.toExponential();
+          copied = end;
+        }
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return out + text.slice(copied);
+}
+
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
 export function encodeFrame(envelope) {
   let text;
   try {
-    text = JSON.stringify(envelope);
+    text = writeJson(envelope);
   } catch (error) {
     // A BigInt or a cycle in a free-form value: nothing a reader could read.
     throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
