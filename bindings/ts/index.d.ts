@@ -75,7 +75,7 @@ export declare function readJson(text: string): unknown;
 /**
  * JSON text of a value as the wire takes it: `JSON.stringify`'s, except
  * that a whole number past ±(2^53 − 1) is written with an exponent
- * (`9.007199254740993e+15`), where `JSON.stringify` would spell it as an
+ * (`9.007199254740992e+15`), where `JSON.stringify` would spell it as an
  * integer literal no reader takes. `undefined` where `JSON.stringify`
  * gives no text; throws where it throws (a BigInt, a cycle). For writing
  * JSON Lines; `encodeFrame` writes with it.

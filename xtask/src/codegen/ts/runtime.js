@@ -666,7 +666,7 @@ const encoder = new TextEncoder();
  * JSON text of `value` as the wire takes it (`undefined` where
  * JSON.stringify gives none): JSON.stringify's text, except that a whole
  * number past ±(2^53 − 1), which it spells as digits (an integer literal no
- * reader takes), is written with an exponent (`9.007199254740993e+15`), as
+ * reader takes), is written with an exponent (`9.007199254740992e+15`), as
  * the Rust and C++ writers write a double, and reads back as the same
  * number.
  */
