@@ -140,7 +140,7 @@ fn misfit_record(text: &[u8], err: &serde_json::Error) -> Finding {
     });
     if let Some(name) = unknown {
         return at(
-            &format!("/{}", name.replace('~', "~0").replace('/', "~1")),
+            &format!("/{}", contract::escape_pointer_token(name)),
             Rule::TraceRecord,
             format!(
                 "a trace record has no member \"{}\": its members are conn, from, transport, msg and mutant",
