@@ -403,13 +403,14 @@ fn cpp_frames_written_read_back_and_oversize_is_refused_unwritten() {
     run(Command::new(cpp_programs().join("frames")), b"");
 }
 
-/// The same sources as `cpp_programs` and the reader server, read by clang
-/// with the same strict warnings (a GCC-only one is passed over): a lane
-/// may build its engine with either compiler.
+/// The same sources as `cpp_programs`, the reader server and the fuzz
+/// target, read by clang with the same strict warnings (a GCC-only one is
+/// passed over): a lane may build its engine with either compiler.
 #[test]
 fn cpp_headers_compile_clean_under_clang() {
     let mut sources = CPP_PROGRAMS.to_vec();
     sources.push(("reader_server", "tests/cpp/reader_server.cpp"));
+    sources.push(("fuzz_read_frame", "tests/cpp/fuzz_read_frame.cpp"));
     compile_each(
         "clang++",
         &["-Wno-unknown-warning-option", "-fsyntax-only"],
