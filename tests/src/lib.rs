@@ -74,6 +74,24 @@ impl Bindings {
         }
     }
 
+    /// The folder holding the C++ bindings' `vdm/contract.hpp`.
+    pub fn cpp_include(&self) -> PathBuf {
+        if self.version == WORKING_TREE.version {
+            Path::new(self.dir).join("bindings/cpp/include")
+        } else {
+            Path::new(self.dir).join("cpp/include")
+        }
+    }
+
+    /// The TypeScript bindings' module.
+    pub fn ts_module(&self) -> PathBuf {
+        if self.version == WORKING_TREE.version {
+            Path::new(self.dir).join("bindings/ts/index.js")
+        } else {
+            Path::new(self.dir).join("ts/index.js")
+        }
+    }
+
     /// The folder holding `valid/`.
     pub fn fixtures_root(&self) -> PathBuf {
         if self.version == WORKING_TREE.version {

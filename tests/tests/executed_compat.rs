@@ -13,7 +13,9 @@
     clippy::indexing_slicing
 )]
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use compat::{Options, Verdict};
 use contract_tests::{disagreements, Bindings, Outcome, Side, RELEASES, WORKING_TREE};
@@ -61,11 +63,14 @@ fn every_pair_of_releases_reads_as_compat_says() {
 /// `vdm-conform generate` uses, valid under every rule of the writer's
 /// contract) rather than its fixtures alone: wherever compat says a
 /// direction holds, the reader's bindings read or skip every one of them.
-#[test]
-fn every_pair_of_releases_reads_generated_messages_as_compat_says() {
-    const COUNT: usize = 3000;
-    let sides: Vec<Side> = all_bindings().iter().map(|b| side(b)).collect();
-    let drawn: Vec<Vec<Value>> = sides
+/// Messages drawn per side by [`drawn`].
+const COUNT: usize = 3000;
+
+/// `COUNT` envelopes drawn from each side's schemas with the generator
+/// `vdm-conform generate` uses (valid under every rule of that side's
+/// contract), seeded by the side's place in the list.
+fn drawn(sides: &[Side<'_>]) -> Vec<Vec<Value>> {
+    sides
         .iter()
         .enumerate()
         .map(|(index, side)| {
@@ -87,7 +92,13 @@ fn every_pair_of_releases_reads_generated_messages_as_compat_says() {
                 .map(|line| serde_json::from_str(line).unwrap())
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn every_pair_of_releases_reads_generated_messages_as_compat_says() {
+    let sides: Vec<Side> = all_bindings().iter().map(|b| side(b)).collect();
+    let drawn = drawn(&sides);
     let (mut found, mut thin, mut compatible) = (Vec::new(), Vec::new(), 0);
     for (i, old) in sides.iter().enumerate() {
         for (j, new) in sides.iter().enumerate().skip(i + 1) {
@@ -316,4 +327,185 @@ fn a_removed_event_the_bindings_still_read_is_a_disagreement() {
             && line.contains(&format!("{latest} → working tree"))),
         "{found:?}"
     );
+}
+
+/// What one reader program printed for each line it was given: `same` (read
+/// and written back unchanged), `changed` (read, written back otherwise:
+/// members these bindings do not have are dropped) or `error: …` (refused).
+fn reader_output(mut command: Command, values: &[Value]) -> Vec<String> {
+    let what = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{what}: cannot start ({err})"));
+    let input: String = values.iter().map(|value| format!("{value}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        output.status.success(),
+        "{what}: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), values.len(), "{what}");
+    lines
+}
+
+/// Reads lines as `Envelope` with one release's C++ header: compiled with
+/// the flags each release was made with (see `contract_tests::cxx_flags`).
+const CPP_READER: &str = r#"
+    #include <iostream>
+    #include <string>
+    #include "vdm/contract.hpp"
+    int main() {
+      std::string line;
+      while (std::getline(std::cin, line)) {
+        try {
+          auto value = vdm::contract::parse_json(line);
+          auto again = vdm::contract::reserialize("Envelope", value);
+          if (!again) return 2;
+          std::cout << (*again == value ? "same" : "changed") << "\n";
+        } catch (const std::exception& error) {
+          std::cout << "error: " << error.what() << "\n";
+        }
+      }
+    }"#;
+
+/// The same with a release's TypeScript module (its path the first
+/// argument). Values are compared member by member: the module's readers
+/// may give objects another prototype than `reserialize` does.
+const NODE_READER: &str = r#"
+    const { reserialize, readJson } = await import(process.argv[1]);
+    const same = (a, b) => {
+      if (a === b) return true;
+      if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+      if (Array.isArray(a) !== Array.isArray(b)) return false;
+      const keys = Object.keys(a);
+      return keys.length === Object.keys(b).length
+        && keys.every((key) => Object.hasOwn(b, key) && same(a[key], b[key]));
+    };
+    let text = "";
+    for await (const chunk of process.stdin) text += chunk;
+    for (const line of text.split("\n").filter(Boolean)) {
+      try {
+        const value = readJson(line);
+        console.log(same(reserialize("Envelope", value), value) ? "same" : "changed");
+      } catch (error) {
+        console.log(`error: ${error.message}`);
+      }
+    }"#;
+
+/// As the Rust bindings above, the C++ and TypeScript bindings of each
+/// release (frozen with it; the working tree's own for the working tree):
+/// wherever compat says a direction holds, the reader's bindings in both
+/// languages refuse none of the messages drawn from the writer's schemas.
+/// Their emitters are not the Rust one, so a "compatible" is put to each
+/// language a lane may read with.
+#[test]
+fn every_releases_cpp_and_ts_bindings_read_generated_messages_as_compat_says() {
+    let bindings = all_bindings();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-generated-readers");
+    std::fs::create_dir_all(&out).unwrap();
+    let source = out.join("reader.cpp");
+    std::fs::write(&source, CPP_READER).unwrap();
+    // Every header compiles at once, while the messages are drawn.
+    let builds: Vec<(PathBuf, std::process::Child)> = bindings
+        .iter()
+        .enumerate()
+        .map(|(index, bindings)| {
+            let program = out.join(format!("reader-{index}"));
+            let flags = if bindings.version == WORKING_TREE.version {
+                contract_tests::cxx_flags()
+            } else {
+                vec!["-std=c++17", "-Wall", "-Wextra", "-Werror"]
+            };
+            let child = Command::new("g++")
+                .args(flags)
+                .arg("-I")
+                .arg(bindings.cpp_include())
+                .arg(&source)
+                .arg("-o")
+                .arg(&program)
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("g++ starts: `cargo xtask test` installs it");
+            (program, child)
+        })
+        .collect();
+    let sides: Vec<Side> = bindings.iter().map(|b| side(b)).collect();
+    let drawn = drawn(&sides);
+    let programs: Vec<PathBuf> = builds
+        .into_iter()
+        .zip(&sides)
+        .map(|((program, child), side)| {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "{}: {}",
+                side.label,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            program
+        })
+        .collect();
+    let (mut found, mut thin, mut compatible) = (Vec::new(), Vec::new(), 0);
+    for (i, old) in sides.iter().enumerate() {
+        for (j, new) in sides.iter().enumerate().skip(i + 1) {
+            let comparison = compare(old, new);
+            for (direction, writer, values, reader, verdict) in [
+                ("W", new, &drawn[j], i, comparison.writer),
+                ("R", old, &drawn[i], j, comparison.reader),
+            ] {
+                if verdict != Verdict::Compatible {
+                    continue;
+                }
+                compatible += 1;
+                let mut node = Command::new("node");
+                node.args(["--input-type=module", "-e", NODE_READER])
+                    .arg(sides[reader].bindings.ts_module());
+                for (lang, command) in [
+                    ("C++", Command::new(&programs[reader])),
+                    ("TypeScript", node),
+                ] {
+                    let lines = reader_output(command, values);
+                    let mut same = 0;
+                    for (line, value) in lines.iter().zip(values) {
+                        if line.starts_with("error:") {
+                            found.push(format!(
+                                "{direction} {} → {}: the {lang} bindings of {} refuse a message drawn from {} ({line}): {value}",
+                                old.label, new.label, sides[reader].label, writer.label
+                            ));
+                        } else if line == "same" {
+                            same += 1;
+                        }
+                    }
+                    // Most messages come back as they were sent: the
+                    // program read them, not only ran.
+                    if same <= COUNT / 2 {
+                        thin.push(format!(
+                            "{direction} {} → {} in {lang}: {same} of {COUNT} unchanged",
+                            old.label, new.label
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(compatible > 0, "no direction held between any two releases");
+    assert!(
+        found.is_empty(),
+        "{} refusals, the first: {}",
+        found.len(),
+        found[..found.len().min(3)].join("\n")
+    );
+    assert!(thin.is_empty(), "{thin:?}");
 }
