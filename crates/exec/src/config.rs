@@ -283,14 +283,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
 
 /// The draft 2020-12 meta-schema, closed: its vocabularies' keywords and
 /// `x-` extensions, nothing else, at every subschema (`$dynamicAnchor`
-/// makes the vocabularies' own `$dynamicRef`s come back here).
+/// makes the vocabularies' own `$dynamicRef`s come back here). A resource
+/// inside (`$id` beside `$schema`) that declares another draft is read by
+/// the validator as that draft, so it is taken as it is.
 const CLOSED_2020_12: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://schemas.vdm.invalid/exec/closed-2020-12.json",
   "$dynamicAnchor": "meta",
-  "$ref": "https://json-schema.org/draft/2020-12/schema",
-  "patternProperties": {"^x-": true},
-  "unevaluatedProperties": false
+  "if": {
+    "required": ["$id", "$schema"],
+    "properties": {"$schema": {"not": {"pattern": "^https://json-schema\\.org/draft/2020-12/schema#?$"}}}
+  },
+  "then": true,
+  "else": {
+    "$ref": "https://json-schema.org/draft/2020-12/schema",
+    "patternProperties": {"^x-": true},
+    "unevaluatedProperties": false
+  }
 }"#;
 
 /// A keyword of a draft 2020-12 `inputSchema` (the default dialect) that no

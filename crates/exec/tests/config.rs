@@ -182,6 +182,33 @@ fn an_input_schema_keyword_no_validator_reads_is_refused() {
     );
     load(json!({"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}))
         .expect("a draft 7 schema is not held to draft 2020-12's keywords");
+    // A resource inside it that declares draft 7 is read as draft 7 (its
+    // `additionalItems` holds), so it is not held to them either; its
+    // neighbours, and a resource declaring draft 2020-12, still are.
+    let draft_7 = json!({"$id": "https://example.invalid/old",
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "array", "items": [{"type": "string"}], "additionalItems": false});
+    load(json!({"$ref": "https://example.invalid/old", "$defs": {"old": draft_7}}))
+        .expect("an embedded draft 7 resource is not held to draft 2020-12's keywords");
+    check_refused(
+        json!({"tools": [{"name": "t", "command": ["t"],
+            "inputSchema": {"$defs": {"old": draft_7}, "maxLenght": 3}}]}),
+        "/tools/0/inputSchema/maxLenght",
+        "\"maxLenght\" is no draft 2020-12 keyword",
+    );
+    // Without an `$id` it is no resource: `$schema` there changes nothing.
+    for resource in [
+        json!({"$id": "https://example.invalid/new",
+            "$schema": "https://json-schema.org/draft/2020-12/schema#", "maxLenght": 3}),
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}),
+    ] {
+        check_refused(
+            json!({"tools": [{"name": "t", "command": ["t"],
+                "inputSchema": {"$defs": {"new": resource, "old": draft_7}}}]}),
+            "/tools/0/inputSchema/$defs/new/maxLenght",
+            "\"maxLenght\" is no draft 2020-12 keyword",
+        );
+    }
 }
 
 #[test]
