@@ -12,7 +12,9 @@
     clippy::indexing_slicing
 )]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use compat::{Comparison, Family, Rule, Verdict};
 use conformance::fixtures::Fixture;
@@ -38,6 +40,37 @@ pub fn cxx_flags() -> Vec<&'static str> {
         .chain(warnings)
         .chain(std::iter::once("-Werror"))
         .collect()
+}
+
+/// Runs `command` with `input` on stdin; its stdout, or a panic with both
+/// streams (tsc, for one, prints its errors on stdout).
+pub fn run(mut command: Command, input: &[u8]) -> String {
+    let what = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| {
+            panic!("{what}: cannot start ({err}); `cargo xtask test` installs it")
+        });
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    // The start of stdout: a reader's output can be long.
+    assert!(
+        output.status.success(),
+        "{what} failed: {}\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout)
+            .chars()
+            .take(4000)
+            .collect::<String>(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
 }
 
 /// The frozen bindings name the hand-written wire code `crate::wire`.

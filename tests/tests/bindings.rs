@@ -17,12 +17,12 @@
 )]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use conformance::fixtures::{load_divergences, load_fixtures, Fixture};
+use contract_tests::run;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -70,37 +70,6 @@ impl Lang {
             }
         }
     }
-}
-
-/// Runs `command` with `input` on stdin; its stdout, or a panic with stderr.
-fn run(mut command: Command, input: &[u8]) -> String {
-    let what = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|err| {
-            panic!("{what}: cannot start ({err}); `cargo xtask test` installs it")
-        });
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    // Both streams: tsc, for one, prints its errors on stdout (the start of
-    // it: a reader's output can be long).
-    assert!(
-        output.status.success(),
-        "{what} failed: {}\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout)
-            .chars()
-            .take(4000)
-            .collect::<String>(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
 }
 
 /// The C++ programs the tests run: the examples and the test programs.
