@@ -266,11 +266,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                     let (inside, reason) = input_schema_refusal(input_schema, &err);
                     error(format!("{}{inside}", at("inputSchema")), reason)
                 })?;
-            if let Some((inside, name)) = unknown_keyword(input_schema) {
+            if let Some((inside, name, draft)) = crate::keywords::unknown_keyword(input_schema) {
                 return Err(error(
                     format!("{}{inside}", at("inputSchema")),
                     format!(
-                        "{:?} is no draft 2020-12 keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\"",
+                        "{:?} is no {draft} keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\"",
                         proto::wire::shortened(&name, 200)
                     ),
                 ));
@@ -279,67 +279,6 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
         }
     }
     Ok(Loaded { set, validators })
-}
-
-/// The draft 2020-12 meta-schema, closed: its vocabularies' keywords and
-/// `x-` extensions, nothing else, at every subschema (`$dynamicAnchor`
-/// makes the vocabularies' own `$dynamicRef`s come back here). A resource
-/// inside (`$id` beside `$schema`) that declares another draft is read by
-/// the validator as that draft, so it is taken as it is.
-const CLOSED_2020_12: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://schemas.vdm.invalid/exec/closed-2020-12.json",
-  "$dynamicAnchor": "meta",
-  "if": {
-    "required": ["$id", "$schema"],
-    "properties": {"$schema": {"not": {"pattern": "^https://json-schema\\.org/draft/2020-12/schema#?$"}}}
-  },
-  "then": true,
-  "else": {
-    "$ref": "https://json-schema.org/draft/2020-12/schema",
-    "patternProperties": {"^x-": true},
-    "unevaluatedProperties": false
-  }
-}"#;
-
-/// A keyword of a draft 2020-12 `inputSchema` (the default dialect) that no
-/// draft 2020-12 vocabulary defines: its place and its name. Read as an
-/// annotation, a misspelt keyword (`maxLenght`) would ask nothing and let
-/// every input through, as a misspelt format would. A schema of another
-/// draft is not looked at.
-fn unknown_keyword(schema: &Value) -> Option<(String, String)> {
-    let dialect = schema.get("$schema").and_then(Value::as_str);
-    if !dialect.is_none_or(|uri| {
-        uri.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema"
-    }) {
-        return None;
-    }
-    // Built once; a test holds that it compiles and refuses a misspelling.
-    static CLOSED: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
-    let closed = CLOSED
-        .get_or_init(|| {
-            let meta: Value = serde_json::from_str(CLOSED_2020_12).ok()?;
-            jsonschema::validator_for(&meta).ok()
-        })
-        .as_ref()?;
-    // A subschema that fails takes its parent's keyword down with it (a
-    // failed keyword evaluates nothing), so the parent's `properties` is
-    // reported too: the deepest place is the one misspelt.
-    let found = closed
-        .iter_errors(schema)
-        .filter_map(|err| match err.kind() {
-            jsonschema::error::ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                let name = unexpected.first()?;
-                let token = name.replace('~', "~0").replace('/', "~1");
-                Some((
-                    format!("{}/{token}", err.instance_path().as_str()),
-                    name.clone(),
-                ))
-            }
-            _ => None,
-        })
-        .max_by_key(|(place, _)| place.matches('/').count());
-    found
 }
 
 /// Where inside an `inputSchema` it fails to compile (a JSON pointer, empty

@@ -4,6 +4,7 @@
 //! calls arriving in frames.
 
 pub mod config;
+mod keywords;
 pub mod render;
 pub mod run;
 pub mod serve;

@@ -180,8 +180,14 @@ fn an_input_schema_keyword_no_validator_reads_is_refused() {
         "/tools/0/inputSchema/$defs/a/nullable",
         "\"nullable\" is no draft 2020-12 keyword",
     );
-    load(json!({"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}))
-        .expect("a draft 7 schema is not held to draft 2020-12's keywords");
+    load(json!({"$schema": "http://json-schema.org/draft-07/schema#", "readOnly": true}))
+        .expect("a draft 7 schema is held to draft 7's keywords");
+    check_refused(
+        json!({"tools": [{"name": "t", "command": ["t"],
+            "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}}]}),
+        "/tools/0/inputSchema/maxLenght",
+        "\"maxLenght\" is no draft 7 keyword",
+    );
     // A resource inside it that declares draft 7 is read as draft 7 (its
     // `additionalItems` holds), so it is not held to them either; its
     // neighbours, and a resource declaring draft 2020-12, still are.
@@ -430,4 +436,239 @@ fn a_file_past_the_size_bound_is_refused_after_a_bounded_read() {
     let err = exec::load(Path::new("/dev/zero")).expect_err("must be refused");
     assert_eq!(err.pointer, "");
     assert!(err.reason.contains("larger than 16 MiB"), "{}", err.reason);
+}
+
+/// A keyword and what it asks: a schema holding it, and an instance that
+/// schema refuses where a validator reads the keyword.
+fn probes() -> Vec<(&'static str, serde_json::Value, serde_json::Value)> {
+    vec![
+        ("multipleOf", json!({"multipleOf": 2}), json!(1)),
+        ("maximum", json!({"maximum": 0}), json!(1)),
+        ("exclusiveMaximum", json!({"exclusiveMaximum": 0}), json!(1)),
+        (
+            "exclusiveMaximum",
+            json!({"maximum": 1, "exclusiveMaximum": true}),
+            json!(1),
+        ),
+        ("minimum", json!({"minimum": 2}), json!(1)),
+        ("exclusiveMinimum", json!({"exclusiveMinimum": 2}), json!(1)),
+        (
+            "exclusiveMinimum",
+            json!({"minimum": 1, "exclusiveMinimum": true}),
+            json!(1),
+        ),
+        ("maxLength", json!({"maxLength": 0}), json!("a")),
+        ("minLength", json!({"minLength": 2}), json!("a")),
+        ("pattern", json!({"pattern": "^b"}), json!("a")),
+        ("format", json!({"format": "email"}), json!("a")),
+        (
+            "contentMediaType",
+            json!({"contentMediaType": "application/json"}),
+            json!("{"),
+        ),
+        (
+            "contentEncoding",
+            json!({"contentEncoding": "base64"}),
+            json!("%%%"),
+        ),
+        ("items", json!({"items": false}), json!([1])),
+        ("items", json!({"items": [false]}), json!([1])),
+        (
+            "additionalItems",
+            json!({"items": [true], "additionalItems": false}),
+            json!([1, 2]),
+        ),
+        ("prefixItems", json!({"prefixItems": [false]}), json!([1])),
+        (
+            "unevaluatedItems",
+            json!({"unevaluatedItems": false}),
+            json!([1]),
+        ),
+        ("contains", json!({"contains": false}), json!([1])),
+        (
+            "minContains",
+            json!({"contains": true, "minContains": 2}),
+            json!([1]),
+        ),
+        (
+            "maxContains",
+            json!({"contains": true, "maxContains": 0}),
+            json!([1]),
+        ),
+        ("maxItems", json!({"maxItems": 0}), json!([1])),
+        ("minItems", json!({"minItems": 2}), json!([1])),
+        ("uniqueItems", json!({"uniqueItems": true}), json!([1, 1])),
+        (
+            "maxProperties",
+            json!({"maxProperties": 0}),
+            json!({"a": 1}),
+        ),
+        (
+            "minProperties",
+            json!({"minProperties": 2}),
+            json!({"a": 1}),
+        ),
+        ("required", json!({"required": ["b"]}), json!({"a": 1})),
+        (
+            "properties",
+            json!({"properties": {"a": false}}),
+            json!({"a": 1}),
+        ),
+        (
+            "patternProperties",
+            json!({"patternProperties": {"a": false}}),
+            json!({"a": 1}),
+        ),
+        (
+            "additionalProperties",
+            json!({"additionalProperties": false}),
+            json!({"a": 1}),
+        ),
+        (
+            "unevaluatedProperties",
+            json!({"unevaluatedProperties": false}),
+            json!({"a": 1}),
+        ),
+        (
+            "propertyNames",
+            json!({"propertyNames": false}),
+            json!({"a": 1}),
+        ),
+        (
+            "dependencies",
+            json!({"dependencies": {"a": ["b"]}}),
+            json!({"a": 1}),
+        ),
+        (
+            "dependentRequired",
+            json!({"dependentRequired": {"a": ["b"]}}),
+            json!({"a": 1}),
+        ),
+        (
+            "dependentSchemas",
+            json!({"dependentSchemas": {"a": false}}),
+            json!({"a": 1}),
+        ),
+        ("enum", json!({"enum": [2]}), json!(1)),
+        ("const", json!({"const": 2}), json!(1)),
+        ("type", json!({"type": "string"}), json!(1)),
+        ("allOf", json!({"allOf": [false]}), json!(1)),
+        ("anyOf", json!({"anyOf": [false]}), json!(1)),
+        ("oneOf", json!({"oneOf": [false]}), json!(1)),
+        ("not", json!({"not": true}), json!(1)),
+        ("if", json!({"if": true, "then": false}), json!(1)),
+        ("else", json!({"if": false, "else": false}), json!(1)),
+        (
+            "$ref",
+            json!({"$ref": "#/definitions/a", "definitions": {"a": false}}),
+            json!(1),
+        ),
+        (
+            "$defs",
+            json!({"$ref": "#/$defs/a", "$defs": {"a": false}}),
+            json!(1),
+        ),
+        (
+            "$dynamicRef",
+            json!({"$dynamicRef": "#/$defs/a", "$defs": {"a": false}}),
+            json!(1),
+        ),
+    ]
+}
+
+/// The `$schema` of each draft, and the keyword naming a resource in it.
+const DRAFTS: [(&str, &str, &str); 5] = [
+    ("draft 4", "http://json-schema.org/draft-04/schema#", "id"),
+    ("draft 6", "http://json-schema.org/draft-06/schema#", "$id"),
+    ("draft 7", "http://json-schema.org/draft-07/schema#", "$id"),
+    (
+        "draft 2019-09",
+        "https://json-schema.org/draft/2019-09/schema",
+        "$id",
+    ),
+    (
+        "draft 2020-12",
+        "https://json-schema.org/draft/2020-12/schema",
+        "$id",
+    ),
+];
+
+/// The keyword check and the validator agree, in every draft, at the root
+/// and in a resource of any draft inside a schema of any other: a schema
+/// holding a keyword loads exactly when the validator reads the keyword
+/// (some instance it refuses). Which keywords a draft reads is the
+/// validator's answer, not a list of this test's.
+#[test]
+fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
+    let loads = |schema: &serde_json::Value| {
+        exec::config::parse(
+            Path::new("tools.json"),
+            &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
+        )
+    };
+    let mut disagreements = Vec::new();
+    let mut compared = (0, 0);
+    // Keywords these drafts define as annotations (the content
+    // vocabulary): they load, though they ask nothing of an instance.
+    let annotation = |keyword: &str, draft: &str| {
+        matches!(keyword, "contentMediaType" | "contentEncoding")
+            && matches!(draft, "draft 2019-09" | "draft 2020-12")
+    };
+    let mut try_one = |label: String,
+                       schema: serde_json::Value,
+                       instance: &serde_json::Value,
+                       annotation: bool| {
+        // A schema the validator refuses to compile is refused for that.
+        let Ok(validator) = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+        else {
+            return;
+        };
+        let reads = !validator.is_valid(instance) || annotation;
+        if reads {
+            compared.0 += 1
+        } else {
+            compared.1 += 1
+        }
+        match (reads, loads(&schema)) {
+            (true, Err(err)) => disagreements.push(format!("{label}: read, and refused: {err}")),
+            (false, Ok(_)) => disagreements.push(format!("{label}: not read, and loaded")),
+            (false, Err(err)) if !err.reason.contains("keyword, so no validator reads it") => {
+                disagreements.push(format!("{label}: not read, and refused otherwise: {err}"));
+            }
+            _ => {}
+        }
+    };
+    for (keyword, fragment, instance) in probes() {
+        for (name, uri, _) in DRAFTS {
+            let mut schema = fragment.clone();
+            schema["$schema"] = json!(uri);
+            let defined = annotation(keyword, name);
+            try_one(format!("{keyword} in {name}"), schema, &instance, defined);
+            for (inner, inner_uri, id) in DRAFTS {
+                // Not looked at: a resource of these drafts inside another's.
+                let dynamic = inner == "draft 2019-09" || inner == "draft 2020-12";
+                if dynamic && inner != name {
+                    continue;
+                }
+                let mut resource = fragment.clone();
+                resource["$schema"] = json!(inner_uri);
+                resource[id] = json!("https://example.invalid/inner.json");
+                // Where the fragment refers within itself, its resource is
+                // the one referred from.
+                let schema = json!({"$schema": uri, "allOf": [resource]});
+                let defined = annotation(keyword, inner);
+                try_one(
+                    format!("{keyword} in {inner} inside {name}"),
+                    schema,
+                    &instance,
+                    defined,
+                );
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    // Both answers came up often: the drafts differ.
+    assert!(compared.0 > 200 && compared.1 > 100, "{compared:?}");
 }

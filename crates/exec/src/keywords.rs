@@ -1,0 +1,295 @@
+//! Which keywords of a tool's `inputSchema` its draft defines.
+//!
+//! A validator reads a keyword its draft does not define as an annotation:
+//! a misspelt one (`maxLenght`), or one of another vocabulary (OpenAPI's
+//! `nullable`), asks nothing and lets every input through. So each draft's
+//! meta-schema is closed (its keywords and `x-` extensions, nothing else, at
+//! every subschema) and the schema is validated against it, by the same
+//! validator that will read the schema: what is left unread is named. A
+//! resource inside (an `$id`, or draft 4's `id`, beside a `$schema`) that
+//! declares another draft is read as that draft, by the validator as here
+//! (one of draft 2019-09 or 2020-12 inside another draft's schema is not
+//! looked at: see [`closed`]).
+
+use std::sync::OnceLock;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{Draft, Validator};
+use serde_json::{json, Map, Value};
+
+/// The drafts a schema may declare: the validator's own list, each with
+/// the name an operator knows it by, a short name, and its meta-schema's
+/// URI without the scheme.
+const DRAFTS: [(Draft, &str, &str, &str); 5] = [
+    (
+        Draft::Draft4,
+        "draft 4",
+        "draft-04",
+        "json-schema.org/draft-04/schema",
+    ),
+    (
+        Draft::Draft6,
+        "draft 6",
+        "draft-06",
+        "json-schema.org/draft-06/schema",
+    ),
+    (
+        Draft::Draft7,
+        "draft 7",
+        "draft-07",
+        "json-schema.org/draft-07/schema",
+    ),
+    (
+        Draft::Draft201909,
+        "draft 2019-09",
+        "2019-09",
+        "json-schema.org/draft/2019-09/schema",
+    ),
+    (
+        Draft::Draft202012,
+        "draft 2020-12",
+        "2020-12",
+        "json-schema.org/draft/2020-12/schema",
+    ),
+];
+
+/// Keywords a draft 4, 6 or 7 validator reads that its meta-schema does not
+/// list: `$defs`, where a `$ref` may point as into `definitions`; draft 4's
+/// `$ref`; and draft 6's `contentMediaType` and `contentEncoding`, which
+/// the validator asserts there too. Refusing them would refuse a schema
+/// that works.
+fn read_beyond_the_meta_schema(draft: Draft) -> Vec<(&'static str, Value)> {
+    let mut extra = vec![(
+        "$defs",
+        json!({"type": "object", "additionalProperties": {"$ref": "#"}}),
+    )];
+    match draft {
+        Draft::Draft4 => extra.push(("$ref", json!({"type": "string"}))),
+        Draft::Draft6 => {
+            extra.push(("contentMediaType", json!({"type": "string"})));
+            extra.push(("contentEncoding", json!({"type": "string"})));
+        }
+        _ => {}
+    }
+    extra
+}
+
+/// The `$schema` URIs the validator takes for `draft` (see
+/// `Draft::from_schema_uri`): either scheme, with or without a `#`, and
+/// for the default draft the URI that names no version.
+fn uris(draft: Draft) -> Vec<Value> {
+    let mut paths: Vec<&str> = DRAFTS
+        .iter()
+        .filter(|(d, ..)| *d == draft)
+        .map(|(.., path)| *path)
+        .collect();
+    if draft == Draft::default() {
+        paths.push("json-schema.org/schema");
+    }
+    paths
+        .iter()
+        .flat_map(|path| ["https://", "http://"].map(|scheme| format!("{scheme}{path}")))
+        .flat_map(|uri| [format!("{uri}#"), uri])
+        .map(Value::String)
+        .collect()
+}
+
+/// Where the closed meta-schema of the draft named `slug` is registered.
+fn closed_uri(slug: &str) -> String {
+    format!("https://schemas.vdm.invalid/exec/closed-{slug}.json")
+}
+
+/// The closed meta-schema of one draft. A resource of another draft is
+/// handed to that draft's when it is draft 4, 6 or 7, and taken as it is
+/// otherwise; any other subschema must hold only this draft's keywords.
+fn closed(draft: Draft, slug: &str) -> Option<Value> {
+    let another_draft = json!({
+        "anyOf": [{"required": ["$id"]}, {"required": ["id"]}],
+        "required": ["$schema"],
+        "properties": {"$schema": {"not": {"enum": uris(draft)}}}
+    });
+    let hand_over: Vec<Value> = DRAFTS
+        .iter()
+        .filter(|(other, ..)| *other != draft)
+        // Handing a resource to the closed meta-schema of draft 2019-09 or
+        // 2020-12, whose recursion is dynamic, makes the validator compile
+        // them again for each draft's scope: seconds, where these take a
+        // fraction of one. Such a resource inside another draft's schema is
+        // read by its draft and not looked at here.
+        .filter(|(other, ..)| matches!(other, Draft::Draft4 | Draft::Draft6 | Draft::Draft7))
+        .map(|(other, _, other_slug, _)| {
+            json!({
+                "if": {"properties": {"$schema": {"enum": uris(*other)}}},
+                "then": {"$ref": closed_uri(other_slug)}
+            })
+        })
+        .collect();
+    let open_uri = uris(draft).into_iter().next()?;
+    let mut doc = Map::new();
+    let body = match draft {
+        Draft::Draft201909 | Draft::Draft202012 => {
+            doc.insert("$schema".into(), open_uri.clone());
+            if draft == Draft::Draft202012 {
+                // The vocabularies' `$dynamicRef`s come back here.
+                doc.insert("$dynamicAnchor".into(), json!("meta"));
+            } else {
+                // The vocabularies' `$recursiveRef`s come back here.
+                doc.insert("$recursiveAnchor".into(), json!(true));
+            }
+            json!({
+                "$ref": open_uri,
+                "patternProperties": {"^x-": true},
+                "unevaluatedProperties": false
+            })
+        }
+        _ => {
+            // The meta-schema itself, its `properties` closed: its `"$ref":
+            // "#"` comes back to this document's root. Written as draft 7,
+            // whose keywords the older meta-schemas use alike.
+            let meta = match draft {
+                Draft::Draft4 => &**referencing::meta::DRAFT4,
+                Draft::Draft6 => &**referencing::meta::DRAFT6,
+                _ => &**referencing::meta::DRAFT7,
+            };
+            let mut body = meta.as_object()?.clone();
+            if draft == Draft::Draft4 {
+                // Its one keyword draft 7 reads otherwise: `multipleOf`'s
+                // `"minimum": 0, "exclusiveMinimum": true`.
+                let multiple_of = body
+                    .get_mut("properties")?
+                    .get_mut("multipleOf")?
+                    .as_object_mut()?;
+                multiple_of.remove("minimum");
+                multiple_of.insert("exclusiveMinimum".into(), json!(0));
+            }
+            for key in ["$schema", "$id", "id", "title", "description"] {
+                body.remove(key);
+            }
+            if let Some(definitions) = body.remove("definitions") {
+                doc.insert("definitions".into(), definitions);
+            }
+            let properties = body.get_mut("properties")?.as_object_mut()?;
+            for (keyword, schema) in read_beyond_the_meta_schema(draft) {
+                properties.entry(keyword).or_insert(schema);
+            }
+            body.insert("patternProperties".into(), json!({"^x-": true}));
+            body.insert("additionalProperties".into(), json!(false));
+            doc.insert(
+                "$schema".into(),
+                json!("http://json-schema.org/draft-07/schema#"),
+            );
+            Value::Object(body)
+        }
+    };
+    doc.insert("$id".into(), json!(closed_uri(slug)));
+    doc.insert("if".into(), another_draft);
+    doc.insert("then".into(), json!({"allOf": hand_over}));
+    doc.insert("else".into(), body);
+    Some(Value::Object(doc))
+}
+
+/// One validator per draft, each its draft's closed meta-schema, all
+/// registered with each other; `None` if one did not build (a test holds
+/// that they do).
+fn validators() -> Option<&'static [(Draft, Validator)]> {
+    static BUILT: OnceLock<Option<Vec<(Draft, Validator)>>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let docs: Vec<(Draft, &str, Value)> = DRAFTS
+                .iter()
+                .map(|(draft, _, slug, _)| Some((*draft, *slug, closed(*draft, slug)?)))
+                .collect::<Option<_>>()?;
+            // Beside the drafts' own meta-schemas, which the closed ones refer to.
+            let registry = referencing::SPECIFICATIONS
+                .extend(
+                    docs.iter()
+                        .map(|(_, slug, doc)| (closed_uri(slug), doc.clone())),
+                )
+                .and_then(|builder| builder.prepare())
+                .ok()?;
+            docs.iter()
+                .map(|(draft, _, doc)| {
+                    let validator = jsonschema::options()
+                        .with_registry(&registry)
+                        .build(doc)
+                        .ok()?;
+                    Some((*draft, validator))
+                })
+                .collect()
+        })
+        .as_deref()
+}
+
+/// A keyword of `schema` (a tool's `inputSchema`, which compiles) that the
+/// draft it is read in defines for no vocabulary: its place, its name and
+/// that draft's name.
+pub(crate) fn unknown_keyword(schema: &Value) -> Option<(String, String, &'static str)> {
+    let declared = schema.get("$schema").and_then(Value::as_str);
+    let draft = declared.map_or(Draft::default(), Draft::from_schema_uri);
+    let (_, validator) = validators()?.iter().find(|(d, _)| *d == draft)?;
+    // A subschema that fails takes its parent's keyword down with it (a
+    // failed keyword evaluates nothing), so the parent's `properties` is
+    // reported too: the deepest place is the one misspelt.
+    let (place, name) = validator
+        .iter_errors(schema)
+        .filter_map(|err| {
+            let unexpected = match err.kind() {
+                ValidationErrorKind::UnevaluatedProperties { unexpected }
+                | ValidationErrorKind::AdditionalProperties { unexpected } => unexpected,
+                _ => return None,
+            };
+            let name = unexpected.first()?;
+            let token = name.replace('~', "~0").replace('/', "~1");
+            Some((
+                format!("{}/{token}", err.instance_path().as_str()),
+                name.clone(),
+            ))
+        })
+        .max_by_key(|(place, _)| place.matches('/').count())?;
+    Some((place.clone(), name, draft_at(schema, draft, &place)))
+}
+
+/// The `$schema` a subschema declares as a resource: beside an `$id`, or
+/// draft 4's `id`.
+fn declared(subschema: &Value) -> Option<&str> {
+    let id = subschema.get("$id").or_else(|| subschema.get("id"));
+    id.and(subschema.get("$schema")?.as_str())
+}
+
+/// The name of the draft the subschema holding the keyword at `place` is
+/// read in: the root's, or that of the innermost resource on the way that
+/// declares one.
+fn draft_at(schema: &Value, root: Draft, place: &str) -> &'static str {
+    let tokens: Vec<String> = place
+        .split('/')
+        .skip(1)
+        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    // The last token is the keyword itself.
+    let mut on_the_way = tokens.iter().take(tokens.len().saturating_sub(1));
+    let mut draft = root;
+    let mut here = Some(schema);
+    while let Some(subschema) = here {
+        if let Some(uri) = declared(subschema) {
+            draft = Draft::from_schema_uri(uri);
+        }
+        here = on_the_way.next().and_then(|token| match subschema {
+            Value::Object(map) => map.get(token),
+            Value::Array(items) => items.get(token.parse::<usize>().ok()?),
+            _ => None,
+        });
+    }
+    DRAFTS
+        .iter()
+        .find(|(d, ..)| *d == draft)
+        .map_or("its draft", |(_, name, ..)| name)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_drafts_closed_meta_schema_builds() {
+        let built = super::validators().map(<[_]>::len);
+        assert_eq!(built, Some(super::DRAFTS.len()));
+    }
+}
