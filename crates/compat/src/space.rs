@@ -75,6 +75,10 @@ pub struct Doc {
     /// The validator's resolver refused the document, and the view holds
     /// `true` in its place (with an obstacle saying why).
     pub set_aside: bool,
+    /// It refused it for a reason no file added to the set could mend (a
+    /// reference that is no URI reference), unlike a reference leading
+    /// nowhere: no validator can be built from the document.
+    pub unbuildable: bool,
 }
 
 /// A schema position: a document and a pointer into it, with the value there.
@@ -604,7 +608,26 @@ impl Space<'static> {
             return;
         };
         for (offset, doc) in originals.docs.iter().enumerate() {
-            if doc.role != Role::Written || doc.obstacle.is_some() {
+            if doc.role != Role::Written {
+                continue;
+            }
+            // The resolver refused the file as written, for good: a
+            // reference that is no URI, under a keyword its draft does not
+            // read (draft 4's `then`), which the validator parses and the
+            // rewrite leaves out. Its obstacle stands in the views too. (A
+            // reference there leading nowhere is no evidence: a lane may
+            // hold the file it names.)
+            if let (true, Some(obstacle)) = (doc.unbuildable, &doc.obstacle) {
+                for view in self
+                    .docs
+                    .iter_mut()
+                    .filter(|d| d.version == doc.version && d.rel == doc.rel && d.written.is_some())
+                {
+                    view.obstacle.get_or_insert_with(|| obstacle.clone());
+                }
+                continue;
+            }
+            if doc.obstacle.is_some() {
                 continue;
             }
             let Some(root) = originals.place(originals.first + offset, "") else {
@@ -844,6 +867,7 @@ fn register<'b>(
             // with an obstacle at that reference, and the rest go on.
             Err(err) => {
                 let said = err.to_string();
+                let unbuildable = !leads_nowhere(&err);
                 let mut set_aside = false;
                 for (doc, value) in docs.iter_mut().zip(values.iter_mut()) {
                     if doc.obstacle.is_some() {
@@ -859,6 +883,7 @@ fn register<'b>(
                         *value = Value::Bool(true);
                         doc.file = None;
                         doc.set_aside = true;
+                        doc.unbuildable = unbuildable;
                         set_aside = true;
                     }
                 }
@@ -881,6 +906,7 @@ fn register<'b>(
                 });
                 doc.file = None;
                 doc.set_aside = true;
+                doc.unbuildable = !leads_nowhere(&err);
                 pairs.push((doc.uri.clone(), Value::Bool(true)));
             }
         }
@@ -888,6 +914,20 @@ fn register<'b>(
     start(pairs)
         .and_then(|b| b.prepare())
         .map_err(|err| crate::Error::Registry(err.to_string()))
+}
+
+/// Whether the resolver refused for a reference leading nowhere (a file not
+/// in the set, a place its document lacks), which a file added to the set
+/// could mend, rather than for one it cannot read at all.
+fn leads_nowhere(err: &jsonschema::ReferencingError) -> bool {
+    use jsonschema::ReferencingError as Refused;
+    matches!(
+        err,
+        Refused::Unretrievable { .. }
+            | Refused::PointerToNowhere { .. }
+            | Refused::NoSuchAnchor { .. }
+            | Refused::InvalidArrayIndex { .. }
+    )
 }
 
 /// Where in a view [`rename`] moves an absolute URI from outside the set:
@@ -1014,6 +1054,7 @@ fn missing(uri: &str, docs: &[Doc]) -> Option<Doc> {
         written: None,
         file: None,
         set_aside: false,
+        unbuildable: false,
     })
 }
 
@@ -1646,6 +1687,7 @@ fn prepare(
         file: written.is_none().then(|| file.clone()),
         written,
         set_aside: false,
+        unbuildable: false,
     };
     (info, value)
 }

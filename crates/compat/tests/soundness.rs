@@ -2506,3 +2506,23 @@ fn a_closed_object_tolerant_readers_open_where_it_is_negated_breaks_even_unchang
         );
     }
 }
+
+/// The validator parses a `$ref` under draft 4's `then`, a keyword draft 4
+/// does not read, and refuses the file when the reference is no URI; the
+/// rewrite in 2020-12 a change of draft calls for leaves `then` out and
+/// reads the rest. Called compatible, the change would ship a reader the
+/// validator cannot build (the JSON Schema Test Suite, edited, seed 64).
+#[test]
+fn a_file_the_validator_refuses_for_a_reference_it_does_not_follow_is_undecided_after_a_rewrite() {
+    let later = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "maximum": 10});
+    let refused = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "maximum": 10,
+        "then": {"$ref": "a b"}
+    });
+    assert!(
+        jsonschema::validator_for(&refused).is_err(),
+        "the case is wrong"
+    );
+    undecided_both_ways(&later, &refused, "$id");
+}
