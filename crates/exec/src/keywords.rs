@@ -188,36 +188,39 @@ fn closed(draft: Draft, slug: &str) -> Option<Value> {
     Some(Value::Object(doc))
 }
 
-/// One validator per draft, each its draft's closed meta-schema, all
-/// registered with each other; `None` if one did not build (a test holds
-/// that they do).
-fn validators() -> Option<&'static [(Draft, Validator)]> {
-    static BUILT: OnceLock<Option<Vec<(Draft, Validator)>>> = OnceLock::new();
+/// The closed meta-schema of `draft` as a validator, built the first time
+/// it is asked for (only the drafts a tool set uses are built, and the
+/// ones they hand resources to); `None` if it does not build (a test
+/// holds that each does).
+fn validator(draft: Draft) -> Option<&'static Validator> {
+    static REGISTRY: OnceLock<Option<jsonschema::Registry<'static>>> = OnceLock::new();
+    static BUILT: [OnceLock<Option<Validator>>; DRAFTS.len()] =
+        [const { OnceLock::new() }; DRAFTS.len()];
+    let index = DRAFTS.iter().position(|(d, ..)| *d == draft)?;
+    let (_, _, slug, _) = DRAFTS.get(index)?;
     BUILT
+        .get(index)?
         .get_or_init(|| {
-            let docs: Vec<(Draft, &str, Value)> = DRAFTS
-                .iter()
-                .map(|(draft, _, slug, _)| Some((*draft, *slug, closed(*draft, slug)?)))
-                .collect::<Option<_>>()?;
-            // Beside the drafts' own meta-schemas, which the closed ones refer to.
-            let registry = referencing::SPECIFICATIONS
-                .extend(
-                    docs.iter()
-                        .map(|(_, slug, doc)| (closed_uri(slug), doc.clone())),
-                )
-                .and_then(|builder| builder.prepare())
-                .ok()?;
-            docs.iter()
-                .map(|(draft, _, doc)| {
-                    let validator = jsonschema::options()
-                        .with_registry(&registry)
-                        .build(doc)
-                        .ok()?;
-                    Some((*draft, validator))
+            // Every draft's, beside the drafts' own meta-schemas, which the
+            // closed ones refer to.
+            let registry = REGISTRY
+                .get_or_init(|| {
+                    let docs: Vec<(String, Value)> = DRAFTS
+                        .iter()
+                        .map(|(draft, _, slug, _)| Some((closed_uri(slug), closed(*draft, slug)?)))
+                        .collect::<Option<_>>()?;
+                    referencing::SPECIFICATIONS
+                        .extend(docs)
+                        .and_then(|builder| builder.prepare())
+                        .ok()
                 })
-                .collect()
+                .as_ref()?;
+            jsonschema::options()
+                .with_registry(registry)
+                .build(&closed(draft, slug)?)
+                .ok()
         })
-        .as_deref()
+        .as_ref()
 }
 
 /// A keyword of `schema` (a tool's `inputSchema`, which compiles) that the
@@ -226,7 +229,7 @@ fn validators() -> Option<&'static [(Draft, Validator)]> {
 pub(crate) fn unknown_keyword(schema: &Value) -> Option<(String, String, &'static str)> {
     let declared = schema.get("$schema").and_then(Value::as_str);
     let draft = declared.map_or(Draft::default(), Draft::from_schema_uri);
-    let (_, validator) = validators()?.iter().find(|(d, _)| *d == draft)?;
+    let validator = validator(draft)?;
     // A subschema that fails takes its parent's keyword down with it (a
     // failed keyword evaluates nothing), so the parent's `properties` is
     // reported too: the deepest place is the one misspelt.
@@ -289,7 +292,8 @@ fn draft_at(schema: &Value, root: Draft, place: &str) -> &'static str {
 mod tests {
     #[test]
     fn every_drafts_closed_meta_schema_builds() {
-        let built = super::validators().map(<[_]>::len);
-        assert_eq!(built, Some(super::DRAFTS.len()));
+        for (draft, name, ..) in super::DRAFTS {
+            assert!(super::validator(draft).is_some(), "{name}");
+        }
     }
 }
