@@ -20,6 +20,7 @@
 mod mutate;
 mod node;
 mod pattern;
+mod probes;
 mod rng;
 pub mod schemas;
 mod spelling;
@@ -33,6 +34,7 @@ use serde_json::{json, Map, Number, Value};
 
 pub use mutate::{one_step_edits, one_step_mutations, one_step_mutations_wide, Edit};
 pub use pattern::matching;
+pub use probes::keyword_probes;
 pub use rng::Rng;
 pub use spelling::{numbers_respelled, other_spelling};
 
