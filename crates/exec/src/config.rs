@@ -266,14 +266,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                     let (inside, reason) = input_schema_refusal(input_schema, &err);
                     error(format!("{}{inside}", at("inputSchema")), reason)
                 })?;
-            if let Some((inside, name, draft)) = crate::keywords::unknown_keyword(input_schema) {
-                return Err(error(
-                    format!("{}{inside}", at("inputSchema")),
-                    format!(
-                        "{:?} is no {draft} keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\"",
-                        proto::wire::shortened(&name, 200)
-                    ),
-                ));
+            if let Some((inside, why)) = crate::keywords::unread_keyword(input_schema) {
+                return Err(error(format!("{}{inside}", at("inputSchema")), why));
             }
             validators.insert(tool.name.clone(), compiled);
         }

@@ -9,7 +9,8 @@
 //! resource inside (an `$id`, or draft 4's `id`, beside a `$schema`) that
 //! declares another draft is read as that draft, by the validator as here
 //! (one of draft 2019-09 or 2020-12 inside another draft's schema is not
-//! looked at: see [`closed`]).
+//! looked at: see [`closed`]). Drafts 4, 6 and 7 read nothing beside a
+//! `$ref`, so a keyword that asks something is refused there too.
 
 use std::sync::OnceLock;
 
@@ -73,6 +74,25 @@ fn read_beyond_the_meta_schema(draft: Draft) -> Vec<(&'static str, Value)> {
     }
     extra
 }
+
+/// What may stand beside a `$ref` in draft 4, 6 or 7, which read nothing
+/// else there: the reference, what names the schema and its draft, places
+/// to refer into, and annotations.
+const BESIDE_A_REF: [&str; 13] = [
+    "$ref",
+    "$schema",
+    "$id",
+    "id",
+    "definitions",
+    "$defs",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+];
 
 /// The `$schema` URIs the validator takes for `draft` (see
 /// `Draft::from_schema_uri`): either scheme, with or without a `#`, and
@@ -174,6 +194,18 @@ fn closed(draft: Draft, slug: &str) -> Option<Value> {
             }
             body.insert("patternProperties".into(), json!({"^x-": true}));
             body.insert("additionalProperties".into(), json!(false));
+            // Beside a `$ref` these drafts read no other keyword: one that
+            // asks something there asks nothing.
+            if body.contains_key("allOf") {
+                return None;
+            }
+            body.insert(
+                "allOf".into(),
+                json!([{
+                    "if": {"required": ["$ref"]},
+                    "then": {"propertyNames": {"anyOf": [{"enum": BESIDE_A_REF}, {"pattern": "^x-"}]}}
+                }]),
+            );
             doc.insert(
                 "$schema".into(),
                 json!("http://json-schema.org/draft-07/schema#"),
@@ -223,33 +255,47 @@ fn validator(draft: Draft) -> Option<&'static Validator> {
         .as_ref()
 }
 
-/// A keyword of `schema` (a tool's `inputSchema`, which compiles) that the
-/// draft it is read in defines for no vocabulary: its place, its name and
-/// that draft's name.
-pub(crate) fn unknown_keyword(schema: &Value) -> Option<(String, String, &'static str)> {
+/// A keyword of `schema` (a tool's `inputSchema`, which compiles) that asks
+/// nothing: one the draft it is read in does not define, or one beside a
+/// `$ref` where that draft reads no other. Its place, and why, in the
+/// operator's words.
+pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
     let declared = schema.get("$schema").and_then(Value::as_str);
     let draft = declared.map_or(Draft::default(), Draft::from_schema_uri);
     let validator = validator(draft)?;
     // A subschema that fails takes its parent's keyword down with it (a
     // failed keyword evaluates nothing), so the parent's `properties` is
     // reported too: the deepest place is the one misspelt.
-    let (place, name) = validator
+    let (place, name, beside_a_ref) = validator
         .iter_errors(schema)
         .filter_map(|err| {
-            let unexpected = match err.kind() {
+            let (name, beside_a_ref) = match err.kind() {
                 ValidationErrorKind::UnevaluatedProperties { unexpected }
-                | ValidationErrorKind::AdditionalProperties { unexpected } => unexpected,
+                | ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    (unexpected.first()?.clone(), false)
+                }
+                ValidationErrorKind::PropertyNames { error } => {
+                    (error.instance().as_str()?.to_string(), true)
+                }
                 _ => return None,
             };
-            let name = unexpected.first()?;
             let token = name.replace('~', "~0").replace('/', "~1");
-            Some((
-                format!("{}/{token}", err.instance_path().as_str()),
-                name.clone(),
-            ))
+            let place = format!("{}/{token}", err.instance_path().as_str());
+            Some((place, name, beside_a_ref))
         })
-        .max_by_key(|(place, _)| place.matches('/').count())?;
-    Some((place.clone(), name, draft_at(schema, draft, &place)))
+        .max_by_key(|(place, ..)| place.matches('/').count())?;
+    let draft = draft_at(schema, draft, &place);
+    let name = proto::wire::shortened(&name, 200);
+    let why = if beside_a_ref {
+        format!(
+            "{name:?} stands beside \"$ref\", where {draft} reads no other keyword, so it asks nothing: put the reference and it in an \"allOf\""
+        )
+    } else {
+        format!(
+            "{name:?} is no {draft} keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\""
+        )
+    };
+    Some((place, why))
 }
 
 /// The `$schema` a subschema declares as a resource: beside an `$id`, or

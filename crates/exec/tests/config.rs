@@ -487,14 +487,6 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
     };
     let mut disagreements = Vec::new();
     let mut compared = (0, 0);
-    // Keywords these drafts define as annotations (the content
-    // vocabulary): they load, though they ask nothing of an instance.
-    let annotation = |keyword: &str, draft: &str| {
-        matches!(
-            keyword,
-            "contentMediaType" | "contentEncoding" | "contentSchema"
-        ) && matches!(draft, "draft 2019-09" | "draft 2020-12")
-    };
     let mut try_one = |label: String,
                        schema: serde_json::Value,
                        instance: &serde_json::Value,
@@ -523,24 +515,14 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
     };
     // Annotations ask nothing of any instance, so the validator cannot
     // tell whether a draft defines them: the test above loads them.
-    let asks = |keyword: &str| {
-        !matches!(
-            keyword,
-            "title"
-                | "description"
-                | "default"
-                | "examples"
-                | "readOnly"
-                | "writeOnly"
-                | "deprecated"
-                | "$comment"
-        )
-    };
-    for (keyword, fragment, instance) in probes().into_iter().filter(|(k, ..)| asks(k)) {
+    let probes = probes()
+        .into_iter()
+        .filter(|(k, ..)| instance_refused_anywhere(k));
+    for (keyword, fragment, instance) in probes {
         for (name, uri, _) in DRAFTS {
             let mut schema = fragment.clone();
             schema["$schema"] = json!(uri);
-            let defined = annotation(keyword, name);
+            let defined = content_annotation(keyword, name);
             try_one(format!("{keyword} in {name}"), schema, &instance, defined);
             for (inner, inner_uri, id) in DRAFTS {
                 // Not looked at: a resource of these drafts inside another's.
@@ -554,7 +536,7 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
                 // Where the fragment refers within itself, its resource is
                 // the one referred from.
                 let schema = json!({"$schema": uri, "allOf": [resource]});
-                let defined = annotation(keyword, inner);
+                let defined = content_annotation(keyword, inner);
                 try_one(
                     format!("{keyword} in {inner} inside {name}"),
                     schema,
@@ -567,4 +549,82 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     // Both answers came up often: the drafts differ.
     assert!(compared.0 > 200 && compared.1 > 100, "{compared:?}");
+}
+
+/// Beside a `$ref`, drafts 4, 6 and 7 read no other keyword, and the later
+/// drafts read every one: a keyword there loads exactly when the validator
+/// reads it there.
+#[test]
+fn a_keyword_beside_a_ref_loads_exactly_when_the_validator_reads_it_there() {
+    let loads = |schema: &serde_json::Value| {
+        exec::config::parse(
+            Path::new("tools.json"),
+            &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
+        )
+    };
+    let mut disagreements = Vec::new();
+    let mut compared = (0, 0);
+    for (keyword, fragment, instance) in sample::keyword_probes() {
+        if fragment.get("$ref").is_some() || !instance_refused_anywhere(keyword) {
+            continue;
+        }
+        for (name, uri, _) in DRAFTS {
+            let mut beside = fragment.clone();
+            beside["$ref"] = json!("#/definitions/any");
+            let schema =
+                json!({"$schema": uri, "definitions": {"any": true}, "properties": {"p": beside}});
+            let Ok(validator) = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema)
+            else {
+                continue;
+            };
+            let reads = !validator.is_valid(&json!({"p": instance}));
+            let annotation = content_annotation(keyword, name);
+            if reads {
+                compared.0 += 1;
+            } else {
+                compared.1 += 1;
+            }
+            match (reads || annotation, loads(&schema)) {
+                (true, Err(err)) => {
+                    disagreements.push(format!("{keyword} in {name}: read, and refused: {err}"));
+                }
+                (false, Ok(_)) => {
+                    disagreements.push(format!("{keyword} in {name}: not read, and loaded"))
+                }
+                (false, Err(err)) if !err.reason.contains("asks nothing") => {
+                    disagreements.push(format!("{keyword} in {name}: refused otherwise: {err}"));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(compared.0 > 50 && compared.1 > 50, "{compared:?}");
+}
+
+/// Whether some instance is refused by a schema holding `keyword` where it
+/// is read: no annotation's is.
+fn instance_refused_anywhere(keyword: &str) -> bool {
+    !matches!(
+        keyword,
+        "title"
+            | "description"
+            | "default"
+            | "examples"
+            | "readOnly"
+            | "writeOnly"
+            | "deprecated"
+            | "$comment"
+    )
+}
+
+/// Keywords drafts 2019-09 and 2020-12 define as annotations (the content
+/// vocabulary): they load, though they ask nothing of an instance.
+fn content_annotation(keyword: &str, draft: &str) -> bool {
+    matches!(
+        keyword,
+        "contentMediaType" | "contentEncoding" | "contentSchema"
+    ) && matches!(draft, "draft 2019-09" | "draft 2020-12")
 }
