@@ -75,9 +75,9 @@ pub struct Doc {
     /// The validator's resolver refused the document, and the view holds
     /// `true` in its place (with an obstacle saying why).
     pub set_aside: bool,
-    /// It refused it for a reason no file added to the set could mend (a
-    /// reference that is no URI reference), unlike a reference leading
-    /// nowhere: no validator can be built from the document.
+    /// It refused it for a reference it cannot read at all (one that is no
+    /// URI reference), not one leading nowhere: no validator can be built
+    /// from the document, whatever files a lane holds beside it.
     pub unbuildable: bool,
 }
 
@@ -615,8 +615,8 @@ impl Space<'static> {
             // reference that is no URI, under a keyword its draft does not
             // read (draft 4's `then`), which the validator parses and the
             // rewrite leaves out. Its obstacle stands in the views too. (A
-            // reference there leading nowhere is no evidence: a lane may
-            // hold the file it names.)
+            // reference there leading nowhere is no evidence: see
+            // `leads_nowhere`.)
             if let (true, Some(obstacle)) = (doc.unbuildable, &doc.obstacle) {
                 for view in self
                     .docs
@@ -917,8 +917,9 @@ fn register<'b>(
 }
 
 /// Whether the resolver refused for a reference leading nowhere (a file not
-/// in the set, a place its document lacks), which a file added to the set
-/// could mend, rather than for one it cannot read at all.
+/// in the set, a place its document lacks) rather than for one it cannot
+/// read at all: the compared files may not be all a lane holds, so the
+/// first is no evidence against a verdict; the second is.
 fn leads_nowhere(err: &jsonschema::ReferencingError) -> bool {
     use jsonschema::ReferencingError as Refused;
     matches!(
