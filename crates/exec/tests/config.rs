@@ -146,21 +146,15 @@ fn keyword_value(keyword: &str) -> serde_json::Value {
 /// at for this.
 #[test]
 fn an_input_schema_keyword_no_validator_reads_is_refused() {
-    let load = |schema: serde_json::Value| {
-        exec::config::parse(
-            Path::new("tools.json"),
-            &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
-        )
-    };
     for keyword in contract::KEYWORDS {
         let mut schema = json!({"x-ui": {"order": 1}});
         schema[*keyword] = keyword_value(keyword);
         if *keyword == "$dynamicRef" {
             schema["$dynamicAnchor"] = json!("here");
         }
-        load(schema.clone()).unwrap_or_else(|err| panic!("{keyword} at the root: {err}"));
+        load_input_schema(&schema).unwrap_or_else(|err| panic!("{keyword} at the root: {err}"));
         if *keyword != "$schema" && *keyword != "$vocabulary" {
-            load(json!({"properties": {"p": schema}}))
+            load_input_schema(&json!({"properties": {"p": schema}}))
                 .unwrap_or_else(|err| panic!("{keyword} in a subschema: {err}"));
         }
         let misspelt = format!("{keyword}s");
@@ -180,8 +174,10 @@ fn an_input_schema_keyword_no_validator_reads_is_refused() {
         "/tools/0/inputSchema/$defs/a/nullable",
         "\"nullable\" is no draft 2020-12 keyword",
     );
-    load(json!({"$schema": "http://json-schema.org/draft-07/schema#", "readOnly": true}))
-        .expect("a draft 7 schema is held to draft 7's keywords");
+    load_input_schema(
+        &json!({"$schema": "http://json-schema.org/draft-07/schema#", "readOnly": true}),
+    )
+    .expect("a draft 7 schema is held to draft 7's keywords");
     check_refused(
         json!({"tools": [{"name": "t", "command": ["t"],
             "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}}]}),
@@ -194,7 +190,7 @@ fn an_input_schema_keyword_no_validator_reads_is_refused() {
     let draft_7 = json!({"$id": "https://example.invalid/old",
         "$schema": "http://json-schema.org/draft-07/schema#",
         "type": "array", "items": [{"type": "string"}], "additionalItems": false});
-    load(json!({"$ref": "https://example.invalid/old", "$defs": {"old": draft_7}}))
+    load_input_schema(&json!({"$ref": "https://example.invalid/old", "$defs": {"old": draft_7}}))
         .expect("an embedded draft 7 resource is not held to draft 2020-12's keywords");
     check_refused(
         json!({"tools": [{"name": "t", "command": ["t"],
@@ -479,12 +475,6 @@ const DRAFTS: [(&str, &str, &str); 5] = [
 /// validator's answer, not a list of this test's.
 #[test]
 fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
-    let loads = |schema: &serde_json::Value| {
-        exec::config::parse(
-            Path::new("tools.json"),
-            &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
-        )
-    };
     let mut disagreements = Vec::new();
     let mut compared = (0, 0);
     let mut try_one = |label: String,
@@ -504,7 +494,7 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
         } else {
             compared.1 += 1
         }
-        match (reads, loads(&schema)) {
+        match (reads, load_input_schema(&schema)) {
             (true, Err(err)) => disagreements.push(format!("{label}: read, and refused: {err}")),
             (false, Ok(_)) => disagreements.push(format!("{label}: not read, and loaded")),
             (false, Err(err)) if !err.reason.contains("keyword, so no validator reads it") => {
@@ -556,12 +546,6 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
 /// reads it there.
 #[test]
 fn a_keyword_beside_a_ref_loads_exactly_when_the_validator_reads_it_there() {
-    let loads = |schema: &serde_json::Value| {
-        exec::config::parse(
-            Path::new("tools.json"),
-            &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
-        )
-    };
     let mut disagreements = Vec::new();
     let mut compared = (0, 0);
     for (keyword, fragment, instance) in sample::keyword_probes() {
@@ -586,7 +570,7 @@ fn a_keyword_beside_a_ref_loads_exactly_when_the_validator_reads_it_there() {
             } else {
                 compared.1 += 1;
             }
-            match (reads || annotation, loads(&schema)) {
+            match (reads || annotation, load_input_schema(&schema)) {
                 (true, Err(err)) => {
                     disagreements.push(format!("{keyword} in {name}: read, and refused: {err}"));
                 }
@@ -627,4 +611,14 @@ fn content_annotation(keyword: &str, draft: &str) -> bool {
         keyword,
         "contentMediaType" | "contentEncoding" | "contentSchema"
     ) && matches!(draft, "draft 2019-09" | "draft 2020-12")
+}
+
+/// A tool set of one tool with `schema` as its `inputSchema`, loaded.
+fn load_input_schema(
+    schema: &serde_json::Value,
+) -> Result<exec::config::Loaded, exec::ConfigError> {
+    exec::config::parse(
+        Path::new("tools.json"),
+        &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
+    )
 }
