@@ -501,6 +501,47 @@ fn shared_identifiers(docs: &mut [Doc], values: &[Value]) {
     }
 }
 
+/// The same as [`shared_identifiers`], for the files as written, each read
+/// at its place in the set: the views give each document its own place,
+/// which hides a root `$id` naming another file's (`DefB.json` saying it is
+/// `/types/DefC.json`), where the validator reads one of the two, or
+/// panics compiling them.
+fn identifiers_shared_as_written(docs: &mut [Doc], sets: [&SchemaSet; 2]) {
+    for (version, set) in [Version::Old, Version::New].into_iter().zip(sets) {
+        let mut owners: HashMap<String, Vec<(&str, String)>> = HashMap::new();
+        for file in &set.docs {
+            let place = format!("{}{}", contract::ID_BASE, file.rel);
+            let found = resources(&file.value, draft_of(&file.value), &place);
+            let mut own = HashSet::new();
+            for (pointer, resource) in found.unwrap_or_default() {
+                if own.insert(resource.clone()) {
+                    owners
+                        .entry(resource)
+                        .or_default()
+                        .push((file.rel.as_str(), pointer));
+                }
+            }
+        }
+        for takers in owners.into_values().filter(|takers| takers.len() > 1) {
+            for (rel, pointer) in takers {
+                for doc in docs
+                    .iter_mut()
+                    .filter(|d| d.version == version && d.rel == rel)
+                {
+                    doc.obstacle.get_or_insert_with(|| Obstacle {
+                        keyword: "$id".into(),
+                        pointer: pointer.clone(),
+                        why: "as written, another file of the set makes a resource of the \
+                              same identifier: the validator reads one of the two wherever a \
+                              reference names it, or fails"
+                            .into(),
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// The first `pattern` or `patternProperties` name the validator cannot
 /// compile, and why: the meta-schema's `format: regex` is not asserted, and
 /// a validator refuses such a schema (each in its own words), so no verdict
@@ -736,6 +777,7 @@ impl Space<'static> {
             }
         }
         shared_identifiers(&mut docs, &values);
+        identifiers_shared_as_written(&mut docs, [old, new]);
         let registry = register(None, &mut docs, values)?;
         Ok(Space::layer(registry, docs, 0, None, options))
     }

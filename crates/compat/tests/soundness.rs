@@ -2526,3 +2526,67 @@ fn a_file_the_validator_refuses_for_a_reference_it_does_not_follow_is_undecided_
     );
     undecided_both_ways(&later, &refused, "$id");
 }
+
+/// A file whose `$id` names another file of the set (`DefB.json` says it
+/// is `/types/DefC.json`) makes the validator panic compiling the files as
+/// written, where an anchor of the real `DefC.json` is referred to ("a
+/// named target lives in its resolver's resource"): no lane's validator
+/// can build either side from them, so neither direction is compatible
+/// (generated split documents, edited, seed 260).
+#[test]
+fn files_the_validator_panics_on_as_written_are_undecided() {
+    let files = |id: &str| {
+        let case = r##"{"$schema": "https://json-schema.org/draft/2019-09/schema",
+            "oneOf": [{"type": "boolean"}, {"oneOf": [{"$ref": "/types/DefB.json"}, {"$ref": "/types/DefC.json#c-plain"}]}]}"##;
+        let b = format!(
+            r##"{{"$schema": "https://json-schema.org/draft/2019-09/schema", "$id": "{id}", "$ref": "/types/DefC.json"}}"##
+        );
+        let c = r##"{"$schema": "https://json-schema.org/draft/2019-09/schema", "$anchor": "c-plain",
+            "type": "array", "items": {"$ref": "/types/DefB.json"}}"##;
+        SchemaSet::from_texts(
+            Path::new("t"),
+            [
+                ("types/Case.json", case),
+                ("types/DefB.json", b.as_str()),
+                ("types/DefC.json", c),
+            ],
+        )
+        .expect("three schemas load")
+    };
+    let (own, taken) = (files("r776014.json"), files("/types/DefC.json"));
+    let builds = |set: &SchemaSet| {
+        std::panic::catch_unwind(|| {
+            let registry = jsonschema::Registry::new()
+                .extend(
+                    set.docs
+                        .iter()
+                        .map(|doc| (doc.expected_id(), doc.value.clone())),
+                )
+                .and_then(|builder| builder.prepare())
+                .expect("registers");
+            let root = json!({"$ref": format!("{}types/Case.json", contract::ID_BASE)});
+            jsonschema::options()
+                .with_registry(&registry)
+                .build(&root)
+                .is_ok()
+        })
+        .unwrap_or(false)
+    };
+    assert!(builds(&own) && !builds(&taken), "the case is wrong");
+    for (old, new) in [(&own, &taken), (&taken, &own)] {
+        let comparison = compare_documents(
+            old,
+            new,
+            Options {
+                readers: Readers::Strict,
+                ..Default::default()
+            },
+        )
+        .expect("compares");
+        assert_eq!(
+            [comparison.writer, comparison.reader],
+            [Verdict::Breaking, Verdict::Breaking],
+            "{comparison:#?}"
+        );
+    }
+}
