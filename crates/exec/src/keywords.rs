@@ -7,10 +7,9 @@
 //! every subschema) and the schema is validated against it, by the same
 //! validator that will read the schema: what is left unread is named. A
 //! resource inside (an `$id`, or draft 4's `id`, beside a `$schema`) that
-//! declares another draft is read as that draft, by the validator as here
-//! (one of draft 2019-09 or 2020-12 inside another draft's schema is not
-//! looked at: see [`closed`]). Drafts 4, 6 and 7 read nothing beside a
-//! `$ref`, so a keyword that asks something is refused there too.
+//! declares another draft is read as that draft, by the validator as here.
+//! Drafts 4, 6 and 7 read nothing beside a `$ref`, so a keyword that asks
+//! something is refused there too.
 
 use std::sync::OnceLock;
 
@@ -119,9 +118,15 @@ fn closed_uri(slug: &str) -> String {
     format!("https://schemas.vdm.invalid/exec/closed-{slug}.json")
 }
 
+/// What a closed meta-schema requires of a resource of draft 2019-09 or
+/// 2020-12 inside a schema of another draft, so that the validation names
+/// its place: [`unread_keyword`] checks it as a schema of its own.
+const SET_ASIDE: &str = "x-vdm-exec: a resource checked on its own";
+
 /// The closed meta-schema of one draft. A resource of another draft is
-/// handed to that draft's when it is draft 4, 6 or 7, and taken as it is
-/// otherwise; any other subschema must hold only this draft's keywords.
+/// handed to that draft's when it is draft 4, 6 or 7, and set aside (see
+/// [`SET_ASIDE`]) when it is draft 2019-09 or 2020-12; any other subschema
+/// must hold only this draft's keywords.
 fn closed(draft: Draft, slug: &str) -> Option<Value> {
     let another_draft = json!({
         "anyOf": [{"required": ["$id"]}, {"required": ["id"]}],
@@ -131,16 +136,20 @@ fn closed(draft: Draft, slug: &str) -> Option<Value> {
     let hand_over: Vec<Value> = DRAFTS
         .iter()
         .filter(|(other, ..)| *other != draft)
-        // Handing a resource to the closed meta-schema of draft 2019-09 or
-        // 2020-12, whose recursion is dynamic, makes the validator compile
-        // them again for each draft's scope: seconds, where these take a
-        // fraction of one. Such a resource inside another draft's schema is
-        // read by its draft and not looked at here.
-        .filter(|(other, ..)| matches!(other, Draft::Draft4 | Draft::Draft6 | Draft::Draft7))
         .map(|(other, _, other_slug, _)| {
+            // Handing a resource to the closed meta-schema of draft 2019-09
+            // or 2020-12, whose recursion is dynamic, makes the validator
+            // compile them again for each draft's scope: seconds, where
+            // these take a fraction of one. Such a resource is set aside.
+            let then = match other {
+                Draft::Draft4 | Draft::Draft6 | Draft::Draft7 => {
+                    json!({"$ref": closed_uri(other_slug)})
+                }
+                _ => json!({"required": [SET_ASIDE]}),
+            };
             json!({
                 "if": {"properties": {"$schema": {"enum": uris(*other)}}},
-                "then": {"$ref": closed_uri(other_slug)}
+                "then": then
             })
         })
         .collect();
@@ -260,31 +269,41 @@ fn validator(draft: Draft) -> Option<&'static Validator> {
 /// `$ref` where that draft reads no other. Its place, and why, in the
 /// operator's words.
 pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
-    let declared = schema.get("$schema").and_then(Value::as_str);
-    let draft = declared.map_or(Draft::default(), Draft::from_schema_uri);
-    let validator = validator(draft)?;
+    // Each resource set aside is checked as a schema of its own, its
+    // place in `schema` kept as a prefix; the outer one with it left out.
+    let mut pending = vec![(String::new(), schema.clone())];
+    let mut unread = Vec::new();
+    while let Some((prefix, mut resource)) = pending.pop() {
+        let validator = validator(draft_of(&resource))?;
+        let set_aside: Vec<String> = validator
+            .iter_errors(&resource)
+            .filter(|err| {
+                matches!(err.kind(), ValidationErrorKind::Required { property } if property == SET_ASIDE)
+            })
+            .map(|err| err.instance_path().as_str().to_string())
+            .collect();
+        for place in set_aside {
+            // A resource failing its own `required` fails the keyword
+            // holding it, which the outer check would then report: it is
+            // left out, as `{}`, which asks nothing.
+            if let Some(inner) = resource.pointer_mut(&place) {
+                let inner = std::mem::replace(inner, json!({}));
+                pending.push((format!("{prefix}{place}"), inner));
+            }
+        }
+        unread.extend(
+            unread_in(validator, &resource).map(|(place, name, beside_a_ref)| {
+                (format!("{prefix}{place}"), name, beside_a_ref)
+            }),
+        );
+    }
     // A subschema that fails takes its parent's keyword down with it (a
     // failed keyword evaluates nothing), so the parent's `properties` is
     // reported too: the deepest place is the one misspelt.
-    let (place, name, beside_a_ref) = validator
-        .iter_errors(schema)
-        .filter_map(|err| {
-            let (name, beside_a_ref) = match err.kind() {
-                ValidationErrorKind::UnevaluatedProperties { unexpected }
-                | ValidationErrorKind::AdditionalProperties { unexpected } => {
-                    (unexpected.first()?.clone(), false)
-                }
-                ValidationErrorKind::PropertyNames { error } => {
-                    (error.instance().as_str()?.to_string(), true)
-                }
-                _ => return None,
-            };
-            let token = name.replace('~', "~0").replace('/', "~1");
-            let place = format!("{}/{token}", err.instance_path().as_str());
-            Some((place, name, beside_a_ref))
-        })
+    let (place, name, beside_a_ref) = unread
+        .into_iter()
         .max_by_key(|(place, ..)| place.matches('/').count())?;
-    let draft = draft_at(schema, draft, &place);
+    let draft = draft_at(schema, draft_of(schema), &place);
     let name = proto::wire::shortened(&name, 200);
     let why = if beside_a_ref {
         format!(
@@ -296,6 +315,36 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
         )
     };
     Some((place, why))
+}
+
+/// The draft a schema is read in at its root: the one its `$schema`
+/// names, 2020-12 without one.
+fn draft_of(schema: &Value) -> Draft {
+    let declared = schema.get("$schema").and_then(Value::as_str);
+    declared.map_or(Draft::default(), Draft::from_schema_uri)
+}
+
+/// Each keyword `validator` (a closed meta-schema) refuses in `resource`:
+/// its place, its name, and whether it stands beside a `$ref`.
+fn unread_in<'a>(
+    validator: &'a Validator,
+    resource: &'a Value,
+) -> impl Iterator<Item = (String, String, bool)> + 'a {
+    validator.iter_errors(resource).filter_map(|err| {
+        let (name, beside_a_ref) = match err.kind() {
+            ValidationErrorKind::UnevaluatedProperties { unexpected }
+            | ValidationErrorKind::AdditionalProperties { unexpected } => {
+                (unexpected.first()?.clone(), false)
+            }
+            ValidationErrorKind::PropertyNames { error } => {
+                (error.instance().as_str()?.to_string(), true)
+            }
+            _ => return None,
+        };
+        let token = name.replace('~', "~0").replace('/', "~1");
+        let place = format!("{}/{token}", err.instance_path().as_str());
+        Some((place, name, beside_a_ref))
+    })
 }
 
 /// The `$schema` a subschema declares as a resource: beside an `$id`, or

@@ -211,6 +211,42 @@ fn an_input_schema_keyword_no_validator_reads_is_refused() {
             "\"maxLenght\" is no draft 2020-12 keyword",
         );
     }
+    // Resources nest: draft 2019-09 inside draft 7 inside draft 2020-12,
+    // each held to its own draft's keywords, a misspelling named in the
+    // innermost, one in its neighbours named there.
+    let nested = |inner: serde_json::Value| {
+        json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": {
+            "allOf": [{"$id": "https://example.invalid/seven",
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "items": [{"type": "string"}], "additionalItems": false,
+                "properties": {"p": inner}}]}}]})
+    };
+    let draft_2019 = |extra: (&str, serde_json::Value)| {
+        let mut resource = json!({"$id": "https://example.invalid/2019",
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": true, "dependentRequired": {"a": ["b"]}});
+        resource[extra.0] = extra.1;
+        resource
+    };
+    load_input_schema(&nested(draft_2019(("maxLength", json!(3))))["tools"][0]["inputSchema"])
+        .expect("each resource holds its own draft's keywords");
+    check_refused(
+        nested(draft_2019(("maxLenght", json!(3)))),
+        "/tools/0/inputSchema/allOf/0/properties/p/maxLenght",
+        "\"maxLenght\" is no draft 2019-09 keyword",
+    );
+    check_refused(
+        nested(draft_2019(("prefixItems", json!([true])))),
+        "/tools/0/inputSchema/allOf/0/properties/p/prefixItems",
+        "\"prefixItems\" is no draft 2019-09 keyword",
+    );
+    let mut beside = nested(draft_2019(("maxLength", json!(3))));
+    beside["tools"][0]["inputSchema"]["allOf"][0]["dependentRequired"] = json!({"a": ["b"]});
+    check_refused(
+        beside,
+        "/tools/0/inputSchema/allOf/0/dependentRequired",
+        "\"dependentRequired\" is no draft 7 keyword",
+    );
 }
 
 #[test]
@@ -515,11 +551,6 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords() {
             let defined = content_annotation(keyword, name);
             try_one(format!("{keyword} in {name}"), schema, &instance, defined);
             for (inner, inner_uri, id) in DRAFTS {
-                // Not looked at: a resource of these drafts inside another's.
-                let dynamic = inner == "draft 2019-09" || inner == "draft 2020-12";
-                if dynamic && inner != name {
-                    continue;
-                }
                 let mut resource = fragment.clone();
                 resource["$schema"] = json!(inner_uri);
                 resource[id] = json!("https://example.invalid/inner.json");
