@@ -843,8 +843,9 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
         let got = proto::frame::outcomes(&bytes[..]);
         if got != expected {
             report.failures.push(format!(
-                "{}: read as {got:?}, the sidecar says {expected:?}",
-                path.display()
+                "{}: read as {got:?}, its sidecar {} says {expected:?}",
+                path.display(),
+                sidecar.display()
             ));
         } else if let Some(unwritten) = proto::frame::first_unwritten(&bytes) {
             // A valid stream is also what the writers write, byte for byte.

@@ -452,7 +452,15 @@ fn a_frame_fixture_whose_sidecar_disagrees_fails_the_gate() {
         "frames/call.expect.json",
         &json!({"description": "wrong", "outcomes": ["envelope:reply", "closed"]}),
     );
-    check_fails(&scratch.run(), "call.bin: read as [\"envelope:call\", \"closed\"], the sidecar says [\"envelope:reply\", \"closed\"]");
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "call.bin: read as [\"envelope:call\", \"closed\"], its sidecar ",
+    );
+    check_fails(
+        &report,
+        "frames/call.expect.json says [\"envelope:reply\", \"closed\"]",
+    );
 }
 
 #[test]
