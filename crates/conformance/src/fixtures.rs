@@ -4,6 +4,7 @@
 //! types agree with the validator (or the difference is listed with a
 //! reason), and the frame fixtures read as their sidecars say.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -62,8 +63,18 @@ fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>
 }
 
 /// A file's bytes, up to `contract::MAX_FILE`; a FIFO or a device, which
-/// would block the read or never end it, is refused by name.
+/// would block the read or never end it, is refused by name, and so is a
+/// name that could not be shown as it is.
 fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    if let Cow::Owned(shown) = proto::wire::printable(&name) {
+        // Every message names its file: this one would start a line of its
+        // own in a log, or show another text than it holds.
+        return Err(input(
+            &path.with_file_name(shown),
+            "a file name with a control or line-breaking character, which no message could show as it is; rename it".into(),
+        ));
+    }
     if path.exists() && !path.is_file() {
         return Err(input(path, "not a regular file".into()));
     }
@@ -226,9 +237,10 @@ pub fn load_divergences(path: &Path, failures: &mut Vec<String>) -> BTreeMap<Str
         let (fixture, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         if reason.trim().is_empty() {
             failures.push(format!(
-                "{}:{}: {fixture} is listed without a reason",
+                "{}:{}: {} is listed without a reason",
                 path.display(),
-                number + 1
+                number + 1,
+                proto::wire::printable(fixture)
             ));
             continue;
         }

@@ -701,3 +701,32 @@ fn a_chain_of_types_too_deep_to_walk_is_an_error_not_a_crash() {
         "{error}"
     );
 }
+
+/// Every message names its file, so a fixture, trace or frame file whose
+/// name holds a line break is refused, its name escaped: it could
+/// otherwise forge a line of the gate's output.
+#[test]
+fn a_file_name_that_would_break_a_line_fails_the_gate_escaped() {
+    let scratch = Scratch::new("names");
+    let valid = std::fs::read(scratch.0.join("valid/download_pause_call.json")).expect("fixture");
+    for (rel, bytes) in [
+        ("valid/x\nerror: forged.json", &valid[..]),
+        ("traces/invalid/trace.unanswered--x\ny.jsonl", b"{}\n"),
+        ("frames/a\u{2028}b.bin", b""),
+    ] {
+        std::fs::write(scratch.0.join(rel), bytes).expect("write");
+        let report = scratch.run();
+        std::fs::remove_file(scratch.0.join(rel)).expect("remove");
+        let shown = rel.replace('\n', "\\u000a").replace('\u{2028}', "\\u2028");
+        check_fails(
+            &report,
+            &format!("{shown}: a file name with a control or line-breaking character, which no message could show as it is; rename it"),
+        );
+        let forged = report
+            .failures
+            .iter()
+            .chain(&report.lines)
+            .find(|line| line.contains('\n') || line.contains('\u{2028}'));
+        assert_eq!(forged, None, "{rel:?}");
+    }
+}

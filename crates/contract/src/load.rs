@@ -338,6 +338,12 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
     })
 }
 
+/// Whether `c` would break or reorder a line that shows it: a control
+/// character, a line or paragraph separator, a bidirectional mark.
+fn breaks_a_line(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || crate::lint::text::is_bidi_control(c)
+}
+
 /// Every `.json` file under `root`, its path relative to `root`. Links to
 /// folders are followed (a lane may link in a shared folder), each real
 /// folder once: one met again, through a link back up or a second link to
@@ -359,6 +365,17 @@ fn collect(root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
         let entries = std::fs::read_dir(&dir).map_err(io(&dir))?;
         for entry in entries {
             let path = entry.map_err(io(&dir))?.path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if name.chars().any(breaks_a_line) {
+                // Every message names its file: this one would start a line
+                // of its own in a log, or show another text than it holds.
+                return Err(Error::Layout {
+                    path: dir,
+                    message: format!(
+                        "holds {name:?}, a name with a control or line-breaking character, which no message could show as it is; rename it"
+                    ),
+                });
+            }
             if path.is_dir() {
                 pending.push(path);
             } else if path.extension().is_some_and(|ext| ext == "json") {

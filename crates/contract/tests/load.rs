@@ -223,3 +223,38 @@ fn a_folder_reached_twice_through_links_is_named() {
         "{err}"
     );
 }
+
+/// Every message names its file, so a file or folder whose name holds a
+/// line break (or another character that breaks or reorders a line) is
+/// refused, shown escaped: it could otherwise print a line of its own.
+#[test]
+fn a_name_that_would_break_a_line_is_refused() {
+    let count = r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Count"}"#;
+    for name in [
+        "Count\nerror: forged.json",
+        "Count\u{202e}nosj.json",
+        "types\r",
+    ] {
+        let dir = std::env::temp_dir().join(format!("vdm-contract-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("types")).unwrap();
+        std::fs::write(dir.join("types/Count.json"), count).unwrap();
+        let loaded = SchemaSet::load(&dir).map(|set| set.docs.len());
+        if name.ends_with(".json") {
+            std::fs::write(dir.join("types").join(name), count).unwrap();
+        } else {
+            std::fs::create_dir_all(dir.join(name)).unwrap();
+        }
+        let err = SchemaSet::load(&dir).map(|_| ()).map_err(|e| e.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(loaded.ok(), Some(1), "loads before");
+        let err = err.expect_err(name);
+        assert!(
+            err.contains(&format!(
+                "holds {name:?}, a name with a control or line-breaking character"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains(name), "shown as it is: {err}");
+    }
+}
