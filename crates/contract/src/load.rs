@@ -338,12 +338,6 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Error> {
     })
 }
 
-/// Whether `c` would break or reorder a line that shows it: a control
-/// character, a line or paragraph separator, a bidirectional mark.
-fn breaks_a_line(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || crate::lint::text::is_bidi_control(c)
-}
-
 /// Every `.json` file under `root`, its path relative to `root`. Links to
 /// folders are followed (a lane may link in a shared folder), each real
 /// folder once: one met again, through a link back up or a second link to
@@ -366,13 +360,14 @@ fn collect(root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
         for entry in entries {
             let path = entry.map_err(io(&dir))?.path();
             let name = path.file_name().unwrap_or_default().to_string_lossy();
-            if name.chars().any(breaks_a_line) {
+            if crate::plain(&name) != name {
                 // Every message names its file: this one would start a line
                 // of its own in a log, or show another text than it holds.
                 return Err(Error::Layout {
                     path: dir,
                     message: format!(
-                        "holds {name:?}, a name with a control or line-breaking character, which no message could show as it is; rename it"
+                        "holds {}, a name with a control or line-breaking character, which no message could show as it is; rename it",
+                        crate::quoted(&name)
                     ),
                 });
             }

@@ -251,7 +251,8 @@ fn a_name_that_would_break_a_line_is_refused() {
         let err = err.expect_err(name);
         assert!(
             err.contains(&format!(
-                "holds {name:?}, a name with a control or line-breaking character"
+                "holds \"{}\", a name with a control or line-breaking character",
+                contract::plain(name)
             )),
             "{err}"
         );

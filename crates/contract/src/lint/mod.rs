@@ -19,7 +19,7 @@ mod automaton;
 mod pattern;
 mod rules;
 mod set;
-pub(crate) mod text;
+mod text;
 mod walk;
 
 pub use automaton::{pattern_automaton, Automaton, MAX_PATTERN_STATES};
