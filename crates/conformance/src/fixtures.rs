@@ -43,12 +43,19 @@ pub struct GateReport {
 /// Every fixture under `root/folder`, by path; the first that cannot be
 /// read is the error.
 pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
-    read_fixtures(root, folder)?.into_iter().collect()
+    read_fixtures(root, folder)?
+        .into_iter()
+        .map(|(_, read)| read)
+        .collect()
 }
 
-/// Every fixture under `root/folder`, by path, each read on its own: a file
-/// that is not a fixture is its own error, and the others are still read.
-fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>>, Error> {
+/// Every fixture under `root/folder`, by path (`folder/name`, as
+/// [`Fixture::path`]), each read on its own: a file that is not a fixture
+/// is its own error, and the others are still read.
+fn read_fixtures(
+    root: &Path,
+    folder: &str,
+) -> Result<Vec<(String, Result<Fixture, Error>)>, Error> {
     let dir = root.join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map_err(|e| input(&dir, e.to_string()))?
@@ -58,7 +65,10 @@ fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Result<Fixture, Error>
     paths.sort();
     Ok(paths
         .iter()
-        .map(|path| read_fixture(path, folder))
+        .map(|path| {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            (format!("{folder}/{name}"), read_fixture(path, folder))
+        })
         .collect())
 }
 
@@ -256,12 +266,27 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     unknown_rules(checker, &mut report.failures);
     // A fixture that cannot be read is a failure of its own; every other
     // fixture is still checked.
+    // So is one naming a type the contract does not have; such fixtures
+    // are left out, and a divergence listed for one is not called stale.
+    let mut unchecked = BTreeSet::new();
     let mut readable = |folder: &str| -> Result<Vec<Fixture>, Error> {
         let mut fixtures = Vec::new();
-        for read in read_fixtures(root, folder)? {
-            match read {
+        for (path, read) in read_fixtures(root, folder)? {
+            let checked = read.and_then(|fixture| {
+                checker.require_type(&fixture.type_name).map_err(|err| {
+                    input(
+                        Path::new(&format!("{}#/type", fixture.path)),
+                        err.to_string(),
+                    )
+                })?;
+                Ok(fixture)
+            });
+            match checked {
                 Ok(fixture) => fixtures.push(fixture),
-                Err(err) => report.failures.push(err.to_string()),
+                Err(err) => {
+                    report.failures.push(err.to_string());
+                    unchecked.insert(path);
+                }
             }
         }
         Ok(fixtures)
@@ -271,9 +296,11 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     let divergences = load_divergences(&root.join("known-divergences"), &mut report.failures);
 
     for fixture in &valid {
-        valid_fixture(checker, fixture, &mut report)?;
+        if let Err(err) = valid_fixture(checker, fixture, &mut report) {
+            report.failures.push(format!("{}: {err}", fixture.path));
+        }
     }
-    let mut used_divergences = BTreeSet::new();
+    let mut used_divergences = unchecked;
     for fixture in &invalid {
         let Some(rule) = &fixture.rule else {
             report.failures.push(format!(
@@ -282,11 +309,17 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
             ));
             continue;
         };
-        let exact = invalid_fixture(checker, fixture, rule, &mut report)?;
         let listed = divergences.contains_key(&fixture.path);
         if listed {
             used_divergences.insert(fixture.path.clone());
         }
+        let exact = match invalid_fixture(checker, fixture, rule, &mut report) {
+            Ok(exact) => exact,
+            Err(err) => {
+                report.failures.push(format!("{}: {err}", fixture.path));
+                continue;
+            }
+        };
         // A fixture that breaks another rule too (a field made required
         // that it lacks) says nothing about its own rule's divergence: the
         // failure above is the one to mend.

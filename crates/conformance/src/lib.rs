@@ -188,6 +188,8 @@ impl Checker {
             _ => names
                 .iter()
                 .find(|known| known.eq_ignore_ascii_case(name))
+                .copied()
+                .or_else(|| contract::closest(name, names.iter().copied()))
                 .map(|known| format!("did you mean {known}? "))
                 .unwrap_or_default(),
         };

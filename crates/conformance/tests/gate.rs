@@ -730,3 +730,39 @@ fn a_file_name_that_would_break_a_line_fails_the_gate_escaped() {
         assert_eq!(forged, None, "{rel:?}");
     }
 }
+
+/// A fixture naming a type the contract does not have fails alone, at its
+/// `type`, with the name it may have meant; every other fixture is still
+/// checked, and a divergence listed for it is not called stale.
+#[test]
+fn a_fixture_naming_no_type_fails_alone_and_the_rest_are_checked() {
+    let scratch = Scratch::new("no-type");
+    let path = scratch.0.join("invalid/http_status_missing.json");
+    let mut listed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    listed["type"] = json!("Enelope");
+    scratch.write("invalid/http_status_missing.json", &listed);
+    scratch.write(
+        "valid/no_such.json",
+        &json!({"description": "x", "type": "Segmnt", "value": {}}),
+    );
+    scratch.write(
+        "invalid/not_invalid.json",
+        &json!({"description": "actually fine", "rule": "schema", "pointer": "", "type": "Segment",
+                "value": {"index": 0, "startByte": 0, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "invalid/http_status_missing.json#/type: no type called \"Enelope\"; did you mean Envelope? known types: ",
+    );
+    check_fails(
+        &report,
+        "valid/no_such.json#/type: no type called \"Segmnt\"; did you mean Segment? ",
+    );
+    check_fails(
+        &report,
+        "invalid/not_invalid.json: expected to be refused by schema exactly, but got []",
+    );
+    assert_eq!(report.failures.len(), 3, "{}", report.failures.join("\n"));
+}

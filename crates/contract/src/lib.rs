@@ -72,6 +72,17 @@ pub fn github_property(text: &str) -> String {
     github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// The name of `known` nearest to `name`, at most two edits away (a
+/// letter added, dropped, changed or two swapped), for a "did you mean".
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|known| (strsim::damerau_levenshtein(name, known), known))
+        .filter(|(distance, _)| *distance <= 2)
+        .min()
+        .map(|(_, known)| known)
+}
+
 /// The largest integer every JSON reader keeps exactly (2^53 − 1): no integer
 /// bound in the contract may exceed it, so a JavaScript peer never rounds.
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;

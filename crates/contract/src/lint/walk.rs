@@ -1004,14 +1004,8 @@ fn keyword_hint(key: &str) -> String {
     if let Some(meant) = meant {
         return format!(" ({meant})");
     }
-    KEYWORDS
-        .iter()
-        .map(|known| (strsim::damerau_levenshtein(key, known), *known))
-        .filter(|(distance, _)| *distance <= 2)
-        .min()
-        .map_or(String::new(), |(_, known)| {
-            format!(" (did you mean `{known}`?)")
-        })
+    crate::closest(key, KEYWORDS.iter().copied())
+        .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))
 }
 
 #[cfg(test)]
