@@ -49,13 +49,13 @@ pub fn load_fixtures(root: &Path, folder: &str) -> Result<Vec<Fixture>, Error> {
         .collect()
 }
 
-/// Every fixture under `root/folder`, by path (`folder/name`, as
-/// [`Fixture::path`]), each read on its own: a file that is not a fixture
-/// is its own error, and the others are still read.
-fn read_fixtures(
-    root: &Path,
-    folder: &str,
-) -> Result<Vec<(String, Result<Fixture, Error>)>, Error> {
+/// A fixture file's path as [`Fixture::path`] says it (`folder/name`),
+/// and the fixture read from it.
+type Read = (String, Result<Fixture, Error>);
+
+/// Every fixture under `root/folder`, by path, each read on its own: a file
+/// that is not a fixture is its own error, and the others are still read.
+fn read_fixtures(root: &Path, folder: &str) -> Result<Vec<Read>, Error> {
     let dir = root.join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map_err(|e| input(&dir, e.to_string()))?
