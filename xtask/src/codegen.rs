@@ -236,6 +236,12 @@ pub fn check(root: &Path, outputs: &BTreeMap<PathBuf, String>) -> anyhow::Result
     for (path, text) in outputs {
         match std::fs::read_to_string(root.join(path)) {
             Ok(current) if current == *text => {}
+            // The reference pages quote the valid fixtures as examples:
+            // an edited fixture makes its page stale too.
+            Ok(_) if path.starts_with("docs/reference") => stale.push(format!(
+                "{}: differs from what the schemas and the valid fixtures it quotes generate",
+                path.display()
+            )),
             Ok(_) => stale.push(format!(
                 "{}: differs from what the schemas generate",
                 path.display()
@@ -472,6 +478,39 @@ mod tests {
         assert!(
             rust_types(&set).contains("///A mirror. (since contract 9.8.7)"),
             "the field's x-since is not in its doc comment"
+        );
+    }
+}
+
+#[cfg(test)]
+mod stale {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    /// A stale reference page is said to follow the fixtures it quotes as
+    /// well as the schemas: an edited valid fixture makes it stale too.
+    #[test]
+    fn a_stale_file_says_what_it_is_generated_from() {
+        let root = std::env::temp_dir().join(format!("vdm-stale-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("docs/reference/types")).expect("a scratch folder");
+        std::fs::create_dir_all(root.join("bindings/ts")).expect("a scratch folder");
+        std::fs::write(root.join("docs/reference/types/Segment.md"), "old").expect("written");
+        std::fs::write(root.join("bindings/ts/index.js"), "old").expect("written");
+        let outputs: BTreeMap<PathBuf, String> = [
+            ("docs/reference/types/Segment.md", "new"),
+            ("bindings/ts/index.js", "new"),
+        ]
+        .into_iter()
+        .map(|(path, text)| (PathBuf::from(path), text.to_string()))
+        .collect();
+        let stale = super::check(&root, &outputs).expect("checked");
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            stale,
+            [
+                "bindings/ts/index.js: differs from what the schemas generate",
+                "docs/reference/types/Segment.md: differs from what the schemas and the valid fixtures it quotes generate",
+            ]
         );
     }
 }
