@@ -464,9 +464,15 @@ fn invalid_fixture(
             detail.join(", ")
         ));
     } else if let Some(pointer) = &fixture.pointer {
+        let within = |at: &str| {
+            at == pointer
+                || at
+                    .strip_prefix(pointer.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        };
         if !findings
             .iter()
-            .any(|f| f.rule.id() == rule && &f.pointer == pointer)
+            .any(|f| f.rule.id() == rule && within(&f.pointer))
         {
             report.failures.push(format!(
                 "{}: {rule} fired, but not at {} (it fired at {})",
@@ -477,6 +483,17 @@ fn invalid_fixture(
                     .map(|f| pointer_text(&f.pointer))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ));
+        } else if let Some(outside) = findings.iter().find(|f| !within(&f.pointer)) {
+            // A fixture holds one fault: a second one elsewhere would let a
+            // reader pass it by refusing the wrong thing.
+            report.failures.push(format!(
+                "{}: {} also fired at {}, outside {}, where the fixture says its fault is: {}",
+                fixture.path,
+                outside.rule,
+                pointer_text(&outside.pointer),
+                pointer_text(pointer),
+                outside.message
             ));
         }
     }

@@ -766,3 +766,22 @@ fn a_fixture_naming_no_type_fails_alone_and_the_rest_are_checked() {
     );
     assert_eq!(report.failures.len(), 3, "{}", report.failures.join("\n"));
 }
+
+/// An invalid fixture holds one fault: a second one outside its `pointer`
+/// (of the same rule, so the rule check alone passes it) fails the gate,
+/// naming what fired there.
+#[test]
+fn an_invalid_fixture_with_a_second_fault_elsewhere_fails_the_gate() {
+    let scratch = Scratch::new("second-fault");
+    let path = scratch.0.join("invalid/reply_with_wrong_result.json");
+    let mut fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(fixture["rule"], "schema");
+    assert_eq!(fixture["pointer"], "/body/result");
+    fixture["value"].as_object_mut().unwrap().remove("id");
+    scratch.write("invalid/reply_with_wrong_result.json", &fixture);
+    check_fails(
+        &scratch.run(),
+        "invalid/reply_with_wrong_result.json: schema also fired at (root), outside /body/result, where the fixture says its fault is: ",
+    );
+}
