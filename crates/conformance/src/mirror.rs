@@ -332,12 +332,21 @@ fn strip_comments(text: &str) -> String {
             ('/', Some('/')) => {
                 word = Word::None;
                 out.push(' ');
+                // A backslash ending the line splices the next one onto it
+                // (before comments are read), so the comment goes on there.
+                let mut previous = ' ';
                 for c in chars.by_ref() {
                     if c == '\n' {
                         out.push('\n');
-                        break;
+                        if previous != '\\' {
+                            break;
+                        }
+                    } else {
+                        out.push(' ');
                     }
-                    out.push(' ');
+                    if c != '\r' {
+                        previous = c;
+                    }
                 }
             }
             ('/', Some('*')) => {
@@ -553,6 +562,24 @@ mod tests {
         assert_eq!(name, "Error");
         let found: Vec<&str> = values.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(found, ["disk_full", "full"]);
+    }
+
+    /// A `//` comment whose line ends in a backslash goes on to the next
+    /// line (lines are spliced before comments are read): an enum written
+    /// there is commented out, with LF or CRLF line ends.
+    #[test]
+    fn a_line_comment_ending_in_a_backslash_goes_on() {
+        for end in ["\n", "\r\n"] {
+            let header = format!(
+                "// the old one: \\{end}enum class TaskErrorCode {{ ok, Gone }};{end}\
+                 enum class TaskErrorCode {{ ok, // no splice \\ here{end} DiskFull }};{end}"
+            );
+            let (name, values) = parse_header(&header, None).expect("the enum");
+            assert_eq!(name, "TaskErrorCode");
+            let found: Vec<(&str, usize)> =
+                values.iter().map(|e| (e.name.as_str(), e.line)).collect();
+            assert_eq!(found, [("disk_full", 4)], "{header:?}");
+        }
     }
 
     /// A quote inside a number separates digits; after a literal's prefix
