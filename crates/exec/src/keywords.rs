@@ -14,6 +14,7 @@
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
+use jsonschema::ValidationError;
 use jsonschema::{Draft, Validator};
 use serde_json::{json, Map, Value};
 
@@ -128,7 +129,10 @@ const SET_ASIDE: &str = "x-vdm-exec: a resource checked on its own";
 /// [`SET_ASIDE`]) when it is draft 2019-09 or 2020-12; any other subschema
 /// must hold only this draft's keywords.
 fn closed(draft: Draft, slug: &str) -> Option<Value> {
+    // Only an object declares a draft: `required` holds of anything else,
+    // and would hand a list of schemas (draft 7's `items`) over unchecked.
     let another_draft = json!({
+        "type": "object",
         "anyOf": [{"required": ["$id"]}, {"required": ["id"]}],
         "required": ["$schema"],
         "properties": {"$schema": {"not": {"enum": uris(draft)}}}
@@ -275,24 +279,21 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
     let mut unread = Vec::new();
     while let Some((prefix, mut resource)) = pending.pop() {
         let validator = validator(draft_of(&resource))?;
-        let set_aside: Vec<String> = validator
-            .iter_errors(&resource)
-            .filter(|err| {
-                matches!(err.kind(), ValidationErrorKind::Required { property } if property == SET_ASIDE)
-            })
-            .map(|err| err.instance_path().as_str().to_string())
-            .collect();
-        for place in set_aside {
-            // A resource failing its own `required` fails the keyword
-            // holding it, which the outer check would then report: it is
-            // left out, as `{}`, which asks nothing.
-            if let Some(inner) = resource.pointer_mut(&place) {
-                let inner = std::mem::replace(inner, json!({}));
-                pending.push((format!("{prefix}{place}"), inner));
+        let (set_aside, mut found) = findings(validator, &resource);
+        if !set_aside.is_empty() {
+            for place in set_aside {
+                // A resource failing its own `required` fails the keyword
+                // holding it, which the outer check would then report: it
+                // is left out, as `{}`, which asks nothing.
+                if let Some(inner) = resource.pointer_mut(&place) {
+                    let inner = std::mem::replace(inner, json!({}));
+                    pending.push((format!("{prefix}{place}"), inner));
+                }
             }
+            found = findings(validator, &resource).1;
         }
         unread.extend(
-            unread_in(validator, &resource).map(|(place, name, beside_a_ref)| {
+            found.into_iter().map(|(place, name, beside_a_ref)| {
                 (format!("{prefix}{place}"), name, beside_a_ref)
             }),
         );
@@ -324,27 +325,51 @@ fn draft_of(schema: &Value) -> Draft {
     declared.map_or(Draft::default(), Draft::from_schema_uri)
 }
 
-/// Each keyword `validator` (a closed meta-schema) refuses in `resource`:
-/// its place, its name, and whether it stands beside a `$ref`.
-fn unread_in<'a>(
-    validator: &'a Validator,
-    resource: &'a Value,
-) -> impl Iterator<Item = (String, String, bool)> + 'a {
-    validator.iter_errors(resource).filter_map(|err| {
-        let (name, beside_a_ref) = match err.kind() {
+/// What `validator` (a closed meta-schema) finds in `resource`: the places
+/// of the resources it sets aside, and each keyword it refuses (its place,
+/// its name, and whether it stands beside a `$ref`). The errors inside a
+/// failed `anyOf` or `oneOf` are looked into: where a meta-schema offers a
+/// choice (draft 7's `items`, a schema or a list of them), the validator
+/// reports only that no branch held, not which keyword failed the branch.
+fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(String, String, bool)>) {
+    let mut set_aside = Vec::new();
+    let mut unread = Vec::new();
+    let mut errors: Vec<ValidationError<'static>> = validator
+        .iter_errors(resource)
+        .map(ValidationError::to_owned)
+        .collect();
+    while let Some(err) = errors.pop() {
+        let parts = err.into_parts();
+        let place = parts.instance_path.as_str().to_string();
+        let (name, beside_a_ref) = match parts.kind {
+            ValidationErrorKind::AnyOf { context }
+            | ValidationErrorKind::OneOfNotValid { context } => {
+                errors.extend(context.into_iter().flatten());
+                continue;
+            }
+            ValidationErrorKind::Required { property } if property == SET_ASIDE => {
+                set_aside.push(place);
+                continue;
+            }
             ValidationErrorKind::UnevaluatedProperties { unexpected }
             | ValidationErrorKind::AdditionalProperties { unexpected } => {
-                (unexpected.first()?.clone(), false)
+                let Some(name) = unexpected.into_iter().next() else {
+                    continue;
+                };
+                (name, false)
             }
             ValidationErrorKind::PropertyNames { error } => {
-                (error.instance().as_str()?.to_string(), true)
+                let Some(name) = error.instance().as_str().map(str::to_string) else {
+                    continue;
+                };
+                (name, true)
             }
-            _ => return None,
+            _ => continue,
         };
         let token = name.replace('~', "~0").replace('/', "~1");
-        let place = format!("{}/{token}", err.instance_path().as_str());
-        Some((place, name, beside_a_ref))
-    })
+        unread.push((format!("{place}/{token}"), name, beside_a_ref));
+    }
+    (set_aside, unread)
 }
 
 /// The `$schema` a subschema declares as a resource: beside an `$id`, or
