@@ -242,7 +242,7 @@ fn an_unknown_type_is_a_usage_error() {
     for (name, said) in [
         (
             "Segmint",
-            "no type called \"Segmint\"; known types: CallBody, ",
+            "no type called \"Segmint\"; did you mean Segment? known types: CallBody, ",
         ),
         (
             "download.pause",
