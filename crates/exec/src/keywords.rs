@@ -18,6 +18,11 @@ use jsonschema::ValidationError;
 use jsonschema::{Draft, Validator};
 use serde_json::{json, Map, Value};
 
+/// Keywords the draft 2020-12 meta-schema lists, so that a schema written
+/// for 2019-09 still passes it, but no 2020-12 validator reads:
+/// `{"$recursiveRef": "#"}` there recurses nowhere and asks nothing.
+const LISTED_NOT_READ: [&str; 2] = ["$recursiveRef", "$recursiveAnchor"];
+
 /// The drafts a schema may declare: the validator's own list, each with
 /// the name an operator knows it by, a short name, and its meta-schema's
 /// URI without the scheme.
@@ -169,8 +174,16 @@ fn closed(draft: Draft, slug: &str) -> Option<Value> {
                 // The vocabularies' `$recursiveRef`s come back here.
                 doc.insert("$recursiveAnchor".into(), json!(true));
             }
+            // Listed by the 2020-12 meta-schema for draft 2019-09's sake,
+            // and read by no 2020-12 validator.
+            let not_read: Map<String, Value> = LISTED_NOT_READ
+                .iter()
+                .filter(|_| draft == Draft::Draft202012)
+                .map(|name| (name.to_string(), json!(false)))
+                .collect();
             json!({
                 "$ref": open_uri,
+                "properties": not_read,
                 "patternProperties": {"^x-": true},
                 "unevaluatedProperties": false
             })
@@ -357,6 +370,18 @@ fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(Strin
                     continue;
                 };
                 (name, false)
+            }
+            // A keyword the meta-schema lists and the validator does not
+            // read, refused by name (see `LISTED_NOT_READ`).
+            ValidationErrorKind::FalseSchema => {
+                let Some(name) = LISTED_NOT_READ
+                    .iter()
+                    .find(|name| place.rsplit('/').next() == Some(**name))
+                else {
+                    continue;
+                };
+                unread.push((place, name.to_string(), false));
+                continue;
             }
             ValidationErrorKind::PropertyNames { error } => {
                 let Some(name) = error.instance().as_str().map(str::to_string) else {
