@@ -705,6 +705,61 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords_anywhere(
     assert!(compared.0 > 1000 && compared.1 > 300, "{compared:?}");
 }
 
+/// A resource of every draft under every applicator of every other: the
+/// keyword check and the validator agree there too.
+#[test]
+fn a_resource_of_any_draft_anywhere_loads_exactly_when_the_validator_reads_its_keywords() {
+    let mut disagreements = Vec::new();
+    let mut compared = (0, 0);
+    let probes = probes()
+        .into_iter()
+        .filter(|(k, ..)| instance_refused_anywhere(k))
+        .filter(|(k, ..)| *k != "$recursiveRef");
+    for (keyword, fragment, instance) in probes {
+        for (inner, inner_uri, id) in DRAFTS {
+            let mut resource = fragment.clone();
+            resource["$schema"] = json!(inner_uri);
+            resource[id] = json!("https://example.invalid/inner.json");
+            for (name, uri, _) in DRAFTS {
+                for (place, mut schema, instance) in positions(name, &resource, &instance) {
+                    schema["$schema"] = json!(uri);
+                    let Ok(validator) = jsonschema::options()
+                        .should_validate_formats(true)
+                        .build(&schema)
+                    else {
+                        continue;
+                    };
+                    let reads =
+                        !validator.is_valid(&instance) || content_annotation(keyword, inner);
+                    if reads {
+                        compared.0 += 1
+                    } else {
+                        compared.1 += 1
+                    }
+                    let label = format!("{keyword} in {inner} under {place} in {name}");
+                    match (reads, load_input_schema(&schema)) {
+                        (true, Err(err)) => {
+                            disagreements.push(format!("{label}: read, and refused: {err}"))
+                        }
+                        (false, Ok(_)) => {
+                            disagreements.push(format!("{label}: not read, and loaded"))
+                        }
+                        (false, Err(err))
+                            if !refuses_a_keyword_of(&err.reason, &fragment, inner) =>
+                        {
+                            disagreements
+                                .push(format!("{label}: not read, and refused otherwise: {err}"));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(compared.0 > 5000 && compared.1 > 1000, "{compared:?}");
+}
+
 /// Beside a `$ref`, drafts 4, 6 and 7 read no other keyword, and the later
 /// drafts read every one: a keyword there loads exactly when the validator
 /// reads it there.
