@@ -129,6 +129,26 @@ fn closed_uri(slug: &str) -> String {
 /// its place: [`unread_keyword`] checks it as a schema of its own.
 const SET_ASIDE: &str = "x-vdm-exec: a resource checked on its own";
 
+/// What a closed meta-schema requires of a subschema that declares
+/// another draft's `$schema` without being a resource (no `$id`, or draft
+/// 4's `id`, beside it), so that the validation names its place. The validator
+/// reads such a subschema in the draft it declares where it stands, and in
+/// the enclosing draft where a `$ref` reaches it (and the drafts say
+/// `$schema` belongs only at a resource's root): which keywords it asks
+/// is not one answer.
+const NOT_A_RESOURCE: &str = "x-vdm-exec: a $schema that heads no resource";
+
+/// Why a keyword asks nothing.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Why {
+    /// The draft it is read in does not define it.
+    NoKeyword,
+    /// It stands beside a `$ref` in a draft that reads nothing else there.
+    BesideARef,
+    /// A `$schema` heading no resource (see [`NOT_A_RESOURCE`]).
+    NotAResource,
+}
+
 /// The closed meta-schema of one draft. A resource of another draft is
 /// handed to that draft's when it is draft 4, 6 or 7, and set aside (see
 /// [`SET_ASIDE`]) when it is draft 2019-09 or 2020-12; any other subschema
@@ -240,6 +260,18 @@ fn closed(draft: Draft, slug: &str) -> Option<Value> {
         }
     };
     doc.insert("$id".into(), json!(closed_uri(slug)));
+    doc.insert(
+        "allOf".into(),
+        json!([{
+            "if": {
+                "type": "object",
+                "required": ["$schema"],
+                "properties": {"$schema": {"not": {"enum": uris(draft)}}},
+                "not": {"anyOf": [{"required": ["$id"]}, {"required": ["id"]}]}
+            },
+            "then": {"required": [NOT_A_RESOURCE]}
+        }]),
+    );
     doc.insert("if".into(), another_draft);
     doc.insert("then".into(), json!({"allOf": hand_over}));
     doc.insert("else".into(), body);
@@ -306,27 +338,29 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
             found = findings(validator, &resource).1;
         }
         unread.extend(
-            found.into_iter().map(|(place, name, beside_a_ref)| {
-                (format!("{prefix}{place}"), name, beside_a_ref)
-            }),
+            found
+                .into_iter()
+                .map(|(place, name, why)| (format!("{prefix}{place}"), name, why)),
         );
     }
     // A subschema that fails takes its parent's keyword down with it (a
     // failed keyword evaluates nothing), so the parent's `properties` is
-    // reported too: the deepest place is the one misspelt.
-    let (place, name, beside_a_ref) = unread
+    // reported too: the deepest place is the one misspelt. In one
+    // subschema, a `$schema` heading no resource is told first: which
+    // draft its other keywords belong to is what it leaves open.
+    let (place, name, why) = unread
         .into_iter()
-        .max_by_key(|(place, ..)| place.matches('/').count())?;
+        .max_by_key(|(place, _, why)| (place.matches('/').count(), *why == Why::NotAResource))?;
     let draft = draft_at(schema, draft_of(schema), &place);
     let name = proto::wire::shortened(&name, 200);
-    let why = if beside_a_ref {
-        format!(
+    let why = match why {
+        Why::BesideARef => format!(
             "{name:?} stands beside \"$ref\", where {draft} reads no other keyword, so it asks nothing: put the reference and it in an \"allOf\""
-        )
-    } else {
-        format!(
+        ),
+        Why::NoKeyword => format!(
             "{name:?} is no {draft} keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\""
-        )
+        ),
+        Why::NotAResource => "\"$schema\" heads no resource here (no \"$id\" beside it), so which draft the subschema is read in depends on the way to it: the validator reads it in the draft named where it stands, and in the enclosing draft where a \"$ref\" reaches it; give it an \"$id\" (draft 4: \"id\"), or leave \"$schema\" out".to_string(),
     };
     Some((place, why))
 }
@@ -340,11 +374,11 @@ fn draft_of(schema: &Value) -> Draft {
 
 /// What `validator` (a closed meta-schema) finds in `resource`: the places
 /// of the resources it sets aside, and each keyword it refuses (its place,
-/// its name, and whether it stands beside a `$ref`). The errors inside a
+/// its name, and why). The errors inside a
 /// failed `anyOf` or `oneOf` are looked into: where a meta-schema offers a
 /// choice (draft 7's `items`, a schema or a list of them), the validator
 /// reports only that no branch held, not which keyword failed the branch.
-fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(String, String, bool)>) {
+fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(String, String, Why)>) {
     let mut set_aside = Vec::new();
     let mut unread = Vec::new();
     let mut errors: Vec<ValidationError<'static>> = validator
@@ -354,7 +388,7 @@ fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(Strin
     while let Some(err) = errors.pop() {
         let parts = err.into_parts();
         let place = parts.instance_path.as_str().to_string();
-        let (name, beside_a_ref) = match parts.kind {
+        let (name, why) = match parts.kind {
             ValidationErrorKind::AnyOf { context }
             | ValidationErrorKind::OneOfNotValid { context } => {
                 errors.extend(context.into_iter().flatten());
@@ -364,12 +398,23 @@ fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(Strin
                 set_aside.push(place);
                 continue;
             }
+            // The root of what is checked names the draft it is read in.
+            ValidationErrorKind::Required { property } if property == NOT_A_RESOURCE => {
+                if !place.is_empty() {
+                    unread.push((
+                        format!("{place}/$schema"),
+                        "$schema".into(),
+                        Why::NotAResource,
+                    ));
+                }
+                continue;
+            }
             ValidationErrorKind::UnevaluatedProperties { unexpected }
             | ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let Some(name) = unexpected.into_iter().next() else {
                     continue;
                 };
-                (name, false)
+                (name, Why::NoKeyword)
             }
             // A keyword the meta-schema lists and the validator does not
             // read, refused by name (see `LISTED_NOT_READ`).
@@ -380,19 +425,19 @@ fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(Strin
                 else {
                     continue;
                 };
-                unread.push((place, name.to_string(), false));
+                unread.push((place, name.to_string(), Why::NoKeyword));
                 continue;
             }
             ValidationErrorKind::PropertyNames { error } => {
                 let Some(name) = error.instance().as_str().map(str::to_string) else {
                     continue;
                 };
-                (name, true)
+                (name, Why::BesideARef)
             }
             _ => continue,
         };
         let token = name.replace('~', "~0").replace('/', "~1");
-        unread.push((format!("{place}/{token}"), name, beside_a_ref));
+        unread.push((format!("{place}/{token}"), name, why));
     }
     (set_aside, unread)
 }

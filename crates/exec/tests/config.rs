@@ -198,19 +198,52 @@ fn an_input_schema_keyword_no_validator_reads_is_refused() {
         "/tools/0/inputSchema/maxLenght",
         "\"maxLenght\" is no draft 2020-12 keyword",
     );
-    // Without an `$id` it is no resource: `$schema` there changes nothing.
-    for resource in [
-        json!({"$id": "https://example.invalid/new",
-            "$schema": "https://json-schema.org/draft/2020-12/schema#", "maxLenght": 3}),
-        json!({"$schema": "http://json-schema.org/draft-07/schema#", "maxLenght": 3}),
+    // With an `$id` it is a resource of the draft it declares.
+    check_refused(
+        json!({"tools": [{"name": "t", "command": ["t"],
+            "inputSchema": {"$defs": {"old": draft_7, "new": {"$id": "https://example.invalid/new",
+                "$schema": "https://json-schema.org/draft/2020-12/schema#", "maxLenght": 3}}}}]}),
+        "/tools/0/inputSchema/$defs/new/maxLenght",
+        "\"maxLenght\" is no draft 2020-12 keyword",
+    );
+    // Without one it is no resource, and the validator reads it in the
+    // draft it names where it stands (draft 4 here: `prefixItems` asks
+    // nothing), in the enclosing one where a `$ref` reaches it (draft
+    // 2020-12: it asks): refused where it names another draft, whichever
+    // keywords stand beside it.
+    let no_resource = |root: &str, inner: &str, keyword: (&str, serde_json::Value)| {
+        let mut sub = json!({"$schema": inner});
+        sub[keyword.0] = keyword.1;
+        json!({"tools": [{"name": "t", "command": ["t"],
+            "inputSchema": {"$schema": root, "allOf": [sub], "$defs": {"a": true}}}]})
+    };
+    for tools in [
+        no_resource(
+            "https://json-schema.org/draft/2020-12/schema",
+            "http://json-schema.org/draft-04/schema#",
+            ("prefixItems", json!([false])),
+        ),
+        no_resource(
+            "http://json-schema.org/draft-04/schema#",
+            "http://json-schema.org/draft-07/schema#",
+            ("if", json!(true)),
+        ),
     ] {
         check_refused(
-            json!({"tools": [{"name": "t", "command": ["t"],
-                "inputSchema": {"$defs": {"new": resource, "old": draft_7}}}]}),
-            "/tools/0/inputSchema/$defs/new/maxLenght",
-            "\"maxLenght\" is no draft 2020-12 keyword",
+            tools,
+            "/tools/0/inputSchema/allOf/0/$schema",
+            "\"$schema\" heads no resource here (no \"$id\" beside it), so which draft the subschema is read in depends on the way to it",
         );
     }
+    // Naming the draft it is read in either way, it is harmless.
+    load_input_schema(
+        &no_resource(
+            "http://json-schema.org/draft-07/schema#",
+            "http://json-schema.org/draft-07/schema",
+            ("maxLength", json!(3)),
+        )["tools"][0]["inputSchema"],
+    )
+    .expect("a subschema naming its own draft loads");
     // Resources nest: draft 2019-09 inside draft 7 inside draft 2020-12,
     // each held to its own draft's keywords, a misspelling named in the
     // innermost, one in its neighbours named there.
@@ -759,6 +792,33 @@ fn a_resource_of_any_draft_anywhere_loads_exactly_when_the_validator_reads_its_k
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     assert!(compared.0 > 5000 && compared.1 > 1000, "{compared:?}");
+}
+
+/// A subschema naming another draft than the one around it, and no
+/// resource (no `$id`), never loads: the validator reads it one way where
+/// it stands and another where a `$ref` reaches it.
+#[test]
+fn a_subschema_naming_another_draft_without_an_id_never_loads() {
+    let mut loaded = Vec::new();
+    let mut tried = 0;
+    for (keyword, fragment, _) in probes() {
+        for (name, uri, _) in DRAFTS {
+            for (inner, inner_uri, _) in DRAFTS.iter().filter(|(inner, ..)| *inner != name) {
+                let mut sub = fragment.clone();
+                sub["$schema"] = json!(inner_uri);
+                let schema = json!({"$schema": uri, "allOf": [sub]});
+                if jsonschema::validator_for(&schema).is_err() {
+                    continue;
+                }
+                tried += 1;
+                if load_input_schema(&schema).is_ok() {
+                    loaded.push(format!("{keyword} in {inner} inside {name}"));
+                }
+            }
+        }
+    }
+    assert!(loaded.is_empty(), "{}", loaded.join("\n"));
+    assert!(tried > 500, "{tried}");
 }
 
 /// Beside a `$ref`, drafts 4, 6 and 7 read no other keyword, and the later
