@@ -139,7 +139,7 @@ const SET_ASIDE: &str = "x-vdm-exec: a resource checked on its own";
 const NOT_A_RESOURCE: &str = "x-vdm-exec: a $schema that heads no resource";
 
 /// Why a keyword asks nothing.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Why {
     /// The draft it is read in does not define it.
     NoKeyword,
@@ -374,10 +374,10 @@ fn draft_of(schema: &Value) -> Draft {
 
 /// What `validator` (a closed meta-schema) finds in `resource`: the places
 /// of the resources it sets aside, and each keyword it refuses (its place,
-/// its name, and why). The errors inside a
-/// failed `anyOf` or `oneOf` are looked into: where a meta-schema offers a
-/// choice (draft 7's `items`, a schema or a list of them), the validator
-/// reports only that no branch held, not which keyword failed the branch.
+/// its name, and why). The errors inside a failed `anyOf` or `oneOf` are
+/// looked into: where a meta-schema offers a choice (draft 7's `items`, a
+/// schema or a list of them), the validator reports only that no branch
+/// held, not which keyword failed the branch.
 fn findings(validator: &Validator, resource: &Value) -> (Vec<String>, Vec<(String, String, Why)>) {
     let mut set_aside = Vec::new();
     let mut unread = Vec::new();
