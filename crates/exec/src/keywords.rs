@@ -360,7 +360,7 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
         Why::NoKeyword => format!(
             "{name:?} is no {draft} keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\""
         ),
-        Why::NotAResource => "\"$schema\" heads no resource here (no \"$id\" beside it), so which draft the subschema is read in depends on the way to it: the validator reads it in the draft named where it stands, and in the enclosing draft where a \"$ref\" reaches it; give it an \"$id\" (draft 4: \"id\"), or leave \"$schema\" out".to_string(),
+        Why::NotAResource => "\"$schema\" heads no resource here (no \"$id\" beside it), so which draft the subschema is read in depends on the way to it: the validator reads it in the draft named where it stands, and in the enclosing draft where a \"$ref\" reaches it; give it an \"$id\" (draft 4: \"id\") and refer to it by that, or leave \"$schema\" out".to_string(),
     };
     Some((place, why))
 }
