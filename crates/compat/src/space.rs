@@ -617,11 +617,14 @@ impl Space<'static> {
     /// The validator built from the places of `doc` (whose root holds
     /// `root`) a comparison starts from: its root and each entry of its
     /// `$defs` or `definitions`.
+    /// `None` when the validator panics on the way (a resolver it builds
+    /// for the document may not hold what it expects, as when two files
+    /// take one identifier): then what it reads there is not known.
     fn compiled_from_its_starts(
         &self,
         doc: &Doc,
         root: &Value,
-    ) -> Result<Validator, jsonschema::ValidationError<'static>> {
+    ) -> Option<Result<Validator, jsonschema::ValidationError<'static>>> {
         let mut starts = vec![json!({ "$ref": doc.uri })];
         for key in ["$defs", "definitions"] {
             let Some(defs) = root.get(key).and_then(Value::as_object) else {
@@ -632,9 +635,14 @@ impl Space<'static> {
                 json!({ "$ref": location(&doc.uri, &pointer) })
             }));
         }
-        jsonschema::options()
-            .with_registry(&self.registry)
-            .build(&json!({ "allOf": starts }))
+        let starts = json!({ "allOf": starts });
+        unless_it_panics(|| {
+            Some(
+                jsonschema::options()
+                    .with_registry(&self.registry)
+                    .build(&starts),
+            )
+        })
     }
 
     /// An obstacle on each document the views hold rewritten in 2020-12
@@ -674,8 +682,25 @@ impl Space<'static> {
             let Some(root) = originals.place(originals.first + offset, "") else {
                 continue;
             };
-            let Err(refused) = originals.compiled_from_its_starts(doc, root.value) else {
-                continue;
+            let refused = match originals.compiled_from_its_starts(doc, root.value) {
+                Some(Ok(_)) => continue,
+                Some(Err(refused)) => refused,
+                None => {
+                    let why = "the validator fails while it compiles the file as \
+                               written, in its own draft, so what it reads there \
+                               is not known"
+                        .to_string();
+                    for view in self.docs.iter_mut().filter(|d| {
+                        d.version == doc.version && d.rel == doc.rel && d.written.is_some()
+                    }) {
+                        view.obstacle.get_or_insert(Obstacle {
+                            keyword: "schema".into(),
+                            pointer: String::new(),
+                            why: why.clone(),
+                        });
+                    }
+                    continue;
+                }
             };
             if matches!(
                 refused.kind(),
@@ -821,7 +846,7 @@ impl Space<'static> {
             if nowhere.is_empty() {
                 continue;
             }
-            let Err(refused) = self.compiled_from_its_starts(doc, root.value) else {
+            let Some(Err(refused)) = self.compiled_from_its_starts(doc, root.value) else {
                 continue;
             };
             let refused = refused.to_string();

@@ -2582,3 +2582,62 @@ fn files_the_validator_panics_on_as_written_are_undecided() {
         );
     }
 }
+
+/// Two files taking one identifier, one of them through a resource nested
+/// under `items`, with anchors in both and resource-like objects in
+/// `const` and `enum`: the validator panics when compat compiles the old
+/// files as written to compare them with their rewrite (the drafts of the
+/// two versions differ, and the search is on). The panic is caught and
+/// read as "cannot decide"; it ended `cargo xtask compat` before (the
+/// split documents of the oracle, seed 266, document 885).
+#[test]
+fn a_validator_panic_on_the_files_as_written_is_undecided() {
+    // Objects in `const` and `enum` that look like resources: data, which
+    // the resolver reads as well.
+    let own = r##"{"a": {"$anchor": "own",
+        "const": {"$anchor": "a-plain", "$id": "data.json#", "$ref": "/types/DefA.json"},
+        "enum": [{"$anchor": "a-plain", "$id": "data.json#", "$ref": "/types/DefA.json"}, null]}}"##;
+    let case = r##"{"$defs": {}, "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "allOf": [{"items": {"$ref": "/types/DefB.json"}, "type": "array"},
+            {"additionalProperties": false, "properties": {"x": {"const": null, "enum": [1, "a"]},
+                "y": {"const": "é"}}, "required": ["x"], "type": "object"}]}"##;
+    let c = r##"{"$schema": "https://json-schema.org/draft/2019-09/schema", "multipleOf": 3, "type": "integer"}"##;
+    let a = format!(
+        r##"{{"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array",
+            "items": {{"$defs": {own}, "$id": "r262410.json", "$ref": "#own",
+                "$schema": "https://json-schema.org/draft/2019-09/schema"}}}}"##
+    );
+    let b_old = format!(
+        r##"{{"$schema": "https://json-schema.org/draft/2019-09/schema", "$id": "r262410.json",
+            "$defs": {own}, "if": false, "else": {{"$ref": "#own"}}}}"##
+    );
+    let b_new = r##"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "number", "multipleOf": 3.0}"##;
+    let set = |b: &str| {
+        SchemaSet::from_texts(
+            Path::new("cases"),
+            [
+                ("types/Case.json", case),
+                ("types/DefA.json", a.as_str()),
+                ("types/DefB.json", b),
+                ("types/DefC.json", c),
+            ],
+        )
+        .expect("three schemas load")
+    };
+    let (old, new) = (set(&b_old), set(b_new));
+    for readers in [Readers::Strict, Readers::Tolerant] {
+        for (writer, reader) in [(&old, &new), (&new, &old)] {
+            let options = Options {
+                readers,
+                search: 300,
+                ..Default::default()
+            };
+            let comparison = compare_documents(writer, reader, options).expect("compared");
+            assert_eq!(
+                [comparison.writer, comparison.reader],
+                [Verdict::Breaking, Verdict::Breaking],
+                "{comparison:#?}"
+            );
+        }
+    }
+}
