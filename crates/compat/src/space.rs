@@ -522,11 +522,12 @@ fn identifiers_shared_as_written(docs: &mut [Doc], sets: [&SchemaSet; 2]) {
                 }
             }
         }
+        let mut shared = None;
         for takers in owners.into_values().filter(|takers| takers.len() > 1) {
-            for (rel, pointer) in takers {
+            for (rel, pointer) in &takers {
                 for doc in docs
                     .iter_mut()
-                    .filter(|d| d.version == version && d.rel == rel)
+                    .filter(|d| d.version == version && d.rel == *rel)
                 {
                     doc.obstacle.get_or_insert_with(|| Obstacle {
                         keyword: "$id".into(),
@@ -538,6 +539,30 @@ fn identifiers_shared_as_written(docs: &mut [Doc], sets: [&SchemaSet; 2]) {
                     });
                 }
             }
+            shared.get_or_insert(takers);
+        }
+        // The validator compiles a file with the set's resources, so one
+        // that shares nothing may still lead it to the shared identifier
+        // (and it panicked there): no file of the set is read as written.
+        let Some(takers) = shared else {
+            continue;
+        };
+        let named: Vec<String> = takers
+            .iter()
+            .map(|(rel, pointer)| format!("{}#{pointer}", crate::file_shown(rel)))
+            .collect();
+        let why = format!(
+            "as written, two files of the set make a resource of one identifier ({}): \
+             the validator compiles every file with them, and reads one of the two \
+             wherever a reference names it, or fails",
+            contract::plain(&named.join(" and "))
+        );
+        for doc in docs.iter_mut().filter(|d| d.version == version) {
+            doc.obstacle.get_or_insert_with(|| Obstacle {
+                keyword: "$id".into(),
+                pointer: String::new(),
+                why: why.clone(),
+            });
         }
     }
 }
