@@ -11,6 +11,7 @@
 //! Drafts 4, 6 and 7 read nothing beside a `$ref`, so a keyword that asks
 //! something is refused there too.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
@@ -453,13 +454,28 @@ fn declared(subschema: &Value) -> Option<&str> {
 /// read in: the root's, or that of the innermost resource on the way that
 /// declares one.
 fn draft_at(schema: &Value, root: Draft, place: &str) -> &'static str {
-    let tokens: Vec<String> = place
+    let tokens = tokens(place);
+    // The last token is the keyword itself.
+    let subschema = tokens
+        .get(..tokens.len().saturating_sub(1))
+        .unwrap_or_default();
+    name_of(written_in(schema, root, subschema))
+}
+
+/// The unescaped tokens of a JSON pointer.
+fn tokens(place: &str) -> Vec<String> {
+    place
         .split('/')
         .skip(1)
         .map(|token| token.replace("~1", "/").replace("~0", "~"))
-        .collect();
-    // The last token is the keyword itself.
-    let mut on_the_way = tokens.iter().take(tokens.len().saturating_sub(1));
+        .collect()
+}
+
+/// The draft the subschema at `tokens` is written in: `root`, or that of
+/// the innermost resource on the way that declares one, the subschema
+/// itself included.
+fn written_in(schema: &Value, root: Draft, tokens: &[String]) -> Draft {
+    let mut on_the_way = tokens.iter();
     let mut draft = root;
     let mut here = Some(schema);
     while let Some(subschema) = here {
@@ -472,10 +488,172 @@ fn draft_at(schema: &Value, root: Draft, place: &str) -> &'static str {
             _ => None,
         });
     }
+    draft
+}
+
+/// The name an operator knows `draft` by.
+fn name_of(draft: Draft) -> &'static str {
     DRAFTS
         .iter()
         .find(|(d, ..)| *d == draft)
         .map_or("its draft", |(_, name, ..)| name)
+}
+
+/// A reference in `schema` (a tool's `inputSchema`, which compiles and
+/// whose keywords [`unread_keyword`] found read) whose target the validator
+/// reads in another draft than the one it is written in: its place, and
+/// why, in the operator's words.
+///
+/// A `$ref` by JSON pointer reads its target in the draft of the resource
+/// the pointer starts from, whatever a resource on the way declares:
+/// `"#/definitions/a"` in a draft 7 schema reads a draft 2020-12 resource
+/// there as draft 7, and its `prefixItems` asks nothing. The references are
+/// followed as the validator follows them (the same resolver, each target's
+/// subschemas read in the draft it was reached in), so that what a
+/// reference reaches is checked too.
+pub(crate) fn read_in_another_draft(schema: &Value) -> Option<(String, String)> {
+    let root = draft_of(schema);
+    let resource = root.create_resource_ref(schema);
+    let base = match resource.id() {
+        Some(id) => referencing::uri::from_str(id).ok()?,
+        None => referencing::uri::from_str("json-schema:///").ok()?,
+    };
+    let registry = referencing::Registry::new()
+        .draft(root)
+        .add(base.as_str(), resource)
+        .ok()?
+        .prepare()
+        .ok()?;
+    let mut written: Option<Written<'_>> = None;
+    let mut seen = HashSet::new();
+    // Each subschema with the draft it is read in, the resolver at it, and
+    // whether a reference reached it (the validator then keeps the draft
+    // and the resolver it reached it with).
+    let mut pending = vec![(schema, root, registry.resolver(base), false)];
+    while let Some((node, draft, resolver, reached)) = pending.pop() {
+        let (draft, resolver) = if reached {
+            (draft, resolver)
+        } else {
+            let draft = draft.detect(node);
+            let subresource = referencing::ResourceRef::new(node, draft);
+            let Ok(resolver) = resolver.in_subresource(subresource) else {
+                continue;
+            };
+            (draft, resolver)
+        };
+        let key = (
+            std::ptr::from_ref(node),
+            draft,
+            resolver.base_uri().to_string(),
+        );
+        if !seen.insert(key) {
+            continue;
+        }
+        for keyword in ["$ref", "$dynamicRef"] {
+            let Some(reference) = node.get(keyword).and_then(Value::as_str) else {
+                continue;
+            };
+            // The validator, which built, resolved every reference it
+            // follows: one that does not resolve stands where it never goes
+            // (an unused definition).
+            let Ok(resolved) = resolver.lookup(reference) else {
+                continue;
+            };
+            let (target, target_resolver, read) = resolved.into_inner();
+            let written = written.get_or_insert_with(|| Written::of(schema, root));
+            // A target outside the schema (a meta-schema) is its own resource.
+            let Some(own) = written.draft(target) else {
+                continue;
+            };
+            if read != own {
+                let why = format!(
+                    "{:?} reaches {:?}, written in {}, by a JSON pointer from a {} resource, so the validator reads it as {}, not as written (a keyword {} lacks asks nothing there): refer to it through the {} resource's \"$id\" instead, with a pointer after it if need be",
+                    proto::wire::shortened(reference, 200),
+                    written.place(target),
+                    name_of(own),
+                    name_of(read),
+                    name_of(read),
+                    name_of(read),
+                    name_of(own),
+                );
+                let place = written.place(node);
+                return Some((format!("{place}/{keyword}"), why));
+            }
+            pending.push((target, read, target_resolver, true));
+        }
+        for child in draft.subresources_of(node) {
+            pending.push((child, draft, resolver.clone(), false));
+        }
+    }
+    None
+}
+
+/// Every object and array of `schema` by address, with the draft it is
+/// written in (see [`written_in`]) and the way to it from its parent, so
+/// that its place is found without one string kept for each.
+struct Written<'a> {
+    nodes: HashMap<*const Value, (Draft, Option<Parent<'a>>)>,
+}
+
+/// An object or array holding a node, and the step from it to the node.
+type Parent<'a> = (*const Value, Step<'a>);
+
+/// One step down from an object or an array.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Member(&'a str),
+    Item(usize),
+}
+
+impl<'a> Written<'a> {
+    fn of(schema: &'a Value, root: Draft) -> Self {
+        let mut nodes = HashMap::new();
+        let mut pending = vec![(schema, root, None)];
+        while let Some((node, outer, parent)) = pending.pop() {
+            let draft = declared(node).map_or(outer, Draft::from_schema_uri);
+            let here = std::ptr::from_ref(node);
+            match node {
+                Value::Object(map) => pending.extend(
+                    map.iter()
+                        .filter(|(_, value)| value.is_object() || value.is_array())
+                        .map(|(key, value)| (value, draft, Some((here, Step::Member(key))))),
+                ),
+                Value::Array(items) => pending.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, value)| value.is_object() || value.is_array())
+                        .map(|(index, value)| (value, draft, Some((here, Step::Item(index))))),
+                ),
+                _ => continue,
+            }
+            nodes.insert(here, (draft, parent));
+        }
+        Self { nodes }
+    }
+
+    /// The draft `node` is written in, if it is in the schema.
+    fn draft(&self, node: &Value) -> Option<Draft> {
+        Some(self.nodes.get(&std::ptr::from_ref(node))?.0)
+    }
+
+    /// Where `node` stands in the schema, as a JSON pointer.
+    fn place(&self, node: &Value) -> String {
+        let mut steps = Vec::new();
+        let mut here = std::ptr::from_ref(node);
+        while let Some((_, Some((parent, step)))) = self.nodes.get(&here) {
+            steps.push(*step);
+            here = *parent;
+        }
+        steps
+            .iter()
+            .rev()
+            .map(|step| match step {
+                Step::Member(key) => format!("/{}", key.replace('~', "~0").replace('/', "~1")),
+                Step::Item(index) => format!("/{index}"),
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

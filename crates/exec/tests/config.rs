@@ -759,6 +759,115 @@ fn an_input_schema_loads_exactly_when_the_validator_reads_its_keywords_anywhere(
     assert!(compared.0 > 6000 && compared.1 > 1300, "{compared:?}");
 }
 
+/// Where a draft keeps subschemas to refer to.
+fn definitions(draft: &str) -> &'static str {
+    match draft {
+        "draft 4" | "draft 6" | "draft 7" => "definitions",
+        _ => "$defs",
+    }
+}
+
+/// A `$ref` by JSON pointer reads its target in the draft of the resource
+/// the pointer starts from: a schema that loads reads every subschema a
+/// reference reaches as the draft it is written in. Each probe, written as
+/// a resource of each draft (and under that resource's definitions) inside
+/// a schema of each draft, is referred to by pointer, by `$id`, and by
+/// `$id` and a pointer; where it loads, the validator answers as the probe
+/// alone in its own draft answers.
+#[test]
+fn a_schema_that_loads_reads_what_a_reference_reaches_in_its_own_draft() {
+    let mut misread = Vec::new();
+    let (mut loaded, mut refused) = (0, 0);
+    let id_uri = "https://example.invalid/inner.json";
+    let probes = probes()
+        .into_iter()
+        .filter(|(k, ..)| instance_refused_anywhere(k));
+    for (keyword, fragment, instance) in probes {
+        for (inner, inner_uri, id) in DRAFTS {
+            let mut alone = fragment.clone();
+            alone["$schema"] = json!(inner_uri);
+            let Ok(alone) = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&alone)
+            else {
+                continue;
+            };
+            let written = alone.is_valid(&instance);
+            let mut at_root = fragment.clone();
+            at_root["$schema"] = json!(inner_uri);
+            at_root[id] = json!(id_uri);
+            let inner_defs = definitions(inner);
+            let deeper = json!({"$schema": inner_uri, id: id_uri, inner_defs: {"c": fragment}});
+            for (name, uri, _) in DRAFTS {
+                let defs = definitions(name);
+                let ways = [
+                    (&at_root, format!("#/{defs}/a")),
+                    (&at_root, id_uri.to_string()),
+                    (&deeper, format!("#/{defs}/a/{inner_defs}/c")),
+                    (&deeper, format!("{id_uri}#/{inner_defs}/c")),
+                ];
+                for (resource, reference) in ways {
+                    // `#` names the resource's root, which is another
+                    // schema than the probe's under its definitions.
+                    if keyword == "$recursiveRef" && resource == &deeper {
+                        continue;
+                    }
+                    let schema = json!({
+                        "$schema": uri,
+                        defs: {"a": resource},
+                        "properties": {"b": {"$ref": reference}}
+                    });
+                    let Ok(validator) = jsonschema::options()
+                        .should_validate_formats(true)
+                        .build(&schema)
+                    else {
+                        continue;
+                    };
+                    if load_input_schema(&schema).is_err() {
+                        refused += 1;
+                        continue;
+                    }
+                    loaded += 1;
+                    if validator.is_valid(&json!({"b": instance})) != written {
+                        misread.push(format!(
+                            "{keyword} in a {inner} resource inside {name}, referred to as {reference}: loaded, and read otherwise"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(misread.is_empty(), "{}", misread.join("\n"));
+    // Both answers came up often: by `$id` the drafts are kept.
+    assert!(loaded > 2000 && refused > 2000, "{loaded} {refused}");
+}
+
+#[test]
+fn a_ref_by_pointer_into_a_resource_of_another_draft_is_refused_by_place() {
+    let resource = json!({"$id": "https://example.invalid/list.json",
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "prefixItems": [{"type": "integer"}]});
+    let tools = |reference: &str| {
+        json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"list": resource},
+            "properties": {"ids": {"$ref": reference}}}}]})
+    };
+    check_refused(
+        tools("#/definitions/list"),
+        "/tools/0/inputSchema/properties/ids/$ref",
+        "\"#/definitions/list\" reaches \"/definitions/list\", written in draft 2020-12, by a JSON pointer from a draft 7 resource, so the validator reads it as draft 7",
+    );
+    // By its `$id`, it is read as written.
+    let loaded = exec::config::parse(
+        Path::new("tools.json"),
+        &tools("https://example.invalid/list.json").to_string(),
+    )
+    .expect("loads");
+    let validator = loaded.input_validator("t").expect("validator");
+    assert!(!validator.is_valid(&json!({"ids": ["x"]})));
+}
+
 /// A subschema naming another draft than the one around it, and no
 /// resource (no `$id`), never loads: the validator reads it one way where
 /// it stands and another where a `$ref` reaches it.
