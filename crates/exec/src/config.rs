@@ -266,9 +266,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ConfigError> {
                     let (inside, reason) = input_schema_refusal(input_schema, &err);
                     error(format!("{}{inside}", at("inputSchema")), reason)
                 })?;
-            let unread = crate::keywords::unread_keyword(input_schema)
-                .or_else(|| crate::keywords::read_in_another_draft(input_schema));
-            if let Some((inside, why)) = unread {
+            if let Some((inside, why)) = crate::keywords::asks_nothing(input_schema) {
                 return Err(error(format!("{}{inside}", at("inputSchema")), why));
             }
             validators.insert(tool.name.clone(), compiled);

@@ -314,17 +314,24 @@ fn validator(draft: Draft) -> Option<&'static Validator> {
         .as_ref()
 }
 
-/// A keyword of `schema` (a tool's `inputSchema`, which compiles) that asks
-/// nothing: one the draft it is read in does not define, or one beside a
-/// `$ref` where that draft reads no other. Its place, and why, in the
-/// operator's words.
-pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
+/// A place in `schema` (a tool's `inputSchema`, which compiles) where what
+/// is written asks nothing, and why, in the operator's words: a keyword
+/// the draft it is read in lacks, or what a reference reads in another
+/// draft than it is written in.
+pub(crate) fn asks_nothing(schema: &Value) -> Option<(String, String)> {
+    unread_keyword(schema, draft_of(schema)).or_else(|| misread_reference(schema))
+}
+
+/// A keyword of `schema`, read in `draft`, that asks nothing: one the
+/// draft it is read in does not define, or one beside a `$ref` where that
+/// draft reads no other. Its place, and why.
+fn unread_keyword(schema: &Value, draft: Draft) -> Option<(String, String)> {
     // Each resource set aside is checked as a schema of its own, its
     // place in `schema` kept as a prefix; the outer one with it left out.
-    let mut pending = vec![(String::new(), schema.clone())];
+    let mut pending = vec![(String::new(), schema.clone(), draft)];
     let mut unread = Vec::new();
-    while let Some((prefix, mut resource)) = pending.pop() {
-        let validator = validator(draft_of(&resource))?;
+    while let Some((prefix, mut resource, draft)) = pending.pop() {
+        let validator = validator(draft)?;
         let (set_aside, mut found) = findings(validator, &resource);
         if !set_aside.is_empty() {
             for place in set_aside {
@@ -333,7 +340,8 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
                 // is left out, as `{}`, which asks nothing.
                 if let Some(inner) = resource.pointer_mut(&place) {
                     let inner = std::mem::replace(inner, json!({}));
-                    pending.push((format!("{prefix}{place}"), inner));
+                    let draft = draft_of(&inner);
+                    pending.push((format!("{prefix}{place}"), inner, draft));
                 }
             }
             found = findings(validator, &resource).1;
@@ -352,7 +360,7 @@ pub(crate) fn unread_keyword(schema: &Value) -> Option<(String, String)> {
     let (place, name, why) = unread
         .into_iter()
         .max_by_key(|(place, _, why)| (place.matches('/').count(), *why == Why::NotAResource))?;
-    let draft = draft_at(schema, draft_of(schema), &place);
+    let draft = draft_at(schema, draft, &place);
     let name = proto::wire::shortened(&name, 200);
     let why = match why {
         Why::BesideARef => format!(
@@ -501,8 +509,10 @@ fn name_of(draft: Draft) -> &'static str {
 
 /// A reference in `schema` (a tool's `inputSchema`, which compiles and
 /// whose keywords [`unread_keyword`] found read) whose target the validator
-/// reads in another draft than the one it is written in: its place, and
-/// why, in the operator's words.
+/// reads in another draft than the one it is written in, or whose target
+/// holds a keyword that asks nothing (a target no keyword of the schema's
+/// holds as a schema, such as an `x-` extension's value, was not checked
+/// as one): the place, and why.
 ///
 /// A `$ref` by JSON pointer reads its target in the draft of the resource
 /// the pointer starts from, whatever a resource on the way declares:
@@ -511,7 +521,7 @@ fn name_of(draft: Draft) -> &'static str {
 /// followed as the validator follows them (the same resolver, each target's
 /// subschemas read in the draft it was reached in), so that what a
 /// reference reaches is checked too.
-pub(crate) fn read_in_another_draft(schema: &Value) -> Option<(String, String)> {
+fn misread_reference(schema: &Value) -> Option<(String, String)> {
     let root = draft_of(schema);
     let resource = root.create_resource_ref(schema);
     let base = match resource.id() {
@@ -526,6 +536,7 @@ pub(crate) fn read_in_another_draft(schema: &Value) -> Option<(String, String)> 
         .ok()?;
     let mut written: Option<Written<'_>> = None;
     let mut seen = HashSet::new();
+    let mut checked = HashSet::new();
     // Each subschema with the draft it is read in, the resolver at it, and
     // whether a reference reached it (the validator then keeps the draft
     // and the resolver it reached it with).
@@ -579,6 +590,20 @@ pub(crate) fn read_in_another_draft(schema: &Value) -> Option<(String, String)> 
                 let place = written.place(node);
                 return Some((format!("{place}/{keyword}"), why));
             }
+            if checked.insert((std::ptr::from_ref(target), read)) {
+                let not_a_schema = not_a_schema(target, read).map(|err| {
+                    let why = format!("is no {} schema: {err}", name_of(read));
+                    (err.instance_path().as_str().to_string(), why)
+                });
+                if let Some((inside, why)) = not_a_schema.or_else(|| unread_keyword(target, read)) {
+                    let why = format!(
+                        "{why} (read as a schema since {:?} at {}/{keyword} reaches it)",
+                        proto::wire::shortened(reference, 200),
+                        written.place(node),
+                    );
+                    return Some((format!("{}{inside}", written.place(target)), why));
+                }
+            }
             pending.push((target, read, target_resolver, true));
         }
         for child in draft.subresources_of(node) {
@@ -586,6 +611,20 @@ pub(crate) fn read_in_another_draft(schema: &Value) -> Option<(String, String)> 
         }
     }
     None
+}
+
+/// Why `target`, read as a schema of `draft` where a reference reaches
+/// it, is no schema of that draft. The validator holds a schema to its
+/// draft's meta-schema where it stands, not where a reference reaches it:
+/// under an `x-` extension, draft 6's `"exclusiveMaximum": 5` read as
+/// draft 4 was compiled as asking nothing. Built on its own, the target is
+/// held to it first; a reference it cannot resolve on its own comes after
+/// that, and is no answer.
+fn not_a_schema(target: &Value, draft: Draft) -> Option<ValidationError<'static>> {
+    match jsonschema::options().with_draft(draft).build(target) {
+        Err(err) if !matches!(err.kind(), ValidationErrorKind::Referencing(_)) => Some(err),
+        _ => None,
+    }
 }
 
 /// Every object and array of `schema` by address, with the draft it is

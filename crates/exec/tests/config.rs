@@ -842,6 +842,79 @@ fn a_schema_that_loads_reads_what_a_reference_reaches_in_its_own_draft() {
     assert!(loaded > 2000 && refused > 2000, "{loaded} {refused}");
 }
 
+/// What a `$ref` reaches is read as a schema wherever it stands: under an
+/// `x-` extension or a `default`, where no keyword of the schema's holds a
+/// schema, the keyword check did not look, and the validator held it to no
+/// meta-schema. Each probe there, in every draft, loads exactly when it
+/// loads as a schema of its own, and then reads as it does there.
+#[test]
+fn what_a_reference_reaches_loads_exactly_when_it_loads_alone() {
+    let mut disagreements = Vec::new();
+    let mut loaded = (0, 0);
+    let probes = probes()
+        .into_iter()
+        // `#` names the root, which is another schema than the probe's here.
+        .filter(|(k, ..)| *k != "$recursiveRef");
+    for (keyword, fragment, instance) in probes {
+        for (name, uri, _) in DRAFTS {
+            let mut alone = fragment.clone();
+            alone["$schema"] = json!(uri);
+            let alone = load_input_schema(&alone);
+            let places = [
+                (
+                    "an extension",
+                    json!({"x-shared": {"a": fragment}}),
+                    "#/x-shared/a",
+                ),
+                ("a default", json!({"default": fragment}), "#/default"),
+            ];
+            for (place, mut schema, reference) in places {
+                schema["$schema"] = json!(uri);
+                schema["properties"] = json!({"b": {"$ref": reference}});
+                // A probe referring within itself leads nowhere here.
+                let builds = jsonschema::options()
+                    .should_validate_formats(true)
+                    .build(&schema);
+                if builds.is_err() {
+                    continue;
+                }
+                let label = format!("{keyword} in {place}, reached by {reference}, in {name}");
+                match (&alone, load_input_schema(&schema)) {
+                    (Ok(alone), Ok(here)) => {
+                        loaded.0 += 1;
+                        let read = |loaded: &exec::config::Loaded, instance| {
+                            loaded.input_validator("t").map(|v| v.is_valid(instance))
+                        };
+                        if read(alone, &instance) != read(&here, &json!({"b": instance})) {
+                            disagreements.push(format!("{label}: read otherwise"));
+                        }
+                    }
+                    (Err(_), Err(_)) => loaded.1 += 1,
+                    (Ok(_), Err(err)) => {
+                        disagreements.push(format!("{label}: loads alone, refused here: {err}"))
+                    }
+                    (Err(err), Ok(_)) => {
+                        disagreements.push(format!("{label}: refused alone ({err}), loaded here"))
+                    }
+                }
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(loaded.0 > 350 && loaded.1 > 100, "{loaded:?}");
+}
+
+#[test]
+fn a_misspelt_keyword_a_reference_reaches_is_refused_by_place() {
+    check_refused(
+        json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": {
+            "x-shared": {"short": {"type": "string", "maxLenght": 3}},
+            "properties": {"name": {"$ref": "#/x-shared/short"}}}}]}),
+        "/tools/0/inputSchema/x-shared/short/maxLenght",
+        "\"maxLenght\" is no draft 2020-12 keyword, so no validator reads it and it asks nothing: check its spelling, or write an extension as \"x-…\" (read as a schema since \"#/x-shared/short\" at /properties/name/$ref reaches it)",
+    );
+}
+
 #[test]
 fn a_ref_by_pointer_into_a_resource_of_another_draft_is_refused_by_place() {
     let resource = json!({"$id": "https://example.invalid/list.json",
