@@ -773,7 +773,8 @@ fn definitions(draft: &str) -> &'static str {
 /// a resource of each draft (and under that resource's definitions) inside
 /// a schema of each draft, is referred to by pointer, by `$id`, and by
 /// `$id` and a pointer; where it loads, the validator answers as the probe
-/// alone in its own draft answers.
+/// alone in its own draft answers. A fifth way goes through a definition
+/// that refers on by pointer.
 #[test]
 fn a_schema_that_loads_reads_what_a_reference_reaches_in_its_own_draft() {
     let mut misread = Vec::new();
@@ -805,6 +806,8 @@ fn a_schema_that_loads_reads_what_a_reference_reaches_in_its_own_draft() {
                     (&at_root, id_uri.to_string()),
                     (&deeper, format!("#/{defs}/a/{inner_defs}/c")),
                     (&deeper, format!("{id_uri}#/{inner_defs}/c")),
+                    // Through a definition that refers on.
+                    (&at_root, format!("#/{defs}/hop")),
                 ];
                 for (resource, reference) in ways {
                     // `#` names the resource's root, which is another
@@ -812,11 +815,14 @@ fn a_schema_that_loads_reads_what_a_reference_reaches_in_its_own_draft() {
                     if keyword == "$recursiveRef" && resource == &deeper {
                         continue;
                     }
-                    let schema = json!({
+                    let mut schema = json!({
                         "$schema": uri,
                         defs: {"a": resource},
                         "properties": {"b": {"$ref": reference}}
                     });
+                    if reference.ends_with("/hop") {
+                        schema[defs]["hop"] = json!({"$ref": format!("#/{defs}/a")});
+                    }
                     let Ok(validator) = jsonschema::options()
                         .should_validate_formats(true)
                         .build(&schema)
