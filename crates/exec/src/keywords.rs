@@ -462,28 +462,13 @@ fn declared(subschema: &Value) -> Option<&str> {
 /// read in: the root's, or that of the innermost resource on the way that
 /// declares one.
 fn draft_at(schema: &Value, root: Draft, place: &str) -> &'static str {
-    let tokens = tokens(place);
-    // The last token is the keyword itself.
-    let subschema = tokens
-        .get(..tokens.len().saturating_sub(1))
-        .unwrap_or_default();
-    name_of(written_in(schema, root, subschema))
-}
-
-/// The unescaped tokens of a JSON pointer.
-fn tokens(place: &str) -> Vec<String> {
-    place
+    let tokens: Vec<String> = place
         .split('/')
         .skip(1)
         .map(|token| token.replace("~1", "/").replace("~0", "~"))
-        .collect()
-}
-
-/// The draft the subschema at `tokens` is written in: `root`, or that of
-/// the innermost resource on the way that declares one, the subschema
-/// itself included.
-fn written_in(schema: &Value, root: Draft, tokens: &[String]) -> Draft {
-    let mut on_the_way = tokens.iter();
+        .collect();
+    // The last token is the keyword itself.
+    let mut on_the_way = tokens.iter().take(tokens.len().saturating_sub(1));
     let mut draft = root;
     let mut here = Some(schema);
     while let Some(subschema) = here {
@@ -496,7 +481,7 @@ fn written_in(schema: &Value, root: Draft, tokens: &[String]) -> Draft {
             _ => None,
         });
     }
-    draft
+    name_of(draft)
 }
 
 /// The name an operator knows `draft` by.
@@ -524,16 +509,24 @@ fn name_of(draft: Draft) -> &'static str {
 fn misread_reference(schema: &Value) -> Option<(String, String)> {
     let root = draft_of(schema);
     let resource = root.create_resource_ref(schema);
-    let base = match resource.id() {
-        Some(id) => referencing::uri::from_str(id).ok()?,
-        None => referencing::uri::from_str("json-schema:///").ok()?,
+    // The validator built its registry alike; should this one not build,
+    // which draft each reference reads in is not known.
+    let unknown = |err: referencing::Error| {
+        let why = format!("its references cannot be followed as the validator follows them: {err}");
+        (String::new(), why)
     };
-    let registry = referencing::Registry::new()
-        .draft(root)
-        .add(base.as_str(), resource)
-        .ok()?
-        .prepare()
-        .ok()?;
+    let base = referencing::uri::from_str(resource.id().unwrap_or("json-schema:///"));
+    let registry = base.and_then(|base| {
+        let registry = referencing::Registry::new()
+            .draft(root)
+            .add(base.as_str(), resource)?
+            .prepare()?;
+        Ok((base, registry))
+    });
+    let (base, registry) = match registry {
+        Ok(built) => built,
+        Err(err) => return Some(unknown(err)),
+    };
     let mut written: Option<Written<'_>> = None;
     let mut seen = HashSet::new();
     let mut checked = HashSet::new();
@@ -547,10 +540,10 @@ fn misread_reference(schema: &Value) -> Option<(String, String)> {
         } else {
             let draft = draft.detect(node);
             let subresource = referencing::ResourceRef::new(node, draft);
-            let Ok(resolver) = resolver.in_subresource(subresource) else {
-                continue;
-            };
-            (draft, resolver)
+            match resolver.in_subresource(subresource) {
+                Ok(resolver) => (draft, resolver),
+                Err(err) => return Some(unknown(err)),
+            }
         };
         let key = (
             std::ptr::from_ref(node),
