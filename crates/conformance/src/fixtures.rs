@@ -495,6 +495,24 @@ fn invalid_fixture(
                 pointer_text(pointer),
                 outside.message
             ));
+        } else if let Some(below) = findings.iter().find(|f| &f.pointer != pointer).filter(|_| {
+            findings
+                .iter()
+                .any(|f| f.rule.id() == rule && &f.pointer == pointer)
+        }) {
+            // Its rule fired at the place itself, so the fault is there: a
+            // finding under it is a second fault (a field of the wrong type
+            // beside the missing one the fixture is about). A fault that
+            // spans the place (ranges out of order in an array) fires only
+            // under it.
+            report.failures.push(format!(
+                "{}: {} also fired at {}, under {}, where {rule} fired and the fixture says its fault is: {}",
+                fixture.path,
+                below.rule,
+                pointer_text(&below.pointer),
+                pointer_text(pointer),
+                below.message
+            ));
         }
     }
     Ok(fired == allowed)

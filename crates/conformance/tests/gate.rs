@@ -785,3 +785,22 @@ fn an_invalid_fixture_with_a_second_fault_elsewhere_fails_the_gate() {
         "invalid/reply_with_wrong_result.json: schema also fired at (root), outside /body/result, where the fixture says its fault is: ",
     );
 }
+
+/// Where the fixture's rule fires at its `pointer` itself, a finding under
+/// it is a second fault: a field of the wrong type beside the missing one
+/// the fixture is about would let a reader pass it by refusing the field.
+#[test]
+fn an_invalid_fixture_with_a_second_fault_under_its_place_fails_the_gate() {
+    let scratch = Scratch::new("second-fault-under");
+    let path = scratch.0.join("invalid/provide_auth_without_password.json");
+    let mut fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(fixture["rule"], "schema");
+    assert_eq!(fixture["pointer"], "/body/params");
+    fixture["value"]["body"]["params"]["taskId"] = serde_json::json!(["t_01"]);
+    scratch.write("invalid/provide_auth_without_password.json", &fixture);
+    check_fails(
+        &scratch.run(),
+        "invalid/provide_auth_without_password.json: schema also fired at /body/params/taskId, under /body/params, where schema fired and the fixture says its fault is: ",
+    );
+}
