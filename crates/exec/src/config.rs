@@ -69,9 +69,17 @@ impl Tool {
     }
 }
 
-/// A tool set that could not be loaded: where, and why.
+/// A tool set that could not be loaded: where, and why. Shown with what
+/// came from the file (a member name in the pointer, a schema quoted by
+/// the validator) escaped, so it is one line that says only what it says;
+/// the fields keep it as it is.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}#{pointer}: {reason}")]
+#[error(
+    "{}#{}: {}",
+    proto::wire::printable(&.file.display().to_string()),
+    proto::wire::printable(.pointer),
+    proto::wire::printable(.reason)
+)]
 pub struct ConfigError {
     /// The tool-set file.
     pub file: PathBuf,

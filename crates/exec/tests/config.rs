@@ -1056,3 +1056,34 @@ fn load_input_schema(
         &json!({"tools": [{"name": "t", "command": ["t"], "inputSchema": schema}]}).to_string(),
     )
 }
+
+/// What came from the file is shown escaped: a member name with a line
+/// break in it starts no line of its own (a forged `error:` in a CI log),
+/// and a bidirectional override reorders nothing; the pointer itself is
+/// kept as it is.
+#[test]
+fn a_refusal_shows_what_came_from_the_file_on_one_line() {
+    let name = "a\nerror: forged \u{202e}";
+    let err = exec::config::parse(
+        Path::new("tools.json"),
+        &json!({"tools": [{"name": "t", "command": ["t"],
+            "inputSchema": {"properties": {name: {"maxLenght": 1}}}}]})
+        .to_string(),
+    )
+    .expect_err("refused");
+    assert_eq!(
+        err.pointer,
+        format!("/tools/0/inputSchema/properties/{name}/maxLenght")
+    );
+    let shown = err.to_string();
+    assert!(
+        !shown.contains('\n') && !shown.contains('\u{202e}'),
+        "{shown}"
+    );
+    assert!(
+        shown.starts_with(
+            "tools.json#/tools/0/inputSchema/properties/a\\u000aerror: forged \\u202e/maxLenght: "
+        ),
+        "{shown}"
+    );
+}
