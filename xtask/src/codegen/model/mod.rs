@@ -295,12 +295,14 @@ pub const MODEL_RULE: &str = "codegen.model";
 
 /// The model of `set`, or why the generators cannot read it: a refusal is
 /// `FILE#POINTER: [codegen.model] sentence`, as lint writes its findings,
-/// unless it is one a lint rule names already (`(lint.text)`).
+/// unless it is one a lint rule names already (`(lint.text)`). What it
+/// quotes of the schema (a member name in the pointer) is escaped, as lint
+/// escapes it: one refusal is one line.
 pub fn model(set: &SchemaSet) -> anyhow::Result<Model> {
     build_model(set).map_err(|err| {
-        let said = format!("{err:#}");
+        let said = contract::plain(&format!("{err:#}"));
         if said.contains("(lint.") {
-            return err;
+            return anyhow!("{said}");
         }
         match said.split_once(": ") {
             Some((place, why)) if place.contains(".json") && !place.contains(' ') => {
@@ -929,6 +931,21 @@ pub(super) mod tests {
         assert!(
             err.contains("types/ToolCapture.json#/properties/stdout/description")
                 && err.contains("U+202E"),
+            "{err}"
+        );
+    }
+
+    /// A member name from the schema is quoted escaped: its line break
+    /// starts no line of its own in the gate's output.
+    #[test]
+    fn a_refusal_quoting_a_member_name_is_one_line() {
+        let err = refused(|set| {
+            doc(set, "ToolCapture")["properties"]["a\nerror: forged \u{202e}"] =
+                serde_json::json!({"type": "string"});
+        });
+        assert!(!err.contains('\n') && !err.contains('\u{202e}'), "{err}");
+        assert!(
+            err.contains("#/properties/a\\u000aerror: forged \\u202e: "),
             "{err}"
         );
     }
