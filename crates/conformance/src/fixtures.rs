@@ -484,35 +484,34 @@ fn invalid_fixture(
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
-        } else if let Some(outside) = findings.iter().find(|f| !within(&f.pointer)) {
-            // A fixture holds one fault: a second one elsewhere would let a
-            // reader pass it by refusing the wrong thing.
-            report.failures.push(format!(
-                "{}: {} also fired at {}, outside {}, where the fixture says its fault is: {}",
-                fixture.path,
-                outside.rule,
-                pointer_text(&outside.pointer),
-                pointer_text(pointer),
-                outside.message
-            ));
-        } else if let Some(below) = findings.iter().find(|f| &f.pointer != pointer).filter(|_| {
-            findings
+        } else {
+            // A fixture holds one fault: a second one would let a reader
+            // pass it by refusing the wrong thing. Where its rule fired at
+            // the place itself, the fault is there, and a finding under it
+            // is a second one (a field of the wrong type beside the missing
+            // one the fixture is about); a fault that spans the place
+            // (ranges out of order in an array) fires only under it.
+            let at_the_place = findings
                 .iter()
-                .any(|f| f.rule.id() == rule && &f.pointer == pointer)
-        }) {
-            // Its rule fired at the place itself, so the fault is there: a
-            // finding under it is a second fault (a field of the wrong type
-            // beside the missing one the fixture is about). A fault that
-            // spans the place (ranges out of order in an array) fires only
-            // under it.
-            report.failures.push(format!(
-                "{}: {} also fired at {}, under {}, where {rule} fired and the fixture says its fault is: {}",
-                fixture.path,
-                below.rule,
-                pointer_text(&below.pointer),
-                pointer_text(pointer),
-                below.message
-            ));
+                .any(|f| f.rule.id() == rule && &f.pointer == pointer);
+            let second = findings
+                .iter()
+                .find(|f| !within(&f.pointer) || (at_the_place && &f.pointer != pointer));
+            if let Some(second) = second {
+                let place = pointer_text(pointer);
+                let relation = if within(&second.pointer) {
+                    format!("under {place}, where {rule} fired and")
+                } else {
+                    format!("outside {place}, where")
+                };
+                report.failures.push(format!(
+                    "{}: {} also fired at {}, {relation} the fixture says its fault is: {}",
+                    fixture.path,
+                    second.rule,
+                    pointer_text(&second.pointer),
+                    second.message
+                ));
+            }
         }
     }
     Ok(fired == allowed)
