@@ -29,7 +29,7 @@ pub fn printable(text: &str) -> Cow<'_, str> {
 
 /// What [`printable`] escapes: C0 and C1 controls and DEL, the line and
 /// paragraph separators, and the bidirectional formatting characters.
-fn unprintable(c: char) -> bool {
+pub fn unprintable(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }

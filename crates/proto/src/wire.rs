@@ -32,7 +32,7 @@ use serde_json::Value;
 /// The envelope format's version every envelope carries as `v`, read from
 /// `envelope/ProtocolVersion.json` by the generator.
 pub use crate::generated::tables::PROTOCOL_VERSION;
-pub use crate::shown::printable;
+pub use crate::shown::{printable, unprintable};
 
 /// The four kinds of envelope, told apart by `kind`. A test checks these
 /// names against `envelope/Envelope.json`.
