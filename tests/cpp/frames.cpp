@@ -2,6 +2,7 @@
 // envelope over MAX_FRAME, or with text or a value a reader refuses, is not
 // written, and a body that is not an envelope is consumed so the next frame
 // still reads.
+#include <cmath>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -73,6 +74,25 @@ int main() {
       check(error.kind() == vc::FrameError::Kind::unreadable, "the refusal is unreadable");
     }
     check(refused.str().empty(), "nothing is written for an unreadable envelope");
+  }
+
+  // A number that is not finite is not written: dump would write null,
+  // which a free-form value takes, so the reader would not notice.
+  for (double odd : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    nlohmann::json input = {{"ratio", 0.5}, {"list", {1, 2}}, {"a/b~c\nd", {{"x", odd}}}};
+    nlohmann::json lossy = {{"v", 1}, {"kind", "call"}, {"id", 5},
+                            {"body", {{"method", "tool.invoke"}, {"params", {{"tool", "t"}, {"input", input}}}}}};
+    std::stringstream refused;
+    try {
+      vc::write_frame(refused, lossy.get<vc::Envelope>());
+      check(false, "an envelope holding a number that is not finite is not written");
+    } catch (const vc::FrameError& error) {
+      check(error.kind() == vc::FrameError::Kind::unreadable, "the refusal of a number that is not finite is unreadable");
+      check(std::string(error.what()).find("not finite (NaN or an infinity) at /body/params/input/a~1b~0c\\u000ad/x") !=
+                std::string::npos,
+            "the refusal of a number that is not finite names its place, escaped");
+    }
+    check(refused.str().empty(), "nothing is written for a number that is not finite");
   }
 
   // A value its schema refuses is not written: the reader it is read back

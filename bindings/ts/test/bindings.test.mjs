@@ -196,6 +196,31 @@ test("frames: an envelope whose text a reader would refuse is not encoded", () =
   }
 });
 
+test("writeJson: what JSON.stringify would write as something else is refused by place", () => {
+  const refused = [
+    [{ ratio: NaN }, /^NaN at \/ratio would be written as null/],
+    [{ list: [1, Infinity] }, /^Infinity at \/list\/1 would be written as null/],
+    [-Infinity, /^-Infinity at \(root\) would be written as null/],
+    [{ headers: new Map([["k", "v"]]) }, /^a Map at \/headers would be written as \{\}/],
+    [{ tags: new Set(["a"]) }, /^a Set at \/tags would be written as \{\}/],
+    [{ error: new Error("boom") }, /^an Error at \/error would be written as \{\}/],
+    [{ bytes: new Uint8Array([1, 2]) }, /^a Uint8Array at \/bytes would be written as an object of its indexes/],
+    [[1, undefined], /^nothing in an array at \/1 would be written as null/],
+    [[() => 1], /^a function in an array at \/0 would be written as null/],
+    [{ "a/b~\nc": NaN }, /^NaN at \/a~1b~0\\u000ac would be written as null/],
+  ];
+  for (const [value, said] of refused) {
+    assert.throws(() => writeJson(value), (error) => error instanceof TypeError && said.test(error.message), String(said));
+  }
+  // What it writes as it holds it: a Date by its toJSON, a member that is
+  // nothing or a function left out, as JSON.stringify leaves it out.
+  assert.equal(writeJson({ when: new Date(0), gone: undefined, f: () => 1, n: [1.5, -0] }), '{"when":"1970-01-01T00:00:00.000Z","n":[1.5,0]}');
+  // The frame writer says where, through the envelope's own toJSON.
+  const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input: { ratio: 0.5 } } } });
+  envelope.body.params.input.ratio = NaN;
+  assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable" && /NaN at \/body\/params\/input\/ratio would be written as null/.test(error.message));
+});
+
 test("writeJson: a whole number past 2^53 − 1 is written as a double, and reads back the same", () => {
   const free = (input) => ({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
   for (const number of [2 ** 53, -(2 ** 53), 2 ** 60, 9.1e15, 123456789012345680000, 1e21, 2 ** 53 - 1, 4.5e15, 0.1]) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <ios>
@@ -10,6 +11,8 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vdm/contract.hpp"
 
@@ -91,17 +94,64 @@ inline std::optional<Envelope> read_frame(std::istream& in) {
   return parse_envelope(body);
 }
 
+namespace detail {
+
+/// The JSON pointer of the first number in `value` that is not finite (NaN
+/// or an infinity), which `dump` writes as null, a value it does not hold;
+/// nothing when there is none. Walked with a stack of its own, so a deep
+/// value costs no call stack; the pointer is spelled only once one is found.
+inline std::optional<std::string> non_finite_at(const nlohmann::json& value) {
+  auto non_finite = [](const nlohmann::json& v) { return v.is_number_float() && !std::isfinite(v.get<double>()); };
+  std::vector<const nlohmann::json*> pending{&value};
+  bool found = false;
+  while (!pending.empty() && !found) {
+    const nlohmann::json* v = pending.back();
+    pending.pop_back();
+    found = non_finite(*v);
+    if (v->is_structured()) {
+      for (const auto& item : *v) pending.push_back(&item);
+    }
+  }
+  if (!found) return std::nullopt;
+  std::vector<std::pair<const nlohmann::json*, std::string>> placed{{&value, std::string()}};
+  while (!placed.empty()) {
+    auto [v, at] = std::move(placed.back());
+    placed.pop_back();
+    if (non_finite(*v)) return at.empty() ? std::string("(root)") : printable(at);
+    if (v->is_object()) {
+      for (const auto& member : v->items()) {
+        std::string token;
+        for (char c : member.key()) token += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+        placed.emplace_back(&member.value(), at + "/" + token);
+      }
+    } else if (v->is_array()) {
+      for (std::size_t i = 0; i < v->size(); ++i) placed.emplace_back(&(*v)[i], at + "/" + std::to_string(i));
+    }
+  }
+  return std::string("(root)");
+}
+
+}  // namespace detail
+
 /// Writes one envelope as a frame and flushes. Nothing is written for an
-/// envelope over MAX_FRAME (FrameError too_large), or one this binding's
-/// reader would refuse (unreadable: a string that is not UTF-8, an integer
-/// past 2^53 - 1, nesting past 127, docs/wire.md, "JSON text"; or a value
-/// its schema refuses, such as a field below its minimum or a task id with
-/// a space). The text is read back by the reader's own parse_envelope, so
-/// a writer and a reader cannot differ on what the wire takes.
+/// envelope over MAX_FRAME (FrameError too_large), one holding a number that
+/// is not finite (unreadable: `dump` would write it as null, also where a
+/// free-form value takes null), or one this binding's reader would refuse
+/// (unreadable: a string that is not UTF-8, an integer past 2^53 - 1,
+/// nesting past 127, docs/wire.md, "JSON text"; or a value its schema
+/// refuses, such as a field below its minimum or a task id with a space).
+/// The text is read back by the reader's own parse_envelope, so a writer
+/// and a reader cannot differ on what the wire takes.
 inline void write_frame(std::ostream& out, const Envelope& envelope) {
   std::string body;
   try {
-    body = nlohmann::json(envelope).dump();
+    nlohmann::json value(envelope);
+    if (auto at = detail::non_finite_at(value)) {
+      throw FrameError(FrameError::Kind::unreadable, 0,
+                       "the envelope holds a number that is not finite (NaN or an infinity) at " + *at +
+                           ", which JSON writes as null, a value it does not hold");
+    }
+    body = value.dump();
   } catch (const nlohmann::json::type_error& error) {
     throw FrameError(FrameError::Kind::unreadable, 0,
                      std::string("the envelope holds a string that is not UTF-8: ") + error.what());

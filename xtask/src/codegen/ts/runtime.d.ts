@@ -70,8 +70,12 @@ export declare function readJson(text: string): unknown;
  * that a whole number past ±(2^53 − 1) is written with an exponent
  * (`9.007199254740992e+15`), where `JSON.stringify` would spell it as an
  * integer literal no reader takes. `undefined` where `JSON.stringify`
- * gives no text; throws where it throws (a BigInt, a cycle). For writing
- * JSON Lines; `encodeFrame` writes with it.
+ * gives no text; throws where it throws (a BigInt, a cycle), and throws
+ * TypeError, naming the place, where it would write something the value
+ * does not hold: a number that is not finite (`null`), a Map, a Set or
+ * another object whose contents are no own properties (`{}`), a typed
+ * array, or nothing, a function or a symbol in an array (`null`). For
+ * writing JSON Lines; `encodeFrame` writes with it.
  */
 export declare function writeJson(value: unknown): string | undefined;
 /**
@@ -79,7 +83,8 @@ export declare function writeJson(value: unknown): string | undefined;
  * Throws FrameError `too_large` past MAX_FRAME, and `unreadable` for an
  * envelope a reader would refuse (its text read back with
  * `parseEnvelopeText`: the JSON text policy and every rule the schemas
- * state) or a value `JSON.stringify` cannot write (a BigInt, a cycle).
+ * state), a value `JSON.stringify` cannot write (a BigInt, a cycle), or one
+ * it would write as something the value does not hold (`writeJson`).
  */
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 

@@ -662,15 +662,82 @@ const HEADER = 4;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
+// Objects whose contents are no own enumerable properties: JSON.stringify
+// writes each as `{}`.
+const CONTENTS_HIDDEN = [Map, Set, WeakMap, WeakSet, RegExp, Error, Promise, ArrayBuffer];
+
+/**
+ * The first place where JSON.stringify would write `value` as something it
+ * does not hold: `[pointer, what is there, what would be written]`, or
+ * `null`. A number that is not finite, and an undefined, a function or a
+ * symbol in an array, are written `null`; a Map, a Set or another object
+ * whose contents are no own properties, `{}`; a typed array, an object of
+ * its indexes. It walks what JSON.stringify walks (a value's `toJSON`
+ * first), with a stack of its own and as deep as the wire allows: deeper,
+ * or round a cycle, the reader refuses the text or JSON.stringify throws.
+ * With `placed` false it spells no pointer, and is cheaper.
+ */
+function misWritten(value, placed) {
+  // Four slots an entry (the value, its key, its pointer, its depth): no
+  // array allocated per value.
+  const stack = [value, "", "", 0];
+  while (stack.length > 0) {
+    const depth = stack.pop();
+    const at = stack.pop();
+    const key = stack.pop();
+    const held = stack.pop();
+    const v = held !== null && typeof held === "object" && typeof held.toJSON === "function" ? held.toJSON(key) : held;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return [at, String(v), "null"];
+      continue;
+    }
+    if (typeof v !== "object" || v === null || depth > MAX_DEPTH) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        const kind = typeof item;
+        if (kind === "number") {
+          if (!Number.isFinite(item)) return [`${at}/${i}`, String(item), "null"];
+        } else if (kind === "object") {
+          if (item !== null) stack.push(item, String(i), placed ? `${at}/${i}` : "", depth + 1);
+        } else if (item === undefined || kind === "function" || kind === "symbol") {
+          return [`${at}/${i}`, `${item === undefined ? "nothing" : `a ${kind}`} in an array`, "null"];
+        }
+      }
+      continue;
+    }
+    const prototype = Object.getPrototypeOf(v);
+    if (prototype !== Object.prototype && prototype !== null && (ArrayBuffer.isView(v) || CONTENTS_HIDDEN.some((kind) => v instanceof kind))) {
+      const name = v.constructor?.name ?? "an object";
+      return [at, /^[AEIO]/.test(name) ? `an ${name}` : `a ${name}`, ArrayBuffer.isView(v) && !(v instanceof DataView) ? "an object of its indexes" : "{}"];
+    }
+    for (const k in v) {
+      const item = v[k];
+      const kind = typeof item;
+      if (kind === "number") {
+        if (!Number.isFinite(item) && Object.hasOwn(v, k)) return [`${at}/${escapeToken(k)}`, String(item), "null"];
+      } else if (kind === "object" && item !== null && Object.hasOwn(v, k)) {
+        stack.push(item, k, placed ? `${at}/${escapeToken(k)}` : "", depth + 1);
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * JSON text of `value` as the wire takes it (`undefined` where
  * JSON.stringify gives none): JSON.stringify's text, except that a whole
  * number past ±(2^53 − 1), which it spells as digits (an integer literal no
  * reader takes), is written with an exponent (`9.007199254740992e+15`), as
  * the Rust and C++ writers write a double, and reads back as the same
- * number.
+ * number. Throws TypeError where JSON.stringify would write something the
+ * value does not hold (`NaN` as `null`, a Map as `{}`), naming the place.
  */
 export function writeJson(value) {
+  if (misWritten(value, false) !== null) {
+    const [at, what, written] = misWritten(value, true);
+    throw new TypeError(`${what} at ${printable(at) || "(root)"} would be written as ${written}, which is not what it holds: give a finite number, a plain object or an array of JSON values there`);
+  }
   const text = JSON.stringify(value);
   // Such a number has 16 digits or more; from 1e21 on JSON.stringify
   // writes the exponent itself.
