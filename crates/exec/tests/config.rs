@@ -921,6 +921,116 @@ fn a_misspelt_keyword_a_reference_reaches_is_refused_by_place() {
     );
 }
 
+/// Probes down random chains of subschemas: each level in place under an
+/// applicator or reached by a `$ref` from its parent (by a pointer from the
+/// root, or by the level's `$id`), each level a resource of a random draft
+/// or not, under a root of a random draft. Wherever the schema loads, the
+/// validator reads the probe as the probe alone reads in the draft it is
+/// written in. `EXEC_CHAINS` and `EXEC_CHAINS_SEED` draw more, or others.
+#[test]
+fn a_schema_that_loads_reads_a_probe_down_any_chain_as_written() {
+    let number = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(default)
+    };
+    let mut rng = sample::Rng::new(number("EXEC_CHAINS_SEED", 7));
+    let probes: Vec<_> = probes()
+        .into_iter()
+        .filter(|(k, ..)| instance_refused_anywhere(k) && *k != "$recursiveRef")
+        .collect();
+    let root_uri = "https://example.invalid/root.json";
+    let (mut loaded, mut refused, mut misread) = (0, 0, Vec::new());
+    for case in 0..number("EXEC_CHAINS", 3000) {
+        let (Some((keyword, fragment, instance)), Some(&(root_name, root_schema, root_id))) =
+            (rng.pick(&probes), rng.pick(&DRAFTS))
+        else {
+            continue;
+        };
+        let (mut node, mut wrapped) = (fragment.clone(), instance.clone());
+        // The draft the probe is written in: that of the innermost resource
+        // around it where it stands.
+        let mut written: Option<(&str, &str)> = None;
+        let mut defs = serde_json::Map::new();
+        let mut way = Vec::new();
+        for level in 0..1 + rng.below(3) {
+            let uri = format!("https://example.invalid/r{level}.json");
+            let resource = rng.chance(50);
+            if resource {
+                if let Some(&(name, schema, id)) = rng.pick(&DRAFTS) {
+                    node["$schema"] = json!(schema);
+                    node[id] = json!(uri);
+                    written = written.or(Some((name, schema)));
+                    way.push(format!("a {name} resource"));
+                }
+            }
+            node = match rng.below(5) {
+                0 => {
+                    wrapped = json!({"p": wrapped});
+                    way.push("under properties".into());
+                    json!({"properties": {"p": node}})
+                }
+                1 => {
+                    wrapped = json!([wrapped]);
+                    way.push("under items".into());
+                    json!({"items": node})
+                }
+                2 => {
+                    way.push("under allOf".into());
+                    json!({"allOf": [node]})
+                }
+                by_pointer_or_id => {
+                    // It now stands under the root's definitions.
+                    written = written.or(Some((root_name, root_schema)));
+                    let name = format!("n{level}");
+                    let reference = if by_pointer_or_id == 3 || !resource {
+                        format!("{root_uri}#/$defs/{name}")
+                    } else {
+                        uri
+                    };
+                    defs.insert(name, node);
+                    way.push(format!("reached by {reference}"));
+                    json!({"$ref": reference})
+                }
+            };
+        }
+        let (_, written_schema) = written.unwrap_or((root_name, root_schema));
+        let schema = json!({
+            "$schema": root_schema,
+            root_id: root_uri,
+            "$defs": defs,
+            "allOf": [node]
+        });
+        let mut alone = fragment.clone();
+        alone["$schema"] = json!(written_schema);
+        let (Ok(alone), Ok(validator)) = (
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(&alone),
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema),
+        ) else {
+            continue;
+        };
+        if load_input_schema(&schema).is_err() {
+            refused += 1;
+            continue;
+        }
+        loaded += 1;
+        if validator.is_valid(&wrapped) != alone.is_valid(instance) {
+            way.reverse();
+            misread.push(format!(
+                "case {case}: {keyword} in {root_name}, {}: loaded, and read otherwise",
+                way.join(", ")
+            ));
+        }
+    }
+    assert!(misread.is_empty(), "{}", misread.join("\n"));
+    assert!(loaded > 1200 && refused > 500, "{loaded} {refused}");
+}
+
 #[test]
 fn a_ref_by_pointer_into_a_resource_of_another_draft_is_refused_by_place() {
     let resource = json!({"$id": "https://example.invalid/list.json",
