@@ -621,8 +621,9 @@ fn not_a_schema(target: &Value, draft: Draft) -> Option<ValidationError<'static>
 }
 
 /// Every object and array of `schema` by address, with the draft it is
-/// written in (see [`written_in`]) and the way to it from its parent, so
-/// that its place is found without one string kept for each.
+/// written in (the root's, or that of the innermost resource on the way
+/// that declares one, itself included) and the way to it from its parent,
+/// so that its place is found without one string kept for each.
 struct Written<'a> {
     nodes: HashMap<*const Value, (Draft, Option<Parent<'a>>)>,
 }
