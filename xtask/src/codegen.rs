@@ -238,10 +238,18 @@ pub fn check(root: &Path, outputs: &BTreeMap<PathBuf, String>) -> anyhow::Result
             Ok(current) if current == *text => {}
             // The reference pages quote the valid fixtures as examples:
             // an edited fixture makes its page stale too.
-            Ok(_) if path.starts_with("docs/reference") => stale.push(format!(
-                "{}: differs from what the schemas and the valid fixtures it quotes generate",
-                path.display()
-            )),
+            Ok(_) if path.starts_with("docs/reference") => {
+                let quoted = reference::quoted_fixtures(text);
+                let quotes = if quoted.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", quoted.join(", "))
+                };
+                stale.push(format!(
+                    "{}: differs from what the schemas and the valid fixtures it quotes{quotes} generate",
+                    path.display()
+                ))
+            }
             Ok(_) => stale.push(format!(
                 "{}: differs from what the schemas generate",
                 path.display()
@@ -488,7 +496,8 @@ mod stale {
     use std::path::PathBuf;
 
     /// A stale reference page is said to follow the fixtures it quotes as
-    /// well as the schemas: an edited valid fixture makes it stale too.
+    /// well as the schemas, naming them: an edited valid fixture makes it
+    /// stale too.
     #[test]
     fn a_stale_file_says_what_it_is_generated_from() {
         let root = std::env::temp_dir().join(format!("vdm-stale-{}", std::process::id()));
@@ -497,7 +506,10 @@ mod stale {
         std::fs::write(root.join("docs/reference/types/Segment.md"), "old").expect("written");
         std::fs::write(root.join("bindings/ts/index.js"), "old").expect("written");
         let outputs: BTreeMap<PathBuf, String> = [
-            ("docs/reference/types/Segment.md", "new"),
+            (
+                "docs/reference/types/Segment.md",
+                "new\n\nA value (`conformance/valid/segment_complete.json`):\n",
+            ),
             ("bindings/ts/index.js", "new"),
         ]
         .into_iter()
@@ -509,7 +521,7 @@ mod stale {
             stale,
             [
                 "bindings/ts/index.js: differs from what the schemas generate",
-                "docs/reference/types/Segment.md: differs from what the schemas and the valid fixtures it quotes generate",
+                "docs/reference/types/Segment.md: differs from what the schemas and the valid fixtures it quotes (conformance/valid/segment_complete.json) generate",
             ]
         );
     }

@@ -573,35 +573,33 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+/// The page's examples: the first valid fixture (by file name) of its
+/// method's call and reply, its event, or its type, each under the file it
+/// comes from, so a reader finds it and a stale page names it.
 fn examples(doc: &SchemaDoc, fixtures: &[Fixture], out: &mut String) {
     let name = doc.name.as_str();
-    let wanted: Vec<(&str, &Value)> = match doc.kind {
+    let envelopes = || fixtures.iter().filter(|f| f.type_name == "Envelope");
+    let wanted: Vec<(&str, &Fixture)> = match doc.kind {
         DocKind::Method => ["call", "reply"]
             .into_iter()
             .filter_map(|kind| {
-                fixtures
-                    .iter()
-                    .filter(|f| f.type_name == "Envelope")
-                    .map(|f| &f.value)
-                    .find(|value| {
-                        value.get("kind").and_then(Value::as_str) == Some(kind)
-                            && value.pointer("/body/method").and_then(Value::as_str) == Some(name)
+                envelopes()
+                    .find(|f| {
+                        f.value.get("kind").and_then(Value::as_str) == Some(kind)
+                            && f.value.pointer("/body/method").and_then(Value::as_str) == Some(name)
                     })
-                    .map(|value| (kind, value))
+                    .map(|f| (kind, f))
             })
             .collect(),
-        DocKind::Event => fixtures
-            .iter()
-            .filter(|f| f.type_name == "Envelope")
-            .map(|f| &f.value)
-            .find(|value| value.pointer("/body/name").and_then(Value::as_str) == Some(name))
-            .map(|value| ("event", value))
+        DocKind::Event => envelopes()
+            .find(|f| f.value.pointer("/body/name").and_then(Value::as_str) == Some(name))
+            .map(|f| ("event", f))
             .into_iter()
             .collect(),
         _ => fixtures
             .iter()
             .find(|f| f.type_name == name)
-            .map(|f| ("value", &f.value))
+            .map(|f| ("value", f))
             .into_iter()
             .collect(),
     };
@@ -609,20 +607,41 @@ fn examples(doc: &SchemaDoc, fixtures: &[Fixture], out: &mut String) {
         return;
     }
     let _ = writeln!(out, "## Example\n");
-    for (kind, value) in wanted {
+    for (kind, fixture) in wanted {
         // A `Value` has string keys only: writing it cannot fail.
-        let text = serde_json::to_string_pretty(value).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&fixture.value).unwrap_or_default();
         let _ = writeln!(
             out,
-            "{}:\n\n```json\n{text}\n```\n",
+            "{} ({}{}{QUOTED_CLOSE}):\n\n```json\n{text}\n```\n",
             match kind {
                 "call" => "A call",
                 "reply" => "Its reply",
                 "event" => "The event",
                 _ => "A value",
-            }
+            },
+            QUOTED_OPEN,
+            fixture.path,
         );
     }
+}
+
+/// How a page names the fixture an example quotes: between these, the
+/// fixture's path under `conformance/`.
+const QUOTED_OPEN: &str = "`conformance/";
+/// See [`QUOTED_OPEN`].
+const QUOTED_CLOSE: &str = "`";
+
+/// The fixtures a page's text quotes, as their paths from the root.
+pub fn quoted_fixtures(page: &str) -> Vec<String> {
+    page.lines()
+        .filter_map(|line| {
+            let start = line.find(QUOTED_OPEN)?;
+            let rest = line.get(start + 1..)?;
+            let end = rest.find(QUOTED_CLOSE)?;
+            rest.get(..end).map(str::to_string)
+        })
+        .filter(|path| path.ends_with(".json"))
+        .collect()
 }
 
 #[cfg(test)]
