@@ -95,6 +95,32 @@ int main() {
     check(refused.str().empty(), "nothing is written for a number that is not finite");
   }
 
+  // A free-form value nested deeper than a reader takes is refused before
+  // it is copied: nlohmann copies and dumps by recursion, and 100,000
+  // levels would end the process there.
+  {
+    nlohmann::json very_deep = 1;
+    for (int i = 0; i < 100000; ++i) {
+      nlohmann::json wrapper = nlohmann::json::array();
+      wrapper.push_back(std::move(very_deep));
+      very_deep = std::move(wrapper);
+    }
+    vc::Envelope built = nlohmann::json({{"v", 1}, {"kind", "call"}, {"id", 5},
+                                         {"body", {{"method", "tool.invoke"}, {"params", {{"tool", "t"}, {"input", 1}}}}}})
+                             .get<vc::Envelope>();
+    std::get<vc::ToolInvokeCall>(std::get<vc::CallEnvelope>(built).body).params.input = std::move(very_deep);
+    std::stringstream refused;
+    try {
+      vc::write_frame(refused, built);
+      check(false, "an envelope holding a value 100,000 deep is not written");
+    } catch (const vc::FrameError& error) {
+      check(error.kind() == vc::FrameError::Kind::unreadable, "the refusal of a value 100,000 deep is unreadable");
+      check(std::string(error.what()).find("the value of \"input\" nests more than 127 deep") != std::string::npos,
+            "the refusal of a value 100,000 deep names the field");
+    }
+    check(refused.str().empty(), "nothing is written for a value 100,000 deep");
+  }
+
   // A value its schema refuses is not written: the reader it is read back
   // by checks what the schemas state, not the JSON text alone.
   for (const std::string& task_id : {std::string(""), std::string("t 01"), std::string(65, 'a')}) {

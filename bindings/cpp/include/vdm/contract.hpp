@@ -336,6 +336,45 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+template <class T>
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* field);
+template <class T>
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field);
+
+/// `value`, a free-form value a writer is about to copy, once it is known
+/// to nest no deeper than a reader takes: nlohmann copies and dumps a value
+/// by recursion, so one a lane built 100,000 deep would end the process on
+/// the copy. Walked with a stack of its own; throws ContractError naming the
+/// field otherwise.
+inline const json& within_depth(const json& value, const char* field) {
+  std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    auto [v, depth] = pending.back();
+    pending.pop_back();
+    if (!v->is_structured()) continue;
+    if (depth >= MAX_DEPTH) {
+      throw ContractError("", std::string("the value of \"") + field + "\" nests more than " +
+                                  std::to_string(MAX_DEPTH) + " deep, which no reader of the wire takes");
+    }
+    for (const json& item : *v) pending.emplace_back(&item, depth + 1);
+  }
+  return value;
+}
+
+/// `within_depth` for each item of a list of free-form values.
+template <class T>
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* field) {
+  for (const T& item : items) within_depth(item, field);
+  return items;
+}
+
+/// `within_depth` for each value of a map of free-form values.
+template <class T>
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field) {
+  for (const auto& entry : entries) within_depth(entry.second, field);
+  return entries;
+}
+
 /// The first place where `text` breaks the JSON text policy, and which
 /// rule, in the Rust reader's words and at its byte (a test holds the three
 /// readers to one answer): a byte that is not UTF-8 (judged over the whole
@@ -2685,7 +2724,7 @@ inline void from_json(const nlohmann::json& j, RpcError& out) {
 inline void to_json(nlohmann::json& j, const RpcError& value) {
   j = nlohmann::json::object();
   j["code"] = value.code;
-  if (value.data) j["data"] = *value.data;
+  if (value.data) j["data"] = detail::within_depth(*value.data, "data");
   j["message"] = value.message;
 }
 
@@ -3150,7 +3189,7 @@ inline void from_json(const nlohmann::json& j, ToolInvokeParams& out) {
 inline void to_json(nlohmann::json& j, const ToolInvokeParams& value) {
   j = nlohmann::json::object();
   if (value.cwd) j["cwd"] = *value.cwd;
-  j["input"] = value.input;
+  j["input"] = detail::within_depth(value.input, "input");
   j["tool"] = value.tool;
 }
 
@@ -3472,7 +3511,7 @@ inline void to_json(nlohmann::json& j, const CallBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
     if constexpr (std::is_same_v<T, UnknownCall>) {
-      j = nlohmann::json{{"method", alternative.method}, {"params", alternative.params}};
+      j = nlohmann::json{{"method", alternative.method}, {"params", detail::within_depth(alternative.params, "params")}};
     } else {
       j = nlohmann::json{{"method", std::string(T::method)}, {"params", alternative.params}};
     }
@@ -3568,7 +3607,7 @@ inline void to_json(nlohmann::json& j, const ReplyBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
     if constexpr (std::is_same_v<T, UnknownReply>) {
-      j = nlohmann::json{{"method", alternative.method}, {"result", alternative.result}};
+      j = nlohmann::json{{"method", alternative.method}, {"result", detail::within_depth(alternative.result, "result")}};
     } else {
       j = nlohmann::json{{"method", std::string(T::method)}, {"result", alternative.result}};
     }
@@ -3628,7 +3667,7 @@ inline void to_json(nlohmann::json& j, const EventBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
     if constexpr (std::is_same_v<T, UnknownEvent>) {
-      j = nlohmann::json{{"name", alternative.name}, {"params", alternative.params}};
+      j = nlohmann::json{{"name", alternative.name}, {"params", detail::within_depth(alternative.params, "params")}};
     } else {
       j = nlohmann::json{{"name", std::string(T::name)}, {"params", alternative.params}};
     }

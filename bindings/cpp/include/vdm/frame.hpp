@@ -157,6 +157,11 @@ inline void write_frame(std::ostream& out, const Envelope& envelope) {
   } catch (const nlohmann::json::type_error& error) {
     throw FrameError(FrameError::Kind::unreadable, 0,
                      std::string("the envelope holds a string that is not UTF-8: ") + error.what());
+  } catch (const ContractError& error) {
+    // A free-form value nested deeper than a reader takes, refused before
+    // it was copied (`detail::within_depth`).
+    throw FrameError(FrameError::Kind::unreadable, 0,
+                     std::string("the envelope is not one a reader takes: ") + error.what());
   }
   if (body.size() > MAX_FRAME) {
     throw FrameError(FrameError::Kind::too_large, body.size(),

@@ -327,25 +327,46 @@ impl Emitter<'_> {
         for field in fields {
             let member = format!("value.{}", ident(&field.json));
             let json = literal(&field.json);
+            // A free-form value is copied only once its depth is known to
+            // be one a reader takes (`detail::within_depth`).
+            let checked = |value: &str| {
+                if holds_any(&field.ty) {
+                    format!("detail::within_depth({value}, {json})")
+                } else {
+                    value.to_string()
+                }
+            };
+            let (once, twice) = (checked(&format!("*{member}")), checked(&format!("**{member}")));
             match (field.required, field.nullable) {
                 (true, false) => {
-                    let _ = writeln!(out, "  j[{json}] = {member};");
+                    let _ = writeln!(out, "  j[{json}] = {};", checked(&member));
                 }
                 (true, true) => {
-                    let _ = writeln!(out, "  if ({member}) {{\n    j[{json}] = *{member};\n  }} else {{\n    j[{json}] = nullptr;\n  }}");
+                    let _ = writeln!(out, "  if ({member}) {{\n    j[{json}] = {once};\n  }} else {{\n    j[{json}] = nullptr;\n  }}");
                 }
                 (false, false) => {
-                    let _ = writeln!(out, "  if ({member}) j[{json}] = *{member};");
+                    let _ = writeln!(out, "  if ({member}) j[{json}] = {once};");
                 }
                 (false, true) => {
                     let _ = writeln!(
                         out,
-                        "  if ({member}) {{\n    if (*{member}) {{\n      j[{json}] = **{member};\n    }} else {{\n      j[{json}] = nullptr;\n    }}\n  }}"
+                        "  if ({member}) {{\n    if (*{member}) {{\n      j[{json}] = {twice};\n    }} else {{\n      j[{json}] = nullptr;\n    }}\n  }}"
                     );
                 }
             }
         }
         out.push_str("}\n\n");
         self.out.push_str(&out);
+    }
+}
+
+/// Whether a field of this type holds free-form values the writer copies
+/// as they are (not through a named type's own `to_json`).
+fn holds_any(ty: &Ty) -> bool {
+    match ty {
+        Ty::Any => true,
+        Ty::Array { items, .. } => holds_any(items),
+        Ty::Map { values, .. } => holds_any(values),
+        Ty::Bool | Ty::Int { .. } | Ty::Str(_) | Ty::Named(_) => false,
     }
 }

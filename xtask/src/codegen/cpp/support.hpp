@@ -297,6 +297,45 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+template <class T>
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* field);
+template <class T>
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field);
+
+/// `value`, a free-form value a writer is about to copy, once it is known
+/// to nest no deeper than a reader takes: nlohmann copies and dumps a value
+/// by recursion, so one a lane built 100,000 deep would end the process on
+/// the copy. Walked with a stack of its own; throws ContractError naming the
+/// field otherwise.
+inline const json& within_depth(const json& value, const char* field) {
+  std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    auto [v, depth] = pending.back();
+    pending.pop_back();
+    if (!v->is_structured()) continue;
+    if (depth >= MAX_DEPTH) {
+      throw ContractError("", std::string("the value of \"") + field + "\" nests more than " +
+                                  std::to_string(MAX_DEPTH) + " deep, which no reader of the wire takes");
+    }
+    for (const json& item : *v) pending.emplace_back(&item, depth + 1);
+  }
+  return value;
+}
+
+/// `within_depth` for each item of a list of free-form values.
+template <class T>
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* field) {
+  for (const T& item : items) within_depth(item, field);
+  return items;
+}
+
+/// `within_depth` for each value of a map of free-form values.
+template <class T>
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field) {
+  for (const auto& entry : entries) within_depth(entry.second, field);
+  return entries;
+}
+
 /// The first place where `text` breaks the JSON text policy, and which
 /// rule, in the Rust reader's words and at its byte (a test holds the three
 /// readers to one answer): a byte that is not UTF-8 (judged over the whole
