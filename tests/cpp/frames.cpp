@@ -64,11 +64,15 @@ int main() {
   for (int i = 0; i < 200; ++i) deep = nlohmann::json::array({deep});
   for (const nlohmann::json& input :
        {nlohmann::json(std::uint64_t{1} << 60), deep, nlohmann::json(std::string("caf\xC3"))}) {
-    nlohmann::json unreadable = {{"v", 1}, {"kind", "call"}, {"id", 5},
-                                 {"body", {{"method", "tool.invoke"}, {"params", {{"tool", "t"}, {"input", input}}}}}};
+    // The input is set on the struct: a document this deep would be
+    // refused already by from_json.
+    vc::Envelope unreadable = nlohmann::json({{"v", 1}, {"kind", "call"}, {"id", 5},
+                                              {"body", {{"method", "tool.invoke"}, {"params", {{"tool", "t"}, {"input", 1}}}}}})
+                                  .get<vc::Envelope>();
+    std::get<vc::ToolInvokeCall>(std::get<vc::CallEnvelope>(unreadable).body).params.input = input;
     std::stringstream refused;
     try {
-      vc::write_frame(refused, unreadable.get<vc::Envelope>());
+      vc::write_frame(refused, unreadable);
       check(false, "an envelope a reader would refuse is not written");
     } catch (const vc::FrameError& error) {
       check(error.kind() == vc::FrameError::Kind::unreadable, "the refusal is unreadable");

@@ -62,6 +62,45 @@ static void* run(void* failures) {
       ++*static_cast<int*>(failures);
     }
   }
+  // A document read with from_json (`get<Envelope>()`), not text: one a
+  // lane built 100,000 deep is refused before anything copies it, and the
+  // depth it may have is the text's.
+  nlohmann::json input = 1;
+  for (int i = 0; i < 100000; ++i) {
+    nlohmann::json wrapper = nlohmann::json::array();
+    wrapper.push_back(std::move(input));
+    input = std::move(wrapper);
+  }
+  nlohmann::json call = {{"v", 1}, {"kind", "call"}, {"id", 5},
+                         {"body", {{"method", "tool.invoke"}, {"params", {{"tool", "t"}, {"input", 1}}}}}};
+  call["body"]["params"]["input"] = std::move(input);
+  try {
+    (void)call.get<vc::Envelope>();
+    std::cerr << "a document 100,000 deep: read\n";
+    ++*static_cast<int*>(failures);
+  } catch (const vc::ContractError&) {
+  }
+  for (int depth = 120; depth <= 130; ++depth) {
+    std::string text = R"({"v":1,"kind":"call","id":5,"body":{"method":"tool.invoke","params":{"tool":"t","input":)" +
+                       std::string(static_cast<std::size_t>(depth), '[') + "1" +
+                       std::string(static_cast<std::size_t>(depth), ']') + "}}}";
+    bool as_text = true;
+    bool as_document = true;
+    try {
+      vc::parse_envelope(text);
+    } catch (const vc::ContractError&) {
+      as_text = false;
+    }
+    try {
+      (void)nlohmann::json::parse(text).get<vc::Envelope>();
+    } catch (const vc::ContractError&) {
+      as_document = false;
+    }
+    if (as_text != as_document) {
+      std::cerr << "an input " << depth << " arrays deep: as text " << as_text << ", as a document " << as_document << "\n";
+      ++*static_cast<int*>(failures);
+    }
+  }
   return nullptr;
 }
 

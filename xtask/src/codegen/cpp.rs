@@ -602,7 +602,7 @@ impl<'a> Emitter<'a> {
     fn emit_from_json(&mut self, name: &str) {
         let _ = writeln!(
             self.out,
-            "inline void from_json(const nlohmann::json& j, {name}& out) {{\n  detail::Path at;\n  detail::read_{name}(j, out, at);\n}}\n"
+            "inline void from_json(const nlohmann::json& j, {name}& out) {{\n  detail::within_depth(j, \"the value\");\n  detail::Path at;\n  detail::read_{name}(j, out, at);\n}}\n"
         );
     }
 

@@ -337,24 +337,26 @@ inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
 template <class T>
-const std::vector<T>& within_depth(const std::vector<T>& items, const char* field);
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* what);
 template <class T>
-const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field);
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* what);
 
-/// `value`, a free-form value a writer is about to copy, once it is known
-/// to nest no deeper than a reader takes: nlohmann copies and dumps a value
-/// by recursion, so one a lane built 100,000 deep would end the process on
-/// the copy. Walked with a stack of its own; throws ContractError naming the
-/// field otherwise.
-inline const json& within_depth(const json& value, const char* field) {
+/// `value` once it is known to nest no deeper than a reader takes: a
+/// free-form value a writer is about to copy, or a document `from_json` is
+/// about to read (parse_json holds text to the same depth as it parses).
+/// nlohmann copies and dumps a value by recursion, so one a lane built
+/// 100,000 deep would end the process on the copy. Walked with a stack of
+/// its own; otherwise throws ContractError saying that `what` (`the value
+/// of "input"`) nests too deep.
+inline const json& within_depth(const json& value, const char* what) {
   std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
   while (!pending.empty()) {
     auto [v, depth] = pending.back();
     pending.pop_back();
     if (!v->is_structured()) continue;
     if (depth >= MAX_DEPTH) {
-      throw ContractError("", std::string("the value of \"") + field + "\" nests more than " +
-                                  std::to_string(MAX_DEPTH) + " deep, which no reader of the wire takes");
+      throw ContractError("", std::string(what) + " nests more than " + std::to_string(MAX_DEPTH) +
+                                  " deep, which no reader of the wire takes");
     }
     for (const json& item : *v) pending.emplace_back(&item, depth + 1);
   }
@@ -363,15 +365,15 @@ inline const json& within_depth(const json& value, const char* field) {
 
 /// `within_depth` for each item of a list of free-form values.
 template <class T>
-const std::vector<T>& within_depth(const std::vector<T>& items, const char* field) {
-  for (const T& item : items) within_depth(item, field);
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* what) {
+  for (const T& item : items) within_depth(item, what);
   return items;
 }
 
 /// `within_depth` for each value of a map of free-form values.
 template <class T>
-const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field) {
-  for (const auto& entry : entries) within_depth(entry.second, field);
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* what) {
+  for (const auto& entry : entries) within_depth(entry.second, what);
   return entries;
 }
 
@@ -927,6 +929,7 @@ inline void to_json(nlohmann::json& j, const ChecksumAlgorithm& value) {
 }
 
 inline void from_json(const nlohmann::json& j, ChecksumAlgorithm& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ChecksumAlgorithm(j, out, at);
 }
@@ -997,6 +1000,7 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, Checksum& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Checksum(j, out, at);
 }
@@ -1132,6 +1136,7 @@ inline void read_DownloadSpec(const json& v, DownloadSpec& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadSpec& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadSpec(j, out, at);
 }
@@ -1170,6 +1175,7 @@ inline void read_DownloadAddParams(const json& v, DownloadAddParams& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadAddParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadAddParams(j, out, at);
 }
@@ -1217,6 +1223,7 @@ inline void read_DownloadAddResult(const json& v, DownloadAddResult& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadAddResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadAddResult(j, out, at);
 }
@@ -1248,6 +1255,7 @@ inline void read_DownloadCancelParams(const json& v, DownloadCancelParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadCancelParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadCancelParams(j, out, at);
 }
@@ -1273,6 +1281,7 @@ inline void read_DownloadCancelResult(const json& v, DownloadCancelResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadCancelResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadCancelResult(j, out, at);
 }
@@ -1304,6 +1313,7 @@ inline void read_DownloadGetParams(const json& v, DownloadGetParams& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadGetParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadGetParams(j, out, at);
 }
@@ -1365,6 +1375,7 @@ inline void to_json(nlohmann::json& j, const SegmentState& value) {
 }
 
 inline void from_json(const nlohmann::json& j, SegmentState& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_SegmentState(j, out, at);
 }
@@ -1419,6 +1430,7 @@ inline void read_Segment(const json& v, Segment& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, Segment& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Segment(j, out, at);
 }
@@ -1549,6 +1561,7 @@ inline void to_json(nlohmann::json& j, const TaskErrorCode& value) {
 }
 
 inline void from_json(const nlohmann::json& j, TaskErrorCode& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskErrorCode(j, out, at);
 }
@@ -1638,6 +1651,7 @@ inline void read_TaskError(const json& v, TaskError& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskError& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskError(j, out, at);
 }
@@ -1721,6 +1735,7 @@ inline void to_json(nlohmann::json& j, const TaskState& value) {
 }
 
 inline void from_json(const nlohmann::json& j, TaskState& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskState(j, out, at);
 }
@@ -1865,6 +1880,7 @@ inline void read_TaskSummary(const json& v, TaskSummary& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskSummary& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskSummary(j, out, at);
 }
@@ -1939,6 +1955,7 @@ inline void read_TaskDetail(const json& v, TaskDetail& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskDetail& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskDetail(j, out, at);
 }
@@ -1972,6 +1989,7 @@ inline void read_DownloadGetResult(const json& v, DownloadGetResult& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadGetResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadGetResult(j, out, at);
 }
@@ -2018,6 +2036,7 @@ inline void read_DownloadListParams(const json& v, DownloadListParams& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadListParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadListParams(j, out, at);
 }
@@ -2059,6 +2078,7 @@ inline void read_DownloadListResult(const json& v, DownloadListResult& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadListResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadListResult(j, out, at);
 }
@@ -2090,6 +2110,7 @@ inline void read_DownloadPauseParams(const json& v, DownloadPauseParams& out, Pa
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadPauseParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadPauseParams(j, out, at);
 }
@@ -2115,6 +2136,7 @@ inline void read_DownloadPauseResult(const json& v, DownloadPauseResult& out, Pa
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadPauseResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadPauseResult(j, out, at);
 }
@@ -2179,6 +2201,7 @@ inline void read_DownloadProvideAuthParams(const json& v, DownloadProvideAuthPar
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadProvideAuthParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadProvideAuthParams(j, out, at);
 }
@@ -2207,6 +2230,7 @@ inline void read_DownloadProvideAuthResult(const json& v, DownloadProvideAuthRes
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadProvideAuthResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadProvideAuthResult(j, out, at);
 }
@@ -2249,6 +2273,7 @@ inline void read_DownloadRemoveParams(const json& v, DownloadRemoveParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadRemoveParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadRemoveParams(j, out, at);
 }
@@ -2275,6 +2300,7 @@ inline void read_DownloadRemoveResult(const json& v, DownloadRemoveResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadRemoveResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadRemoveResult(j, out, at);
 }
@@ -2306,6 +2332,7 @@ inline void read_DownloadResumeParams(const json& v, DownloadResumeParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadResumeParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadResumeParams(j, out, at);
 }
@@ -2331,6 +2358,7 @@ inline void read_DownloadResumeResult(const json& v, DownloadResumeResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadResumeResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadResumeResult(j, out, at);
 }
@@ -2392,6 +2420,7 @@ inline void read_DownloadUpdateParamsPatch(const json& v, DownloadUpdateParamsPa
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadUpdateParamsPatch& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadUpdateParamsPatch(j, out, at);
 }
@@ -2438,6 +2467,7 @@ inline void read_DownloadUpdateParams(const json& v, DownloadUpdateParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadUpdateParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadUpdateParams(j, out, at);
 }
@@ -2464,6 +2494,7 @@ inline void read_DownloadUpdateResult(const json& v, DownloadUpdateResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadUpdateResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadUpdateResult(j, out, at);
 }
@@ -2516,6 +2547,7 @@ inline void to_json(nlohmann::json& j, const NotifyLevel& value) {
 }
 
 inline void from_json(const nlohmann::json& j, NotifyLevel& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_NotifyLevel(j, out, at);
 }
@@ -2575,6 +2607,7 @@ inline void read_NotifyEvent(const json& v, NotifyEvent& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, NotifyEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_NotifyEvent(j, out, at);
 }
@@ -2670,6 +2703,7 @@ inline void read_RpcErrorCode(const json& v, RpcErrorCode& out, const Path& at) 
 inline void to_json(nlohmann::json& j, const RpcErrorCode& value) { j = static_cast<std::int64_t>(value); }
 
 inline void from_json(const nlohmann::json& j, RpcErrorCode& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_RpcErrorCode(j, out, at);
 }
@@ -2717,6 +2751,7 @@ inline void read_RpcError(const json& v, RpcError& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, RpcError& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_RpcError(j, out, at);
 }
@@ -2724,7 +2759,7 @@ inline void from_json(const nlohmann::json& j, RpcError& out) {
 inline void to_json(nlohmann::json& j, const RpcError& value) {
   j = nlohmann::json::object();
   j["code"] = value.code;
-  if (value.data) j["data"] = detail::within_depth(*value.data, "data");
+  if (value.data) j["data"] = detail::within_depth(*value.data, "the value of \"data\"");
   j["message"] = value.message;
 }
 
@@ -2766,6 +2801,7 @@ inline void read_SessionHelloParams(const json& v, SessionHelloParams& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, SessionHelloParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_SessionHelloParams(j, out, at);
 }
@@ -2836,6 +2872,7 @@ inline void read_SessionHelloResult(const json& v, SessionHelloResult& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, SessionHelloResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_SessionHelloResult(j, out, at);
 }
@@ -2869,6 +2906,7 @@ inline void read_TaskAddedEvent(const json& v, TaskAddedEvent& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskAddedEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskAddedEvent(j, out, at);
 }
@@ -2914,6 +2952,7 @@ inline void read_TaskProgressEventSegmentsItem(const json& v, TaskProgressEventS
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskProgressEventSegmentsItem& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskProgressEventSegmentsItem(j, out, at);
 }
@@ -2978,6 +3017,7 @@ inline void read_TaskProgressEvent(const json& v, TaskProgressEvent& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskProgressEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskProgressEvent(j, out, at);
 }
@@ -3012,6 +3052,7 @@ inline void read_TaskRemovedEvent(const json& v, TaskRemovedEvent& out, Path& at
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskRemovedEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskRemovedEvent(j, out, at);
 }
@@ -3068,6 +3109,7 @@ inline void read_TaskStateEvent(const json& v, TaskStateEvent& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskStateEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskStateEvent(j, out, at);
 }
@@ -3122,6 +3164,7 @@ inline void read_ToolCapture(const json& v, ToolCapture& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, ToolCapture& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ToolCapture(j, out, at);
 }
@@ -3182,6 +3225,7 @@ inline void read_ToolInvokeParams(const json& v, ToolInvokeParams& out, Path& at
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, ToolInvokeParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ToolInvokeParams(j, out, at);
 }
@@ -3189,7 +3233,7 @@ inline void from_json(const nlohmann::json& j, ToolInvokeParams& out) {
 inline void to_json(nlohmann::json& j, const ToolInvokeParams& value) {
   j = nlohmann::json::object();
   if (value.cwd) j["cwd"] = *value.cwd;
-  j["input"] = detail::within_depth(value.input, "input");
+  j["input"] = detail::within_depth(value.input, "the value of \"input\"");
   j["tool"] = value.tool;
 }
 
@@ -3233,6 +3277,7 @@ inline void to_json(nlohmann::json& j, const Transport& value) {
 }
 
 inline void from_json(const nlohmann::json& j, Transport& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Transport(j, out, at);
 }
@@ -3511,7 +3556,7 @@ inline void to_json(nlohmann::json& j, const CallBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
     if constexpr (std::is_same_v<T, UnknownCall>) {
-      j = nlohmann::json{{"method", alternative.method}, {"params", detail::within_depth(alternative.params, "params")}};
+      j = nlohmann::json{{"method", alternative.method}, {"params", detail::within_depth(alternative.params, "the value of \"params\"")}};
     } else {
       j = nlohmann::json{{"method", std::string(T::method)}, {"params", alternative.params}};
     }
@@ -3519,6 +3564,7 @@ inline void to_json(nlohmann::json& j, const CallBody& body) {
 }
 
 inline void from_json(const nlohmann::json& j, CallBody& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_CallBody(j, out, at);
 }
@@ -3607,7 +3653,7 @@ inline void to_json(nlohmann::json& j, const ReplyBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
     if constexpr (std::is_same_v<T, UnknownReply>) {
-      j = nlohmann::json{{"method", alternative.method}, {"result", detail::within_depth(alternative.result, "result")}};
+      j = nlohmann::json{{"method", alternative.method}, {"result", detail::within_depth(alternative.result, "the value of \"result\"")}};
     } else {
       j = nlohmann::json{{"method", std::string(T::method)}, {"result", alternative.result}};
     }
@@ -3615,6 +3661,7 @@ inline void to_json(nlohmann::json& j, const ReplyBody& body) {
 }
 
 inline void from_json(const nlohmann::json& j, ReplyBody& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ReplyBody(j, out, at);
 }
@@ -3667,7 +3714,7 @@ inline void to_json(nlohmann::json& j, const EventBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
     if constexpr (std::is_same_v<T, UnknownEvent>) {
-      j = nlohmann::json{{"name", alternative.name}, {"params", detail::within_depth(alternative.params, "params")}};
+      j = nlohmann::json{{"name", alternative.name}, {"params", detail::within_depth(alternative.params, "the value of \"params\"")}};
     } else {
       j = nlohmann::json{{"name", std::string(T::name)}, {"params", alternative.params}};
     }
@@ -3675,6 +3722,7 @@ inline void to_json(nlohmann::json& j, const EventBody& body) {
 }
 
 inline void from_json(const nlohmann::json& j, EventBody& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_EventBody(j, out, at);
 }
@@ -3796,7 +3844,11 @@ inline void to_json(nlohmann::json& j, const Envelope& envelope) {
       envelope);
 }
 
+/// Reads an envelope from a document (`j.get<Envelope>()`): one nested
+/// deeper than a reader of the wire takes is refused before it is read, as
+/// parse_json refuses such text while it parses.
 inline void from_json(const nlohmann::json& j, Envelope& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Envelope(j, out, at);
 }
@@ -3807,7 +3859,9 @@ inline void from_json(const nlohmann::json& j, Envelope& out) {
 inline Envelope parse_envelope(std::string_view text) {
   nlohmann::json value = parse_json(text);
   Envelope envelope;
-  from_json(value, envelope);
+  // parse_json held the text to the depth limit already.
+  detail::Path at;
+  detail::read_Envelope(value, envelope, at);
   return envelope;
 }
 

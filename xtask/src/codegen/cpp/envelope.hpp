@@ -115,7 +115,11 @@ inline void to_json(nlohmann::json& j, const Envelope& envelope) {
       envelope);
 }
 
+/// Reads an envelope from a document (`j.get<Envelope>()`): one nested
+/// deeper than a reader of the wire takes is refused before it is read, as
+/// parse_json refuses such text while it parses.
 inline void from_json(const nlohmann::json& j, Envelope& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Envelope(j, out, at);
 }
@@ -126,7 +130,9 @@ inline void from_json(const nlohmann::json& j, Envelope& out) {
 inline Envelope parse_envelope(std::string_view text) {
   nlohmann::json value = parse_json(text);
   Envelope envelope;
-  from_json(value, envelope);
+  // parse_json held the text to the depth limit already.
+  detail::Path at;
+  detail::read_Envelope(value, envelope, at);
   return envelope;
 }
 

@@ -331,12 +331,16 @@ impl Emitter<'_> {
             // be one a reader takes (`detail::within_depth`).
             let checked = |value: &str| {
                 if holds_any(&field.ty) {
-                    format!("detail::within_depth({value}, {json})")
+                    let what = literal(&format!("the value of \"{}\"", field.json));
+                    format!("detail::within_depth({value}, {what})")
                 } else {
                     value.to_string()
                 }
             };
-            let (once, twice) = (checked(&format!("*{member}")), checked(&format!("**{member}")));
+            let (once, twice) = (
+                checked(&format!("*{member}")),
+                checked(&format!("**{member}")),
+            );
             match (field.required, field.nullable) {
                 (true, false) => {
                     let _ = writeln!(out, "  j[{json}] = {};", checked(&member));

@@ -298,24 +298,26 @@ inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
 template <class T>
-const std::vector<T>& within_depth(const std::vector<T>& items, const char* field);
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* what);
 template <class T>
-const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field);
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* what);
 
-/// `value`, a free-form value a writer is about to copy, once it is known
-/// to nest no deeper than a reader takes: nlohmann copies and dumps a value
-/// by recursion, so one a lane built 100,000 deep would end the process on
-/// the copy. Walked with a stack of its own; throws ContractError naming the
-/// field otherwise.
-inline const json& within_depth(const json& value, const char* field) {
+/// `value` once it is known to nest no deeper than a reader takes: a
+/// free-form value a writer is about to copy, or a document `from_json` is
+/// about to read (parse_json holds text to the same depth as it parses).
+/// nlohmann copies and dumps a value by recursion, so one a lane built
+/// 100,000 deep would end the process on the copy. Walked with a stack of
+/// its own; otherwise throws ContractError saying that `what` (`the value
+/// of "input"`) nests too deep.
+inline const json& within_depth(const json& value, const char* what) {
   std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
   while (!pending.empty()) {
     auto [v, depth] = pending.back();
     pending.pop_back();
     if (!v->is_structured()) continue;
     if (depth >= MAX_DEPTH) {
-      throw ContractError("", std::string("the value of \"") + field + "\" nests more than " +
-                                  std::to_string(MAX_DEPTH) + " deep, which no reader of the wire takes");
+      throw ContractError("", std::string(what) + " nests more than " + std::to_string(MAX_DEPTH) +
+                                  " deep, which no reader of the wire takes");
     }
     for (const json& item : *v) pending.emplace_back(&item, depth + 1);
   }
@@ -324,15 +326,15 @@ inline const json& within_depth(const json& value, const char* field) {
 
 /// `within_depth` for each item of a list of free-form values.
 template <class T>
-const std::vector<T>& within_depth(const std::vector<T>& items, const char* field) {
-  for (const T& item : items) within_depth(item, field);
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* what) {
+  for (const T& item : items) within_depth(item, what);
   return items;
 }
 
 /// `within_depth` for each value of a map of free-form values.
 template <class T>
-const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* field) {
-  for (const auto& entry : entries) within_depth(entry.second, field);
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* what) {
+  for (const auto& entry : entries) within_depth(entry.second, what);
   return entries;
 }
 
