@@ -903,6 +903,13 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
             &["description", "outcomes"],
             "a sidecar",
         )
+        .and_then(|()| match expected.get("description") {
+            Some(Value::String(_)) => Ok(()),
+            _ => Err(input(
+                &sidecar,
+                "a sidecar says what its stream shows in \"description\", a string".into(),
+            )),
+        })
         .and_then(|()| match expected.get("outcomes") {
             Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
                 Ok(items.iter().filter_map(Value::as_str).collect::<Vec<_>>())

@@ -634,6 +634,11 @@ fn a_member_the_gate_does_not_read_fails_the_gate_naming_it() {
         "frames/two.expect.json",
         &json!({"description": "x", "outcomes": ["envelope", 1]}),
     );
+    std::fs::write(scratch.0.join("frames/three.bin"), [0, 0, 0, 2, b'{', b'}']).unwrap();
+    scratch.write(
+        "frames/three.expect.json",
+        &json!({"outcomes": ["json", "closed"]}),
+    );
     let report = scratch.run();
     for said in [
         "invalid/misspelt.json: an invalid fixture has no member \"poniter\": its members are description, type, value, rule, pointer, alsoBreaks",
@@ -643,6 +648,7 @@ fn a_member_the_gate_does_not_read_fails_the_gate_naming_it() {
         "valid/with_rule.json: a valid fixture has no member \"rule\": its members are description, type, value",
         "frames/one.expect.json: a sidecar has no member \"outcome\": its members are description, outcomes",
         "frames/two.expect.json: a sidecar lists what each read gives in \"outcomes\", a list of strings",
+        "frames/three.expect.json: a sidecar says what its stream shows in \"description\", a string",
     ] {
         check_fails(&report, said);
     }
