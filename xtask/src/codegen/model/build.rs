@@ -470,13 +470,31 @@ pub(super) fn bound(
     }
 }
 
+/// Whether `name` (an enum value, a method's or an event's name) makes the
+/// identifiers the emitters write for it: a Rust type or variant in
+/// PascalCase, and a C++ enumerator (`.` and `-` as `_`).
+pub(super) fn makes_identifiers(name: &str) -> bool {
+    let identifier = |text: &str| {
+        text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    identifier(&name.replace(['.', '-'], "_")) && identifier(&name.to_pascal_case())
+}
+
 /// Each of `names` is a Rust variant in PascalCase (`lint.snake_case` asks
 /// the same): two that meet there would be one variant in typify's
-/// types and two in the tables, and `proto` would not compile.
+/// types and two in the tables, and `proto` would not compile. And each
+/// makes an identifier: a Rust variant, and a C++ enumerator (the name with
+/// `.` and `-` as `_`); `1.0.0` makes neither.
 fn one_variant_each(names: &[impl AsRef<str>], at: &str) -> anyhow::Result<()> {
     let mut seen = BTreeMap::new();
-    for name in names {
+    for (index, name) in names.iter().enumerate() {
         let name = name.as_ref();
+        if !makes_identifiers(name) {
+            bail!(
+                "{at}/{index}: {name:?} makes no identifier for the bindings (a Rust variant, a C++ enumerator): write it in snake_case, starting with a letter (lint.snake_case)"
+            );
+        }
         if let Some(first) = seen.insert(name.to_pascal_case(), name) {
             bail!(
                 "{at}: {first:?} and {name:?} are both the Rust variant `{}`",

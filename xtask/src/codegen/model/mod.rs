@@ -407,8 +407,8 @@ fn calls(set: &SchemaSet, builder: &Builder<'_>) -> anyhow::Result<Vec<Call>> {
                 .with_context(|| format!("CallBody names {method}, which has no file"))?;
             Ok(Call {
                 summary: text(doc.value.get("description")),
-                transports: strings(doc.value.get("x-transports")),
-                errors: strings(doc.value.get("x-errors")),
+                transports: named_values(doc, "x-transports")?,
+                errors: named_values(doc, "x-errors")?,
                 spawns_process: doc.value.get("x-spawnsProcess") == Some(&Value::Bool(true)),
                 method,
                 params,
@@ -581,6 +581,12 @@ fn body_members(
             .pointer(&format!("/properties/{tag}/const"))
             .and_then(Value::as_str)
             .with_context(|| format!("{at}: no `{tag}` const"))?;
+        // The bindings name a body's type after it (`DownloadAddCall`).
+        if !build::makes_identifiers(name) {
+            bail!(
+                "{at}/properties/{tag}/const: {name:?} makes no type name for the bindings: name it as the others are, words of letters and digits joined by `.` or `_`, starting with a letter"
+            );
+        }
         let reference = branch
             .pointer(&format!("/properties/{content}/$ref"))
             .and_then(Value::as_str)
@@ -601,6 +607,23 @@ fn body_members(
 /// both languages' (the text here is names, descriptions and patterns).
 pub fn literal(text: &str) -> String {
     Value::String(text.to_string()).to_string()
+}
+
+/// The values a method lists under `key` (`x-errors`, `x-transports`):
+/// the bindings name each as an enum's variant, so each must make one.
+fn named_values(doc: &SchemaDoc, key: &str) -> anyhow::Result<Vec<String>> {
+    let values = strings(doc.value.get(key));
+    if let Some(index) = values
+        .iter()
+        .position(|value| !build::makes_identifiers(value))
+    {
+        let value = values.get(index).map_or("", String::as_str);
+        bail!(
+            "{}#/{key}/{index}: {value:?} is no name the bindings can give a variant, and so names no value of its enum (lint.annotation)",
+            doc.rel
+        );
+    }
+    Ok(values)
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
@@ -946,6 +969,50 @@ pub(super) mod tests {
         assert!(!err.contains('\n') && !err.contains('\u{202e}'), "{err}");
         assert!(
             err.contains("#/properties/a\\u000aerror: forged \\u202e: "),
+            "{err}"
+        );
+    }
+
+    /// An enum value that makes no identifier (`1.0.0`: the Rust variant
+    /// `100`, the C++ enumerator `1_0_0`) is refused at its place, not a
+    /// panic of the code writer.
+    #[test]
+    fn an_enum_value_that_makes_no_identifier_is_refused_at_its_place() {
+        for value in ["1.0.0", "", "a b", "_"] {
+            let err = refused(|set| {
+                let name = a_string_enum(set);
+                doc(set, &name)["enum"][0] = serde_json::json!(value);
+            });
+            assert!(
+                err.contains("#/enum/0: ") && err.contains("makes no identifier"),
+                "{value:?}: {err}"
+            );
+        }
+    }
+
+    /// A method's listed errors and transports, and a method's or event's
+    /// name, become identifiers too: one that makes none is refused at its
+    /// place.
+    #[test]
+    fn a_listed_name_that_makes_no_identifier_is_refused_at_its_place() {
+        for key in ["x-errors", "x-transports"] {
+            let err = refused(|set| {
+                doc(set, "download.pause")[key] = serde_json::json!(["9.x"]);
+            });
+            assert!(
+                err.contains(&format!(
+                    "methods/download.pause.json#/{key}/0: \"9.x\" is no name"
+                )),
+                "{err}"
+            );
+        }
+        let err = refused(|set| {
+            doc(set, "CallBody")["oneOf"][0]["properties"]["method"]["const"] =
+                serde_json::json!("9.hello");
+        });
+        assert!(
+            err.contains("CallBody.json#/oneOf/0/properties/method/const: ")
+                && err.contains("\"9.hello\" makes no type name"),
             "{err}"
         );
     }
