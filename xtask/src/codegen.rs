@@ -15,7 +15,7 @@
 
 #[cfg(test)]
 mod broken;
-mod bundle;
+pub mod bundle;
 mod cpp;
 #[cfg(test)]
 mod edits;

@@ -91,10 +91,14 @@ fn main() -> ExitCode {
 /// A panic inside the schema validator, which the compatibility checker
 /// catches and reads as "cannot decide", is said in one line on stderr: the
 /// default message and its backtrace hint read as a crash, and the run goes
-/// on. Any other panic keeps the default message.
+/// on. A panic inside typify, which codegen catches and refuses with what
+/// it said, is not printed twice. Any other panic keeps the default message.
 fn say_caught_panics_in_one_line() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if codegen::bundle::typify_panic_is_caught() {
+            return;
+        }
         if !::compat::panic_is_caught() {
             return default(info);
         }

@@ -588,6 +588,17 @@ fn shape(
     Ok(Value::Object(out))
 }
 
+thread_local! {
+    /// Whether typify runs on this thread under [`typify`]'s catch.
+    static TYPIFY_RUNNING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a panic on this thread now is typify's, which [`typify`] catches
+/// and refuses with what it said: the panic hook need not print it too.
+pub fn typify_panic_is_caught() -> bool {
+    TYPIFY_RUNNING.with(std::cell::Cell::get)
+}
+
 /// Runs typify over the bundle. typify panics on shapes it does not handle;
 /// the panic becomes an error naming the schema instead of a crash.
 pub fn typify(
@@ -603,10 +614,12 @@ pub fn typify(
     for (name, path) in replaced {
         settings.with_replacement(name, path, std::iter::empty());
     }
+    TYPIFY_RUNNING.with(|running| running.set(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut space = typify::TypeSpace::new(&settings);
         space.add_root_schema(root).map(|_| space.to_stream())
     }));
+    TYPIFY_RUNNING.with(|running| running.set(false));
     match result {
         Ok(Ok(tokens)) => Ok(tokens),
         Ok(Err(err)) => bail!("typify refused the bundle: {err}"),
@@ -617,7 +630,35 @@ pub fn typify(
                 .or_else(|| panic.downcast_ref::<&str>().map(|text| text.to_string()))
                 // A payload that is not text says nothing more than "panicked".
                 .unwrap_or_default();
-            bail!("typify panicked on the bundle: {what}")
+            bail!("typify panicked on the bundle: {}", contract::plain(&what))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A schema typify panics on (a string enum with a `const` beside it)
+    /// is refused with what typify said, and the flag that keeps the panic
+    /// hook quiet is down again after.
+    #[test]
+    fn a_typify_panic_is_a_refusal_and_the_hook_flag_comes_down() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut set = contract::SchemaSet::load(&root.join("contracts/schema")).expect("loads");
+        let doc = set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.name == "TaskState")
+            .expect("TaskState");
+        let schema = doc.value.as_object_mut().expect("an object");
+        let dialect = schema.remove("$schema").expect("a $schema");
+        schema.insert("const".into(), dialect);
+        let bundle = super::bundle(&set).expect("bundled");
+        let err = super::typify(&bundle, &[]).expect_err("typify refuses it");
+        assert!(
+            err.to_string()
+                .starts_with("typify panicked on the bundle: "),
+            "{err}"
+        );
+        assert!(!super::typify_panic_is_caught());
     }
 }
