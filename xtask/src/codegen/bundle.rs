@@ -589,11 +589,11 @@ fn shape(
 }
 
 thread_local! {
-    /// Whether typify runs on this thread under [`typify`]'s catch.
+    /// Whether typify runs on this thread under [`typify()`]'s catch.
     static TYPIFY_RUNNING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether a panic on this thread now is typify's, which [`typify`] catches
+/// Whether a panic on this thread now is typify's, which [`typify()`] catches
 /// and refuses with what it said: the panic hook need not print it too.
 pub fn typify_panic_is_caught() -> bool {
     TYPIFY_RUNNING.with(std::cell::Cell::get)
