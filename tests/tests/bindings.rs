@@ -395,6 +395,30 @@ fn cpp_frames_written_read_back_and_oversize_is_refused_unwritten() {
     run(Command::new(cpp_programs().join("frames")), b"");
 }
 
+/// The writer's refusals leave nothing behind: a to_json that throws inside
+/// nlohmann's converting constructor leaks what it had built, so the frames
+/// test runs again under AddressSanitizer (its leak check on) and
+/// UndefinedBehaviorSanitizer.
+#[test]
+fn cpp_frames_refusals_leak_nothing_under_sanitizers() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-bindings-sanitized");
+    std::fs::create_dir_all(&out).unwrap();
+    compile_each(
+        "g++",
+        &[
+            "-O1",
+            "-pthread",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ],
+        &[("frames", "tests/cpp/frames.cpp")],
+        |name| Some(out.join(name)),
+    );
+    let mut command = Command::new(out.join("frames"));
+    command.env("ASAN_OPTIONS", "detect_leaks=1");
+    run(command, b"");
+}
+
 /// The same sources as `cpp_programs`, the reader server and the fuzz
 /// target, read by clang with the same strict warnings (a GCC-only one is
 /// passed over): a lane may build its engine with either compiler.

@@ -336,6 +336,16 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+/// Writes `value` into `j` in place, by nlohmann's own dispatch (a type of
+/// this contract, or a standard one alike), where `j = value` converts it
+/// into a temporary first: a to_json that throws (`within_depth`) inside
+/// nlohmann's converting constructor leaves what it had built there
+/// undestroyed.
+template <class T>
+void write_into(json& j, const T& value) {
+  nlohmann::adl_serializer<T>::to_json(j, value);
+}
+
 template <class T>
 const std::vector<T>& within_depth(const std::vector<T>& items, const char* what);
 template <class T>
@@ -3555,10 +3565,13 @@ inline void read_CallBody(const json& v, CallBody& out, Path& at) {
 inline void to_json(nlohmann::json& j, const CallBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
+    j = nlohmann::json::object();
     if constexpr (std::is_same_v<T, UnknownCall>) {
-      j = nlohmann::json{{"method", alternative.method}, {"params", detail::within_depth(alternative.params, "the value of \"params\"")}};
+      j["method"] = alternative.method;
+      j["params"] = detail::within_depth(alternative.params, "the value of \"params\"");
     } else {
-      j = nlohmann::json{{"method", std::string(T::method)}, {"params", alternative.params}};
+      j["method"] = std::string(T::method);
+      detail::write_into(j["params"], alternative.params);
     }
   }, body);
 }
@@ -3652,10 +3665,13 @@ inline void read_ReplyBody(const json& v, ReplyBody& out, Path& at) {
 inline void to_json(nlohmann::json& j, const ReplyBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
+    j = nlohmann::json::object();
     if constexpr (std::is_same_v<T, UnknownReply>) {
-      j = nlohmann::json{{"method", alternative.method}, {"result", detail::within_depth(alternative.result, "the value of \"result\"")}};
+      j["method"] = alternative.method;
+      j["result"] = detail::within_depth(alternative.result, "the value of \"result\"");
     } else {
-      j = nlohmann::json{{"method", std::string(T::method)}, {"result", alternative.result}};
+      j["method"] = std::string(T::method);
+      detail::write_into(j["result"], alternative.result);
     }
   }, body);
 }
@@ -3713,10 +3729,13 @@ inline void read_EventBody(const json& v, EventBody& out, Path& at) {
 inline void to_json(nlohmann::json& j, const EventBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
+    j = nlohmann::json::object();
     if constexpr (std::is_same_v<T, UnknownEvent>) {
-      j = nlohmann::json{{"name", alternative.name}, {"params", detail::within_depth(alternative.params, "the value of \"params\"")}};
+      j["name"] = alternative.name;
+      j["params"] = detail::within_depth(alternative.params, "the value of \"params\"");
     } else {
-      j = nlohmann::json{{"name", std::string(T::name)}, {"params", alternative.params}};
+      j["name"] = std::string(T::name);
+      detail::write_into(j["params"], alternative.params);
     }
   }, body);
 }
@@ -3839,7 +3858,8 @@ inline void to_json(nlohmann::json& j, const Envelope& envelope) {
         } else if constexpr (!std::is_same_v<T, EventEnvelope>) {
           j["id"] = alternative.id;
         }
-        j["body"] = alternative.body;
+        // In place, not through a temporary (`detail::write_into`).
+        detail::write_into(j["body"], alternative.body);
       },
       envelope);
 }

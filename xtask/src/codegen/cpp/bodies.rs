@@ -92,7 +92,9 @@ impl Emitter<'_> {
             let _ = writeln!(out, "inline void to_json(nlohmann::json& j, const {union}& body) {{\n  std::visit([&j](const auto& alternative) {{\n    using T = std::decay_t<decltype(alternative)>;");
             let _ = writeln!(
                 out,
-                "    if constexpr (std::is_same_v<T, {unknown}>) {{\n      j = nlohmann::json{{{{\"{tag}\", alternative.{tag}}}, {{\"{content}\", detail::within_depth(alternative.{content}, \"the value of \\\"{content}\\\"\")}}}};\n    }} else {{\n      j = nlohmann::json{{{{\"{tag}\", std::string(T::{tag})}}, {{\"{content}\", alternative.{content}}}}};\n    }}\n  }}, body);\n}}\n"
+                // The content is written into its member in place
+                // (`detail::write_into`), not through a temporary.
+                "    j = nlohmann::json::object();\n    if constexpr (std::is_same_v<T, {unknown}>) {{\n      j[\"{tag}\"] = alternative.{tag};\n      j[\"{content}\"] = detail::within_depth(alternative.{content}, \"the value of \\\"{content}\\\"\");\n    }} else {{\n      j[\"{tag}\"] = std::string(T::{tag});\n      detail::write_into(j[\"{content}\"], alternative.{content});\n    }}\n  }}, body);\n}}\n"
             );
             let _ = writeln!(out, "inline void from_json(const nlohmann::json& j, {union}& out) {{\n  detail::within_depth(j, \"the value\");\n  detail::Path at;\n  detail::read_{union}(j, out, at);\n}}\n");
         };

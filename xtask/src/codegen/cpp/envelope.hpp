@@ -110,7 +110,8 @@ inline void to_json(nlohmann::json& j, const Envelope& envelope) {
         } else if constexpr (!std::is_same_v<T, EventEnvelope>) {
           j["id"] = alternative.id;
         }
-        j["body"] = alternative.body;
+        // In place, not through a temporary (`detail::write_into`).
+        detail::write_into(j["body"], alternative.body);
       },
       envelope);
 }

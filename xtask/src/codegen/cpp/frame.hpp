@@ -145,7 +145,10 @@ inline std::optional<std::string> non_finite_at(const nlohmann::json& value) {
 inline void write_frame(std::ostream& out, const Envelope& envelope) {
   std::string body;
   try {
-    nlohmann::json value(envelope);
+    // Built, then filled (`detail::write_into`): not through nlohmann's
+    // converting constructor, which leaks what a throwing to_json built.
+    nlohmann::json value;
+    detail::write_into(value, envelope);
     if (auto at = detail::non_finite_at(value)) {
       throw FrameError(FrameError::Kind::unreadable, 0,
                        "the envelope holds a number that is not finite (NaN or an infinity) at " + *at +

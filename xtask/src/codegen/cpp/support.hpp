@@ -297,6 +297,16 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+/// Writes `value` into `j` in place, by nlohmann's own dispatch (a type of
+/// this contract, or a standard one alike), where `j = value` converts it
+/// into a temporary first: a to_json that throws (`within_depth`) inside
+/// nlohmann's converting constructor leaves what it had built there
+/// undestroyed.
+template <class T>
+void write_into(json& j, const T& value) {
+  nlohmann::adl_serializer<T>::to_json(j, value);
+}
+
 template <class T>
 const std::vector<T>& within_depth(const std::vector<T>& items, const char* what);
 template <class T>
