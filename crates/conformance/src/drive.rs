@@ -938,6 +938,7 @@ impl Driver<'_> {
             .check_text("Envelope", &body)
             .unwrap_or_else(|err| {
                 vec![crate::Finding {
+                    keyword: None,
                     pointer: String::new(),
                     rule: Rule::Schema,
                     message: format!("the checker failed on this message: {err}"),

@@ -29,6 +29,10 @@ pub struct Fixture {
     pub also_breaks: Vec<String>,
     /// Where the rule must be reported, if the fixture says.
     pub pointer: Option<String>,
+    /// For invalid fixtures: the JSON Schema keywords its rule fires by,
+    /// one per finding (`["required"]`), if the fixture says; a `schema`
+    /// fixture must.
+    pub keywords: Option<Vec<String>>,
 }
 
 /// What the gate found: lines to print, and failures (empty when it passes).
@@ -142,6 +146,7 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
                 "rule",
                 "pointer",
                 "alsoBreaks",
+                "keywords",
             ],
             "an invalid fixture",
         )),
@@ -156,20 +161,22 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let also_breaks = match raw.get("alsoBreaks") {
-        None => Vec::new(),
-        Some(Value::Array(rules)) if rules.iter().all(Value::is_string) => rules
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
-        Some(_) => {
-            return Err(input(
-                path,
-                "\"alsoBreaks\" is a list of rule ids (strings)".into(),
-            ))
-        }
+    let strings = |key: &str, what: &str| match raw.get(key) {
+        None => Ok(None),
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(Some(
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        )),
+        Some(_) => Err(input(
+            path,
+            format!("\"{key}\" is a list of {what} (strings)"),
+        )),
     };
+    let also_breaks = strings("alsoBreaks", "rule ids")?.unwrap_or_default();
+    let keywords = strings("keywords", "JSON Schema keywords")?;
     // A rule that is not text is said so; a missing one is the gate's own
     // failure, which names the member to add.
     let rule = match raw.get("rule") {
@@ -192,6 +199,7 @@ fn read_fixture(path: &Path, folder: &str) -> Result<Fixture, Error> {
         } else {
             None
         },
+        keywords,
     })
 }
 
@@ -514,7 +522,73 @@ fn invalid_fixture(
             }
         }
     }
+    // Which keywords is asked once the rules are right: before, the
+    // failure above is the one to mend.
+    match &fixture.keywords {
+        _ if fired != allowed => {}
+        Some(keywords) => same_keywords(fixture, rule, keywords, &findings, report),
+        // The rule alone would take any fault at the place: the fixture
+        // says which, and is told what fired to say it with.
+        None if rule == Rule::Schema.id() => {
+            let fired: Vec<String> = findings
+                .iter()
+                .filter(|f| f.rule == Rule::Schema)
+                .filter_map(|f| f.keyword.as_deref())
+                .map(|keyword| format!("{keyword:?}"))
+                .collect();
+            report.failures.push(format!(
+                "{}: a schema fixture names the keywords that refuse it, one per finding (here \"keywords\": [{}]): `schema` alone would take any fault at its place",
+                fixture.path,
+                fired.join(", ")
+            ));
+        }
+        None => {}
+    }
     Ok(fired == allowed)
+}
+
+/// The findings of `rule` are refusals by `keywords`, one each: an object
+/// place refused by `required` is refused by `type` too when it becomes a
+/// string, and by `required` twice when a second member goes, and the
+/// rule and the place alone cannot tell those faults from the one the
+/// fixture is about.
+fn same_keywords(
+    fixture: &Fixture,
+    rule: &str,
+    keywords: &[String],
+    findings: &[crate::Finding],
+    report: &mut GateReport,
+) {
+    let mut expected: Vec<&str> = keywords.iter().map(String::as_str).collect();
+    let mut fired: Vec<(&str, &crate::Finding)> = findings
+        .iter()
+        .filter(|f| f.rule.id() == rule)
+        .map(|f| (f.keyword.as_deref().unwrap_or("(no keyword)"), f))
+        .collect();
+    expected.sort_unstable();
+    fired.sort_by(|a, b| a.0.cmp(b.0));
+    if fired
+        .iter()
+        .map(|(keyword, _)| *keyword)
+        .eq(expected.iter().copied())
+    {
+        return;
+    }
+    let told: Vec<String> = fired
+        .iter()
+        .map(|(keyword, f)| format!("{keyword} at {}: {}", pointer_text(&f.pointer), f.message))
+        .collect();
+    report.failures.push(format!(
+        "{}: {rule} fired by [{}], but the fixture names [{}] (\"keywords\", one per finding): [{}]",
+        fixture.path,
+        fired
+            .iter()
+            .map(|(keyword, _)| *keyword)
+            .collect::<Vec<_>>()
+            .join(", "),
+        expected.join(", "),
+        told.join("; ")
+    ));
 }
 
 /// The generated Rust types refuse an invalid fixture, or it is listed in

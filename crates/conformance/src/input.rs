@@ -191,6 +191,7 @@ impl Line<'_> {
     /// The finding for a line past the limit.
     pub fn too_long() -> Finding {
         Finding {
+            keyword: None,
             pointer: String::new(),
             rule: crate::Rule::Json,
             message: format!(

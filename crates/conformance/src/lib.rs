@@ -303,6 +303,7 @@ impl Checker {
             if let Some(root) = self.plan.root(target) {
                 for pointer in self.plan.fractional_integers(root, value) {
                     out.push(Finding {
+                        keyword: None,
                         pointer,
                         rule: Rule::JsonInteger,
                         message: "an integer is written with a fraction or an exponent; the wire writes integers as integers".into(),
@@ -349,6 +350,7 @@ impl Checker {
 /// `layout` says whether it stands alone or one level down in a container.
 pub fn parse(text: &[u8], layout: proto::text::Layout) -> Result<Value, Finding> {
     let not_json = |message: String| Finding {
+        keyword: None,
         pointer: String::new(),
         rule: Rule::Json,
         message,
@@ -536,6 +538,7 @@ impl Checker {
                     // `schema_findings` words it, without first collecting
                     // every branch's errors it would not print.
                     out.push(Finding {
+                        keyword: Some("oneOf".into()),
                         pointer: prefix.to_string(),
                         rule: Rule::Schema,
                         message,
@@ -681,6 +684,7 @@ impl Checker {
                         }
                     }
                     Err(message) => out.push(Finding {
+                        keyword: Some("oneOf".into()),
                         pointer,
                         rule: Rule::Schema,
                         message,
@@ -703,6 +707,7 @@ impl Checker {
         out.push(Finding {
             pointer,
             rule,
+            keyword: Some(error.kind().keyword().to_string()),
             message,
         });
     }
@@ -848,6 +853,7 @@ fn version_finding(value: &Value) -> Option<Finding> {
         return None;
     }
     Some(Finding {
+        keyword: None,
         pointer: "/v".into(),
         rule: Rule::EnvelopeVersion,
         message: format!(

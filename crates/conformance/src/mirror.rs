@@ -422,6 +422,7 @@ pub fn compare(
             line,
             offset: None,
             finding: crate::Finding {
+                keyword: None,
                 pointer,
                 rule,
                 message,

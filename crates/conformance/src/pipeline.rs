@@ -291,6 +291,7 @@ fn read_records(checker: &Checker, lines: &[(usize, input::Line<'_>)]) -> Vec<Ve
             .iter()
             .map(|_| {
                 Err(crate::Finding {
+                    keyword: None,
                     pointer: String::new(),
                     rule: Rule::Schema,
                     message: "the thread reading this line failed".to_string(),
@@ -379,6 +380,7 @@ impl Capture<'_> {
                 line: None,
                 offset: Some(offset),
                 finding: crate::Finding {
+                    keyword: None,
                     pointer: String::new(),
                     rule,
                     message,
@@ -509,6 +511,7 @@ pub fn check_frames(
             line: None,
             offset: Some(offset),
             finding: crate::Finding {
+                keyword: None,
                 pointer,
                 rule,
                 message,

@@ -253,6 +253,12 @@ pub struct Finding {
     pub pointer: String,
     /// The rule broken.
     pub rule: Rule,
+    /// The JSON Schema keyword that refused the value (`required`,
+    /// `additionalProperties`), for a finding of the schema: what tells two
+    /// `schema` findings at one place apart. `None` for the semantic rules,
+    /// the trace rules and the text policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<String>,
     /// What is wrong, in a sentence.
     pub message: String,
 }
@@ -297,6 +303,7 @@ fn uint(value: &Value, key: &str) -> Option<u64> {
 
 fn found(out: &mut Vec<Finding>, pointer: String, rule: Rule, message: String) {
     out.push(Finding {
+        keyword: None,
         pointer,
         rule,
         message,

@@ -133,6 +133,7 @@ fn json_format_gives_one_object_per_violation() {
     assert_eq!(lines[0]["index"], 1);
     assert_eq!(lines[0]["pointer"], "/body/params/spec/segments");
     assert_eq!(lines[0]["rule"], "schema");
+    assert_eq!(lines[0]["keyword"], "maximum");
     assert_eq!(lines[0]["file"], file.path());
 }
 

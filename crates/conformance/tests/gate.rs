@@ -810,3 +810,91 @@ fn an_invalid_fixture_with_a_second_fault_under_its_place_fails_the_gate() {
         "invalid/provide_auth_without_password.json: schema also fired at /body/params/taskId, under /body/params, where schema fired and the fixture says its fault is: ",
     );
 }
+
+/// The rule and the place alone take any fault at an object place: the
+/// keywords a `schema` fixture names, one per finding, tell the fault it is
+/// about from a second one there (another member missing, an unknown one
+/// beside it) and from another fault in its stead (the object replaced).
+#[test]
+fn an_invalid_fixture_refused_at_its_place_by_other_keywords_fails_the_gate() {
+    let original: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("conformance/invalid/provide_auth_without_password.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(original["keywords"], json!(["required"]));
+    type Fault = fn(&mut serde_json::Value);
+    let faults: [(&str, Fault, &str); 3] = [
+        (
+            "second-missing",
+            |params| {
+                params.as_object_mut().unwrap().remove("username");
+            },
+            "schema fired by [required, required], but the fixture names [required]",
+        ),
+        (
+            "unknown-beside",
+            |params| params["realm"] = json!("x"),
+            "schema fired by [additionalProperties, required], but the fixture names [required]",
+        ),
+        (
+            "replaced",
+            |params| *params = json!("t_01"),
+            "schema fired by [type], but the fixture names [required]",
+        ),
+    ];
+    for (name, fault, said) in faults {
+        let scratch = Scratch::new(&format!("keywords-{name}"));
+        let mut fixture = original.clone();
+        fault(&mut fixture["value"]["body"]["params"]);
+        scratch.write("invalid/provide_auth_without_password.json", &fixture);
+        let report = scratch.run();
+        check_fails(
+            &report,
+            &format!("invalid/provide_auth_without_password.json: {said}"),
+        );
+        assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+    }
+}
+
+/// A `schema` fixture without `keywords` fails, told the keywords that
+/// fired; a fixture of another rule may name them too, and is held to them.
+#[test]
+fn a_schema_fixture_names_its_keywords_and_any_fixture_naming_them_is_held_to_them() {
+    let scratch = Scratch::new("keywords-missing");
+    let path = scratch.0.join("invalid/call_with_wrong_params.json");
+    let mut fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    fixture.as_object_mut().unwrap().remove("keywords");
+    scratch.write("invalid/call_with_wrong_params.json", &fixture);
+    scratch.write(
+        "invalid/sum_by_keyword.json",
+        &json!({"description": "a semantic rule has no keyword", "rule": "segment.range_order",
+                "pointer": "/endByte", "keywords": ["minimum"], "type": "Segment",
+                "value": {"index": 0, "startByte": 9, "endByte": 1, "downloadedBytes": 0, "state": "pending"}}),
+    );
+    scratch.write(
+        "invalid/keywords_not_a_list.json",
+        &json!({"description": "a keyword alone", "rule": "schema", "pointer": "",
+                "keywords": "required", "type": "Segment", "value": {}}),
+    );
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "invalid/call_with_wrong_params.json: a schema fixture names the keywords that refuse it, one per finding (here \"keywords\": [\"additionalProperties\", \"required\"])",
+    );
+    check_fails(
+        &report,
+        "invalid/sum_by_keyword.json: segment.range_order fired by [(no keyword)], but the fixture names [minimum]",
+    );
+    check_fails(
+        &report,
+        "\"keywords\" is a list of JSON Schema keywords (strings)",
+    );
+    // The planted semantic fixture is not listed as a divergence either.
+    check_fails(
+        &report,
+        "invalid/sum_by_keyword.json: the generated Segment type accepts this value",
+    );
+    assert_eq!(report.failures.len(), 4, "{}", report.failures.join("\n"));
+}

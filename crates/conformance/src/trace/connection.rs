@@ -60,6 +60,7 @@ impl Say<'_> {
         self.out.push(TraceFinding {
             place: self.place,
             finding: crate::Finding {
+                keyword: None,
                 pointer: format!("/msg{pointer}"),
                 rule,
                 message,
@@ -81,6 +82,7 @@ pub(super) fn known_transport(
             out.push(TraceFinding {
                 place,
                 finding: crate::Finding {
+                    keyword: None,
                     pointer: "/transport".into(),
                     rule: Rule::TraceTransport,
                     message: format!(
@@ -128,7 +130,7 @@ impl Connection {
         match (&self.transport, transport) {
             (None, Some(name)) => self.transport = Some((name, place)),
             (Some((was, at)), Some(name)) if *was != name => {
-                out.push(TraceFinding { place, finding: crate::Finding { pointer: "/transport".into(), rule: Rule::TraceTransport, message: format!(
+                out.push(TraceFinding { place, finding: crate::Finding { pointer: "/transport".into(), rule: Rule::TraceTransport, keyword: None, message: format!(
                         "this connection was {was} at {at}, and this record says {name}: a connection keeps its transport"
                     ) } });
                 self.transport = Some((name, place));

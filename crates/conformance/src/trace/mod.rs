@@ -259,6 +259,7 @@ pub fn unanswered(place: Place, id: u64, method: &str) -> TraceFinding {
     TraceFinding {
         place,
         finding: Finding {
+            keyword: None,
             pointer: "/msg/id".into(),
             rule: Rule::TraceUnanswered,
             message: format!("the call of {method} with id {id} was never answered"),

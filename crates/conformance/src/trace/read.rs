@@ -114,6 +114,7 @@ pub(crate) fn read_record(checker: &Checker, text: &[u8]) -> Result<Option<Recor
 
 fn at(pointer: &str, rule: Rule, message: String) -> Finding {
     Finding {
+        keyword: None,
         pointer: pointer.into(),
         rule,
         message,
@@ -177,6 +178,7 @@ fn misfit_record(text: &[u8], err: &serde_json::Error) -> Finding {
 pub(super) fn check_message(checker: &Checker, msg: &Value) -> Vec<crate::Finding> {
     checker.check("Envelope", msg).unwrap_or_else(|err| {
         vec![crate::Finding {
+            keyword: None,
             pointer: String::new(),
             rule: Rule::Schema,
             message: err.to_string(),
