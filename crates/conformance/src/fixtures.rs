@@ -856,7 +856,9 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
     let table_path = dir.join("transitions.json");
     let table = read_file(&table_path).and_then(|bytes| {
         let text = contract::utf8(&table_path, &bytes)?;
-        crate::trace::Transitions::parse_for(checker, text).map_err(|why| input(&table_path, why))
+        crate::trace::Transitions::parse_for(checker, text)
+            .map(|table| table.read_from(table_path.display().to_string()))
+            .map_err(|why| input(&table_path, why))
     });
     // Every trace is judged against the table: without it there is nothing
     // to run them by, and that is the failure.

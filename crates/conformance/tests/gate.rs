@@ -210,10 +210,31 @@ fn a_state_the_transition_table_never_names_fails() {
             .retain(|state| state != gone.as_str());
     }
     scratch.write("traces/transitions.json", &table);
-    // The valid traces that pass through it fail too; the table is named first.
     check_fails(
         &scratch.run(),
         &format!("transitions.json: the TaskState \"{gone}\" is in no row, as a state or a move"),
+    );
+}
+
+/// A valid trace making a move the table lacks is told the row to add it
+/// to: the table's file and the row's pointer.
+#[test]
+fn a_move_the_transition_table_lacks_names_the_row() {
+    let scratch = Scratch::new("missing-move");
+    let path = scratch.0.join("traces/transitions.json");
+    let mut table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // session.jsonl moves a task from queued to probing.
+    let row = table["queued"].as_array_mut().unwrap();
+    assert!(row.contains(&json!("probing")));
+    row.retain(|state| state != "probing");
+    scratch.write("traces/transitions.json", &table);
+    check_fails(
+        &scratch.run(),
+        &format!(
+            "moved queued → probing, which is not in the transition table ({}#/queued)",
+            path.display()
+        ),
     );
 }
 

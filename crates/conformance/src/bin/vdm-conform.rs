@@ -225,7 +225,8 @@ fn trace(
     let table = match &transitions {
         Some(path) => Some(
             conformance::trace::Transitions::parse_for(checker, &read_text(path)?)
-                .map_err(|why| format!("{path}: {why}"))?,
+                .map_err(|why| format!("{path}: {why}"))?
+                .read_from(path.as_str()),
         ),
         None => None,
     };

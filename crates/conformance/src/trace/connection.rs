@@ -384,7 +384,10 @@ impl Told {
                 say.say(
                     Rule::TraceTransition,
                     "/body/params/state",
-                    format!("task {task} moved {previous} → {state}, which is not in the transition table{since}"),
+                    format!(
+                        "task {task} moved {previous} → {state}, which is not in the transition table ({}){since}",
+                        table.row(previous)
+                    ),
                 );
             }
         }

@@ -5,7 +5,12 @@ use super::*;
 /// The state transitions lanes allow (their decision, not the contract's):
 /// a JSON object from each state to the states it may move to.
 #[derive(Clone, Debug, Default)]
-pub struct Transitions(HashSet<(String, String)>);
+pub struct Transitions {
+    allowed: HashSet<(String, String)>,
+    /// The file the table was read from, where known: a move it lacks is
+    /// told with the row to add it to.
+    file: Option<String>,
+}
 
 impl Transitions {
     /// Reads `{"queued": ["probing", "paused", ...], ...}`; every state named,
@@ -53,7 +58,27 @@ impl Transitions {
                 allowed.insert((from.clone(), state.to_string()));
             }
         }
-        Ok(Transitions(allowed))
+        Ok(Transitions {
+            allowed,
+            file: None,
+        })
+    }
+
+    /// The table, told as read from `file` when a move is not in it.
+    #[must_use]
+    pub fn read_from(mut self, file: impl Into<String>) -> Self {
+        self.file = Some(file.into());
+        self
+    }
+
+    /// Where the moves from `from` are listed: the file, where known, and
+    /// the row's JSON pointer (`conformance/traces/transitions.json#/running`).
+    pub(super) fn row(&self, from: &str) -> String {
+        let pointer = contract::Pointer::root().push(from);
+        match &self.file {
+            Some(file) => format!("{file}#{pointer}"),
+            None => format!("the row at {pointer}"),
+        }
     }
 
     /// [`Transitions::parse`] with the states of `checker`'s contract.
@@ -66,12 +91,17 @@ impl Transitions {
     pub fn unnamed<'c>(&self, checker: &'c Checker) -> Vec<&'c str> {
         states_of(checker)
             .into_iter()
-            .filter(|state| !self.0.iter().any(|(from, to)| from == state || to == state))
+            .filter(|state| {
+                !self
+                    .allowed
+                    .iter()
+                    .any(|(from, to)| from == state || to == state)
+            })
             .collect()
     }
 
     pub(super) fn allows(&self, from: &str, to: &str) -> bool {
-        self.0.contains(&(from.to_string(), to.to_string()))
+        self.allowed.contains(&(from.to_string(), to.to_string()))
     }
 }
 
