@@ -293,3 +293,144 @@ snapshots! {
     struct_with_a_rule: Some("ThingEvent");
     bodies: None;
 }
+
+/// A free-form value inside a named type inside a struct's field (the
+/// type itself, a list of it, a map of it, an optional one): a write that
+/// refuses it for its depth throws from inside the nested `to_json`, and
+/// leaks nothing (built under AddressSanitizer with its leak check).
+/// nlohmann does not destroy what a throwing `to_json` built inside its
+/// converting constructor, so each level writes into a json already built.
+#[test]
+fn a_refused_write_nested_in_named_fields_leaks_nothing() {
+    let inner = doc(
+        "types/Inner.json",
+        "Inner",
+        json!({
+            "type": "object",
+            "properties": {"data": {"description": "Anything."}},
+            "required": ["data"],
+            "additionalProperties": false,
+        }),
+    );
+    let at = |field: &str| json!({"$ref": "Inner.json", "description": format!("The {field}.")});
+    let outer = doc(
+        "types/Outer.json",
+        "Outer",
+        json!({
+            "type": "object",
+            "properties": {
+                "one": at("one"),
+                "list": {"type": "array", "items": at("item"), "description": "A list."},
+                "byName": {"type": "object", "additionalProperties": at("entry"), "description": "A map."},
+                "grid": {"type": "array", "items": {"type": "array", "items": at("cell")}, "description": "Lists."},
+                "maybe": at("maybe"),
+            },
+            "required": ["one", "list", "byName", "grid"],
+            "additionalProperties": false,
+        }),
+    );
+    let errors = ["RpcError", "RpcErrorCode"].map(|name| {
+        let rel = format!("types/{name}.json");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../contracts/schema")
+            .join(&rel);
+        (
+            rel,
+            std::fs::read_to_string(path).expect("the contract's error types"),
+        )
+    });
+    let model = model(&small_set_with(
+        json!(["dark_green"]),
+        [inner, outer].into_iter().chain(errors).collect(),
+    ))
+    .expect("modelled");
+    let origin = super::Origin {
+        command: "test",
+        schemas: "small".into(),
+    };
+    let dir = std::env::temp_dir().join(format!("vdm-nested-leak-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("vdm")).expect("a scratch folder");
+    for (name, text) in super::cpp::files(&model, "0.0.0", &origin).expect("C++ emitted") {
+        std::fs::write(dir.join("vdm").join(name), text).expect("a header written");
+    }
+    let source = dir.join("leak.cpp");
+    std::fs::write(
+        &source,
+        r#"#include <iostream>
+#include "vdm/contract.hpp"
+
+using vdm::contract::Inner;
+using vdm::contract::Outer;
+
+int main() {
+  nlohmann::json deep = nlohmann::json::array();
+  for (int i = 0; i < 200; i++) deep = nlohmann::json::array({deep});
+  Inner bad;
+  bad.data = deep;
+  Inner good;
+  good.data = 1;
+  const char* places[] = {"one", "list", "byName", "grid", "maybe"};
+  for (const char* place : places) {
+    Outer outer;
+    outer.one = good;
+    const std::string at = place;
+    if (at == "one") outer.one = bad;
+    if (at == "list") outer.list = {good, bad};
+    if (at == "byName") outer.by_name = {{"a", good}, {"b", bad}};
+    if (at == "grid") outer.grid = {{good}, {good, bad}};
+    if (at == "maybe") outer.maybe = bad;
+    nlohmann::json j;
+    try {
+      vdm::contract::to_json(j, outer);
+      std::cerr << "written with a value too deep at " << at << "\n";
+      return 1;
+    } catch (const vdm::contract::ContractError&) {
+    }
+  }
+  Outer fine;
+  fine.one = good;
+  fine.list = {good};
+  nlohmann::json j;
+  vdm::contract::to_json(j, fine);
+  std::cout << j.dump();
+  return 0;
+}
+"#,
+    )
+    .expect("the source is written");
+    let program = dir.join("leak");
+    let built = std::process::Command::new("g++")
+        .args([
+            "-std=c++17",
+            "-O1",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ])
+        .arg("-I")
+        .arg(&dir)
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    assert!(
+        built.status.success(),
+        "the header does not compile:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = std::process::Command::new(&program)
+        .env("ASAN_OPTIONS", "detect_leaks=1")
+        .output()
+        .expect("the program runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let written: Value = serde_json::from_slice(&run.stdout).expect("JSON written");
+    assert_eq!(
+        written,
+        json!({"one": {"data": 1}, "list": [{"data": 1}], "byName": {}, "grid": []})
+    );
+}

@@ -336,6 +336,11 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+template <class T>
+void write_into(json& j, const std::vector<T>& items);
+template <class T>
+void write_into(json& j, const std::map<std::string, T>& entries);
+
 /// Writes `value` into `j` in place, by nlohmann's own dispatch (a type of
 /// this contract, or a standard one alike), where `j = value` converts it
 /// into a temporary first: a to_json that throws (`within_depth`) inside
@@ -344,6 +349,21 @@ inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 template <class T>
 void write_into(json& j, const T& value) {
   nlohmann::adl_serializer<T>::to_json(j, value);
+}
+
+/// `write_into` for a list: each item in place in the array (nlohmann
+/// would convert each through its converting constructor).
+template <class T>
+void write_into(json& j, const std::vector<T>& items) {
+  j = json::array();
+  for (const T& item : items) write_into(j.emplace_back(), item);
+}
+
+/// `write_into` for a map: each value in place under its key.
+template <class T>
+void write_into(json& j, const std::map<std::string, T>& entries) {
+  j = json::object();
+  for (const auto& entry : entries) write_into(j[entry.first], entry.second);
 }
 
 template <class T>
@@ -1017,8 +1037,8 @@ inline void from_json(const nlohmann::json& j, Checksum& out) {
 
 inline void to_json(nlohmann::json& j, const Checksum& value) {
   j = nlohmann::json::object();
-  j["algorithm"] = value.algorithm;
-  j["value"] = value.value;
+  detail::write_into(j["algorithm"], value.algorithm);
+  detail::write_into(j["value"], value.value);
 }
 
 /// What a client asks to download and how. Everything but the URL has a default the daemon chooses.
@@ -1153,14 +1173,14 @@ inline void from_json(const nlohmann::json& j, DownloadSpec& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadSpec& value) {
   j = nlohmann::json::object();
-  if (value.buffer_bytes) j["bufferBytes"] = *value.buffer_bytes;
-  if (value.checksum) j["checksum"] = *value.checksum;
-  if (value.directory) j["directory"] = *value.directory;
-  if (value.file_name) j["fileName"] = *value.file_name;
-  if (value.headers) j["headers"] = *value.headers;
-  if (value.segments) j["segments"] = *value.segments;
-  if (value.start_paused) j["startPaused"] = *value.start_paused;
-  j["url"] = value.url;
+  if (value.buffer_bytes) detail::write_into(j["bufferBytes"], *value.buffer_bytes);
+  if (value.checksum) detail::write_into(j["checksum"], *value.checksum);
+  if (value.directory) detail::write_into(j["directory"], *value.directory);
+  if (value.file_name) detail::write_into(j["fileName"], *value.file_name);
+  if (value.headers) detail::write_into(j["headers"], *value.headers);
+  if (value.segments) detail::write_into(j["segments"], *value.segments);
+  if (value.start_paused) detail::write_into(j["startPaused"], *value.start_paused);
+  detail::write_into(j["url"], value.url);
 }
 
 /// The parameters of download.add.
@@ -1192,7 +1212,7 @@ inline void from_json(const nlohmann::json& j, DownloadAddParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadAddParams& value) {
   j = nlohmann::json::object();
-  j["spec"] = value.spec;
+  detail::write_into(j["spec"], value.spec);
 }
 
 /// Names one download task for its whole life. The daemon chooses it when a task is added; clients only ever echo it back.
@@ -1240,7 +1260,7 @@ inline void from_json(const nlohmann::json& j, DownloadAddResult& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadAddResult& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// The parameters of download.cancel.
@@ -1272,7 +1292,7 @@ inline void from_json(const nlohmann::json& j, DownloadCancelParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadCancelParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.cancel answers with.
@@ -1330,7 +1350,7 @@ inline void from_json(const nlohmann::json& j, DownloadGetParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadGetParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// Where one byte range of a download stands. pending is a range that is planned but not dialled yet; stalled is a connection that is open but has stopped delivering.
@@ -1447,11 +1467,11 @@ inline void from_json(const nlohmann::json& j, Segment& out) {
 
 inline void to_json(nlohmann::json& j, const Segment& value) {
   j = nlohmann::json::object();
-  j["downloadedBytes"] = value.downloaded_bytes;
-  j["endByte"] = value.end_byte;
-  j["index"] = value.index;
-  j["startByte"] = value.start_byte;
-  j["state"] = value.state;
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  detail::write_into(j["endByte"], value.end_byte);
+  detail::write_into(j["index"], value.index);
+  detail::write_into(j["startByte"], value.start_byte);
+  detail::write_into(j["state"], value.state);
 }
 
 /// Why a download failed (not why a call failed: that is RpcErrorCode). The values follow the engine's own enum, in its order, after an `ok` that has no wire spelling. The codes listed in x-carriesHttpStatus come from an HTTP answer, and a TaskError with one of them carries that answer's status.
@@ -1668,11 +1688,11 @@ inline void from_json(const nlohmann::json& j, TaskError& out) {
 
 inline void to_json(nlohmann::json& j, const TaskError& value) {
   j = nlohmann::json::object();
-  if (value.cause) j["cause"] = *value.cause;
-  j["code"] = value.code;
-  if (value.http_status) j["httpStatus"] = *value.http_status;
-  j["message"] = value.message;
-  j["retryable"] = value.retryable;
+  if (value.cause) detail::write_into(j["cause"], *value.cause);
+  detail::write_into(j["code"], value.code);
+  if (value.http_status) detail::write_into(j["httpStatus"], *value.http_status);
+  detail::write_into(j["message"], value.message);
+  detail::write_into(j["retryable"], value.retryable);
 }
 
 /// Where a task stands in its lifecycle. The daemon drives new, queued and pausing for a schedule; the engine drives probing through complete or failed; cancelled can follow any state that is not terminal; paused is shared and setting it twice is harmless. complete, failed and cancelled are terminal.
@@ -1897,26 +1917,26 @@ inline void from_json(const nlohmann::json& j, TaskSummary& out) {
 
 inline void to_json(nlohmann::json& j, const TaskSummary& value) {
   j = nlohmann::json::object();
-  j["createdAt"] = value.created_at;
-  j["downloadedBytes"] = value.downloaded_bytes;
-  if (value.effective_buffer_bytes) j["effectiveBufferBytes"] = *value.effective_buffer_bytes;
-  if (value.error) j["error"] = *value.error;
+  detail::write_into(j["createdAt"], value.created_at);
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  if (value.effective_buffer_bytes) detail::write_into(j["effectiveBufferBytes"], *value.effective_buffer_bytes);
+  if (value.error) detail::write_into(j["error"], *value.error);
   if (value.eta_seconds) {
-    j["etaSeconds"] = *value.eta_seconds;
+    detail::write_into(j["etaSeconds"], *value.eta_seconds);
   } else {
     j["etaSeconds"] = nullptr;
   }
-  j["fileName"] = value.file_name;
-  j["segments"] = value.segments;
+  detail::write_into(j["fileName"], value.file_name);
+  detail::write_into(j["segments"], value.segments);
   if (value.size_bytes) {
-    j["sizeBytes"] = *value.size_bytes;
+    detail::write_into(j["sizeBytes"], *value.size_bytes);
   } else {
     j["sizeBytes"] = nullptr;
   }
-  j["speedBytesPerSec"] = value.speed_bytes_per_sec;
-  j["state"] = value.state;
-  j["taskId"] = value.task_id;
-  j["url"] = value.url;
+  detail::write_into(j["speedBytesPerSec"], value.speed_bytes_per_sec);
+  detail::write_into(j["state"], value.state);
+  detail::write_into(j["taskId"], value.task_id);
+  detail::write_into(j["url"], value.url);
 }
 
 /// Everything known about one task: its summary, the spec it was added with, and its byte ranges. segmentDetail is empty while the size is unknown or zero; otherwise it holds exactly summary.segments ranges, indexed from 0 in order, contiguous, covering exactly bytes 0 to sizeBytes - 1, whose downloadedBytes add up to the summary's.
@@ -1972,9 +1992,9 @@ inline void from_json(const nlohmann::json& j, TaskDetail& out) {
 
 inline void to_json(nlohmann::json& j, const TaskDetail& value) {
   j = nlohmann::json::object();
-  j["segmentDetail"] = value.segment_detail;
-  j["spec"] = value.spec;
-  j["summary"] = value.summary;
+  detail::write_into(j["segmentDetail"], value.segment_detail);
+  detail::write_into(j["spec"], value.spec);
+  detail::write_into(j["summary"], value.summary);
 }
 
 /// What download.get answers with.
@@ -2006,7 +2026,7 @@ inline void from_json(const nlohmann::json& j, DownloadGetResult& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadGetResult& value) {
   j = nlohmann::json::object();
-  j["task"] = value.task;
+  detail::write_into(j["task"], value.task);
 }
 
 /// The parameters of download.list.
@@ -2053,7 +2073,7 @@ inline void from_json(const nlohmann::json& j, DownloadListParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadListParams& value) {
   j = nlohmann::json::object();
-  if (value.states) j["states"] = *value.states;
+  if (value.states) detail::write_into(j["states"], *value.states);
 }
 
 /// What download.list answers with.
@@ -2095,7 +2115,7 @@ inline void from_json(const nlohmann::json& j, DownloadListResult& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadListResult& value) {
   j = nlohmann::json::object();
-  j["tasks"] = value.tasks;
+  detail::write_into(j["tasks"], value.tasks);
 }
 
 /// The parameters of download.pause.
@@ -2127,7 +2147,7 @@ inline void from_json(const nlohmann::json& j, DownloadPauseParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadPauseParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.pause answers with.
@@ -2218,10 +2238,10 @@ inline void from_json(const nlohmann::json& j, DownloadProvideAuthParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadProvideAuthParams& value) {
   j = nlohmann::json::object();
-  j["password"] = value.password;
-  if (value.save) j["save"] = *value.save;
-  j["taskId"] = value.task_id;
-  j["username"] = value.username;
+  detail::write_into(j["password"], value.password);
+  if (value.save) detail::write_into(j["save"], *value.save);
+  detail::write_into(j["taskId"], value.task_id);
+  detail::write_into(j["username"], value.username);
 }
 
 /// What download.provideAuth answers with: nothing beyond success; the task resumes and reports through events.
@@ -2290,8 +2310,8 @@ inline void from_json(const nlohmann::json& j, DownloadRemoveParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadRemoveParams& value) {
   j = nlohmann::json::object();
-  if (value.delete_file) j["deleteFile"] = *value.delete_file;
-  j["taskId"] = value.task_id;
+  if (value.delete_file) detail::write_into(j["deleteFile"], *value.delete_file);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.remove answers with.
@@ -2349,7 +2369,7 @@ inline void from_json(const nlohmann::json& j, DownloadResumeParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadResumeParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.resume answers with.
@@ -2437,11 +2457,11 @@ inline void from_json(const nlohmann::json& j, DownloadUpdateParamsPatch& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadUpdateParamsPatch& value) {
   j = nlohmann::json::object();
-  if (value.buffer_bytes) j["bufferBytes"] = *value.buffer_bytes;
-  if (value.segments) j["segments"] = *value.segments;
+  if (value.buffer_bytes) detail::write_into(j["bufferBytes"], *value.buffer_bytes);
+  if (value.segments) detail::write_into(j["segments"], *value.segments);
   if (value.speed_limit_bytes_per_sec) {
     if (*value.speed_limit_bytes_per_sec) {
-      j["speedLimitBytesPerSec"] = **value.speed_limit_bytes_per_sec;
+      detail::write_into(j["speedLimitBytesPerSec"], **value.speed_limit_bytes_per_sec);
     } else {
       j["speedLimitBytesPerSec"] = nullptr;
     }
@@ -2484,8 +2504,8 @@ inline void from_json(const nlohmann::json& j, DownloadUpdateParams& out) {
 
 inline void to_json(nlohmann::json& j, const DownloadUpdateParams& value) {
   j = nlohmann::json::object();
-  j["patch"] = value.patch;
-  j["taskId"] = value.task_id;
+  detail::write_into(j["patch"], value.patch);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.update answers with.
@@ -2624,10 +2644,10 @@ inline void from_json(const nlohmann::json& j, NotifyEvent& out) {
 
 inline void to_json(nlohmann::json& j, const NotifyEvent& value) {
   j = nlohmann::json::object();
-  if (value.code) j["code"] = *value.code;
-  j["level"] = value.level;
-  j["message"] = value.message;
-  if (value.task_id) j["taskId"] = *value.task_id;
+  if (value.code) detail::write_into(j["code"], *value.code);
+  detail::write_into(j["level"], value.level);
+  detail::write_into(j["message"], value.message);
+  if (value.task_id) detail::write_into(j["taskId"], *value.task_id);
 }
 
 /// Pairs a reply or error with the call it answers. The caller chooses it; the callee echoes it unchanged.
@@ -2768,9 +2788,9 @@ inline void from_json(const nlohmann::json& j, RpcError& out) {
 
 inline void to_json(nlohmann::json& j, const RpcError& value) {
   j = nlohmann::json::object();
-  j["code"] = value.code;
+  detail::write_into(j["code"], value.code);
   if (value.data) j["data"] = detail::within_depth(*value.data, "the value of \"data\"");
-  j["message"] = value.message;
+  detail::write_into(j["message"], value.message);
 }
 
 /// The parameters of session.hello.
@@ -2818,8 +2838,8 @@ inline void from_json(const nlohmann::json& j, SessionHelloParams& out) {
 
 inline void to_json(nlohmann::json& j, const SessionHelloParams& value) {
   j = nlohmann::json::object();
-  j["client"] = value.client;
-  j["contractVersion"] = value.contract_version;
+  detail::write_into(j["client"], value.client);
+  detail::write_into(j["contractVersion"], value.contract_version);
 }
 
 /// What session.hello answers with.
@@ -2889,9 +2909,9 @@ inline void from_json(const nlohmann::json& j, SessionHelloResult& out) {
 
 inline void to_json(nlohmann::json& j, const SessionHelloResult& value) {
   j = nlohmann::json::object();
-  j["contractVersion"] = value.contract_version;
-  j["daemon"] = value.daemon;
-  j["methods"] = value.methods;
+  detail::write_into(j["contractVersion"], value.contract_version);
+  detail::write_into(j["daemon"], value.daemon);
+  detail::write_into(j["methods"], value.methods);
 }
 
 /// What event.task.added carries.
@@ -2923,7 +2943,7 @@ inline void from_json(const nlohmann::json& j, TaskAddedEvent& out) {
 
 inline void to_json(nlohmann::json& j, const TaskAddedEvent& value) {
   j = nlohmann::json::object();
-  j["task"] = value.task;
+  detail::write_into(j["task"], value.task);
 }
 
 /// One segment's progress.
@@ -2969,9 +2989,9 @@ inline void from_json(const nlohmann::json& j, TaskProgressEventSegmentsItem& ou
 
 inline void to_json(nlohmann::json& j, const TaskProgressEventSegmentsItem& value) {
   j = nlohmann::json::object();
-  j["downloadedBytes"] = value.downloaded_bytes;
-  j["index"] = value.index;
-  j["state"] = value.state;
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  detail::write_into(j["index"], value.index);
+  detail::write_into(j["state"], value.state);
 }
 
 /// What event.task.progress carries.
@@ -3034,10 +3054,10 @@ inline void from_json(const nlohmann::json& j, TaskProgressEvent& out) {
 
 inline void to_json(nlohmann::json& j, const TaskProgressEvent& value) {
   j = nlohmann::json::object();
-  j["downloadedBytes"] = value.downloaded_bytes;
-  j["segments"] = value.segments;
-  j["speedBytesPerSec"] = value.speed_bytes_per_sec;
-  j["taskId"] = value.task_id;
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  detail::write_into(j["segments"], value.segments);
+  detail::write_into(j["speedBytesPerSec"], value.speed_bytes_per_sec);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What event.task.removed carries.
@@ -3069,7 +3089,7 @@ inline void from_json(const nlohmann::json& j, TaskRemovedEvent& out) {
 
 inline void to_json(nlohmann::json& j, const TaskRemovedEvent& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What event.task.state carries.
@@ -3126,10 +3146,10 @@ inline void from_json(const nlohmann::json& j, TaskStateEvent& out) {
 
 inline void to_json(nlohmann::json& j, const TaskStateEvent& value) {
   j = nlohmann::json::object();
-  if (value.error) j["error"] = *value.error;
-  j["previousState"] = value.previous_state;
-  j["state"] = value.state;
-  j["taskId"] = value.task_id;
+  if (value.error) detail::write_into(j["error"], *value.error);
+  detail::write_into(j["previousState"], value.previous_state);
+  detail::write_into(j["state"], value.state);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// The three facts of a finished tool call, whatever happened: a tool that ran, overran its deadline, or was refused. Refusals and timeouts are told by the exit code and a line on stderr, never as a transport failure.
@@ -3181,9 +3201,9 @@ inline void from_json(const nlohmann::json& j, ToolCapture& out) {
 
 inline void to_json(nlohmann::json& j, const ToolCapture& value) {
   j = nlohmann::json::object();
-  j["exitCode"] = value.exit_code;
-  j["stderr"] = value.stderr_;
-  j["stdout"] = value.stdout_;
+  detail::write_into(j["exitCode"], value.exit_code);
+  detail::write_into(j["stderr"], value.stderr_);
+  detail::write_into(j["stdout"], value.stdout_);
 }
 
 /// The parameters of tool.invoke.
@@ -3242,9 +3262,9 @@ inline void from_json(const nlohmann::json& j, ToolInvokeParams& out) {
 
 inline void to_json(nlohmann::json& j, const ToolInvokeParams& value) {
   j = nlohmann::json::object();
-  if (value.cwd) j["cwd"] = *value.cwd;
+  if (value.cwd) detail::write_into(j["cwd"], *value.cwd);
   j["input"] = detail::within_depth(value.input, "the value of \"input\"");
-  j["tool"] = value.tool;
+  detail::write_into(j["tool"], value.tool);
 }
 
 /// A channel a method may be carried on. unix is the daemon's local socket, reachable only from the same machine; websocket is reachable from a browser.

@@ -328,33 +328,36 @@ impl Emitter<'_> {
             let member = format!("value.{}", ident(&field.json));
             let json = literal(&field.json);
             // A free-form value is copied only once its depth is known to
-            // be one a reader takes (`detail::within_depth`).
-            let checked = |value: &str| {
+            // be one a reader takes (`detail::within_depth`); anything else
+            // is written in place (`detail::write_into`), since a named
+            // type's `to_json` may hold such a value and throw.
+            let write = |value: &str| {
                 if holds_any(&field.ty) {
                     let what = literal(&format!("the value of \"{}\"", field.json));
-                    format!("detail::within_depth({value}, {what})")
+                    format!("j[{json}] = detail::within_depth({value}, {what});")
                 } else {
-                    value.to_string()
+                    format!("detail::write_into(j[{json}], {value});")
                 }
             };
-            let (once, twice) = (
-                checked(&format!("*{member}")),
-                checked(&format!("**{member}")),
+            let (plain, once, twice) = (
+                write(&member),
+                write(&format!("*{member}")),
+                write(&format!("**{member}")),
             );
             match (field.required, field.nullable) {
                 (true, false) => {
-                    let _ = writeln!(out, "  j[{json}] = {};", checked(&member));
+                    let _ = writeln!(out, "  {plain}");
                 }
                 (true, true) => {
-                    let _ = writeln!(out, "  if ({member}) {{\n    j[{json}] = {once};\n  }} else {{\n    j[{json}] = nullptr;\n  }}");
+                    let _ = writeln!(out, "  if ({member}) {{\n    {once}\n  }} else {{\n    j[{json}] = nullptr;\n  }}");
                 }
                 (false, false) => {
-                    let _ = writeln!(out, "  if ({member}) j[{json}] = {once};");
+                    let _ = writeln!(out, "  if ({member}) {once}");
                 }
                 (false, true) => {
                     let _ = writeln!(
                         out,
-                        "  if ({member}) {{\n    if (*{member}) {{\n      j[{json}] = {twice};\n    }} else {{\n      j[{json}] = nullptr;\n    }}\n  }}"
+                        "  if ({member}) {{\n    if (*{member}) {{\n      {twice}\n    }} else {{\n      j[{json}] = nullptr;\n    }}\n  }}"
                     );
                 }
             }

@@ -297,6 +297,11 @@ inline std::string quoted(const std::string& text) {
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 
+template <class T>
+void write_into(json& j, const std::vector<T>& items);
+template <class T>
+void write_into(json& j, const std::map<std::string, T>& entries);
+
 /// Writes `value` into `j` in place, by nlohmann's own dispatch (a type of
 /// this contract, or a standard one alike), where `j = value` converts it
 /// into a temporary first: a to_json that throws (`within_depth`) inside
@@ -305,6 +310,21 @@ inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
 template <class T>
 void write_into(json& j, const T& value) {
   nlohmann::adl_serializer<T>::to_json(j, value);
+}
+
+/// `write_into` for a list: each item in place in the array (nlohmann
+/// would convert each through its converting constructor).
+template <class T>
+void write_into(json& j, const std::vector<T>& items) {
+  j = json::array();
+  for (const T& item : items) write_into(j.emplace_back(), item);
+}
+
+/// `write_into` for a map: each value in place under its key.
+template <class T>
+void write_into(json& j, const std::map<std::string, T>& entries) {
+  j = json::object();
+  for (const auto& entry : entries) write_into(j[entry.first], entry.second);
 }
 
 template <class T>
