@@ -145,6 +145,21 @@ fn small_set_with(when: Value, more: Vec<(String, String)>) -> SchemaSet {
     .expect("the small set loads")
 }
 
+/// The small set, `more` documents, and the contract's own error types: the
+/// envelope's hand-written C++ reads an error's body as RpcError, so a
+/// program built on the headers needs them.
+fn small_set_and_errors(mut more: Vec<(String, String)>) -> SchemaSet {
+    for name in ["RpcError", "RpcErrorCode"] {
+        let rel = format!("types/{name}.json");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../contracts/schema")
+            .join(&rel);
+        let text = std::fs::read_to_string(path).expect("the contract's error types");
+        more.push((rel, text));
+    }
+    small_set_with(json!(["dark_green"]), more)
+}
+
 /// Containers inside containers (arrays of arrays, maps of arrays, arrays
 /// of maps) name each level's variables apart: the C++ header compiles
 /// with the strict warnings lanes build with (`-Wshadow` among them), and
@@ -167,22 +182,7 @@ fn nested_containers_read_and_compile_with_strict_warnings() {
             "additionalProperties": false,
         }),
     );
-    // The envelope's hand-written part reads an error's body as RpcError.
-    let errors = ["RpcError", "RpcErrorCode"].map(|name| {
-        let rel = format!("types/{name}.json");
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../contracts/schema")
-            .join(&rel);
-        (
-            rel,
-            std::fs::read_to_string(path).expect("the contract's error types"),
-        )
-    });
-    let model = model(&small_set_with(
-        json!(["dark_green"]),
-        [grid].into_iter().chain(errors).collect(),
-    ))
-    .expect("modelled");
+    let model = model(&small_set_and_errors(vec![grid])).expect("modelled");
     let origin = super::Origin {
         command: "test",
         schemas: "small".into(),
@@ -329,21 +329,7 @@ fn a_refused_write_nested_in_named_fields_leaks_nothing() {
             "additionalProperties": false,
         }),
     );
-    let errors = ["RpcError", "RpcErrorCode"].map(|name| {
-        let rel = format!("types/{name}.json");
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../contracts/schema")
-            .join(&rel);
-        (
-            rel,
-            std::fs::read_to_string(path).expect("the contract's error types"),
-        )
-    });
-    let model = model(&small_set_with(
-        json!(["dark_green"]),
-        [inner, outer].into_iter().chain(errors).collect(),
-    ))
-    .expect("modelled");
+    let model = model(&small_set_and_errors(vec![inner, outer])).expect("modelled");
     let origin = super::Origin {
         command: "test",
         schemas: "small".into(),
