@@ -410,6 +410,17 @@ function textFault(text) {
 }
 
 /**
+ * A TypeError unless `text` is a string: JSON.parse would turn anything
+ * else into text first (`null` reads as null, a Uint8Array of digits as a
+ * list of numbers).
+ */
+function asText(text, where) {
+  if (typeof text === "string") return;
+  const hint = ArrayBuffer.isView(text) || text instanceof ArrayBuffer ? ": bytes from the wire go to decodeFrameBody" : "";
+  throw new TypeError(`${where} takes JSON text as a string, not ${typeName(text)}${hint}`);
+}
+
+/**
  * JSON text read as the wire takes it (docs/wire.md, "JSON text"): one
  * value and whitespace, nested at most 127 deep, no member named twice, no
  * half surrogate pair, integer literals within ±(2^53 − 1), no number past a
@@ -417,6 +428,7 @@ function textFault(text) {
  * which reads bytes.) Throws ContractError (pointer "") naming the rule.
  */
 export function readJson(text) {
+  asText(text, "readJson");
   // Named where the text first breaks the policy, as the other readers name it.
   const refuse = (why) => {
     throw new ContractError("", `not JSON as the wire takes it: ${printable(textFault(text) ?? why)}`);
@@ -660,14 +672,121 @@ const HEADER = 4;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
+// Objects whose contents are no own enumerable properties: JSON.stringify
+// writes each as `{}`.
+const CONTENTS_HIDDEN = [Map, Set, WeakMap, WeakSet, RegExp, Error, Promise, ArrayBuffer];
+
+/**
+ * The first place where JSON.stringify would write `value` as something it
+ * does not hold: `[pointer, what is there, what would be written]`, or
+ * `null`. A number that is not finite, and an undefined, a function or a
+ * symbol in an array, are written `null`; a Map, a Set or another object
+ * whose contents are no own properties, `{}`; a typed array, an object of
+ * its indexes. It walks what JSON.stringify walks (a value's `toJSON`
+ * first), with a stack of its own and as deep as the wire allows: deeper,
+ * or round a cycle, the reader refuses the text or JSON.stringify throws.
+ * With `placed` false it spells no pointer, and is cheaper.
+ */
+function misWritten(value, placed) {
+  // Four slots an entry (the value, its key, its pointer, its depth): no
+  // array allocated per value.
+  const stack = [value, "", "", 0];
+  while (stack.length > 0) {
+    const depth = stack.pop();
+    const at = stack.pop();
+    const key = stack.pop();
+    const held = stack.pop();
+    const v = held !== null && typeof held === "object" && typeof held.toJSON === "function" ? held.toJSON(key) : held;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return [at, String(v), "null"];
+      continue;
+    }
+    if (typeof v !== "object" || v === null || depth > MAX_DEPTH) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        const kind = typeof item;
+        if (kind === "number") {
+          if (!Number.isFinite(item)) return [`${at}/${i}`, String(item), "null"];
+        } else if (kind === "object") {
+          if (item !== null) stack.push(item, String(i), placed ? `${at}/${i}` : "", depth + 1);
+        } else if (item === undefined || kind === "function" || kind === "symbol") {
+          return [`${at}/${i}`, `${item === undefined ? "nothing" : `a ${kind}`} in an array`, "null"];
+        }
+      }
+      continue;
+    }
+    const prototype = Object.getPrototypeOf(v);
+    if (prototype !== Object.prototype && prototype !== null && (ArrayBuffer.isView(v) || CONTENTS_HIDDEN.some((kind) => v instanceof kind))) {
+      const name = v.constructor?.name ?? "an object";
+      return [at, /^[AEIO]/.test(name) ? `an ${name}` : `a ${name}`, ArrayBuffer.isView(v) && !(v instanceof DataView) ? "an object of its indexes" : "{}"];
+    }
+    for (const k in v) {
+      const item = v[k];
+      const kind = typeof item;
+      if (kind === "number") {
+        if (!Number.isFinite(item) && Object.hasOwn(v, k)) return [`${at}/${escapeToken(k)}`, String(item), "null"];
+      } else if (kind === "object" && item !== null && Object.hasOwn(v, k)) {
+        stack.push(item, k, placed ? `${at}/${escapeToken(k)}` : "", depth + 1);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * JSON text of `value` as the wire takes it (`undefined` where
+ * JSON.stringify gives none): JSON.stringify's text, except that a whole
+ * number past ±(2^53 − 1), which it spells as digits (an integer literal no
+ * reader takes), is written with an exponent (`9.007199254740992e+15`), as
+ * the Rust and C++ writers write a double, and reads back as the same
+ * number. Throws TypeError where JSON.stringify would write something the
+ * value does not hold (`NaN` as `null`, a Map as `{}`), naming the place.
+ */
+export function writeJson(value) {
+  if (misWritten(value, false) !== null) {
+    const [at, what, written] = misWritten(value, true);
+    throw new TypeError(`${what} at ${printable(at) || "(root)"} would be written as ${written}, which is not what it holds: give a finite number, a plain object or an array of JSON values there`);
+  }
+  const text = JSON.stringify(value);
+  // Such a number has 16 digits or more; from 1e21 on JSON.stringify
+  // writes the exponent itself.
+  if (typeof text !== "string" || !/\d{16}/.test(text)) return text;
+  let out = "";
+  let copied = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = skipString(text, i);
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const [end, fraction] = skipNumber(text, i);
+      if (!fraction && end - i >= 16) {
+        const number = Number(text.slice(i, end));
+        if (!Number.isSafeInteger(number)) {
+          out += text.slice(copied, i) + number.toExponential();
+          copied = end;
+        }
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return out + text.slice(copied);
+}
+
 /** One envelope as a frame: 4 bytes of big-endian length, then the JSON. */
 export function encodeFrame(envelope) {
   let text;
   try {
-    text = JSON.stringify(envelope);
+    text = writeJson(envelope);
   } catch (error) {
     // A BigInt or a cycle in a free-form value: nothing a reader could read.
     throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // JSON.stringify gives undefined, not text, for nothing, a function or a symbol.
+  if (typeof text !== "string") {
+    throw new FrameError("unreadable", 0, `the envelope cannot be written as JSON: ${typeName(envelope)} has no JSON text`);
   }
   const body = encoder.encode(text);
   if (body.length > MAX_FRAME) {
@@ -719,8 +838,30 @@ function notUtf8At(bytes) {
   return bytes.length;
 }
 
+/**
+ * `bytes` as a Uint8Array over the same memory, taking what TextDecoder
+ * takes (an ArrayBuffer or any view of one, from any realm). Anything else
+ * is a TypeError: `Uint8Array.prototype.set` would read a string as that
+ * many zero bytes, and a socket given an encoding hands out strings.
+ * `forText` says what to do with a string instead.
+ */
+function asBytes(bytes, where, forText) {
+  if (ArrayBuffer.isView(bytes)) {
+    return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  if (Object.prototype.toString.call(bytes) === "[object ArrayBuffer]") return new Uint8Array(bytes);
+  let hint = "";
+  if (typeof bytes === "string") hint = `: ${forText}`;
+  // A browser WebSocket's binary messages are Blobs unless told otherwise.
+  else if (typeof Blob === "function" && bytes instanceof Blob) {
+    hint = ': a Blob, whose bytes come from `await blob.arrayBuffer()` (or set the WebSocket\'s binaryType to "arraybuffer")';
+  }
+  throw new TypeError(`${where} takes bytes (a Uint8Array, a Buffer, an ArrayBuffer or a view of one), not ${typeName(bytes)}${hint}`);
+}
+
 /** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
+  bytes = asBytes(bytes, "decodeFrameBody", "a message that is text already (a WebSocket text message) is read with parseEnvelopeText");
   let text;
   try {
     text = utf8.decode(bytes);
@@ -743,6 +884,7 @@ export class FrameDecoder {
 
   /** Adds bytes that arrived. */
   push(chunk) {
+    chunk = asBytes(chunk, "FrameDecoder.push", "read the stream as bytes, with no encoding set");
     if (this.#broken !== null) throw this.#broken;
     const held = this.#end - this.#start;
     if (this.#end + chunk.length > this.#buffer.length) {
@@ -1764,6 +1906,7 @@ export function parseEnvelope(value) {
 
 /** Reads an envelope from JSON text: readJson, then parseEnvelope. */
 export function parseEnvelopeText(text) {
+  asText(text, "parseEnvelopeText");
   return parseEnvelope(readJson(text));
 }
 

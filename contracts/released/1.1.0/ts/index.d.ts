@@ -73,20 +73,38 @@ export declare class FrameError extends Error {
  */
 export declare function readJson(text: string): unknown;
 /**
+ * JSON text of a value as the wire takes it: `JSON.stringify`'s, except
+ * that a whole number past ±(2^53 − 1) is written with an exponent
+ * (`9.007199254740992e+15`), where `JSON.stringify` would spell it as an
+ * integer literal no reader takes. `undefined` where `JSON.stringify`
+ * gives no text; throws where it throws (a BigInt, a cycle), and throws
+ * TypeError, naming the place, where it would write something the value
+ * does not hold: a number that is not finite (`null`), a Map, a Set or
+ * another object whose contents are no own properties (`{}`), a typed
+ * array, or nothing, a function or a symbol in an array (`null`). For
+ * writing JSON Lines; `encodeFrame` writes with it.
+ */
+export declare function writeJson(value: unknown): string | undefined;
+/**
  * One envelope as a frame: 4 bytes of big-endian length, then the JSON.
  * Throws FrameError `too_large` past MAX_FRAME, and `unreadable` for an
  * envelope a reader would refuse (its text read back with
  * `parseEnvelopeText`: the JSON text policy and every rule the schemas
- * state) or a value `JSON.stringify` cannot write (a BigInt, a cycle).
+ * state), a value `JSON.stringify` cannot write (a BigInt, a cycle), or one
+ * it would write as something the value does not hold (`writeJson`).
  */
 export declare function encodeFrame(envelope: Envelope): Uint8Array;
 
-/** Decodes one frame's body: UTF-8 JSON, then the envelope. */
-export declare function decodeFrameBody(bytes: Uint8Array): Envelope;
+/**
+ * Decodes one frame's body: UTF-8 JSON, then the envelope. Takes bytes as
+ * `TextDecoder` does; anything else (a string) is a TypeError.
+ */
+export declare function decodeFrameBody(bytes: ArrayBuffer | ArrayBufferView): Envelope;
 
 /** Frames from bytes as they arrive; holds only the bytes pushed and not yet read. */
 export declare class FrameDecoder {
-  push(chunk: Uint8Array): void;
+  /** Adds bytes that arrived (as `TextDecoder` takes them; a string is a TypeError). */
+  push(chunk: ArrayBuffer | ArrayBufferView): void;
   /** The next envelope, or `undefined` until more bytes arrive. */
   next(): Envelope | undefined;
   /** The bytes have ended: throws FrameError `unexpected_eof` inside a frame. */
@@ -95,7 +113,7 @@ export declare class FrameDecoder {
 
 /**
  * A digest a client may ask the engine to verify. sha512 is valid on the wire; an engine that does not implement it refuses the call with `unsupported`.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type ChecksumAlgorithm = "md5" | "sha1" | "sha256" | "sha512";
@@ -108,7 +126,7 @@ export declare function parseChecksumAlgorithm(value: unknown): ChecksumAlgorith
 
 /**
  * A digest the finished file must match. A person may type `sha256:<hex>` into a CLI or GUI; the wire carries only this object.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface Checksum {
@@ -127,7 +145,7 @@ export declare function parseChecksum(value: unknown): Checksum;
 
 /**
  * What a client asks to download and how. Everything but the URL has a default the daemon chooses.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadSpec {
@@ -170,7 +188,7 @@ export declare function parseDownloadSpec(value: unknown): DownloadSpec;
 
 /**
  * The parameters of download.add.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadAddParams {
@@ -185,7 +203,7 @@ export declare function parseDownloadAddParams(value: unknown): DownloadAddParam
 
 /**
  * Names one download task for its whole life. The daemon chooses it when a task is added; clients only ever echo it back.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type TaskId = string;
@@ -195,7 +213,7 @@ export declare function parseTaskId(value: unknown): TaskId;
 
 /**
  * What download.add answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadAddResult {
@@ -210,7 +228,7 @@ export declare function parseDownloadAddResult(value: unknown): DownloadAddResul
 
 /**
  * The parameters of download.cancel.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadCancelParams {
@@ -225,7 +243,7 @@ export declare function parseDownloadCancelParams(value: unknown): DownloadCance
 
 /**
  * What download.cancel answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadCancelResult {
@@ -236,7 +254,7 @@ export declare function parseDownloadCancelResult(value: unknown): DownloadCance
 
 /**
  * The parameters of download.get.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadGetParams {
@@ -251,7 +269,7 @@ export declare function parseDownloadGetParams(value: unknown): DownloadGetParam
 
 /**
  * Where one byte range of a download stands. pending is a range that is planned but not dialled yet; stalled is a connection that is open but has stopped delivering.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type SegmentState = "pending" | "connecting" | "downloading" | "stalled" | "complete" | "failed";
@@ -264,7 +282,7 @@ export declare function parseSegmentState(value: unknown): SegmentState;
 
 /**
  * One byte range of a download and how much of it has arrived. Ranges are closed and inclusive: the segment covers startByte through endByte, both included, so its length is endByte - startByte + 1 and the two values go verbatim into an HTTP `Range: bytes=start-end` header. An empty range cannot be written.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface Segment {
@@ -295,7 +313,7 @@ export declare function parseSegment(value: unknown): Segment;
 
 /**
  * Why a download failed (not why a call failed: that is RpcErrorCode). The values follow the engine's own enum, in its order, after an `ok` that has no wire spelling. The codes listed in x-carriesHttpStatus come from an HTTP answer, and a TaskError with one of them carries that answer's status.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type TaskErrorCode = "invalid_url" | "unsupported_scheme" | "dns_failed" | "connect_failed" | "connect_timeout" | "tls_failed" | "proxy_failed" | "probe_failed" | "http_client_error" | "http_server_error" | "auth_required" | "proxy_auth_required" | "forbidden" | "not_found" | "range_not_supported" | "too_many_redirects" | "read_timeout" | "connection_reset" | "server_file_changed" | "size_mismatch" | "checksum_mismatch" | "disk_full" | "write_failed" | "permission_denied" | "file_exists" | "max_retries_exhausted" | "internal_error";
@@ -308,7 +326,7 @@ export declare function parseTaskErrorCode(value: unknown): TaskErrorCode;
 
 /**
  * One occurrence of a download failure: what went wrong, whether trying again may help this time, and the HTTP status or underlying cause where one exists.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskError {
@@ -339,7 +357,7 @@ export declare function parseTaskError(value: unknown): TaskError;
 
 /**
  * Where a task stands in its lifecycle. The daemon drives new, queued and pausing for a schedule; the engine drives probing through complete or failed; cancelled can follow any state that is not terminal; paused is shared and setting it twice is harmless. complete, failed and cancelled are terminal.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type TaskState = "new" | "queued" | "probing" | "connecting" | "downloading" | "paused" | "retry_wait" | "assembling" | "verifying" | "complete" | "failed" | "cancelled";
@@ -352,7 +370,7 @@ export declare function parseTaskState(value: unknown): TaskState;
 
 /**
  * What a client shows for one task in a list: identity, state and progress. Sizes and counts are what is true now, not what was asked for.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskSummary {
@@ -411,7 +429,7 @@ export declare function parseTaskSummary(value: unknown): TaskSummary;
 
 /**
  * Everything known about one task: its summary, the spec it was added with, and its byte ranges. segmentDetail is empty while the size is unknown or zero; otherwise it holds exactly summary.segments ranges, indexed from 0 in order, contiguous, covering exactly bytes 0 to sizeBytes - 1, whose downloadedBytes add up to the summary's.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskDetail {
@@ -434,7 +452,7 @@ export declare function parseTaskDetail(value: unknown): TaskDetail;
 
 /**
  * What download.get answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadGetResult {
@@ -449,7 +467,7 @@ export declare function parseDownloadGetResult(value: unknown): DownloadGetResul
 
 /**
  * The parameters of download.list.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadListParams {
@@ -464,7 +482,7 @@ export declare function parseDownloadListParams(value: unknown): DownloadListPar
 
 /**
  * What download.list answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadListResult {
@@ -479,7 +497,7 @@ export declare function parseDownloadListResult(value: unknown): DownloadListRes
 
 /**
  * The parameters of download.pause.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadPauseParams {
@@ -494,7 +512,7 @@ export declare function parseDownloadPauseParams(value: unknown): DownloadPauseP
 
 /**
  * What download.pause answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadPauseResult {
@@ -505,7 +523,7 @@ export declare function parseDownloadPauseResult(value: unknown): DownloadPauseR
 
 /**
  * The parameters of download.provideAuth.
- * 
+ *
  * Since contract 1.1.0.
  */
 export interface DownloadProvideAuthParams {
@@ -532,7 +550,7 @@ export declare function parseDownloadProvideAuthParams(value: unknown): Download
 
 /**
  * What download.provideAuth answers with: nothing beyond success; the task resumes and reports through events.
- * 
+ *
  * Since contract 1.1.0.
  */
 export interface DownloadProvideAuthResult {
@@ -543,7 +561,7 @@ export declare function parseDownloadProvideAuthResult(value: unknown): Download
 
 /**
  * The parameters of download.remove.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadRemoveParams {
@@ -562,7 +580,7 @@ export declare function parseDownloadRemoveParams(value: unknown): DownloadRemov
 
 /**
  * What download.remove answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadRemoveResult {
@@ -573,7 +591,7 @@ export declare function parseDownloadRemoveResult(value: unknown): DownloadRemov
 
 /**
  * The parameters of download.resume.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadResumeParams {
@@ -588,7 +606,7 @@ export declare function parseDownloadResumeParams(value: unknown): DownloadResum
 
 /**
  * What download.resume answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadResumeResult {
@@ -599,7 +617,7 @@ export declare function parseDownloadResumeResult(value: unknown): DownloadResum
 
 /**
  * The settings to change; absent fields stay as they are.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadUpdateParamsPatch {
@@ -622,7 +640,7 @@ export declare function parseDownloadUpdateParamsPatch(value: unknown): Download
 
 /**
  * The parameters of download.update.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadUpdateParams {
@@ -641,7 +659,7 @@ export declare function parseDownloadUpdateParams(value: unknown): DownloadUpdat
 
 /**
  * What download.update answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface DownloadUpdateResult {
@@ -652,7 +670,7 @@ export declare function parseDownloadUpdateResult(value: unknown): DownloadUpdat
 
 /**
  * How loudly a client should present a notification.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type NotifyLevel = "info" | "warning" | "error";
@@ -665,7 +683,7 @@ export declare function parseNotifyLevel(value: unknown): NotifyLevel;
 
 /**
  * What event.notify carries.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface NotifyEvent {
@@ -692,7 +710,7 @@ export declare function parseNotifyEvent(value: unknown): NotifyEvent;
 
 /**
  * Pairs a reply or error with the call it answers. The caller chooses it; the callee echoes it unchanged.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type RequestId = number;
@@ -702,7 +720,7 @@ export declare function parseRequestId(value: unknown): RequestId;
 
 /**
  * Why a call failed (not why a download failed: that is TaskErrorCode). JSON-RPC's own codes, then the contract's, named in x-enum-varnames in the same order.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type RpcErrorCode = -32700 | -32600 | -32601 | -32602 | -32603 | -32001 | -32002 | -32003 | -32004 | -32005;
@@ -715,7 +733,7 @@ export declare function parseRpcErrorCode(value: unknown): RpcErrorCode;
 
 /**
  * The answer to a call that failed: which kind of failure, a sentence for a person, and optionally structured detail.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface RpcError {
@@ -738,7 +756,7 @@ export declare function parseRpcError(value: unknown): RpcError;
 
 /**
  * The parameters of session.hello.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface SessionHelloParams {
@@ -757,7 +775,7 @@ export declare function parseSessionHelloParams(value: unknown): SessionHelloPar
 
 /**
  * What session.hello answers with.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface SessionHelloResult {
@@ -780,7 +798,7 @@ export declare function parseSessionHelloResult(value: unknown): SessionHelloRes
 
 /**
  * What event.task.added carries.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskAddedEvent {
@@ -795,7 +813,7 @@ export declare function parseTaskAddedEvent(value: unknown): TaskAddedEvent;
 
 /**
  * One segment's progress.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskProgressEventSegmentsItem {
@@ -818,7 +836,7 @@ export declare function parseTaskProgressEventSegmentsItem(value: unknown): Task
 
 /**
  * What event.task.progress carries.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskProgressEvent {
@@ -845,7 +863,7 @@ export declare function parseTaskProgressEvent(value: unknown): TaskProgressEven
 
 /**
  * What event.task.removed carries.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskRemovedEvent {
@@ -860,7 +878,7 @@ export declare function parseTaskRemovedEvent(value: unknown): TaskRemovedEvent;
 
 /**
  * What event.task.state carries.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface TaskStateEvent {
@@ -887,7 +905,7 @@ export declare function parseTaskStateEvent(value: unknown): TaskStateEvent;
 
 /**
  * The three facts of a finished tool call, whatever happened: a tool that ran, overran its deadline, or was refused. Refusals and timeouts are told by the exit code and a line on stderr, never as a transport failure.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface ToolCapture {
@@ -910,7 +928,7 @@ export declare function parseToolCapture(value: unknown): ToolCapture;
 
 /**
  * The parameters of tool.invoke.
- * 
+ *
  * Since contract 1.0.0.
  */
 export interface ToolInvokeParams {
@@ -933,7 +951,7 @@ export declare function parseToolInvokeParams(value: unknown): ToolInvokeParams;
 
 /**
  * A channel a method may be carried on. unix is the daemon's local socket, reachable only from the same machine; websocket is reachable from a browser.
- * 
+ *
  * Since contract 1.0.0.
  */
 export type Transport = "unix" | "websocket";

@@ -2,6 +2,14 @@
 // The vdm contract 1.1.0 for C++17, on nlohmann::json 3.11.
 #pragma once
 
+// The readers and the frame codec report what is wrong by throwing
+// (ContractError, FrameError): under -fno-exceptions nothing could
+// report it. An engine built so reads the wire in a translation unit
+// with exceptions and hands plain values on.
+#if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)
+#error "vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -209,8 +217,11 @@ inline const char* type_name(const json& v) {
     case json::value_t::string: return "a string";
     case json::value_t::array: return "an array";
     case json::value_t::object: return "an object";
-    default: return "not a JSON value";
+    // Each listed, so an engine built with -Wswitch-enum compiles this.
+    case json::value_t::binary:
+    case json::value_t::discarded: return "not a JSON value";
   }
+  return "not a JSON value";
 }
 
 [[noreturn]] inline void wrong_type(const json& v, const char* wanted, const Path& at) {
@@ -324,6 +335,77 @@ inline std::string quoted(const std::string& text) {
 
 inline constexpr std::size_t MAX_DEPTH = 127;
 inline constexpr std::uint64_t MAX_SAFE_INTEGER = 9007199254740991ULL;
+
+template <class T>
+void write_into(json& j, const std::vector<T>& items);
+template <class T>
+void write_into(json& j, const std::map<std::string, T>& entries);
+
+/// Writes `value` into `j` in place, by nlohmann's own dispatch (a type of
+/// this contract, or a standard one alike), where `j = value` converts it
+/// into a temporary first: a to_json that throws (`within_depth`) inside
+/// nlohmann's converting constructor leaves what it had built there
+/// undestroyed.
+template <class T>
+void write_into(json& j, const T& value) {
+  nlohmann::adl_serializer<T>::to_json(j, value);
+}
+
+/// `write_into` for a list: each item in place in the array (nlohmann
+/// would convert each through its converting constructor).
+template <class T>
+void write_into(json& j, const std::vector<T>& items) {
+  j = json::array();
+  for (const T& item : items) write_into(j.emplace_back(), item);
+}
+
+/// `write_into` for a map: each value in place under its key.
+template <class T>
+void write_into(json& j, const std::map<std::string, T>& entries) {
+  j = json::object();
+  for (const auto& entry : entries) write_into(j[entry.first], entry.second);
+}
+
+template <class T>
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* what);
+template <class T>
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* what);
+
+/// `value` once it is known to nest no deeper than a reader takes: a
+/// free-form value a writer is about to copy, or a document `from_json` is
+/// about to read (parse_json holds text to the same depth as it parses).
+/// nlohmann copies and dumps a value by recursion, so one a lane built
+/// 100,000 deep would end the process on the copy. Walked with a stack of
+/// its own; otherwise throws ContractError saying that `what` (`the value
+/// of "input"`) nests too deep.
+inline const json& within_depth(const json& value, const char* what) {
+  std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    auto [v, depth] = pending.back();
+    pending.pop_back();
+    if (!v->is_structured()) continue;
+    if (depth >= MAX_DEPTH) {
+      throw ContractError("", std::string(what) + " nests more than " + std::to_string(MAX_DEPTH) +
+                                  " deep, which no reader of the wire takes");
+    }
+    for (const json& item : *v) pending.emplace_back(&item, depth + 1);
+  }
+  return value;
+}
+
+/// `within_depth` for each item of a list of free-form values.
+template <class T>
+const std::vector<T>& within_depth(const std::vector<T>& items, const char* what) {
+  for (const T& item : items) within_depth(item, what);
+  return items;
+}
+
+/// `within_depth` for each value of a map of free-form values.
+template <class T>
+const std::map<std::string, T>& within_depth(const std::map<std::string, T>& entries, const char* what) {
+  for (const auto& entry : entries) within_depth(entry.second, what);
+  return entries;
+}
 
 /// The first place where `text` breaks the JSON text policy, and which
 /// rule, in the Rust reader's words and at its byte (a test holds the three
@@ -832,7 +914,7 @@ inline bool pattern_4(std::string_view text) {
 }  // namespace detail
 
 /// A digest a client may ask the engine to verify. sha512 is valid on the wire; an engine that does not implement it refuses the call with `unsupported`.
-/// 
+///
 /// Since contract 1.0.0.
 enum class ChecksumAlgorithm {
   md5,
@@ -877,12 +959,13 @@ inline void to_json(nlohmann::json& j, const ChecksumAlgorithm& value) {
 }
 
 inline void from_json(const nlohmann::json& j, ChecksumAlgorithm& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ChecksumAlgorithm(j, out, at);
 }
 
 /// A digest the finished file must match. A person may type `sha256:<hex>` into a CLI or GUI; the wire carries only this object.
-/// 
+///
 /// Since contract 1.0.0.
 struct Checksum {
   /// Members are set by name: a later contract may add one anywhere.
@@ -947,18 +1030,19 @@ inline void read_Checksum(const json& v, Checksum& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, Checksum& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Checksum(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const Checksum& value) {
   j = nlohmann::json::object();
-  j["algorithm"] = value.algorithm;
-  j["value"] = value.value;
+  detail::write_into(j["algorithm"], value.algorithm);
+  detail::write_into(j["value"], value.value);
 }
 
 /// What a client asks to download and how. Everything but the URL has a default the daemon chooses.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadSpec {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1082,24 +1166,25 @@ inline void read_DownloadSpec(const json& v, DownloadSpec& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadSpec& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadSpec(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadSpec& value) {
   j = nlohmann::json::object();
-  if (value.buffer_bytes) j["bufferBytes"] = *value.buffer_bytes;
-  if (value.checksum) j["checksum"] = *value.checksum;
-  if (value.directory) j["directory"] = *value.directory;
-  if (value.file_name) j["fileName"] = *value.file_name;
-  if (value.headers) j["headers"] = *value.headers;
-  if (value.segments) j["segments"] = *value.segments;
-  if (value.start_paused) j["startPaused"] = *value.start_paused;
-  j["url"] = value.url;
+  if (value.buffer_bytes) detail::write_into(j["bufferBytes"], *value.buffer_bytes);
+  if (value.checksum) detail::write_into(j["checksum"], *value.checksum);
+  if (value.directory) detail::write_into(j["directory"], *value.directory);
+  if (value.file_name) detail::write_into(j["fileName"], *value.file_name);
+  if (value.headers) detail::write_into(j["headers"], *value.headers);
+  if (value.segments) detail::write_into(j["segments"], *value.segments);
+  if (value.start_paused) detail::write_into(j["startPaused"], *value.start_paused);
+  detail::write_into(j["url"], value.url);
 }
 
 /// The parameters of download.add.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadAddParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1120,17 +1205,18 @@ inline void read_DownloadAddParams(const json& v, DownloadAddParams& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadAddParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadAddParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadAddParams& value) {
   j = nlohmann::json::object();
-  j["spec"] = value.spec;
+  detail::write_into(j["spec"], value.spec);
 }
 
 /// Names one download task for its whole life. The daemon chooses it when a task is added; clients only ever echo it back.
-/// 
+///
 /// Since contract 1.0.0.
 using TaskId = std::string;
 
@@ -1146,7 +1232,7 @@ inline void read_TaskId(const json& v, TaskId& out, Path& at) {
 }  // namespace detail
 
 /// What download.add answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadAddResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1167,17 +1253,18 @@ inline void read_DownloadAddResult(const json& v, DownloadAddResult& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadAddResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadAddResult(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadAddResult& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// The parameters of download.cancel.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadCancelParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1198,17 +1285,18 @@ inline void read_DownloadCancelParams(const json& v, DownloadCancelParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadCancelParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadCancelParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadCancelParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.cancel answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadCancelResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1223,6 +1311,7 @@ inline void read_DownloadCancelResult(const json& v, DownloadCancelResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadCancelResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadCancelResult(j, out, at);
 }
@@ -1233,7 +1322,7 @@ inline void to_json(nlohmann::json& j, const DownloadCancelResult& value) {
 }
 
 /// The parameters of download.get.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadGetParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1254,17 +1343,18 @@ inline void read_DownloadGetParams(const json& v, DownloadGetParams& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadGetParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadGetParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadGetParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// Where one byte range of a download stands. pending is a range that is planned but not dialled yet; stalled is a connection that is open but has stopped delivering.
-/// 
+///
 /// Since contract 1.0.0.
 enum class SegmentState {
   pending,
@@ -1315,12 +1405,13 @@ inline void to_json(nlohmann::json& j, const SegmentState& value) {
 }
 
 inline void from_json(const nlohmann::json& j, SegmentState& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_SegmentState(j, out, at);
 }
 
 /// One byte range of a download and how much of it has arrived. Ranges are closed and inclusive: the segment covers startByte through endByte, both included, so its length is endByte - startByte + 1 and the two values go verbatim into an HTTP `Range: bytes=start-end` header. An empty range cannot be written.
-/// 
+///
 /// Since contract 1.0.0.
 struct Segment {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1369,21 +1460,22 @@ inline void read_Segment(const json& v, Segment& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, Segment& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Segment(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const Segment& value) {
   j = nlohmann::json::object();
-  j["downloadedBytes"] = value.downloaded_bytes;
-  j["endByte"] = value.end_byte;
-  j["index"] = value.index;
-  j["startByte"] = value.start_byte;
-  j["state"] = value.state;
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  detail::write_into(j["endByte"], value.end_byte);
+  detail::write_into(j["index"], value.index);
+  detail::write_into(j["startByte"], value.start_byte);
+  detail::write_into(j["state"], value.state);
 }
 
 /// Why a download failed (not why a call failed: that is RpcErrorCode). The values follow the engine's own enum, in its order, after an `ok` that has no wire spelling. The codes listed in x-carriesHttpStatus come from an HTTP answer, and a TaskError with one of them carries that answer's status.
-/// 
+///
 /// Since contract 1.0.0.
 enum class TaskErrorCode {
   ok,
@@ -1499,12 +1591,13 @@ inline void to_json(nlohmann::json& j, const TaskErrorCode& value) {
 }
 
 inline void from_json(const nlohmann::json& j, TaskErrorCode& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskErrorCode(j, out, at);
 }
 
 /// One occurrence of a download failure: what went wrong, whether trying again may help this time, and the HTTP status or underlying cause where one exists.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskError {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1588,21 +1681,22 @@ inline void read_TaskError(const json& v, TaskError& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskError& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskError(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskError& value) {
   j = nlohmann::json::object();
-  if (value.cause) j["cause"] = *value.cause;
-  j["code"] = value.code;
-  if (value.http_status) j["httpStatus"] = *value.http_status;
-  j["message"] = value.message;
-  j["retryable"] = value.retryable;
+  if (value.cause) detail::write_into(j["cause"], *value.cause);
+  detail::write_into(j["code"], value.code);
+  if (value.http_status) detail::write_into(j["httpStatus"], *value.http_status);
+  detail::write_into(j["message"], value.message);
+  detail::write_into(j["retryable"], value.retryable);
 }
 
 /// Where a task stands in its lifecycle. The daemon drives new, queued and pausing for a schedule; the engine drives probing through complete or failed; cancelled can follow any state that is not terminal; paused is shared and setting it twice is harmless. complete, failed and cancelled are terminal.
-/// 
+///
 /// Since contract 1.0.0.
 enum class TaskState {
   new_,
@@ -1671,12 +1765,13 @@ inline void to_json(nlohmann::json& j, const TaskState& value) {
 }
 
 inline void from_json(const nlohmann::json& j, TaskState& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskState(j, out, at);
 }
 
 /// What a client shows for one task in a list: identity, state and progress. Sizes and counts are what is true now, not what was asked for.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskSummary {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1815,36 +1910,37 @@ inline void read_TaskSummary(const json& v, TaskSummary& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskSummary& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskSummary(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskSummary& value) {
   j = nlohmann::json::object();
-  j["createdAt"] = value.created_at;
-  j["downloadedBytes"] = value.downloaded_bytes;
-  if (value.effective_buffer_bytes) j["effectiveBufferBytes"] = *value.effective_buffer_bytes;
-  if (value.error) j["error"] = *value.error;
+  detail::write_into(j["createdAt"], value.created_at);
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  if (value.effective_buffer_bytes) detail::write_into(j["effectiveBufferBytes"], *value.effective_buffer_bytes);
+  if (value.error) detail::write_into(j["error"], *value.error);
   if (value.eta_seconds) {
-    j["etaSeconds"] = *value.eta_seconds;
+    detail::write_into(j["etaSeconds"], *value.eta_seconds);
   } else {
     j["etaSeconds"] = nullptr;
   }
-  j["fileName"] = value.file_name;
-  j["segments"] = value.segments;
+  detail::write_into(j["fileName"], value.file_name);
+  detail::write_into(j["segments"], value.segments);
   if (value.size_bytes) {
-    j["sizeBytes"] = *value.size_bytes;
+    detail::write_into(j["sizeBytes"], *value.size_bytes);
   } else {
     j["sizeBytes"] = nullptr;
   }
-  j["speedBytesPerSec"] = value.speed_bytes_per_sec;
-  j["state"] = value.state;
-  j["taskId"] = value.task_id;
-  j["url"] = value.url;
+  detail::write_into(j["speedBytesPerSec"], value.speed_bytes_per_sec);
+  detail::write_into(j["state"], value.state);
+  detail::write_into(j["taskId"], value.task_id);
+  detail::write_into(j["url"], value.url);
 }
 
 /// Everything known about one task: its summary, the spec it was added with, and its byte ranges. segmentDetail is empty while the size is unknown or zero; otherwise it holds exactly summary.segments ranges, indexed from 0 in order, contiguous, covering exactly bytes 0 to sizeBytes - 1, whose downloadedBytes add up to the summary's.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskDetail {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1889,19 +1985,20 @@ inline void read_TaskDetail(const json& v, TaskDetail& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskDetail& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskDetail(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskDetail& value) {
   j = nlohmann::json::object();
-  j["segmentDetail"] = value.segment_detail;
-  j["spec"] = value.spec;
-  j["summary"] = value.summary;
+  detail::write_into(j["segmentDetail"], value.segment_detail);
+  detail::write_into(j["spec"], value.spec);
+  detail::write_into(j["summary"], value.summary);
 }
 
 /// What download.get answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadGetResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1922,17 +2019,18 @@ inline void read_DownloadGetResult(const json& v, DownloadGetResult& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadGetResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadGetResult(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadGetResult& value) {
   j = nlohmann::json::object();
-  j["task"] = value.task;
+  detail::write_into(j["task"], value.task);
 }
 
 /// The parameters of download.list.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadListParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -1968,17 +2066,18 @@ inline void read_DownloadListParams(const json& v, DownloadListParams& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadListParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadListParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadListParams& value) {
   j = nlohmann::json::object();
-  if (value.states) j["states"] = *value.states;
+  if (value.states) detail::write_into(j["states"], *value.states);
 }
 
 /// What download.list answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadListResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2009,17 +2108,18 @@ inline void read_DownloadListResult(const json& v, DownloadListResult& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadListResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadListResult(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadListResult& value) {
   j = nlohmann::json::object();
-  j["tasks"] = value.tasks;
+  detail::write_into(j["tasks"], value.tasks);
 }
 
 /// The parameters of download.pause.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadPauseParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2040,17 +2140,18 @@ inline void read_DownloadPauseParams(const json& v, DownloadPauseParams& out, Pa
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadPauseParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadPauseParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadPauseParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.pause answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadPauseResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2065,6 +2166,7 @@ inline void read_DownloadPauseResult(const json& v, DownloadPauseResult& out, Pa
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadPauseResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadPauseResult(j, out, at);
 }
@@ -2075,7 +2177,7 @@ inline void to_json(nlohmann::json& j, const DownloadPauseResult& value) {
 }
 
 /// The parameters of download.provideAuth.
-/// 
+///
 /// Since contract 1.1.0.
 struct DownloadProvideAuthParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2129,20 +2231,21 @@ inline void read_DownloadProvideAuthParams(const json& v, DownloadProvideAuthPar
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadProvideAuthParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadProvideAuthParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadProvideAuthParams& value) {
   j = nlohmann::json::object();
-  j["password"] = value.password;
-  if (value.save) j["save"] = *value.save;
-  j["taskId"] = value.task_id;
-  j["username"] = value.username;
+  detail::write_into(j["password"], value.password);
+  if (value.save) detail::write_into(j["save"], *value.save);
+  detail::write_into(j["taskId"], value.task_id);
+  detail::write_into(j["username"], value.username);
 }
 
 /// What download.provideAuth answers with: nothing beyond success; the task resumes and reports through events.
-/// 
+///
 /// Since contract 1.1.0.
 struct DownloadProvideAuthResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2157,6 +2260,7 @@ inline void read_DownloadProvideAuthResult(const json& v, DownloadProvideAuthRes
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadProvideAuthResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadProvideAuthResult(j, out, at);
 }
@@ -2167,7 +2271,7 @@ inline void to_json(nlohmann::json& j, const DownloadProvideAuthResult& value) {
 }
 
 /// The parameters of download.remove.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadRemoveParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2199,18 +2303,19 @@ inline void read_DownloadRemoveParams(const json& v, DownloadRemoveParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadRemoveParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadRemoveParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadRemoveParams& value) {
   j = nlohmann::json::object();
-  if (value.delete_file) j["deleteFile"] = *value.delete_file;
-  j["taskId"] = value.task_id;
+  if (value.delete_file) detail::write_into(j["deleteFile"], *value.delete_file);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.remove answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadRemoveResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2225,6 +2330,7 @@ inline void read_DownloadRemoveResult(const json& v, DownloadRemoveResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadRemoveResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadRemoveResult(j, out, at);
 }
@@ -2235,7 +2341,7 @@ inline void to_json(nlohmann::json& j, const DownloadRemoveResult& value) {
 }
 
 /// The parameters of download.resume.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadResumeParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2256,17 +2362,18 @@ inline void read_DownloadResumeParams(const json& v, DownloadResumeParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadResumeParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadResumeParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadResumeParams& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.resume answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadResumeResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2281,6 +2388,7 @@ inline void read_DownloadResumeResult(const json& v, DownloadResumeResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadResumeResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadResumeResult(j, out, at);
 }
@@ -2291,7 +2399,7 @@ inline void to_json(nlohmann::json& j, const DownloadResumeResult& value) {
 }
 
 /// The settings to change; absent fields stay as they are.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadUpdateParamsPatch {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2342,17 +2450,18 @@ inline void read_DownloadUpdateParamsPatch(const json& v, DownloadUpdateParamsPa
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadUpdateParamsPatch& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadUpdateParamsPatch(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadUpdateParamsPatch& value) {
   j = nlohmann::json::object();
-  if (value.buffer_bytes) j["bufferBytes"] = *value.buffer_bytes;
-  if (value.segments) j["segments"] = *value.segments;
+  if (value.buffer_bytes) detail::write_into(j["bufferBytes"], *value.buffer_bytes);
+  if (value.segments) detail::write_into(j["segments"], *value.segments);
   if (value.speed_limit_bytes_per_sec) {
     if (*value.speed_limit_bytes_per_sec) {
-      j["speedLimitBytesPerSec"] = **value.speed_limit_bytes_per_sec;
+      detail::write_into(j["speedLimitBytesPerSec"], **value.speed_limit_bytes_per_sec);
     } else {
       j["speedLimitBytesPerSec"] = nullptr;
     }
@@ -2360,7 +2469,7 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateParamsPatch& value) {
 }
 
 /// The parameters of download.update.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadUpdateParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2388,18 +2497,19 @@ inline void read_DownloadUpdateParams(const json& v, DownloadUpdateParams& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadUpdateParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadUpdateParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const DownloadUpdateParams& value) {
   j = nlohmann::json::object();
-  j["patch"] = value.patch;
-  j["taskId"] = value.task_id;
+  detail::write_into(j["patch"], value.patch);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What download.update answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct DownloadUpdateResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2414,6 +2524,7 @@ inline void read_DownloadUpdateResult(const json& v, DownloadUpdateResult& out, 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, DownloadUpdateResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_DownloadUpdateResult(j, out, at);
 }
@@ -2424,7 +2535,7 @@ inline void to_json(nlohmann::json& j, const DownloadUpdateResult& value) {
 }
 
 /// How loudly a client should present a notification.
-/// 
+///
 /// Since contract 1.0.0.
 enum class NotifyLevel {
   info,
@@ -2466,12 +2577,13 @@ inline void to_json(nlohmann::json& j, const NotifyLevel& value) {
 }
 
 inline void from_json(const nlohmann::json& j, NotifyLevel& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_NotifyLevel(j, out, at);
 }
 
 /// What event.notify carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct NotifyEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2525,20 +2637,21 @@ inline void read_NotifyEvent(const json& v, NotifyEvent& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, NotifyEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_NotifyEvent(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const NotifyEvent& value) {
   j = nlohmann::json::object();
-  if (value.code) j["code"] = *value.code;
-  j["level"] = value.level;
-  j["message"] = value.message;
-  if (value.task_id) j["taskId"] = *value.task_id;
+  if (value.code) detail::write_into(j["code"], *value.code);
+  detail::write_into(j["level"], value.level);
+  detail::write_into(j["message"], value.message);
+  if (value.task_id) detail::write_into(j["taskId"], *value.task_id);
 }
 
 /// Pairs a reply or error with the call it answers. The caller chooses it; the callee echoes it unchanged.
-/// 
+///
 /// Since contract 1.0.0.
 using RequestId = std::uint64_t;
 
@@ -2549,7 +2662,7 @@ inline void read_RequestId(const json& v, RequestId& out, Path& at) {
 }  // namespace detail
 
 /// Why a call failed (not why a download failed: that is TaskErrorCode). JSON-RPC's own codes, then the contract's, named in x-enum-varnames in the same order.
-/// 
+///
 /// Since contract 1.0.0.
 enum class RpcErrorCode : std::int64_t {
   parse_error = -32700,
@@ -2620,12 +2733,13 @@ inline void read_RpcErrorCode(const json& v, RpcErrorCode& out, const Path& at) 
 inline void to_json(nlohmann::json& j, const RpcErrorCode& value) { j = static_cast<std::int64_t>(value); }
 
 inline void from_json(const nlohmann::json& j, RpcErrorCode& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_RpcErrorCode(j, out, at);
 }
 
 /// The answer to a call that failed: which kind of failure, a sentence for a person, and optionally structured detail.
-/// 
+///
 /// Since contract 1.0.0.
 struct RpcError {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2667,19 +2781,20 @@ inline void read_RpcError(const json& v, RpcError& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, RpcError& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_RpcError(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const RpcError& value) {
   j = nlohmann::json::object();
-  j["code"] = value.code;
-  if (value.data) j["data"] = *value.data;
-  j["message"] = value.message;
+  detail::write_into(j["code"], value.code);
+  if (value.data) j["data"] = detail::within_depth(*value.data, "the value of \"data\"");
+  detail::write_into(j["message"], value.message);
 }
 
 /// The parameters of session.hello.
-/// 
+///
 /// Since contract 1.0.0.
 struct SessionHelloParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2716,18 +2831,19 @@ inline void read_SessionHelloParams(const json& v, SessionHelloParams& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, SessionHelloParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_SessionHelloParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const SessionHelloParams& value) {
   j = nlohmann::json::object();
-  j["client"] = value.client;
-  j["contractVersion"] = value.contract_version;
+  detail::write_into(j["client"], value.client);
+  detail::write_into(j["contractVersion"], value.contract_version);
 }
 
 /// What session.hello answers with.
-/// 
+///
 /// Since contract 1.0.0.
 struct SessionHelloResult {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2786,19 +2902,20 @@ inline void read_SessionHelloResult(const json& v, SessionHelloResult& out, Path
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, SessionHelloResult& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_SessionHelloResult(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const SessionHelloResult& value) {
   j = nlohmann::json::object();
-  j["contractVersion"] = value.contract_version;
-  j["daemon"] = value.daemon;
-  j["methods"] = value.methods;
+  detail::write_into(j["contractVersion"], value.contract_version);
+  detail::write_into(j["daemon"], value.daemon);
+  detail::write_into(j["methods"], value.methods);
 }
 
 /// What event.task.added carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskAddedEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2819,17 +2936,18 @@ inline void read_TaskAddedEvent(const json& v, TaskAddedEvent& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskAddedEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskAddedEvent(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskAddedEvent& value) {
   j = nlohmann::json::object();
-  j["task"] = value.task;
+  detail::write_into(j["task"], value.task);
 }
 
 /// One segment's progress.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskProgressEventSegmentsItem {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2864,19 +2982,20 @@ inline void read_TaskProgressEventSegmentsItem(const json& v, TaskProgressEventS
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskProgressEventSegmentsItem& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskProgressEventSegmentsItem(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskProgressEventSegmentsItem& value) {
   j = nlohmann::json::object();
-  j["downloadedBytes"] = value.downloaded_bytes;
-  j["index"] = value.index;
-  j["state"] = value.state;
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  detail::write_into(j["index"], value.index);
+  detail::write_into(j["state"], value.state);
 }
 
 /// What event.task.progress carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskProgressEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2928,20 +3047,21 @@ inline void read_TaskProgressEvent(const json& v, TaskProgressEvent& out, Path& 
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskProgressEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskProgressEvent(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskProgressEvent& value) {
   j = nlohmann::json::object();
-  j["downloadedBytes"] = value.downloaded_bytes;
-  j["segments"] = value.segments;
-  j["speedBytesPerSec"] = value.speed_bytes_per_sec;
-  j["taskId"] = value.task_id;
+  detail::write_into(j["downloadedBytes"], value.downloaded_bytes);
+  detail::write_into(j["segments"], value.segments);
+  detail::write_into(j["speedBytesPerSec"], value.speed_bytes_per_sec);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What event.task.removed carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskRemovedEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -2962,17 +3082,18 @@ inline void read_TaskRemovedEvent(const json& v, TaskRemovedEvent& out, Path& at
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskRemovedEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskRemovedEvent(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskRemovedEvent& value) {
   j = nlohmann::json::object();
-  j["taskId"] = value.task_id;
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// What event.task.state carries.
-/// 
+///
 /// Since contract 1.0.0.
 struct TaskStateEvent {
   /// Members are set by name: a later contract may add one anywhere.
@@ -3018,20 +3139,21 @@ inline void read_TaskStateEvent(const json& v, TaskStateEvent& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, TaskStateEvent& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_TaskStateEvent(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const TaskStateEvent& value) {
   j = nlohmann::json::object();
-  if (value.error) j["error"] = *value.error;
-  j["previousState"] = value.previous_state;
-  j["state"] = value.state;
-  j["taskId"] = value.task_id;
+  if (value.error) detail::write_into(j["error"], *value.error);
+  detail::write_into(j["previousState"], value.previous_state);
+  detail::write_into(j["state"], value.state);
+  detail::write_into(j["taskId"], value.task_id);
 }
 
 /// The three facts of a finished tool call, whatever happened: a tool that ran, overran its deadline, or was refused. Refusals and timeouts are told by the exit code and a line on stderr, never as a transport failure.
-/// 
+///
 /// Since contract 1.0.0.
 struct ToolCapture {
   /// Members are set by name: a later contract may add one anywhere.
@@ -3072,19 +3194,20 @@ inline void read_ToolCapture(const json& v, ToolCapture& out, Path& at) {
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, ToolCapture& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ToolCapture(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const ToolCapture& value) {
   j = nlohmann::json::object();
-  j["exitCode"] = value.exit_code;
-  j["stderr"] = value.stderr_;
-  j["stdout"] = value.stdout_;
+  detail::write_into(j["exitCode"], value.exit_code);
+  detail::write_into(j["stderr"], value.stderr_);
+  detail::write_into(j["stdout"], value.stdout_);
 }
 
 /// The parameters of tool.invoke.
-/// 
+///
 /// Since contract 1.0.0.
 struct ToolInvokeParams {
   /// Members are set by name: a later contract may add one anywhere.
@@ -3132,19 +3255,20 @@ inline void read_ToolInvokeParams(const json& v, ToolInvokeParams& out, Path& at
 }  // namespace detail
 
 inline void from_json(const nlohmann::json& j, ToolInvokeParams& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ToolInvokeParams(j, out, at);
 }
 
 inline void to_json(nlohmann::json& j, const ToolInvokeParams& value) {
   j = nlohmann::json::object();
-  if (value.cwd) j["cwd"] = *value.cwd;
-  j["input"] = value.input;
-  j["tool"] = value.tool;
+  if (value.cwd) detail::write_into(j["cwd"], *value.cwd);
+  j["input"] = detail::within_depth(value.input, "the value of \"input\"");
+  detail::write_into(j["tool"], value.tool);
 }
 
 /// A channel a method may be carried on. unix is the daemon's local socket, reachable only from the same machine; websocket is reachable from a browser.
-/// 
+///
 /// Since contract 1.0.0.
 enum class Transport {
   unix,
@@ -3183,6 +3307,7 @@ inline void to_json(nlohmann::json& j, const Transport& value) {
 }
 
 inline void from_json(const nlohmann::json& j, Transport& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Transport(j, out, at);
 }
@@ -3460,15 +3585,19 @@ inline void read_CallBody(const json& v, CallBody& out, Path& at) {
 inline void to_json(nlohmann::json& j, const CallBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
+    j = nlohmann::json::object();
     if constexpr (std::is_same_v<T, UnknownCall>) {
-      j = nlohmann::json{{"method", alternative.method}, {"params", alternative.params}};
+      j["method"] = alternative.method;
+      j["params"] = detail::within_depth(alternative.params, "the value of \"params\"");
     } else {
-      j = nlohmann::json{{"method", std::string(T::method)}, {"params", alternative.params}};
+      j["method"] = std::string(T::method);
+      detail::write_into(j["params"], alternative.params);
     }
   }, body);
 }
 
 inline void from_json(const nlohmann::json& j, CallBody& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_CallBody(j, out, at);
 }
@@ -3556,15 +3685,19 @@ inline void read_ReplyBody(const json& v, ReplyBody& out, Path& at) {
 inline void to_json(nlohmann::json& j, const ReplyBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
+    j = nlohmann::json::object();
     if constexpr (std::is_same_v<T, UnknownReply>) {
-      j = nlohmann::json{{"method", alternative.method}, {"result", alternative.result}};
+      j["method"] = alternative.method;
+      j["result"] = detail::within_depth(alternative.result, "the value of \"result\"");
     } else {
-      j = nlohmann::json{{"method", std::string(T::method)}, {"result", alternative.result}};
+      j["method"] = std::string(T::method);
+      detail::write_into(j["result"], alternative.result);
     }
   }, body);
 }
 
 inline void from_json(const nlohmann::json& j, ReplyBody& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_ReplyBody(j, out, at);
 }
@@ -3616,15 +3749,19 @@ inline void read_EventBody(const json& v, EventBody& out, Path& at) {
 inline void to_json(nlohmann::json& j, const EventBody& body) {
   std::visit([&j](const auto& alternative) {
     using T = std::decay_t<decltype(alternative)>;
+    j = nlohmann::json::object();
     if constexpr (std::is_same_v<T, UnknownEvent>) {
-      j = nlohmann::json{{"name", alternative.name}, {"params", alternative.params}};
+      j["name"] = alternative.name;
+      j["params"] = detail::within_depth(alternative.params, "the value of \"params\"");
     } else {
-      j = nlohmann::json{{"name", std::string(T::name)}, {"params", alternative.params}};
+      j["name"] = std::string(T::name);
+      detail::write_into(j["params"], alternative.params);
     }
   }, body);
 }
 
 inline void from_json(const nlohmann::json& j, EventBody& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_EventBody(j, out, at);
 }
@@ -3741,12 +3878,17 @@ inline void to_json(nlohmann::json& j, const Envelope& envelope) {
         } else if constexpr (!std::is_same_v<T, EventEnvelope>) {
           j["id"] = alternative.id;
         }
-        j["body"] = alternative.body;
+        // In place, not through a temporary (`detail::write_into`).
+        detail::write_into(j["body"], alternative.body);
       },
       envelope);
 }
 
+/// Reads an envelope from a document (`j.get<Envelope>()`): one nested
+/// deeper than a reader of the wire takes is refused before it is read, as
+/// parse_json refuses such text while it parses.
 inline void from_json(const nlohmann::json& j, Envelope& out) {
+  detail::within_depth(j, "the value");
   detail::Path at;
   detail::read_Envelope(j, out, at);
 }
@@ -3757,7 +3899,9 @@ inline void from_json(const nlohmann::json& j, Envelope& out) {
 inline Envelope parse_envelope(std::string_view text) {
   nlohmann::json value = parse_json(text);
   Envelope envelope;
-  from_json(value, envelope);
+  // parse_json held the text to the depth limit already.
+  detail::Path at;
+  detail::read_Envelope(value, envelope, at);
   return envelope;
 }
 

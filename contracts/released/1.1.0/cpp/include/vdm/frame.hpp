@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <ios>
 #include <istream>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vdm/contract.hpp"
 
@@ -45,7 +49,12 @@ namespace detail {
 
 /// Reads up to `size` bytes; returns how many arrived before the end.
 inline std::size_t read_some(std::istream& in, char* into, std::size_t size) {
-  in.read(into, static_cast<std::streamsize>(size));
+  try {
+    in.read(into, static_cast<std::streamsize>(size));
+  } catch (const std::ios_base::failure&) {
+    // A stream with exceptions() set throws at its end; here the end is an
+    // outcome (nothing, or unexpected_eof), told by the bytes that arrived.
+  }
   std::size_t got = static_cast<std::size_t>(in.gcount());
   if (in.bad()) throw FrameError(FrameError::Kind::io, 0, "the stream failed while reading a frame");
   return got;
@@ -87,20 +96,75 @@ inline std::optional<Envelope> read_frame(std::istream& in) {
   return parse_envelope(body);
 }
 
+namespace detail {
+
+/// The JSON pointer of the first number in `value` that is not finite (NaN
+/// or an infinity), which `dump` writes as null, a value it does not hold;
+/// nothing when there is none. Walked with a stack of its own, so a deep
+/// value costs no call stack; the pointer is spelled only once one is found.
+inline std::optional<std::string> non_finite_at(const nlohmann::json& value) {
+  auto non_finite = [](const nlohmann::json& v) { return v.is_number_float() && !std::isfinite(v.get<double>()); };
+  std::vector<const nlohmann::json*> pending{&value};
+  bool found = false;
+  while (!pending.empty() && !found) {
+    const nlohmann::json* v = pending.back();
+    pending.pop_back();
+    found = non_finite(*v);
+    if (v->is_structured()) {
+      for (const auto& item : *v) pending.push_back(&item);
+    }
+  }
+  if (!found) return std::nullopt;
+  std::vector<std::pair<const nlohmann::json*, std::string>> placed{{&value, std::string()}};
+  while (!placed.empty()) {
+    auto [v, at] = std::move(placed.back());
+    placed.pop_back();
+    if (non_finite(*v)) return at.empty() ? std::string("(root)") : printable(at);
+    if (v->is_object()) {
+      for (const auto& member : v->items()) {
+        std::string token;
+        for (char c : member.key()) token += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+        placed.emplace_back(&member.value(), at + "/" + token);
+      }
+    } else if (v->is_array()) {
+      for (std::size_t i = 0; i < v->size(); ++i) placed.emplace_back(&(*v)[i], at + "/" + std::to_string(i));
+    }
+  }
+  return std::string("(root)");
+}
+
+}  // namespace detail
+
 /// Writes one envelope as a frame and flushes. Nothing is written for an
-/// envelope over MAX_FRAME (FrameError too_large), or one this binding's
-/// reader would refuse (unreadable: a string that is not UTF-8, an integer
-/// past 2^53 - 1, nesting past 127, docs/wire.md, "JSON text"; or a value
-/// its schema refuses, such as a field below its minimum or a task id with
-/// a space). The text is read back by the reader's own parse_envelope, so
-/// a writer and a reader cannot differ on what the wire takes.
+/// envelope over MAX_FRAME (FrameError too_large), one holding a number that
+/// is not finite (unreadable: `dump` would write it as null, also where a
+/// free-form value takes null), or one this binding's reader would refuse
+/// (unreadable: a string that is not UTF-8, an integer past 2^53 - 1,
+/// nesting past 127, docs/wire.md, "JSON text"; or a value its schema
+/// refuses, such as a field below its minimum or a task id with a space).
+/// The text is read back by the reader's own parse_envelope, so a writer
+/// and a reader cannot differ on what the wire takes.
 inline void write_frame(std::ostream& out, const Envelope& envelope) {
   std::string body;
   try {
-    body = nlohmann::json(envelope).dump();
+    // Built, then filled (`detail::write_into`): not through nlohmann's
+    // converting constructor, which leaks what a throwing to_json built.
+    nlohmann::json value;
+    detail::write_into(value, envelope);
+    if (auto at = detail::non_finite_at(value)) {
+      throw FrameError(FrameError::Kind::unreadable, 0,
+                       "the envelope holds a number that is not finite (NaN or an infinity) at " + *at +
+                           ", which JSON writes as null, a value it does not hold");
+    }
+    body = value.dump();
   } catch (const nlohmann::json::type_error& error) {
     throw FrameError(FrameError::Kind::unreadable, 0,
                      std::string("the envelope holds a string that is not UTF-8: ") + error.what());
+  } catch (const ContractError& error) {
+    // A free-form value nested deeper than a reader takes, refused before
+    // it was copied (`detail::within_depth`).
+    throw FrameError(FrameError::Kind::unreadable, 0,
+                     std::string("the envelope is not one a reader takes: ") + error.what());
   }
   if (body.size() > MAX_FRAME) {
     throw FrameError(FrameError::Kind::too_large, body.size(),
@@ -118,9 +182,14 @@ inline void write_frame(std::ostream& out, const Envelope& envelope) {
   for (std::size_t i = 0; i < header.size(); ++i) {
     header[header.size() - 1 - i] = static_cast<char>((length >> (8 * i)) & 0xFF);
   }
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(body.data(), static_cast<std::streamsize>(body.size()));
-  out.flush();
+  try {
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    out.flush();
+  } catch (const std::ios_base::failure&) {
+    // A stream with exceptions() set: the same FrameError as without.
+    throw FrameError(FrameError::Kind::io, 0, "the stream failed while writing a frame");
+  }
   if (!out) throw FrameError(FrameError::Kind::io, 0, "the stream failed while writing a frame");
 }
 
