@@ -451,6 +451,9 @@ fn invalid_fixture(
     let allowed: BTreeSet<&str> = std::iter::once(rule)
         .chain(fixture.also_breaks.iter().map(String::as_str))
         .collect();
+    // Whether a failure was told already: the keywords are asked only of a
+    // fixture refused by its rules at its place, one failure per fault.
+    let mut told = fired != allowed;
     if fired != allowed {
         // What the fixture was not meant to break is told in full: it is
         // what needs mending, often after a change elsewhere in the schema.
@@ -482,6 +485,7 @@ fn invalid_fixture(
             .iter()
             .any(|f| f.rule.id() == rule && within(&f.pointer))
         {
+            told = true;
             report.failures.push(format!(
                 "{}: {rule} fired, but not at {} (it fired at {})",
                 fixture.path,
@@ -506,6 +510,7 @@ fn invalid_fixture(
                 .iter()
                 .find(|f| !within(&f.pointer) || (at_the_place && &f.pointer != pointer));
             if let Some(second) = second {
+                told = true;
                 let place = pointer_text(pointer);
                 let relation = if within(&second.pointer) {
                     format!("under {place}, where {rule} fired and")
@@ -522,10 +527,8 @@ fn invalid_fixture(
             }
         }
     }
-    // Which keywords is asked once the rules are right: before, the
-    // failure above is the one to mend.
     match &fixture.keywords {
-        _ if fired != allowed => {}
+        _ if told => {}
         Some(keywords) => same_keywords(fixture, rule, keywords, &findings, report),
         // The rule alone would take any fault at the place: the fixture
         // says which, and is told what fired to say it with.
