@@ -533,12 +533,13 @@ fn invalid_fixture(
         // The rule alone would take any fault at the place: the fixture
         // says which, and is told what fired to say it with.
         None if rule == Rule::Schema.id() => {
-            let fired: Vec<String> = findings
+            let mut fired: Vec<String> = findings
                 .iter()
                 .filter(|f| f.rule == Rule::Schema)
                 .filter_map(|f| f.keyword.as_deref())
                 .map(|keyword| format!("{keyword:?}"))
                 .collect();
+            fired.sort_unstable();
             report.failures.push(format!(
                 "{}: a schema fixture names the keywords that refuse it, one per finding (here \"keywords\": [{}]): `schema` alone would take any fault at its place",
                 fixture.path,
