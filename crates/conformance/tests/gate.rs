@@ -275,6 +275,29 @@ fn a_valid_frame_written_otherwise_is_told_what_to_write() {
     );
 }
 
+/// An invalid trace holds one fault: one that breaks its rule a second
+/// time (the call's reply sent by the client, beside the call sent by the
+/// server) fails, so a checker that finds only the second cannot pass it.
+#[test]
+fn an_invalid_trace_that_breaks_its_rule_twice_fails() {
+    let scratch = Scratch::new("trace-twice");
+    let path = scratch.0.join("traces/invalid/trace.direction.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let twice = text.replacen(
+        r#"{"from":"server","msg":{"v":1,"kind":"reply""#,
+        r#"{"from":"client","msg":{"v":1,"kind":"reply""#,
+        1,
+    );
+    assert_ne!(twice, text);
+    std::fs::write(&path, twice).unwrap();
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "trace.direction.jsonl: expected to break trace.direction once, but it breaks trace.direction at line 1 /msg/kind: ",
+    );
+    assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+}
+
 /// A trace fixture with no record proves nothing: a valid one is refused
 /// for it, and an invalid one is told it breaks nothing.
 #[test]
@@ -296,8 +319,11 @@ fn a_trace_fixture_with_no_record_fails() {
     );
     check_fails(&report, &format!("{name}: expected to break "));
     assert!(
-        report.failures.iter().any(|failure| failure.contains(&name)
-            && failure.ends_with("exactly, but it breaks nothing")),
+        report
+            .failures
+            .iter()
+            .any(|failure| failure.contains(&name)
+                && failure.ends_with("once, but it breaks nothing")),
         "{:#?}",
         report.failures
     );
