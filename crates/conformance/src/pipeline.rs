@@ -505,17 +505,21 @@ pub fn check_frames(
     loop {
         let mut out = Vec::new();
         let offset = reader.get_ref().count;
-        let violation = |rule: Rule, pointer: String, message: String| Violation {
+        let found = |finding: crate::Finding| Violation {
             file: file.to_string(),
             index: Some(index),
             line: None,
             offset: Some(offset),
-            finding: crate::Finding {
+            finding,
+        };
+        // The frame's own faults are the frame's, at no place inside it.
+        let violation = |rule: Rule, message: String| {
+            found(crate::Finding {
                 keyword: None,
-                pointer,
+                pointer: String::new(),
                 rule,
                 message,
-            },
+            })
         };
         let read = reader.read_raw();
         if matches!(read, Err(FrameError::Empty)) {
@@ -527,22 +531,18 @@ pub fn check_frames(
             sink.emit(vec![Violation {
                 index: Some(last),
                 offset: Some(at),
-                ..violation(Rule::FrameEmpty, String::new(), message)
+                ..violation(Rule::FrameEmpty, message)
             }]);
         }
         match read {
             Ok(body) => match checker.check_text("Envelope", body) {
-                Ok(findings) => out.extend(
-                    findings
-                        .into_iter()
-                        .map(|f| violation(f.rule, f.pointer, f.message)),
-                ),
-                Err(err) => out.push(violation(Rule::Schema, String::new(), err.to_string())),
+                Ok(findings) => out.extend(findings.into_iter().map(found)),
+                Err(err) => out.push(violation(Rule::Schema, err.to_string())),
             },
             Err(FrameError::Closed) => break,
             Err(err) => {
                 let (rule, message, goes_on) = refusal(err);
-                out.push(violation(rule, String::new(), message));
+                out.push(violation(rule, message));
                 if !goes_on {
                     sink.emit(out);
                     index += 1;

@@ -137,6 +137,26 @@ fn json_format_gives_one_object_per_violation() {
     assert_eq!(lines[0]["file"], file.path());
 }
 
+/// A frame's body is checked as `check` checks a message: a schema finding
+/// names its keyword in JSON there too.
+#[test]
+fn frames_json_format_names_the_keyword() {
+    let body = BAD_PARAMS.as_bytes();
+    let mut capture = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    capture.extend_from_slice(body);
+    let file = Temp::new("bad.bin", &capture[..]);
+    let output = run_pinned(&["--format", "json", "frames", file.path()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["offset"], 0);
+    assert_eq!(lines[0]["rule"], "schema");
+    assert_eq!(lines[0]["keyword"], "maximum");
+}
+
 #[test]
 fn github_format_gives_annotations_with_lines() {
     let file = Temp::new("gh.jsonl", format!("{GOOD}\n{BAD_PARAMS}\n").as_bytes());
