@@ -344,7 +344,7 @@ pub fn gate(root: &Path, checker: &Checker) -> Result<GateReport, Error> {
     }
 
     coverage(checker, &valid, &mut report);
-    frame_fixtures(&root.join("frames"), &mut report)?;
+    frame_fixtures(checker, &root.join("frames"), &mut report)?;
     trace_fixtures(checker, &root.join("traces"), &mut report)?;
     report.lines.push(format!(
         "fixtures: {} valid, {} invalid, {} known divergences",
@@ -959,8 +959,36 @@ fn trace_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Res
     Ok(())
 }
 
+/// The first frame of `bytes` whose body `check` finds more than one fault
+/// in (from 1), with what it found: a frame fixture shows one fault, as a
+/// message fixture does. The text policy stops at its first fault, so
+/// this sees a second one where the text reads (a member missing beside
+/// one of the wrong type).
+fn second_fault(checker: &Checker, bytes: &[u8]) -> Option<(usize, Vec<String>)> {
+    let mut reader = proto::frame::FrameReader::new(bytes);
+    for frame in 1.. {
+        let body = match reader.read_raw() {
+            Ok(body) => body,
+            Err(err) if err.is_recoverable() => continue,
+            Err(_) => return None,
+        };
+        let findings = match checker.check_text("Envelope", body) {
+            Ok(findings) => findings,
+            Err(err) => return Some((frame, vec![err.to_string()])),
+        };
+        if findings.len() > 1 {
+            let said = findings
+                .iter()
+                .map(|f| format!("{} at {}: {}", f.rule, pointer_text(&f.pointer), f.message))
+                .collect();
+            return Some((frame, said));
+        }
+    }
+    None
+}
+
 /// `conformance/frames/*.bin` read as their `*.expect.json` sidecars say.
-fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
+fn frame_fixtures(checker: &Checker, dir: &Path, report: &mut GateReport) -> Result<(), Error> {
     let mut count = 0;
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| input(dir, e.to_string()))?
@@ -1014,6 +1042,12 @@ fn frame_fixtures(dir: &Path, report: &mut GateReport) -> Result<(), Error> {
                 "{}: read as {got:?}, its sidecar {} says {expected:?}",
                 path.display(),
                 sidecar.display()
+            ));
+        } else if let Some((frame, findings)) = second_fault(checker, &bytes) {
+            report.failures.push(format!(
+                "{}: frame {frame} holds more than one fault, so a reader could refuse it for one it was not meant to show: [{}]",
+                path.display(),
+                findings.join("; ")
             ));
         } else if let Some(unwritten) = proto::frame::first_unwritten(&bytes) {
             // A valid stream is also what the writers write, byte for byte.

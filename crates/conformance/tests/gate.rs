@@ -298,6 +298,31 @@ fn an_invalid_trace_that_breaks_its_rule_twice_fails() {
     assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
 }
 
+/// A frame fixture shows one fault: a body refused for two (the version
+/// missing, and a member no envelope has) reads as the sidecar says, and
+/// still fails, naming both.
+#[test]
+fn a_frame_with_a_second_fault_fails_the_gate() {
+    let scratch = Scratch::new("frame-second-fault");
+    let path = scratch.0.join("frames/no_version.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    let length = usize::try_from(u32::from_be_bytes(bytes[..4].try_into().unwrap())).unwrap();
+    let mut body: serde_json::Value = serde_json::from_slice(&bytes[4..4 + length]).unwrap();
+    assert!(body.get("v").is_none());
+    body["extra"] = json!(1);
+    let body = body.to_string().into_bytes();
+    let mut planted = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    planted.extend_from_slice(&body);
+    planted.extend_from_slice(&bytes[4 + length..]);
+    std::fs::write(&path, planted).unwrap();
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "no_version.bin: frame 1 holds more than one fault, so a reader could refuse it for one it was not meant to show: [",
+    );
+    assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+}
+
 /// A trace fixture with no record proves nothing: a valid one is refused
 /// for it, and an invalid one is told it breaks nothing.
 #[test]
