@@ -157,6 +157,22 @@ namespace detail {
 
 using json = nlohmann::json;
 
+/// A member name as a JSON pointer token (RFC 6901): `~` as `~0`, `/` as `~1`.
+inline std::string pointer_token(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 /// The JSON pointer of the value being read; `Step` appends one token and
 /// takes it off again, so a reader builds no string unless it fails.
 /// Where a reader stands, as the tokens down to it: member names (views of
@@ -175,19 +191,7 @@ struct Path {
     std::string out;
     for (const Token& token : tokens) {
       out.push_back('/');
-      if (token.is_index) {
-        out += std::to_string(token.index);
-        continue;
-      }
-      for (char c : token.name) {
-        if (c == '~') {
-          out += "~0";
-        } else if (c == '/') {
-          out += "~1";
-        } else {
-          out.push_back(c);
-        }
-      }
+      out += token.is_index ? std::to_string(token.index) : pointer_token(token.name);
     }
     return out;
   }

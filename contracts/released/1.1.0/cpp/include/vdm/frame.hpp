@@ -121,11 +121,7 @@ inline std::optional<std::string> non_finite_at(const nlohmann::json& value) {
     placed.pop_back();
     if (non_finite(*v)) return at.empty() ? std::string("(root)") : printable(at);
     if (v->is_object()) {
-      for (const auto& member : v->items()) {
-        std::string token;
-        for (char c : member.key()) token += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-        placed.emplace_back(&member.value(), at + "/" + token);
-      }
+      for (const auto& member : v->items()) placed.emplace_back(&member.value(), at + "/" + pointer_token(member.key()));
     } else if (v->is_array()) {
       for (std::size_t i = 0; i < v->size(); ++i) placed.emplace_back(&(*v)[i], at + "/" + std::to_string(i));
     }
