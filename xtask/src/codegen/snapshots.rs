@@ -160,6 +160,33 @@ fn small_set_and_errors(mut more: Vec<(String, String)>) -> SchemaSet {
     small_set_with(json!(["dark_green"]), more)
 }
 
+/// `source`, a program on the headers under `dir/vdm`, built by g++ as
+/// C++17 with `flags` into `program`; a refusal fails the test with what
+/// g++ said.
+fn build_cpp<'a>(
+    dir: &Path,
+    source: &Path,
+    program: &Path,
+    flags: impl IntoIterator<Item = &'a str>,
+) {
+    let built = std::process::Command::new("g++")
+        .arg("-std=c++17")
+        .args(flags)
+        .arg("-I")
+        .arg(dir)
+        .arg(source)
+        .arg("-o")
+        .arg(program)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    assert!(
+        built.status.success(),
+        "{} does not compile:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&built.stderr)
+    );
+}
+
 /// Containers inside containers (arrays of arrays, maps of arrays, arrays
 /// of maps) name each level's variables apart: the C++ header compiles
 /// with the strict warnings lanes build with (`-Wshadow` among them), and
@@ -212,20 +239,11 @@ fn nested_containers_read_and_compile_with_strict_warnings() {
         .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'));
-    let built = std::process::Command::new("g++")
-        .args(["-std=c++17", "-Werror"])
-        .args(warnings)
-        .arg("-I")
-        .arg(&dir)
-        .arg(&source)
-        .arg("-o")
-        .arg(&program)
-        .output()
-        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
-    assert!(
-        built.status.success(),
-        "the header of nested containers does not compile:\n{}",
-        String::from_utf8_lossy(&built.stderr)
+    build_cpp(
+        &dir,
+        &source,
+        &program,
+        ["-Werror"].into_iter().chain(warnings),
     );
     let cpp = std::process::Command::new(&program)
         .output()
@@ -385,24 +403,15 @@ int main() {
     )
     .expect("the source is written");
     let program = dir.join("leak");
-    let built = std::process::Command::new("g++")
-        .args([
-            "-std=c++17",
+    build_cpp(
+        &dir,
+        &source,
+        &program,
+        [
             "-O1",
             "-fsanitize=address,undefined",
             "-fno-sanitize-recover=undefined",
-        ])
-        .arg("-I")
-        .arg(&dir)
-        .arg(&source)
-        .arg("-o")
-        .arg(&program)
-        .output()
-        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
-    assert!(
-        built.status.success(),
-        "the header does not compile:\n{}",
-        String::from_utf8_lossy(&built.stderr)
+        ],
     );
     let run = std::process::Command::new(&program)
         .env("ASAN_OPTIONS", "detect_leaks=1")
