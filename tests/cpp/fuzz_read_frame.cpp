@@ -1,7 +1,8 @@
 // A libFuzzer target for the C++ frame reader: any bytes, frame after frame;
 // every envelope read is written back by write_frame, which must take it
 // (what a reader takes, its writer can send), and read again as the same
-// JSON. A crash, a sanitizer report or a trap is the failure.
+// JSON. A crash, a sanitizer report or a trap is the failure. cargo test
+// runs it for 100,000 inputs (tests/tests/bindings.rs); for longer:
 //
 //   clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -Ibindings/cpp/include tests/cpp/fuzz_read_frame.cpp -o fuzz_read_frame
 //   mkdir -p corpus && cp conformance/frames/*.bin corpus/

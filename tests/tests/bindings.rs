@@ -419,6 +419,58 @@ fn cpp_frames_refusals_leak_nothing_under_sanitizers() {
     run(command, b"");
 }
 
+/// The C++ frame reader under libFuzzer (clang, with AddressSanitizer and
+/// UndefinedBehaviorSanitizer), seeded with every frame fixture, for a
+/// bounded number of inputs: a crash, a sanitizer report, or a trap in the
+/// target (a frame read that its writer refuses or writes back otherwise)
+/// fails. `tests/cpp/fuzz_read_frame.cpp` says how to run it for longer.
+#[test]
+fn cpp_frame_reader_survives_a_bounded_fuzz_run() {
+    const RUNS: u32 = 100_000;
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-fuzz");
+    // libFuzzer adds what it finds to the corpus: each run starts afresh.
+    let corpus = out.join("corpus");
+    let _ = std::fs::remove_dir_all(&corpus);
+    std::fs::create_dir_all(&corpus).unwrap();
+    let mut seeds = 0;
+    for entry in std::fs::read_dir(root().join("conformance/frames")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|ext| ext == "bin") {
+            std::fs::copy(&path, corpus.join(path.file_name().unwrap())).unwrap();
+            seeds += 1;
+        }
+    }
+    assert!(seeds > 0, "no frame fixture to start from");
+    compile_each(
+        "clang++",
+        &[
+            "-Wno-unknown-warning-option",
+            "-O1",
+            "-g",
+            "-fsanitize=fuzzer,address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ],
+        &[("fuzz_read_frame", "tests/cpp/fuzz_read_frame.cpp")],
+        |name| Some(out.join(name)),
+    );
+    // An input that fails is kept beside the program (not in the crate's
+    // folder), named in the report.
+    let output = Command::new(out.join("fuzz_read_frame"))
+        .arg(format!("-runs={RUNS}"))
+        .args(["-seed=1", "-max_len=70000"])
+        .arg({
+            let mut prefix = std::ffi::OsString::from("-artifact_prefix=");
+            prefix.push(out.join(""));
+            prefix
+        })
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains(&format!("Done {RUNS} runs")), "{said}");
+}
+
 /// The same sources as `cpp_programs`, the reader server and the fuzz
 /// target, read by clang with the same strict warnings (a GCC-only one is
 /// passed over): a lane may build its engine with either compiler.
