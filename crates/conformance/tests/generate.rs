@@ -123,9 +123,17 @@ fn single_fault_mutants(checker: &Checker, target: &str, count: usize) -> BTreeS
             found.iter().all(|finding| finding.rule.id() == rule),
             "{target}: a {rule} mutant breaks more: {line}\n{found:#?}"
         );
-        // Where a lane's reader should say it is.
+        // Where a lane's reader should say it is, and by which keyword.
         let at = record["at"].as_str().unwrap();
         assert_eq!(found[0].pointer, at, "{target}: {line}");
+        assert_eq!(
+            record.get("keyword").and_then(serde_json::Value::as_str),
+            found[0].keyword.as_deref(),
+            "{target}: {line}"
+        );
+        if rule == "schema" {
+            assert!(record["keyword"].is_string(), "{target}: {line}");
+        }
         reached.insert(rule.to_string());
     }
     reached

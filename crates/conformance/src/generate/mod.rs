@@ -201,8 +201,10 @@ pub struct Mutated {
 const TRIED_PER_BASE: usize = 48;
 
 /// Writes `count` single-fault mutants of `target`, one
-/// `{"rule": ID, "at": POINTER, "msg": VALUE}` per line: `check` finds in
-/// `msg` the rule `rule` names and no other, first at `at`. Each is a
+/// `{"rule": ID, "at": POINTER, "msg": VALUE}` per line (and `"keyword"`,
+/// the JSON Schema keyword of that first finding, where it has one):
+/// `check` finds in `msg` the rule `rule` names and no other, first at
+/// `at`. Each is a
 /// one-step mutation
 /// ([`sample::one_step_mutations_wide`], made by [`sample::Edit`]) of a valid value; the rules take turns,
 /// the one written least first, among those the mutations have reached.
@@ -228,13 +230,23 @@ pub fn mutants(
                 let text = Value::to_string(&candidate);
                 let found = checker.check_text(target, text.as_bytes())?;
                 if let (Some(rule), Some(first)) = (only_rule(&found), found.first()) {
-                    offer(rule, (candidate, first.pointer.clone()));
+                    offer(
+                        rule,
+                        (candidate, first.pointer.clone(), first.keyword.clone()),
+                    );
                 }
             }
             Ok(())
         },
-        &mut |rule, (msg, at), _| {
-            let record = serde_json::json!({ "rule": rule.id(), "at": at, "msg": msg });
+        &mut |rule, (msg, at, keyword), _| {
+            let mut record = serde_json::Map::new();
+            record.insert("rule".into(), rule.id().into());
+            record.insert("at".into(), at.into());
+            if let Some(keyword) = keyword {
+                record.insert("keyword".into(), keyword.into());
+            }
+            record.insert("msg".into(), msg);
+            let record = Value::Object(record);
             writeln!(out, "{record}")?;
             Ok(())
         },
