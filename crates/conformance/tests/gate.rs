@@ -298,6 +298,26 @@ fn an_invalid_trace_that_breaks_its_rule_twice_fails() {
     assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
 }
 
+/// A fixture's value is checked as text, as every reader meets it: an
+/// integer past 2^53 − 1 where any value is taken (an error's `data`) is a
+/// second fault, which the value alone would hide.
+#[test]
+fn a_fault_of_the_text_in_a_fixture_is_a_second_fault() {
+    let scratch = Scratch::new("text-fault");
+    let path = scratch.0.join("invalid/error_without_id.json");
+    let mut fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(fixture["value"]["kind"], "error");
+    fixture["value"]["body"]["data"] = json!(1_u64 << 60);
+    scratch.write("invalid/error_without_id.json", &fixture);
+    let report = scratch.run();
+    check_fails(
+        &report,
+        "invalid/error_without_id.json: expected to be refused by schema exactly, but got [json at (root): the integer at byte ",
+    );
+    assert_eq!(report.failures.len(), 1, "{}", report.failures.join("\n"));
+}
+
 /// A frame fixture shows one fault: a body refused for two (the version
 /// missing, and a member no envelope has) reads as the sidecar says, and
 /// still fails, naming both.
