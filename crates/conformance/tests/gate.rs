@@ -995,8 +995,9 @@ fn a_schema_fixture_names_its_keywords_and_any_fixture_naming_them_is_held_to_th
 }
 
 /// The gate's judgement of invalid fixtures, put to generated input: each
-/// single-fault mutant `generate --mutants` writes, made a fixture of the
-/// rule, place and keywords `check` finds in it, passes; the same mutant
+/// single-fault mutant `generate --mutants` writes (of envelopes, task
+/// details and task errors), made a fixture of the rule, place and
+/// keywords `check` finds in it, passes; the same mutant
 /// given one more edit that adds a finding fails. (A `json` mutant is a
 /// fault of its text, which a fixture's value written back does not keep.)
 #[test]
@@ -1017,79 +1018,86 @@ fn the_gate_takes_generated_single_faults_and_refuses_double_ones() {
         said
     };
     let checker = checker();
-    let mut text = Vec::new();
-    conformance::generate::mutants(&checker, "Envelope", 160, 0x6a7e, &mut text).unwrap();
     let scratch = Scratch::new("generated-mutants");
     let (mut singles, mut doubles) = (Vec::new(), Vec::new());
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    for (index, line) in String::from_utf8(text).unwrap().lines().enumerate() {
-        let record: serde_json::Value = serde_json::from_str(line).unwrap();
-        let rule = record["rule"].as_str().unwrap();
-        if rule == "json" {
-            continue;
-        }
-        let once = &record["msg"];
-        let found = said(
-            &checker
-                .check_text("Envelope", once.to_string().as_bytes())
-                .unwrap(),
-        );
-        let mut fixture = json!({"description": "a generated mutant", "rule": rule,
-            "pointer": record["at"], "type": "Envelope", "value": once});
-        if rule == "schema" {
-            let keywords: Vec<&str> = found.iter().filter_map(|(_, _, k)| k.as_deref()).collect();
-            fixture["keywords"] = json!(keywords);
-        }
-        let name = format!("single_{index}");
-        scratch.write(&format!("invalid/{name}.json"), &fixture);
-        singles.push(name);
-        // One more edit, as generate makes them, or one of a few odd values
-        // put in its place (an integer past 2^53 − 1 among them), chosen
-        // by a xorshift.
-        let edits = sample::one_step_edits(once, &Default::default(), true);
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let pick = usize::try_from(state % 1_000_003).unwrap();
-        let Some(edit) = edits.get(pick % edits.len().max(1)) else {
-            continue;
-        };
-        let odd = [
-            json!(null),
-            json!(""),
-            json!([]),
-            json!({}),
-            json!(1.5),
-            json!(1_u64 << 60),
-        ];
-        let edit = match (&edit.with, pick % 2) {
-            (Some(_), 0) => sample::Edit {
-                pointer: edit.pointer.clone(),
-                with: odd.get(pick / 2 % odd.len()).cloned(),
-            },
-            _ => edit.clone(),
-        };
-        let twice = edit.applied(once);
-        let again = said(
-            &checker
-                .check_text("Envelope", twice.to_string().as_bytes())
-                .unwrap(),
-        );
-        let mut left = found.clone();
-        let added = again
-            .iter()
-            .any(|s| match left.iter().position(|l| l == s) {
-                Some(at) => {
-                    left.remove(at);
-                    false
-                }
-                None => true,
-            });
-        if added {
-            fixture["value"] = twice;
-            let name = format!("double_{index}");
+    for (target, count, seed) in [
+        ("Envelope", 160, 0x6a7e),
+        ("TaskDetail", 60, 0x7d),
+        ("TaskError", 40, 0x7e),
+    ] {
+        let mut text = Vec::new();
+        conformance::generate::mutants(&checker, target, count, seed, &mut text).unwrap();
+        for (index, line) in String::from_utf8(text).unwrap().lines().enumerate() {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let rule = record["rule"].as_str().unwrap();
+            if rule == "json" {
+                continue;
+            }
+            let once = &record["msg"];
+            let found = said(
+                &checker
+                    .check_text(target, once.to_string().as_bytes())
+                    .unwrap(),
+            );
+            let mut fixture = json!({"description": "a generated mutant", "rule": rule,
+            "pointer": record["at"], "type": target, "value": once});
+            if rule == "schema" {
+                let keywords: Vec<&str> =
+                    found.iter().filter_map(|(_, _, k)| k.as_deref()).collect();
+                fixture["keywords"] = json!(keywords);
+            }
+            let name = format!("single_{target}_{index}");
             scratch.write(&format!("invalid/{name}.json"), &fixture);
-            doubles.push(name);
+            singles.push(name);
+            // One more edit, as generate makes them, or one of a few odd values
+            // put in its place (an integer past 2^53 − 1 among them), chosen
+            // by a xorshift.
+            let edits = sample::one_step_edits(once, &Default::default(), true);
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let pick = usize::try_from(state % 1_000_003).unwrap();
+            let Some(edit) = edits.get(pick % edits.len().max(1)) else {
+                continue;
+            };
+            let odd = [
+                json!(null),
+                json!(""),
+                json!([]),
+                json!({}),
+                json!(1.5),
+                json!(1_u64 << 60),
+            ];
+            let edit = match (&edit.with, pick % 2) {
+                (Some(_), 0) => sample::Edit {
+                    pointer: edit.pointer.clone(),
+                    with: odd.get(pick / 2 % odd.len()).cloned(),
+                },
+                _ => edit.clone(),
+            };
+            let twice = edit.applied(once);
+            let again = said(
+                &checker
+                    .check_text(target, twice.to_string().as_bytes())
+                    .unwrap(),
+            );
+            let mut left = found.clone();
+            let added = again
+                .iter()
+                .any(|s| match left.iter().position(|l| l == s) {
+                    Some(at) => {
+                        left.remove(at);
+                        false
+                    }
+                    None => true,
+                });
+            if added {
+                fixture["value"] = twice;
+                let name = format!("double_{target}_{index}");
+                scratch.write(&format!("invalid/{name}.json"), &fixture);
+                doubles.push(name);
+            }
         }
     }
     let report = scratch.run();
@@ -1105,7 +1113,7 @@ fn the_gate_takes_generated_single_faults_and_refuses_double_ones() {
             .collect::<Vec<_>>()
     };
     assert!(
-        singles.len() >= 100 && doubles.len() >= 50,
+        singles.len() >= 200 && doubles.len() >= 100,
         "{} singles, {} doubles",
         singles.len(),
         doubles.len()
