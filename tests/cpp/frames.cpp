@@ -1,7 +1,7 @@
 // write_frame and read_frame together: what is written reads back equal, an
 // envelope over MAX_FRAME, or with text or a value a reader refuses, is not
 // written, and a body that is not an envelope is consumed so the next frame
-// still reads.
+// still reads; a FrameDecoder fed the bytes piece by piece reads the same.
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -195,6 +195,78 @@ int main() {
     check(error.kind() == vc::FrameError::Kind::io, "a failed write with exceptions set is io");
   } catch (const std::exception&) {
     check(false, "a failed write with exceptions set is a FrameError");
+  }
+
+  // A FrameDecoder fed a byte at a time gives nothing until a frame's last
+  // byte is in, then its envelope; a refused body is consumed as by
+  // read_frame.
+  {
+    vc::FrameDecoder decoder;
+    std::size_t envelopes = 0;
+    std::size_t refused_bodies = 0;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      decoder.push(std::string_view(frames).substr(i, 1));
+      try {
+        std::optional<vc::Envelope> next = decoder.next();
+        if (next) {
+          ++envelopes;
+          check(i + 1 == frames.size(), "the envelope comes with its frame's last byte");
+          check(nlohmann::json(*next) == call, "the decoded call is the call written");
+        }
+      } catch (const vc::ContractError& error) {
+        ++refused_bodies;
+        check(i + 1 == 4 + body.size(), "the refused body is told with its last byte");
+        check(error.pointer() == "/body/params/taskId", "the decoder's refusal names /body/params/taskId");
+      }
+    }
+    check(envelopes == 1 && refused_bodies == 1, "the decoder reads one body refused, then one envelope");
+    try {
+      check(!decoder.next(), "nothing more is read");
+      decoder.finish();
+    } catch (const std::exception&) {
+      check(false, "bytes that end between frames end cleanly");
+    }
+  }
+
+  // Its length is checked as soon as the header is in, and a stream too
+  // large to go on stays refused.
+  {
+    vc::FrameDecoder decoder;
+    std::size_t claimed = vc::MAX_FRAME + 1;
+    std::string header = {static_cast<char>(claimed >> 24), static_cast<char>((claimed >> 16) & 0xFF),
+                          static_cast<char>((claimed >> 8) & 0xFF), static_cast<char>(claimed & 0xFF)};
+    decoder.push(header);
+    int told = 0;
+    for (int call_count = 0; call_count < 3; ++call_count) {
+      try {
+        switch (call_count) {
+          case 0:
+            (void)decoder.next();
+            break;
+          case 1:
+            decoder.push(good.str());
+            break;
+          default:
+            decoder.finish();
+        }
+      } catch (const vc::FrameError& error) {
+        told += error.kind() == vc::FrameError::Kind::too_large && error.length() == claimed;
+      }
+    }
+    check(told == 3, "next, push and finish each tell too_large once the header is in");
+  }
+
+  // Bytes that end inside a frame are unexpected_eof at finish.
+  {
+    vc::FrameDecoder decoder;
+    decoder.push(good.str().substr(0, good.str().size() - 1));
+    check(!decoder.next(), "a frame short of its last byte gives nothing yet");
+    try {
+      decoder.finish();
+      check(false, "bytes that end inside a frame are refused");
+    } catch (const vc::FrameError& error) {
+      check(error.kind() == vc::FrameError::Kind::unexpected_eof, "bytes that end inside a frame are unexpected_eof");
+    }
   }
   return failures == 0 ? 0 : 1;
 }

@@ -60,15 +60,19 @@ impl Lang {
         }
     }
 
-    fn frame_outcomes(self) -> Command {
-        match self {
+    /// The frame reader on a stream, or with `chunk` a decoder fed that
+    /// many bytes at a time.
+    fn frame_outcomes(self, chunk: Option<usize>) -> Command {
+        let mut command = match self {
             Lang::Cpp => Command::new(cpp_programs().join("frame_outcomes")),
             Lang::Ts => {
                 let mut command = Command::new("node");
                 command.arg(root().join("bindings/ts/examples/frame-outcomes.mjs"));
                 command
             }
-        }
+        };
+        command.args(chunk.map(|chunk| chunk.to_string()));
+        command
     }
 }
 
@@ -332,9 +336,19 @@ fn frame_fixtures_give_their_outcomes(lang: Lang) {
             .iter()
             .map(|o| o.as_str().unwrap())
             .collect();
-        let output = run(lang.frame_outcomes(), &std::fs::read(&path).unwrap());
-        let got: Vec<&str> = output.lines().collect();
-        assert_eq!(got, want, "{lang:?} reads {}", path.display());
+        let bytes = std::fs::read(&path).unwrap();
+        // A byte at a time, and in pieces that split headers and bodies
+        // alike: however the bytes arrive, the outcomes are the stream's.
+        for chunk in [None, Some(1), Some(3), Some(4093)] {
+            let output = run(lang.frame_outcomes(chunk), &bytes);
+            let got: Vec<&str> = output.lines().collect();
+            assert_eq!(
+                got,
+                want,
+                "{lang:?} reads {} (pieces of {chunk:?} bytes)",
+                path.display()
+            );
+        }
         checked += 1;
     }
     assert!(checked >= 14, "{checked} frame fixtures");
