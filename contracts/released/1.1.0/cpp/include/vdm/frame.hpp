@@ -13,6 +13,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,23 @@ inline std::size_t read_some(std::istream& in, char* into, std::size_t size) {
   return got;
 }
 
+inline constexpr std::size_t FRAME_HEADER = 4;
+
+/// The length a frame's header gives: throws `empty` for 0 and `too_large`
+/// past MAX_FRAME. The one reading of a header, for read_frame and
+/// FrameDecoder alike.
+inline std::size_t frame_length(const char* header) {
+  std::size_t length = 0;
+  for (std::size_t i = 0; i < FRAME_HEADER; ++i) length = (length << 8) | static_cast<unsigned char>(header[i]);
+  if (length == 0) throw FrameError(FrameError::Kind::empty, 0, "a frame of length 0");
+  if (length > MAX_FRAME) {
+    throw FrameError(FrameError::Kind::too_large, length,
+                     "a frame of " + std::to_string(length) + " bytes, more than the " +
+                         std::to_string(MAX_FRAME) + " a frame may carry");
+  }
+  return length;
+}
+
 }  // namespace detail
 
 /// Reads one frame and decodes its envelope. Returns nothing when the stream
@@ -68,20 +86,13 @@ inline std::size_t read_some(std::istream& in, char* into, std::size_t size) {
 /// other than PROTOCOL_VERSION) for a body that is not a usable envelope;
 /// after a ContractError the whole frame has been consumed.
 inline std::optional<Envelope> read_frame(std::istream& in) {
-  std::array<char, 4> header{};
+  std::array<char, detail::FRAME_HEADER> header{};
   std::size_t got = detail::read_some(in, header.data(), header.size());
   if (got == 0) return std::nullopt;
   if (got < header.size()) {
     throw FrameError(FrameError::Kind::unexpected_eof, 0, "the stream ended inside a frame's length");
   }
-  std::size_t length = 0;
-  for (char byte : header) length = (length << 8) | static_cast<unsigned char>(byte);
-  if (length == 0) throw FrameError(FrameError::Kind::empty, 0, "a frame of length 0");
-  if (length > MAX_FRAME) {
-    throw FrameError(FrameError::Kind::too_large, length,
-                     "a frame of " + std::to_string(length) + " bytes, more than the " +
-                         std::to_string(MAX_FRAME) + " a frame may carry");
-  }
+  std::size_t length = detail::frame_length(header.data());
   std::string body;
   constexpr std::size_t chunk = 64 * 1024;
   while (body.size() < length) {
@@ -95,6 +106,75 @@ inline std::optional<Envelope> read_frame(std::istream& in) {
   }
   return parse_envelope(body);
 }
+
+/// Frames from bytes as they arrive, for a reader that must not block (a
+/// socket an event loop polls): push what arrived, then take envelopes with
+/// next() until it gives nothing. However the bytes are split, the outcomes
+/// are read_frame's on the same stream. Holds only the bytes pushed and not
+/// yet read; a frame's length is checked as soon as its header is in, before
+/// its body is waited for.
+class FrameDecoder {
+ public:
+  /// Adds bytes that arrived. Throws again the FrameError that ended the
+  /// stream, if one did (`too_large`, `unexpected_eof`).
+  void push(const char* bytes, std::size_t size) {
+    if (broken_) throw *broken_;
+    // The bytes already read go before the buffer grows, and when they are
+    // at least half of it, so each byte is moved a bounded number of times.
+    if (start_ == buffer_.size()) {
+      buffer_.clear();
+      start_ = 0;
+    } else if (start_ > 0 && (start_ >= buffer_.size() - start_ || buffer_.size() + size > buffer_.capacity())) {
+      buffer_.erase(0, start_);
+      start_ = 0;
+    }
+    buffer_.append(bytes, size);
+  }
+  void push(std::string_view bytes) { push(bytes.data(), bytes.size()); }
+
+  /// The next envelope, or nothing until more bytes arrive. Throws
+  /// FrameError (after `empty` the decoder stands at the next frame; after
+  /// `too_large` it is ended and every call throws it again), or
+  /// ContractError (VersionError for a `v` other than PROTOCOL_VERSION) for
+  /// a body that is not a usable envelope, with the frame consumed.
+  std::optional<Envelope> next() {
+    if (broken_) throw *broken_;
+    std::string_view held(buffer_);
+    held.remove_prefix(start_);
+    if (held.size() < detail::FRAME_HEADER) return std::nullopt;
+    std::size_t length = 0;
+    try {
+      length = detail::frame_length(held.data());
+    } catch (const FrameError& error) {
+      if (!error.recoverable()) {
+        broken_ = error;
+        throw;
+      }
+      start_ += detail::FRAME_HEADER;
+      throw;
+    }
+    if (held.size() - detail::FRAME_HEADER < length) return std::nullopt;
+    start_ += detail::FRAME_HEADER + length;
+    // The view stays good: the buffer changes only in push.
+    return parse_envelope(held.substr(detail::FRAME_HEADER, length));
+  }
+
+  /// The bytes have ended: throws FrameError `unexpected_eof` when they
+  /// ended inside a frame (and the FrameError that ended the stream, if one
+  /// did).
+  void finish() {
+    if (broken_) throw *broken_;
+    if (start_ < buffer_.size()) {
+      broken_ = FrameError(FrameError::Kind::unexpected_eof, 0, "the bytes ended inside a frame");
+      throw *broken_;
+    }
+  }
+
+ private:
+  std::string buffer_;
+  std::size_t start_ = 0;
+  std::optional<FrameError> broken_;
+};
 
 namespace detail {
 
