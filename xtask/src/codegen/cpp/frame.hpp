@@ -146,6 +146,9 @@ class FrameDecoder {
     } catch (const FrameError& error) {
       if (!error.recoverable()) {
         broken_ = error;
+        // Nothing held is read after this; its memory goes now.
+        std::string().swap(buffer_);
+        start_ = 0;
         throw;
       }
       start_ += detail::FRAME_HEADER;
