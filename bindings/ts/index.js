@@ -913,10 +913,7 @@ export class FrameDecoder {
       this.#start += HEADER;
       throw new FrameError("empty", 0, "a frame of length 0");
     }
-    if (length > MAX_FRAME) {
-      this.#broken = new FrameError("too_large", length, `a frame of ${length} bytes, more than the ${MAX_FRAME} a frame may carry`);
-      throw this.#broken;
-    }
+    if (length > MAX_FRAME) this.#fail(new FrameError("too_large", length, `a frame of ${length} bytes, more than the ${MAX_FRAME} a frame may carry`));
     if (held < HEADER + length) return undefined;
     const body = this.#buffer.subarray(this.#start + HEADER, this.#start + HEADER + length);
     this.#start += HEADER + length;
@@ -930,10 +927,16 @@ export class FrameDecoder {
   /** The bytes have ended: throws FrameError `unexpected_eof` inside a frame. */
   finish() {
     if (this.#broken !== null) throw this.#broken;
-    if (this.#end > this.#start) {
-      this.#broken = new FrameError("unexpected_eof", 0, "the bytes ended inside a frame");
-      throw this.#broken;
-    }
+    if (this.#end > this.#start) this.#fail(new FrameError("unexpected_eof", 0, "the bytes ended inside a frame"));
+  }
+
+  /** Ends the stream with `error`: every call throws it from now on, and the bytes held, never to be read, are freed. */
+  #fail(error) {
+    this.#broken = error;
+    this.#buffer = new Uint8Array(0);
+    this.#start = 0;
+    this.#end = 0;
+    throw error;
   }
 }
 

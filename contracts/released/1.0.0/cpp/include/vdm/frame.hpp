@@ -146,13 +146,7 @@ class FrameDecoder {
     try {
       length = detail::frame_length(held.data());
     } catch (const FrameError& error) {
-      if (!error.recoverable()) {
-        broken_ = error;
-        // Nothing held is read after this; its memory goes now.
-        std::string().swap(buffer_);
-        start_ = 0;
-        throw;
-      }
+      if (!error.recoverable()) end(error);
       start_ += detail::FRAME_HEADER;
       throw;
     }
@@ -167,13 +161,19 @@ class FrameDecoder {
   /// did).
   void finish() {
     if (broken_) throw *broken_;
-    if (start_ < buffer_.size()) {
-      broken_ = FrameError(FrameError::Kind::unexpected_eof, 0, "the bytes ended inside a frame");
-      throw *broken_;
-    }
+    if (start_ < buffer_.size()) end(FrameError(FrameError::Kind::unexpected_eof, 0, "the bytes ended inside a frame"));
   }
 
  private:
+  /// Ends the stream with `error`: every call throws it from now on, and
+  /// the bytes held, never to be read, are freed.
+  [[noreturn]] void end(const FrameError& error) {
+    broken_ = error;
+    std::string().swap(buffer_);
+    start_ = 0;
+    throw error;
+  }
+
   std::string buffer_;
   std::size_t start_ = 0;
   std::optional<FrameError> broken_;
