@@ -256,6 +256,16 @@ int main() {
     check(told == 3, "next, push and finish each tell too_large once the header is in");
   }
 
+  // encode_frame gives the bytes write_frame writes, for a writer that
+  // must not block.
+  check(vc::encode_frame(call.get<vc::Envelope>()) == good.str(), "encode_frame gives what write_frame writes");
+  try {
+    (void)vc::encode_frame(big.get<vc::Envelope>());
+    check(false, "encode_frame refuses an envelope over MAX_FRAME");
+  } catch (const vc::FrameError& error) {
+    check(error.kind() == vc::FrameError::Kind::too_large, "encode_frame's refusal is too_large");
+  }
+
   // Bytes that end inside a frame are unexpected_eof at finish.
   {
     vc::FrameDecoder decoder;

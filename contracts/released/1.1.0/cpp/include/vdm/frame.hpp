@@ -214,16 +214,10 @@ inline std::optional<std::string> non_finite_at(const nlohmann::json& value) {
 
 }  // namespace detail
 
-/// Writes one envelope as a frame and flushes. Nothing is written for an
-/// envelope over MAX_FRAME (FrameError too_large), one holding a number that
-/// is not finite (unreadable: `dump` would write it as null, also where a
-/// free-form value takes null), or one this binding's reader would refuse
-/// (unreadable: a string that is not UTF-8, an integer past 2^53 - 1,
-/// nesting past 127, docs/wire.md, "JSON text"; or a value its schema
-/// refuses, such as a field below its minimum or a task id with a space).
-/// The text is read back by the reader's own parse_envelope, so a writer
-/// and a reader cannot differ on what the wire takes.
-inline void write_frame(std::ostream& out, const Envelope& envelope) {
+namespace detail {
+
+/// The envelope's body as a frame carries it, checked as encode_frame says.
+inline std::string frame_body(const Envelope& envelope) {
   std::string body;
   try {
     // Built, then filled (`detail::write_into`): not through nlohmann's
@@ -256,11 +250,41 @@ inline void write_frame(std::ostream& out, const Envelope& envelope) {
     throw FrameError(FrameError::Kind::unreadable, 0,
                      std::string("the envelope is not one a reader takes: ") + error.what());
   }
-  std::array<char, 4> header{};
-  std::size_t length = body.size();
+  return body;
+}
+
+/// The header of a frame whose body is `length` bytes (at most MAX_FRAME).
+inline std::array<char, FRAME_HEADER> frame_header(std::size_t length) {
+  std::array<char, FRAME_HEADER> header{};
   for (std::size_t i = 0; i < header.size(); ++i) {
     header[header.size() - 1 - i] = static_cast<char>((length >> (8 * i)) & 0xFF);
   }
+  return header;
+}
+
+}  // namespace detail
+
+/// One envelope as a frame's bytes (the length, then the body), for a
+/// writer that must not block (a socket an event loop polls). Throws
+/// FrameError for an envelope over MAX_FRAME (too_large), one holding a
+/// number that is not finite (unreadable: `dump` would write it as null,
+/// also where a free-form value takes null), or one this binding's reader
+/// would refuse (unreadable: a string that is not UTF-8, an integer past
+/// 2^53 - 1, nesting past 127, docs/wire.md, "JSON text"; or a value its
+/// schema refuses, such as a field below its minimum or a task id with a
+/// space). The text is read back by the reader's own parse_envelope, so a
+/// writer and a reader cannot differ on what the wire takes.
+inline std::string encode_frame(const Envelope& envelope) {
+  std::string body = detail::frame_body(envelope);
+  std::array<char, detail::FRAME_HEADER> header = detail::frame_header(body.size());
+  return std::string(header.data(), header.size()) + body;
+}
+
+/// Writes one envelope as a frame and flushes; nothing is written for an
+/// envelope encode_frame refuses, with its FrameError.
+inline void write_frame(std::ostream& out, const Envelope& envelope) {
+  std::string body = detail::frame_body(envelope);
+  std::array<char, detail::FRAME_HEADER> header = detail::frame_header(body.size());
   try {
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(body.data(), static_cast<std::streamsize>(body.size()));
