@@ -1,7 +1,8 @@
 //! `cargo xtask test`: the whole suite on any machine. What the C++ and
 //! TypeScript tests need besides Rust (g++, clang++, CMake, nlohmann::json,
-//! node and the pinned TypeScript compiler) is installed by `.ci/setup` when any of
-//! it is missing; then `cargo test --workspace --all-features --locked`
+//! node and the pinned TypeScript compiler, the SpiderMonkey and
+//! JavaScriptCore shells) is installed by `.ci/setup` when any of it is
+//! missing; then `cargo test --workspace --all-features --locked`
 //! runs, with any further arguments passed on.
 
 use std::path::Path;
@@ -11,17 +12,22 @@ use anyhow::{bail, Context};
 
 /// What is missing for the C++ and TypeScript tests, by name.
 fn missing(root: &Path) -> Vec<&'static str> {
-    let on_path = |tool: &str| {
+    let runs = |tool: &str, args: &[&str]| {
         Command::new(tool)
-            .arg("--version")
+            .args(args)
+            .stdin(std::process::Stdio::null())
             .output()
             .is_ok_and(|output| output.status.success())
     };
     let mut out = Vec::new();
-    for tool in ["g++", "clang++", "cmake", "node", "npm"] {
-        if !on_path(tool) {
+    for tool in ["g++", "clang++", "cmake", "node", "npm", "js102"] {
+        if !runs(tool, &["--version"]) {
             out.push(tool);
         }
+    }
+    // JavaScriptCore's shell has no --version.
+    if !runs("jsc", &["-e", ""]) {
+        out.push("jsc");
     }
     if !Path::new("/usr/include/nlohmann/json.hpp").exists() {
         out.push("nlohmann::json");
