@@ -354,6 +354,75 @@ fn frame_fixtures_give_their_outcomes(lang: Lang) {
     assert!(checked >= 14, "{checked} frame fixtures");
 }
 
+/// A lane's process that honours the user's locale (`setlocale(LC_ALL,
+/// "")`, as the roundtrip example does) may have a decimal comma: the C++
+/// reader reads and writes every number as under the C locale. The German
+/// locale is built here (`localedef`, from the `locales` package .ci/setup
+/// installs), since a machine may have none but C.
+#[test]
+fn cpp_reads_and_writes_numbers_alike_under_a_decimal_comma() {
+    let locales = Path::new(env!("CARGO_TARGET_TMPDIR")).join("locales");
+    std::fs::create_dir_all(&locales).unwrap();
+    let status = Command::new("localedef")
+        .args(["-i", "de_DE", "-f", "UTF-8"])
+        .arg(locales.join("de_DE.UTF-8"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "localedef: {status}");
+    let german = |mut command: Command| {
+        command
+            .env("LOCPATH", &locales)
+            .env("LC_ALL", "de_DE.UTF-8");
+        command
+    };
+    let mut locale = Command::new("locale");
+    locale.arg("decimal_point");
+    let point = run(german(locale), b"");
+    assert_eq!(point.trim(), ",", "the locale built has a decimal comma");
+
+    let mut lines: Vec<String> = ["valid", "invalid"]
+        .iter()
+        .flat_map(|folder| fixtures(folder))
+        .filter(|f| f.type_name == "Envelope")
+        .map(|f| f.value.to_string())
+        .collect();
+    for number in [
+        "0.5",
+        "12345.678",
+        "-2.5e-3",
+        "1.25E2",
+        "1e400",
+        "1.5e400",
+        "-1.5e400",
+        "1e-400",
+        "1.0",
+        "-0.0",
+        "1e3",
+        "9007199254740993.0",
+        "18446744073709551616",
+        "123456789012345678901",
+    ] {
+        lines.push(format!(
+            r#"{{"v":1,"kind":"error","id":1,"body":{{"code":-32603,"message":"m","data":{number}}}}}"#
+        ));
+        lines.push(format!(
+            r#"{{"v":1,"kind":"call","id":1,"body":{{"method":"tool.invoke","params":{{"tool":"t","input":[{number}]}}}}}}"#
+        ));
+    }
+    let input = lines.join("\n") + "\n";
+    let mut c = Command::new(cpp_programs().join("roundtrip"));
+    c.env("LC_ALL", "C");
+    let under_c = run(c, input.as_bytes());
+    let under_german = run(
+        german(Command::new(cpp_programs().join("roundtrip"))),
+        input.as_bytes(),
+    );
+    assert_eq!(under_c.lines().count(), lines.len());
+    for ((line, c), german) in lines.iter().zip(under_c.lines()).zip(under_german.lines()) {
+        assert_eq!(german, c, "read under de_DE.UTF-8 and C: {line}");
+    }
+}
+
 #[test]
 fn cpp_reads_every_valid_fixture_and_writes_it_back() {
     valid_fixtures_read_and_write_back(Lang::Cpp);

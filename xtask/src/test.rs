@@ -1,7 +1,7 @@
 //! `cargo xtask test`: the whole suite on any machine. What the C++ and
 //! TypeScript tests need besides Rust (g++, clang++, CMake, nlohmann::json,
 //! node and the pinned TypeScript compiler, the SpiderMonkey and
-//! JavaScriptCore shells) is installed by `.ci/setup` when any of it is
+//! JavaScriptCore shells, the locales' sources) is installed by `.ci/setup` when any of it is
 //! missing; then `cargo test --workspace --all-features --locked`
 //! runs, with any further arguments passed on.
 
@@ -31,6 +31,9 @@ fn missing(root: &Path) -> Vec<&'static str> {
     }
     if !Path::new("/usr/include/nlohmann/json.hpp").exists() {
         out.push("nlohmann::json");
+    }
+    if !Path::new("/usr/share/i18n/locales/de_DE").exists() {
+        out.push("the locales' sources (to build a German locale)");
     }
     if !root
         .join("bindings/ts/node_modules/typescript/bin/tsc")

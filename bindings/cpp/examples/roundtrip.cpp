@@ -4,12 +4,17 @@
 //   g++ -std=c++17 -Wall -Wextra -Werror -Ibindings/cpp/include bindings/cpp/examples/roundtrip.cpp -o roundtrip
 //   ./roundtrip < messages.jsonl
 //   ./roundtrip --type TaskError < errors.jsonl   # any contract type by name
+#include <clocale>
 #include <iostream>
 #include <string>
 
 #include "vdm/contract.hpp"
 
 int main(int argc, char** argv) {
+  // The user's locale, as an application with a user interface takes it;
+  // the bindings read and write numbers the same under any (a test runs
+  // this under a locale with a decimal comma).
+  std::setlocale(LC_ALL, "");
   std::string type = "Envelope";
   if (argc == 3 && std::string(argv[1]) == "--type") {
     type = argv[2];

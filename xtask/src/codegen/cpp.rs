@@ -265,7 +265,7 @@ fn head(command: &str, origin: &str, version: &str, protocol_version: u64) -> St
          #if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)\n\
          #error \"vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)\"\n\
          #endif\n\n\
-         #include <cmath>\n#include <cstddef>\n#include <cstdint>\n#include <cstdlib>\n#include <map>\n#include <optional>\n\
+         #include <algorithm>\n#include <clocale>\n#include <cmath>\n#include <cstddef>\n#include <cstdint>\n#include <cstdlib>\n#include <map>\n#include <optional>\n\
          #include <set>\n#include <stdexcept>\n#include <string>\n#include <string_view>\n#include <utility>\n\
          #include <variant>\n#include <vector>\n\n#include <nlohmann/json.hpp>\n\n\
          namespace vdm::contract {{\n\n\

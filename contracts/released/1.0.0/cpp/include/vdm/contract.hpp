@@ -10,6 +10,8 @@
 #error "vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)"
 #endif
 
+#include <algorithm>
+#include <clocale>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -411,6 +413,15 @@ const std::map<std::string, T>& within_depth(const std::map<std::string, T>& ent
   return entries;
 }
 
+/// A JSON number literal as strtod reads it under the C locale of the
+/// process, whose decimal point may be a comma (as nlohmann's lexer does).
+inline std::string c_locale_number(std::string literal) {
+  const std::lconv* conventions = std::localeconv();
+  const char point = conventions == nullptr || conventions->decimal_point == nullptr ? '.' : *conventions->decimal_point;
+  std::replace(literal.begin(), literal.end(), '.', point);
+  return literal;
+}
+
 /// The first place where `text` breaks the JSON text policy, and which
 /// rule, in the Rust reader's words and at its byte (a test holds the three
 /// readers to one answer): a byte that is not UTF-8 (judged over the whole
@@ -546,7 +557,7 @@ inline std::string text_fault(std::string_view text) {
                ", which not every reader holds exactly";
       }
     } else if (exponent || i - start > 300) {
-      if (!std::isfinite(std::strtod(literal.c_str(), nullptr))) {
+      if (!std::isfinite(std::strtod(c_locale_number(literal).c_str(), nullptr))) {
         return "the number at byte " + std::to_string(start) + " is beyond what a double holds";
       }
     }
@@ -712,7 +723,7 @@ class PolicyBuilder {
   bool number_float(json::number_float_t value, const std::string& text) {
     // A literal without fraction or exponent that nlohmann read as a double
     // did not fit 64 bits: an unsafe integer, decided on its text.
-    if (text.find_first_of(".eE") == std::string::npos) return unsafe_integer();
+    if (integer_literal(text)) return unsafe_integer();
     if (!std::isfinite(value)) return refuse("a number beyond what a double holds");
     return add(json(value));
   }
@@ -742,7 +753,7 @@ class PolicyBuilder {
     // nlohmann refuses a literal no double holds (406) before number_float
     // could see it; its message quotes the literal, so it is not passed on.
     if (error.id == 406) {
-      if (token.find_first_of(".eE") == std::string::npos) return unsafe_integer();
+      if (integer_literal(token)) return unsafe_integer();
       return refuse("a number beyond what a double holds");
     }
     why_ = "not JSON at byte " + std::to_string(position > 0 ? position - 1 : 0);
@@ -765,6 +776,11 @@ class PolicyBuilder {
   const std::string& why() const { return why_; }
 
  private:
+  // Whether nlohmann's token is an integer literal: digits and a sign. Its
+  // lexer writes a fraction's point as the C locale's, which may be a comma.
+  static bool integer_literal(const std::string& token) {
+    return token.find_first_not_of("-0123456789") == std::string::npos;
+  }
   bool unsafe_integer() {
     return refuse("an integer beyond +-" + std::to_string(MAX_SAFE_INTEGER) + ", which not every reader holds exactly");
   }
