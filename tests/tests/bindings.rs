@@ -1105,6 +1105,87 @@ fn a_unit_without_exceptions_is_told_why_first() {
     );
 }
 
+/// The reader and the writer tell infinities and NaN, which
+/// `-ffinite-math-only` (part of `-ffast-math` and `-Ofast`) lets the
+/// compiler assume away: a unit built so is told why first, and one built
+/// with `-Ofast -fno-finite-math-only` reads and writes numbers as the
+/// strict build does.
+#[test]
+fn a_unit_with_finite_math_only_is_told_why_first_and_fast_math_else_reads_alike() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fast-math");
+    std::fs::create_dir_all(&out).unwrap();
+    let source = out.join("fast_math.cpp");
+    std::fs::write(
+        &source,
+        "#include <vdm/frame.hpp>\n\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    for flag in ["-ffast-math", "-Ofast", "-ffinite-math-only"] {
+        let output = Command::new("g++")
+            .args(["-std=c++17", "-fsyntax-only", flag, "-I"])
+            .arg(root().join("bindings/cpp/include"))
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|err| {
+                panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
+            });
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{flag}: {said}");
+        let first = said
+            .lines()
+            .find(|line| line.contains("error"))
+            .unwrap_or_default();
+        assert!(
+            first.contains(
+                "tells numbers that are not finite: compile this file without -ffinite-math-only"
+            ),
+            "{flag}: {said}"
+        );
+    }
+
+    let fast = out.join("roundtrip");
+    let status = Command::new("g++")
+        .args(["-std=c++17", "-Ofast", "-fno-finite-math-only", "-I"])
+        .arg(root().join("bindings/cpp/include"))
+        .arg(root().join("bindings/cpp/examples/roundtrip.cpp"))
+        .arg("-o")
+        .arg(&fast)
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "g++ -Ofast -fno-finite-math-only: {status}"
+    );
+    // (-0.0 is left out: -fno-signed-zeros, also in -Ofast, may write it
+    // as 0.0, the same number, as JavaScript does.)
+    let lines: Vec<String> = ["1e400", "-1e400", "1.7976931348623157e308", "1e-400", "0.5"]
+        .iter()
+        .map(|number| {
+            format!(
+                r#"{{"v":1,"kind":"error","id":1,"body":{{"code":-32603,"message":"m","data":{number}}}}}"#
+            )
+        })
+        .collect();
+    let input = lines.join("\n") + "\n";
+    let strict = run(
+        Command::new(cpp_programs().join("roundtrip")),
+        input.as_bytes(),
+    );
+    let fast = run(Command::new(&fast), input.as_bytes());
+    assert_eq!(
+        fast, strict,
+        "read under -Ofast -fno-finite-math-only and strict"
+    );
+    assert_eq!(
+        strict
+            .lines()
+            .filter(|line| line.starts_with("error: "))
+            .count(),
+        2,
+        "{strict}"
+    );
+}
+
 /// A generated struct is no aggregate: an initializer by position, which a
 /// member added by a later contract would shift onto another member (1.1.0
 /// added `TaskSummary::effective_buffer_bytes` third of twelve), does not

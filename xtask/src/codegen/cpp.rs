@@ -264,6 +264,14 @@ fn head(command: &str, origin: &str, version: &str, protocol_version: u64) -> St
          // with exceptions and hands plain values on.\n\
          #if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)\n\
          #error \"vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)\"\n\
+         #endif\n\
+         // The reader refuses a number no double holds, and the writer one\n\
+         // that is not finite, by testing for infinities and NaN; under\n\
+         // -ffinite-math-only (part of -ffast-math and -Ofast) the compiler\n\
+         // takes those tests for false, and 1e400 was read as the largest\n\
+         // double, NaN written as 0.0.\n\
+         #if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__\n\
+         #error \"vdm/contract.hpp tells numbers that are not finite: compile this file without -ffinite-math-only (add -fno-finite-math-only after -ffast-math or -Ofast)\"\n\
          #endif\n\n\
          #include <algorithm>\n#include <clocale>\n#include <cmath>\n#include <cstddef>\n#include <cstdint>\n#include <cstdlib>\n#include <map>\n#include <optional>\n\
          #include <set>\n#include <stdexcept>\n#include <string>\n#include <string_view>\n#include <utility>\n\

@@ -9,6 +9,14 @@
 #if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)
 #error "vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)"
 #endif
+// The reader refuses a number no double holds, and the writer one
+// that is not finite, by testing for infinities and NaN; under
+// -ffinite-math-only (part of -ffast-math and -Ofast) the compiler
+// takes those tests for false, and 1e400 was read as the largest
+// double, NaN written as 0.0.
+#if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
+#error "vdm/contract.hpp tells numbers that are not finite: compile this file without -ffinite-math-only (add -fno-finite-math-only after -ffast-math or -Ofast)"
+#endif
 
 #include <algorithm>
 #include <clocale>
