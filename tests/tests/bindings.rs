@@ -570,6 +570,66 @@ fn cpp_headers_compile_clean_under_clang() {
     );
 }
 
+/// Built with clang on LLVM's standard library, libc++ (macOS's), the
+/// programs give what the GCC builds on libstdc++ give: every frame fixture
+/// read from a stream and a byte at a time, every message fixture written
+/// back, the frame and secret tests passing.
+#[test]
+fn cpp_bindings_read_alike_on_libcxx() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-bindings-libcxx");
+    std::fs::create_dir_all(&out).unwrap();
+    let programs: Vec<(&str, &str)> = CPP_PROGRAMS
+        .iter()
+        .copied()
+        .filter(|(name, _)| *name != "limits")
+        .collect();
+    compile_each(
+        "clang++",
+        &["-Wno-unknown-warning-option", "-stdlib=libc++", "-O1"],
+        &programs,
+        |name| Some(out.join(name)),
+    );
+    for test in ["frames", "secret"] {
+        run(Command::new(out.join(test)), b"");
+    }
+    for chunk in [None, Some("1")] {
+        for entry in std::fs::read_dir(root().join("conformance/frames")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|ext| ext.to_str()) != Some("bin") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let read = |program: PathBuf| {
+                let mut command = Command::new(program);
+                command.args(chunk);
+                run(command, &bytes)
+            };
+            assert_eq!(
+                read(out.join("frame_outcomes")),
+                read(cpp_programs().join("frame_outcomes")),
+                "{} (pieces of {chunk:?} bytes)",
+                path.display()
+            );
+        }
+    }
+    let lines: Vec<String> = ["valid", "invalid"]
+        .iter()
+        .flat_map(|folder| fixtures(folder))
+        .filter(|f| f.type_name == "Envelope")
+        .map(|f| f.value.to_string())
+        .collect();
+    let input = lines.join("\n") + "\n";
+    let libcxx = run(Command::new(out.join("roundtrip")), input.as_bytes());
+    let libstdcxx = run(
+        Command::new(cpp_programs().join("roundtrip")),
+        input.as_bytes(),
+    );
+    assert_eq!(libcxx.lines().count(), lines.len());
+    for ((line, got), want) in lines.iter().zip(libcxx.lines()).zip(libstdcxx.lines()) {
+        assert_eq!(got, want, "libc++ and libstdc++ builds read {line}");
+    }
+}
+
 #[test]
 fn cpp_never_prints_a_secret() {
     run(Command::new(cpp_programs().join("secret")), b"");

@@ -1,7 +1,7 @@
 //! `cargo xtask test`: the whole suite on any machine. What the C++ and
 //! TypeScript tests need besides Rust (g++, clang++, CMake, nlohmann::json,
 //! node and the pinned TypeScript compiler, the SpiderMonkey and
-//! JavaScriptCore shells, the locales' sources) is installed by `.ci/setup` when any of it is
+//! JavaScriptCore shells, libc++, the locales' sources) is installed by `.ci/setup` when any of it is
 //! missing; then `cargo test --workspace --all-features --locked`
 //! runs, with any further arguments passed on.
 
@@ -31,6 +31,21 @@ fn missing(root: &Path) -> Vec<&'static str> {
     }
     if !Path::new("/usr/include/nlohmann/json.hpp").exists() {
         out.push("nlohmann::json");
+    }
+    let libcxx = Command::new("clang++")
+        .args(["-stdlib=libc++", "-x", "c++", "-fsyntax-only", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                std::io::Write::write_all(&mut stdin, b"#include <vector>\n")?;
+            }
+            child.wait()
+        })
+        .is_ok_and(|status| status.success());
+    if !libcxx {
+        out.push("libc++");
     }
     if !Path::new("/usr/share/i18n/locales/de_DE").exists() {
         out.push("the locales' sources (to build a German locale)");
