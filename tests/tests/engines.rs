@@ -3,8 +3,9 @@
 //! of release 102, an ES2022 engine) and JavaScriptCore (Safari). Each runs
 //! `tests/ts/engines.mjs` on the same inputs (the differential fuzzer's,
 //! and every message fixture), with `String.prototype.isWellFormed` and
-//! without it, for the working tree's bindings and every release's, and
-//! every line must be the same.
+//! without it, and with `Object.prototype` polluted with every member name
+//! the messages use, for the working tree's bindings and every release's,
+//! and every line must be the same.
 //!
 //! `VDM_ENGINES_SEED` and `VDM_ENGINES_COUNT` draw other or more inputs:
 //!
@@ -63,6 +64,34 @@ fn inputs() -> Vec<String> {
     out
 }
 
+/// Every member name of the valid fixtures, each with the first value it
+/// has there: what a prototype pollution would have to give a reader that
+/// reads inherited members, to fill a member a message lacks with one that
+/// fits.
+fn pollution() -> serde_json::Map<String, Value> {
+    fn walk(value: &Value, out: &mut serde_json::Map<String, Value>) {
+        match value {
+            Value::Object(members) => {
+                for (name, member) in members {
+                    if name != "__proto__" && !out.contains_key(name) {
+                        out.insert(name.clone(), member.clone());
+                    }
+                    walk(member, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            _ => {}
+        }
+    }
+    let mut out = serde_json::Map::new();
+    for fixture in
+        conformance::fixtures::load_fixtures(&root().join("conformance"), "valid").unwrap()
+    {
+        walk(&fixture.value, &mut out);
+    }
+    out
+}
+
 /// One engine's run: its command line, without the script's arguments.
 struct Engine {
     name: &'static str,
@@ -97,7 +126,8 @@ fn the_typescript_bindings_read_alike_in_v8_spidermonkey_and_javascriptcore() {
     let inputs = inputs();
     // ASCII, so that every shell reads the strings alike, half surrogate
     // pairs too.
-    let text = serde_json::to_string(&inputs)
+    let given = serde_json::json!({ "inputs": inputs, "pollution": pollution() });
+    let text = serde_json::to_string(&given)
         .unwrap()
         .chars()
         .map(|c| {
@@ -135,7 +165,11 @@ fn the_typescript_bindings_read_alike_in_v8_spidermonkey_and_javascriptcore() {
 fn engines_agree(inputs: &[String], script: &Path, file: &Path, index: &Path) {
     let mut runs: Vec<(String, String, Vec<String>)> = Vec::new();
     for engine in ENGINES {
-        for mode in [None, Some("--without-is-well-formed")] {
+        for mode in [
+            None,
+            Some("--without-is-well-formed"),
+            Some("--with-polluted-prototype"),
+        ] {
             let mut command = Command::new(engine.program);
             command
                 .args(engine.before_script)

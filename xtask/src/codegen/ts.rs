@@ -271,7 +271,7 @@ impl<'a> Emitter<'a> {
                 .all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && field.json.starts_with(|c: char| c.is_ascii_alphabetic());
             if !plain {
-                bail!("field {:?} is not a plain identifier; the TypeScript bindings read fields as `v.name`", field.json);
+                bail!("field {:?} is not a plain identifier; the TypeScript bindings write fields as `o.name`", field.json);
             }
             if contract::INHERITED_NAMES.contains(&field.json.as_str()) {
                 bail!(
@@ -374,13 +374,13 @@ impl<'a> Emitter<'a> {
             if field.required {
                 let _ = writeln!(
                     body,
-                    "  const {local} = v.{json};\n  missing({local}, p, {key});"
+                    "  const {local} = own(v, {key});\n  missing({local}, p, {key});"
                 );
                 required.push(format!("{json}: {read}"));
             } else {
                 let _ = writeln!(
                     optional,
-                    "  const {local} = v.{json};\n  if ({local} !== undefined) o.{json} = {read};"
+                    "  const {local} = own(v, {key});\n  if ({local} !== undefined) o.{json} = {read};"
                 );
             }
         }
@@ -404,7 +404,7 @@ impl<'a> Emitter<'a> {
         let tests: Vec<String> = rule
             .values
             .iter()
-            .map(|value| format!("o.{} === {}", tested.json, literal(value)))
+            .map(|value| format!("own(o, {}) === {}", literal(&tested.json), literal(value)))
             .collect();
         let why = literal(&format!("{}: {}", rule.id, rule.description));
         // A block comment: the id may not end a line of code whatever it holds.
@@ -487,7 +487,7 @@ impl<'a> Emitter<'a> {
                 content,
                 unknown,
             } = part;
-            let mut js = format!("function r_{union}(v, at, key) {{\n  const p = here(at, key);\n  const tag = bodyTag(v, \"{tag}\", p);\n  const c = v.{content};\n  switch (tag) {{\n");
+            let mut js = format!("function r_{union}(v, at, key) {{\n  const p = here(at, key);\n  const tag = bodyTag(v, \"{tag}\", p);\n  const c = own(v, \"{content}\");\n  switch (tag) {{\n");
             for (wire, ty) in members {
                 let _ = writeln!(
                     js,
@@ -535,20 +535,27 @@ fn clauses(clauses: &[Clause], why: &str) -> String {
     let mut out = String::new();
     for clause in clauses {
         let (field, test) = match clause {
-            Clause::Required(field) => (field, format!("o.{field} === undefined")),
-            Clause::Absent(field) => (field, format!("o.{field} !== undefined")),
-            Clause::NotEqual(field, value) => (field, format!("o.{field} === {}", literal(value))),
+            Clause::Required(field) => (field, format!("own(o, {}) === undefined", literal(field))),
+            Clause::Absent(field) => (field, format!("own(o, {}) !== undefined", literal(field))),
+            Clause::NotEqual(field, value) => (
+                field,
+                format!("own(o, {}) === {}", literal(field), literal(value)),
+            ),
             Clause::Length { field, min, max } => {
                 let mut parts = Vec::new();
                 if let Some(min) = min {
-                    parts.push(format!("codePoints(o.{field}) < {min}"));
+                    parts.push(format!("codePoints(own(o, {})) < {min}", literal(field)));
                 }
                 if let Some(max) = max {
-                    parts.push(format!("codePoints(o.{field}) > {max}"));
+                    parts.push(format!("codePoints(own(o, {})) > {max}", literal(field)));
                 }
                 (
                     field,
-                    format!("o.{field} !== undefined && ({})", parts.join(" || ")),
+                    format!(
+                        "own(o, {}) !== undefined && ({})",
+                        literal(field),
+                        parts.join(" || ")
+                    ),
                 )
             }
         };

@@ -651,10 +651,18 @@ function here(at, key) {
   return key === undefined ? at : `${at}/${key}`;
 }
 
+// A member of the object itself, never one it inherits: were
+// Object.prototype given a `kind` or a `params` (a prototype pollution
+// elsewhere in the application, an old polyfill), `v.kind` would read that
+// for a message that has none.
+function own(v, name) {
+  return Object.hasOwn(v, name) ? v[name] : undefined;
+}
+
 /** The body of a call, reply or event: its tag, checked, and the content. */
 function bodyTag(v, tag, at) {
   expectObject(v, at, undefined);
-  const name = v[tag];
+  const name = own(v, tag);
   if (typeof name !== "string") fail(at, tag, `expected a string, found ${typeName(name)}`);
   return name;
 }
@@ -1018,29 +1026,29 @@ export function parseChecksumAlgorithm(value) {
 function r_Checksum(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_algorithm = v.algorithm;
+  const f_algorithm = own(v, "algorithm");
   missing(f_algorithm, p, "algorithm");
-  const f_value = v.value;
+  const f_value = own(v, "value");
   missing(f_value, p, "value");
   const o = { algorithm: r_ChecksumAlgorithm(f_algorithm, p, "algorithm"), value: readString(f_value, 32, 128, PATTERN_0, "^[0-9a-fA-F]+$", p, "value") };
   /* checksum.length */
-  if (o.algorithm === "md5") {
-    if (o.value !== undefined && (codePoints(o.value) < 32 || codePoints(o.value) > 32)) fail(p, "value", "checksum.length: A md5 digest is 32 hex digits.");
+  if (own(o, "algorithm") === "md5") {
+    if (own(o, "value") !== undefined && (codePoints(own(o, "value")) < 32 || codePoints(own(o, "value")) > 32)) fail(p, "value", "checksum.length: A md5 digest is 32 hex digits.");
   } else {
   }
   /* checksum.length */
-  if (o.algorithm === "sha1") {
-    if (o.value !== undefined && (codePoints(o.value) < 40 || codePoints(o.value) > 40)) fail(p, "value", "checksum.length: A sha1 digest is 40 hex digits.");
+  if (own(o, "algorithm") === "sha1") {
+    if (own(o, "value") !== undefined && (codePoints(own(o, "value")) < 40 || codePoints(own(o, "value")) > 40)) fail(p, "value", "checksum.length: A sha1 digest is 40 hex digits.");
   } else {
   }
   /* checksum.length */
-  if (o.algorithm === "sha256") {
-    if (o.value !== undefined && (codePoints(o.value) < 64 || codePoints(o.value) > 64)) fail(p, "value", "checksum.length: A sha256 digest is 64 hex digits.");
+  if (own(o, "algorithm") === "sha256") {
+    if (own(o, "value") !== undefined && (codePoints(own(o, "value")) < 64 || codePoints(own(o, "value")) > 64)) fail(p, "value", "checksum.length: A sha256 digest is 64 hex digits.");
   } else {
   }
   /* checksum.length */
-  if (o.algorithm === "sha512") {
-    if (o.value !== undefined && (codePoints(o.value) < 128 || codePoints(o.value) > 128)) fail(p, "value", "checksum.length: A sha512 digest is 128 hex digits.");
+  if (own(o, "algorithm") === "sha512") {
+    if (own(o, "value") !== undefined && (codePoints(own(o, "value")) < 128 || codePoints(own(o, "value")) > 128)) fail(p, "value", "checksum.length: A sha512 digest is 128 hex digits.");
   } else {
   }
   return o;
@@ -1054,22 +1062,22 @@ export function parseChecksum(value) {
 function r_DownloadSpec(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_url = v.url;
+  const f_url = own(v, "url");
   missing(f_url, p, "url");
   const o = { url: readString(f_url, 0, 8192, PATTERN_1, "^([Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://", p, "url") };
-  const f_bufferBytes = v.bufferBytes;
+  const f_bufferBytes = own(v, "bufferBytes");
   if (f_bufferBytes !== undefined) o.bufferBytes = readInt(f_bufferBytes, 4096, 67108864, p, "bufferBytes");
-  const f_checksum = v.checksum;
+  const f_checksum = own(v, "checksum");
   if (f_checksum !== undefined) o.checksum = r_Checksum(f_checksum, p, "checksum");
-  const f_directory = v.directory;
+  const f_directory = own(v, "directory");
   if (f_directory !== undefined) o.directory = readString(f_directory, 1, 4096, null, "", p, "directory");
-  const f_fileName = v.fileName;
+  const f_fileName = own(v, "fileName");
   if (f_fileName !== undefined) o.fileName = readString(f_fileName, 1, 255, null, "", p, "fileName");
-  const f_headers = v.headers;
+  const f_headers = own(v, "headers");
   if (f_headers !== undefined) o.headers = readMap(f_headers, 64, item_0, p, "headers");
-  const f_segments = v.segments;
+  const f_segments = own(v, "segments");
   if (f_segments !== undefined) o.segments = readInt(f_segments, 1, 32, p, "segments");
-  const f_startPaused = v.startPaused;
+  const f_startPaused = own(v, "startPaused");
   if (f_startPaused !== undefined) o.startPaused = readBool(f_startPaused, p, "startPaused");
   return o;
 }
@@ -1082,7 +1090,7 @@ export function parseDownloadSpec(value) {
 function r_DownloadAddParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_spec = v.spec;
+  const f_spec = own(v, "spec");
   missing(f_spec, p, "spec");
   const o = { spec: r_DownloadSpec(f_spec, p, "spec") };
   return o;
@@ -1105,7 +1113,7 @@ export function parseTaskId(value) {
 function r_DownloadAddResult(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1119,7 +1127,7 @@ export function parseDownloadAddResult(value) {
 function r_DownloadCancelParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1145,7 +1153,7 @@ export function parseDownloadCancelResult(value) {
 function r_DownloadGetParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1171,15 +1179,15 @@ export function parseSegmentState(value) {
 function r_Segment(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_downloadedBytes = v.downloadedBytes;
+  const f_downloadedBytes = own(v, "downloadedBytes");
   missing(f_downloadedBytes, p, "downloadedBytes");
-  const f_endByte = v.endByte;
+  const f_endByte = own(v, "endByte");
   missing(f_endByte, p, "endByte");
-  const f_index = v.index;
+  const f_index = own(v, "index");
   missing(f_index, p, "index");
-  const f_startByte = v.startByte;
+  const f_startByte = own(v, "startByte");
   missing(f_startByte, p, "startByte");
-  const f_state = v.state;
+  const f_state = own(v, "state");
   missing(f_state, p, "state");
   const o = { downloadedBytes: readInt(f_downloadedBytes, 0, 9007199254740991, p, "downloadedBytes"), endByte: readInt(f_endByte, 0, 9007199254740991, p, "endByte"), index: readInt(f_index, 0, 31, p, "index"), startByte: readInt(f_startByte, 0, 9007199254740991, p, "startByte"), state: r_SegmentState(f_state, p, "state") };
   return o;
@@ -1205,28 +1213,28 @@ export function parseTaskErrorCode(value) {
 function r_TaskError(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_code = v.code;
+  const f_code = own(v, "code");
   missing(f_code, p, "code");
-  const f_message = v.message;
+  const f_message = own(v, "message");
   missing(f_message, p, "message");
-  const f_retryable = v.retryable;
+  const f_retryable = own(v, "retryable");
   missing(f_retryable, p, "retryable");
   const o = { code: r_TaskErrorCode(f_code, p, "code"), message: readString(f_message, 0, Infinity, null, "", p, "message"), retryable: readBool(f_retryable, p, "retryable") };
-  const f_cause = v.cause;
+  const f_cause = own(v, "cause");
   if (f_cause !== undefined) o.cause = r_TaskErrorCode(f_cause, p, "cause");
-  const f_httpStatus = v.httpStatus;
+  const f_httpStatus = own(v, "httpStatus");
   if (f_httpStatus !== undefined) o.httpStatus = readInt(f_httpStatus, 100, 599, p, "httpStatus");
   /* error.http_status */
-  if (o.code === "http_client_error" || o.code === "http_server_error" || o.code === "auth_required" || o.code === "proxy_auth_required" || o.code === "forbidden" || o.code === "not_found" || o.code === "range_not_supported" || o.code === "server_file_changed") {
-    if (o.httpStatus === undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
+  if (own(o, "code") === "http_client_error" || own(o, "code") === "http_server_error" || own(o, "code") === "auth_required" || own(o, "code") === "proxy_auth_required" || own(o, "code") === "forbidden" || own(o, "code") === "not_found" || own(o, "code") === "range_not_supported" || own(o, "code") === "server_file_changed") {
+    if (own(o, "httpStatus") === undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
   } else {
-    if (o.httpStatus !== undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
+    if (own(o, "httpStatus") !== undefined) fail(p, "httpStatus", "error.http_status: httpStatus is present exactly when the code carries one.");
   }
   /* error.cause */
-  if (o.code === "max_retries_exhausted") {
-    if (o.cause === "max_retries_exhausted") fail(p, "cause", "error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.");
+  if (own(o, "code") === "max_retries_exhausted") {
+    if (own(o, "cause") === "max_retries_exhausted") fail(p, "cause", "error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.");
   } else {
-    if (o.cause !== undefined) fail(p, "cause", "error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.");
+    if (own(o, "cause") !== undefined) fail(p, "cause", "error.cause: cause belongs to max_retries_exhausted alone, and never repeats it.");
   }
   return o;
 }
@@ -1251,34 +1259,34 @@ export function parseTaskState(value) {
 function r_TaskSummary(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_createdAt = v.createdAt;
+  const f_createdAt = own(v, "createdAt");
   missing(f_createdAt, p, "createdAt");
-  const f_downloadedBytes = v.downloadedBytes;
+  const f_downloadedBytes = own(v, "downloadedBytes");
   missing(f_downloadedBytes, p, "downloadedBytes");
-  const f_etaSeconds = v.etaSeconds;
+  const f_etaSeconds = own(v, "etaSeconds");
   missing(f_etaSeconds, p, "etaSeconds");
-  const f_fileName = v.fileName;
+  const f_fileName = own(v, "fileName");
   missing(f_fileName, p, "fileName");
-  const f_segments = v.segments;
+  const f_segments = own(v, "segments");
   missing(f_segments, p, "segments");
-  const f_sizeBytes = v.sizeBytes;
+  const f_sizeBytes = own(v, "sizeBytes");
   missing(f_sizeBytes, p, "sizeBytes");
-  const f_speedBytesPerSec = v.speedBytesPerSec;
+  const f_speedBytesPerSec = own(v, "speedBytesPerSec");
   missing(f_speedBytesPerSec, p, "speedBytesPerSec");
-  const f_state = v.state;
+  const f_state = own(v, "state");
   missing(f_state, p, "state");
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
-  const f_url = v.url;
+  const f_url = own(v, "url");
   missing(f_url, p, "url");
   const o = { createdAt: readString(f_createdAt, 0, Infinity, null, "", p, "createdAt"), downloadedBytes: readInt(f_downloadedBytes, 0, 9007199254740991, p, "downloadedBytes"), etaSeconds: f_etaSeconds === null ? null : readInt(f_etaSeconds, 0, 9007199254740991, p, "etaSeconds"), fileName: readString(f_fileName, 0, 255, null, "", p, "fileName"), segments: readInt(f_segments, 0, 32, p, "segments"), sizeBytes: f_sizeBytes === null ? null : readInt(f_sizeBytes, 0, 9007199254740991, p, "sizeBytes"), speedBytesPerSec: readInt(f_speedBytesPerSec, 0, 9007199254740991, p, "speedBytesPerSec"), state: r_TaskState(f_state, p, "state"), taskId: r_TaskId(f_taskId, p, "taskId"), url: readString(f_url, 0, 8192, null, "", p, "url") };
-  const f_error = v.error;
+  const f_error = own(v, "error");
   if (f_error !== undefined) o.error = r_TaskError(f_error, p, "error");
   /* summary.error_state */
-  if (o.state === "failed" || o.state === "retry_wait") {
-    if (o.error === undefined) fail(p, "error", "summary.error_state: error is present exactly when the task failed or waits to retry.");
+  if (own(o, "state") === "failed" || own(o, "state") === "retry_wait") {
+    if (own(o, "error") === undefined) fail(p, "error", "summary.error_state: error is present exactly when the task failed or waits to retry.");
   } else {
-    if (o.error !== undefined) fail(p, "error", "summary.error_state: error is present exactly when the task failed or waits to retry.");
+    if (own(o, "error") !== undefined) fail(p, "error", "summary.error_state: error is present exactly when the task failed or waits to retry.");
   }
   return o;
 }
@@ -1291,11 +1299,11 @@ export function parseTaskSummary(value) {
 function r_TaskDetail(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_segmentDetail = v.segmentDetail;
+  const f_segmentDetail = own(v, "segmentDetail");
   missing(f_segmentDetail, p, "segmentDetail");
-  const f_spec = v.spec;
+  const f_spec = own(v, "spec");
   missing(f_spec, p, "spec");
-  const f_summary = v.summary;
+  const f_summary = own(v, "summary");
   missing(f_summary, p, "summary");
   const o = { segmentDetail: readArray(f_segmentDetail, 32, false, r_Segment, p, "segmentDetail"), spec: r_DownloadSpec(f_spec, p, "spec"), summary: r_TaskSummary(f_summary, p, "summary") };
   return o;
@@ -1309,7 +1317,7 @@ export function parseTaskDetail(value) {
 function r_DownloadGetResult(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_task = v.task;
+  const f_task = own(v, "task");
   missing(f_task, p, "task");
   const o = { task: r_TaskDetail(f_task, p, "task") };
   return o;
@@ -1324,7 +1332,7 @@ function r_DownloadListParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
   const o = {  };
-  const f_states = v.states;
+  const f_states = own(v, "states");
   if (f_states !== undefined) o.states = readArray(f_states, 12, true, r_TaskState, p, "states");
   return o;
 }
@@ -1337,7 +1345,7 @@ export function parseDownloadListParams(value) {
 function r_DownloadListResult(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_tasks = v.tasks;
+  const f_tasks = own(v, "tasks");
   missing(f_tasks, p, "tasks");
   const o = { tasks: readArray(f_tasks, 100000, false, r_TaskSummary, p, "tasks") };
   return o;
@@ -1351,7 +1359,7 @@ export function parseDownloadListResult(value) {
 function r_DownloadPauseParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1377,10 +1385,10 @@ export function parseDownloadPauseResult(value) {
 function r_DownloadRemoveParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
-  const f_deleteFile = v.deleteFile;
+  const f_deleteFile = own(v, "deleteFile");
   if (f_deleteFile !== undefined) o.deleteFile = readBool(f_deleteFile, p, "deleteFile");
   return o;
 }
@@ -1405,7 +1413,7 @@ export function parseDownloadRemoveResult(value) {
 function r_DownloadResumeParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1432,11 +1440,11 @@ function r_DownloadUpdateParamsPatch(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
   const o = {  };
-  const f_bufferBytes = v.bufferBytes;
+  const f_bufferBytes = own(v, "bufferBytes");
   if (f_bufferBytes !== undefined) o.bufferBytes = readInt(f_bufferBytes, 4096, 67108864, p, "bufferBytes");
-  const f_segments = v.segments;
+  const f_segments = own(v, "segments");
   if (f_segments !== undefined) o.segments = readInt(f_segments, 1, 32, p, "segments");
-  const f_speedLimitBytesPerSec = v.speedLimitBytesPerSec;
+  const f_speedLimitBytesPerSec = own(v, "speedLimitBytesPerSec");
   if (f_speedLimitBytesPerSec !== undefined) o.speedLimitBytesPerSec = f_speedLimitBytesPerSec === null ? null : readInt(f_speedLimitBytesPerSec, 1, 9007199254740991, p, "speedLimitBytesPerSec");
   return o;
 }
@@ -1449,9 +1457,9 @@ export function parseDownloadUpdateParamsPatch(value) {
 function r_DownloadUpdateParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_patch = v.patch;
+  const f_patch = own(v, "patch");
   missing(f_patch, p, "patch");
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { patch: r_DownloadUpdateParamsPatch(f_patch, p, "patch"), taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1489,14 +1497,14 @@ export function parseNotifyLevel(value) {
 function r_NotifyEvent(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_level = v.level;
+  const f_level = own(v, "level");
   missing(f_level, p, "level");
-  const f_message = v.message;
+  const f_message = own(v, "message");
   missing(f_message, p, "message");
   const o = { level: r_NotifyLevel(f_level, p, "level"), message: readString(f_message, 0, 4096, null, "", p, "message") };
-  const f_code = v.code;
+  const f_code = own(v, "code");
   if (f_code !== undefined) o.code = r_TaskErrorCode(f_code, p, "code");
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   if (f_taskId !== undefined) o.taskId = r_TaskId(f_taskId, p, "taskId");
   return o;
 }
@@ -1532,12 +1540,12 @@ export function parseRpcErrorCode(value) {
 function r_RpcError(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_code = v.code;
+  const f_code = own(v, "code");
   missing(f_code, p, "code");
-  const f_message = v.message;
+  const f_message = own(v, "message");
   missing(f_message, p, "message");
   const o = { code: r_RpcErrorCode(f_code, p, "code"), message: readString(f_message, 0, Infinity, null, "", p, "message") };
-  const f_data = v.data;
+  const f_data = own(v, "data");
   if (f_data !== undefined) o.data = f_data;
   return o;
 }
@@ -1550,9 +1558,9 @@ export function parseRpcError(value) {
 function r_SessionHelloParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_client = v.client;
+  const f_client = own(v, "client");
   missing(f_client, p, "client");
-  const f_contractVersion = v.contractVersion;
+  const f_contractVersion = own(v, "contractVersion");
   missing(f_contractVersion, p, "contractVersion");
   const o = { client: readString(f_client, 1, 128, null, "", p, "client"), contractVersion: readString(f_contractVersion, 0, 32, PATTERN_3, "^[0-9]+\\.[0-9]+\\.[0-9]+$", p, "contractVersion") };
   return o;
@@ -1566,11 +1574,11 @@ export function parseSessionHelloParams(value) {
 function r_SessionHelloResult(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_contractVersion = v.contractVersion;
+  const f_contractVersion = own(v, "contractVersion");
   missing(f_contractVersion, p, "contractVersion");
-  const f_daemon = v.daemon;
+  const f_daemon = own(v, "daemon");
   missing(f_daemon, p, "daemon");
-  const f_methods = v.methods;
+  const f_methods = own(v, "methods");
   missing(f_methods, p, "methods");
   const o = { contractVersion: readString(f_contractVersion, 0, 32, PATTERN_3, "^[0-9]+\\.[0-9]+\\.[0-9]+$", p, "contractVersion"), daemon: readString(f_daemon, 1, 128, null, "", p, "daemon"), methods: readArray(f_methods, 256, true, item_1, p, "methods") };
   return o;
@@ -1584,7 +1592,7 @@ export function parseSessionHelloResult(value) {
 function r_TaskAddedEvent(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_task = v.task;
+  const f_task = own(v, "task");
   missing(f_task, p, "task");
   const o = { task: r_TaskSummary(f_task, p, "task") };
   return o;
@@ -1598,11 +1606,11 @@ export function parseTaskAddedEvent(value) {
 function r_TaskProgressEventSegmentsItem(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_downloadedBytes = v.downloadedBytes;
+  const f_downloadedBytes = own(v, "downloadedBytes");
   missing(f_downloadedBytes, p, "downloadedBytes");
-  const f_index = v.index;
+  const f_index = own(v, "index");
   missing(f_index, p, "index");
-  const f_state = v.state;
+  const f_state = own(v, "state");
   missing(f_state, p, "state");
   const o = { downloadedBytes: readInt(f_downloadedBytes, 0, 9007199254740991, p, "downloadedBytes"), index: readInt(f_index, 0, 31, p, "index"), state: r_SegmentState(f_state, p, "state") };
   return o;
@@ -1616,13 +1624,13 @@ export function parseTaskProgressEventSegmentsItem(value) {
 function r_TaskProgressEvent(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_downloadedBytes = v.downloadedBytes;
+  const f_downloadedBytes = own(v, "downloadedBytes");
   missing(f_downloadedBytes, p, "downloadedBytes");
-  const f_segments = v.segments;
+  const f_segments = own(v, "segments");
   missing(f_segments, p, "segments");
-  const f_speedBytesPerSec = v.speedBytesPerSec;
+  const f_speedBytesPerSec = own(v, "speedBytesPerSec");
   missing(f_speedBytesPerSec, p, "speedBytesPerSec");
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { downloadedBytes: readInt(f_downloadedBytes, 0, 9007199254740991, p, "downloadedBytes"), segments: readArray(f_segments, 32, false, r_TaskProgressEventSegmentsItem, p, "segments"), speedBytesPerSec: readInt(f_speedBytesPerSec, 0, 9007199254740991, p, "speedBytesPerSec"), taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1636,7 +1644,7 @@ export function parseTaskProgressEvent(value) {
 function r_TaskRemovedEvent(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { taskId: r_TaskId(f_taskId, p, "taskId") };
   return o;
@@ -1650,14 +1658,14 @@ export function parseTaskRemovedEvent(value) {
 function r_TaskStateEvent(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_previousState = v.previousState;
+  const f_previousState = own(v, "previousState");
   missing(f_previousState, p, "previousState");
-  const f_state = v.state;
+  const f_state = own(v, "state");
   missing(f_state, p, "state");
-  const f_taskId = v.taskId;
+  const f_taskId = own(v, "taskId");
   missing(f_taskId, p, "taskId");
   const o = { previousState: r_TaskState(f_previousState, p, "previousState"), state: r_TaskState(f_state, p, "state"), taskId: r_TaskId(f_taskId, p, "taskId") };
-  const f_error = v.error;
+  const f_error = own(v, "error");
   if (f_error !== undefined) o.error = r_TaskError(f_error, p, "error");
   return o;
 }
@@ -1670,11 +1678,11 @@ export function parseTaskStateEvent(value) {
 function r_ToolCapture(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_exitCode = v.exitCode;
+  const f_exitCode = own(v, "exitCode");
   missing(f_exitCode, p, "exitCode");
-  const f_stderr = v.stderr;
+  const f_stderr = own(v, "stderr");
   missing(f_stderr, p, "stderr");
-  const f_stdout = v.stdout;
+  const f_stdout = own(v, "stdout");
   missing(f_stdout, p, "stdout");
   const o = { exitCode: readInt(f_exitCode, -2147483648, 2147483647, p, "exitCode"), stderr: readString(f_stderr, 0, Infinity, null, "", p, "stderr"), stdout: readString(f_stdout, 0, Infinity, null, "", p, "stdout") };
   return o;
@@ -1688,12 +1696,12 @@ export function parseToolCapture(value) {
 function r_ToolInvokeParams(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const f_input = v.input;
+  const f_input = own(v, "input");
   missing(f_input, p, "input");
-  const f_tool = v.tool;
+  const f_tool = own(v, "tool");
   missing(f_tool, p, "tool");
   const o = { input: f_input, tool: readString(f_tool, 1, 128, null, "", p, "tool") };
-  const f_cwd = v.cwd;
+  const f_cwd = own(v, "cwd");
   if (f_cwd !== undefined) o.cwd = readString(f_cwd, 0, 4096, PATTERN_4, "^/", p, "cwd");
   return o;
 }
@@ -1718,7 +1726,7 @@ export function parseTransport(value) {
 function r_CallBody(v, at, key) {
   const p = here(at, key);
   const tag = bodyTag(v, "method", p);
-  const c = v.params;
+  const c = own(v, "params");
   switch (tag) {
     case "session.hello":
       missing(c, p, "params");
@@ -1765,7 +1773,7 @@ export function parseCallBody(value) {
 function r_ReplyBody(v, at, key) {
   const p = here(at, key);
   const tag = bodyTag(v, "method", p);
-  const c = v.result;
+  const c = own(v, "result");
   switch (tag) {
     case "session.hello":
       missing(c, p, "result");
@@ -1812,7 +1820,7 @@ export function parseReplyBody(value) {
 function r_EventBody(v, at, key) {
   const p = here(at, key);
   const tag = bodyTag(v, "name", p);
-  const c = v.params;
+  const c = own(v, "params");
   switch (tag) {
     case "event.task.added":
       missing(c, p, "params");
@@ -1867,16 +1875,16 @@ const MAX_ID = 9007199254740991;
 function r_Envelope(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const version = v.v;
+  const version = own(v, "v");
   missing(version, p, "v");
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
   if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
-  const kind = v.kind;
-  const id = v.id;
-  const body = v.body;
+  const kind = own(v, "kind");
+  const id = own(v, "id");
+  const body = own(v, "body");
   switch (kind) {
     case "call":
       missing(id, p, "id");

@@ -81,10 +81,11 @@ pub const KEYWORDS: &[&str] = &[
     "contentSchema",
 ];
 
-/// Names every JavaScript object inherits: a property so named would read
-/// the prototype's member where the value lacks it, so the TypeScript
-/// bindings cannot have one (`lint.camel_case` refuses them; those with
-/// an underscore are not camelCase anyway).
+/// Names every JavaScript object inherits: a property so named would
+/// shadow that member on the values the TypeScript bindings return
+/// (`String(o)` calls `o.toString`), so the bindings cannot have one
+/// (`lint.camel_case` refuses them; those with an underscore are not
+/// camelCase anyway).
 pub const INHERITED_NAMES: &[&str] = &[
     "constructor",
     "hasOwnProperty",

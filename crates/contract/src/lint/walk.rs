@@ -575,9 +575,9 @@ impl Linter<'_> {
                         &here,
                         LintRule::CamelCase,
                         format!(
-                            "property {name:?} is a name every JavaScript object inherits: a \
-                             reader would find the prototype's {name} where a value lacks it; \
-                             rename it"
+                            "property {name:?} is a name every JavaScript object inherits: on \
+                             the values the TypeScript bindings return it would shadow the \
+                             prototype's {name}; rename it"
                         ),
                     );
                 }

@@ -24,16 +24,16 @@ const MAX_ID = 9007199254740991;
 function r_Envelope(v, at, key) {
   expectObject(v, at, key);
   const p = here(at, key);
-  const version = v.v;
+  const version = own(v, "v");
   missing(version, p, "v");
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
   if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
-  const kind = v.kind;
-  const id = v.id;
-  const body = v.body;
+  const kind = own(v, "kind");
+  const id = own(v, "id");
+  const body = own(v, "body");
   switch (kind) {
     case "call":
       missing(id, p, "id");

@@ -641,10 +641,18 @@ function here(at, key) {
   return key === undefined ? at : `${at}/${key}`;
 }
 
+// A member of the object itself, never one it inherits: were
+// Object.prototype given a `kind` or a `params` (a prototype pollution
+// elsewhere in the application, an old polyfill), `v.kind` would read that
+// for a message that has none.
+function own(v, name) {
+  return Object.hasOwn(v, name) ? v[name] : undefined;
+}
+
 /** The body of a call, reply or event: its tag, checked, and the content. */
 function bodyTag(v, tag, at) {
   expectObject(v, at, undefined);
-  const name = v[tag];
+  const name = own(v, tag);
   if (typeof name !== "string") fail(at, tag, `expected a string, found ${typeName(name)}`);
   return name;
 }
