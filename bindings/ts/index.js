@@ -12,6 +12,13 @@ export const MAX_FRAME = 1048576;
 // checks the generated readers call, and the frame codec. No eval, no
 // `new Function`: usable on a Manifest V3 extension page.
 
+// An error's own `name`, defined rather than assigned: where an application
+// froze Error.prototype (hardened JavaScript), assigning a member the frozen
+// prototype has throws a TypeError instead of setting it.
+function named(error, name) {
+  Object.defineProperty(error, "name", { value: name, writable: true, enumerable: true, configurable: true });
+}
+
 /** A value that is not what the contract says, at `pointer` inside what was read. */
 export class ContractError extends Error {
   constructor(pointer, why) {
@@ -19,7 +26,7 @@ export class ContractError extends Error {
     // escaped and its middle left out past 1,024 characters (a member name
     // may be as long as a frame).
     super(`at ${pointer === "" ? "/" : printable(shortened(pointer))}: ${why}`);
-    this.name = "ContractError";
+    named(this, "ContractError");
     this.pointer = pointer;
   }
 }
@@ -28,7 +35,7 @@ export class ContractError extends Error {
 export class VersionError extends ContractError {
   constructor(version) {
     super("/v", `protocol version ${version} is not ${PROTOCOL_VERSION}`);
-    this.name = "VersionError";
+    named(this, "VersionError");
     this.version = version;
   }
 }
@@ -674,7 +681,7 @@ function bodyTag(v, tag, at) {
 export class FrameError extends Error {
   constructor(kind, length, why) {
     super(why);
-    this.name = "FrameError";
+    named(this, "FrameError");
     this.kind = kind;
     this.length = length;
   }

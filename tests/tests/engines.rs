@@ -3,8 +3,9 @@
 //! of release 102, an ES2022 engine) and JavaScriptCore (Safari). Each runs
 //! `tests/ts/engines.mjs` on the same inputs (the differential fuzzer's,
 //! and every message fixture), with `String.prototype.isWellFormed` and
-//! without it, and with `Object.prototype` polluted with every member name
-//! the messages use, for the working tree's bindings and every release's,
+//! without it, with `Object.prototype` polluted with every member name
+//! the messages use, and with the built-ins frozen (hardened JavaScript),
+//! for the working tree's bindings and every release's,
 //! and every line must be the same.
 //!
 //! `VDM_ENGINES_SEED` and `VDM_ENGINES_COUNT` draw other or more inputs:
@@ -169,6 +170,7 @@ fn engines_agree(inputs: &[String], script: &Path, file: &Path, index: &Path) {
             None,
             Some("--without-is-well-formed"),
             Some("--with-polluted-prototype"),
+            Some("--with-frozen-intrinsics"),
         ] {
             let mut command = Command::new(engine.program);
             command

@@ -8,7 +8,9 @@
 // taken away first, so the fallback for engines that lack it runs too; with
 // --with-polluted-prototype, Object.prototype is given every member of
 // "pollution" first, as a prototype pollution elsewhere in an application
-// would, and nothing read may change.
+// would, and nothing read may change; with --with-frozen-intrinsics the
+// built-in constructors and prototypes are frozen first, as hardened
+// JavaScript does.
 //
 //   node tests/ts/engines.mjs INPUTS INDEX [MODE]
 //   js102 -m tests/ts/engines.mjs -- INPUTS INDEX [MODE]
@@ -17,7 +19,7 @@
 const node = typeof process === "object" && process.versions !== undefined && process.versions.node !== undefined;
 const args = node ? process.argv.slice(2) : typeof scriptArgs === "object" ? scriptArgs : globalThis.arguments;
 const [inputs, index, mode] = args;
-const MODES = [undefined, "--without-is-well-formed", "--with-polluted-prototype"];
+const MODES = [undefined, "--without-is-well-formed", "--with-polluted-prototype", "--with-frozen-intrinsics"];
 if (index === undefined || !MODES.includes(mode)) {
   throw new Error(`usage: engines.mjs INPUTS INDEX [${MODES.slice(1).join(" | ")}]`);
 }
@@ -52,6 +54,13 @@ if (typeof TextDecoder === "undefined") {
       throw new Error("no TextDecoder in this shell");
     }
   };
+}
+if (mode === "--with-frozen-intrinsics") {
+  const typedArray = Object.getPrototypeOf(Uint8Array);
+  for (const intrinsic of [Object, Array, Error, TypeError, RangeError, String, Number, Boolean, Symbol, Function, Map, Set, WeakMap, WeakSet, RegExp, Promise, ArrayBuffer, DataView, Uint8Array, typedArray, JSON, Math]) {
+    Object.freeze(intrinsic);
+    if (intrinsic.prototype !== undefined) Object.freeze(intrinsic.prototype);
+  }
 }
 const { parseEnvelopeText, readJson, writeJson } = await import(index);
 // After the bindings are loaded, as an application's own code would run.
