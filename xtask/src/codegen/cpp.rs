@@ -275,7 +275,10 @@ fn head(command: &str, origin: &str, version: &str, protocol_version: u64) -> St
          #endif\n\n\
          #include <algorithm>\n#include <clocale>\n#include <cmath>\n#include <cstddef>\n#include <cstdint>\n#include <cstdlib>\n#include <map>\n#include <optional>\n\
          #include <set>\n#include <stdexcept>\n#include <string>\n#include <string_view>\n#include <utility>\n\
-         #include <variant>\n#include <vector>\n\n#include <nlohmann/json.hpp>\n\n\
+         #include <variant>\n#include <vector>\n\n\
+         #if defined(__unix__) || defined(__APPLE__)\n#include <locale.h>\n#endif\n\
+         #if defined(__APPLE__)\n#include <xlocale.h>\n#endif\n\n\
+         #include <nlohmann/json.hpp>\n\n\
          namespace vdm::contract {{\n\n\
          /// The contract version these bindings were generated from.\n\
          inline constexpr std::string_view CONTRACT_VERSION = {};\n\

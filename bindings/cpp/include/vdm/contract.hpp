@@ -34,6 +34,13 @@
 #include <variant>
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <locale.h>
+#endif
+#if defined(__APPLE__)
+#include <xlocale.h>
+#endif
+
 #include <nlohmann/json.hpp>
 
 namespace vdm::contract {
@@ -830,12 +837,47 @@ class PolicyBuilder {
 
 }  // namespace detail
 
+namespace detail {
+
+/// Numbers read under the C locale on this thread while a text is parsed:
+/// nlohmann's lexer hands strtod the process locale's decimal point, and one
+/// longer than a byte (Pashto's U+066B) failed its assertion or, built
+/// without assertions, read 0.5 as 0. POSIX's per-thread locale (Linux,
+/// macOS, the BSDs); elsewhere the process's own stands, which the reader
+/// reads right while its decimal point is one byte (c_locale_number).
+class ClassicNumbers {
+ public:
+#if defined(__unix__) || defined(__APPLE__)
+  ClassicNumbers() {
+    // Made once and kept for the process: a locale object per parse would
+    // cost more than the parse of a small message.
+    static const locale_t classic = newlocale(LC_NUMERIC_MASK, "C", locale_t{});
+    if (classic != locale_t{}) previous_ = uselocale(classic);
+  }
+  ~ClassicNumbers() {
+    if (previous_ != locale_t{}) uselocale(previous_);
+  }
+#else
+  ClassicNumbers() = default;
+#endif
+  ClassicNumbers(const ClassicNumbers&) = delete;
+  ClassicNumbers& operator=(const ClassicNumbers&) = delete;
+
+#if defined(__unix__) || defined(__APPLE__)
+ private:
+  locale_t previous_ = locale_t{};
+#endif
+};
+
+}  // namespace detail
+
 /// JSON text, read as the wire takes it (docs/wire.md, "JSON text"): the
 /// whole of `text` (a NUL is a byte like any other, and refused), UTF-8
 /// without a byte-order mark, nested at most 127 deep, no member named
 /// twice, no half surrogate pair, integer literals within +-(2^53 - 1).
 /// Throws ContractError (pointer "") naming the rule it breaks.
 inline nlohmann::json parse_json(std::string_view text) {
+  detail::ClassicNumbers numbers;
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
     throw ContractError("", "not JSON as the wire takes it: the text starts with a byte-order mark");
   }

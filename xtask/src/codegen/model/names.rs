@@ -41,6 +41,7 @@ pub const SUPPORT_NAMES: &[&str] = &[
     "Path",
     "Step",
     "PolicyBuilder",
+    "ClassicNumbers",
     "HEADER",
     "INSPECT",
     "READERS",
