@@ -835,10 +835,6 @@ class PolicyBuilder {
   std::string why_;
 };
 
-}  // namespace detail
-
-namespace detail {
-
 /// Numbers read under the C locale on this thread while a text is parsed:
 /// nlohmann's lexer hands strtod the process locale's decimal point, and one
 /// longer than a byte (Pashto's U+066B) failed its assertion or, built
@@ -849,8 +845,7 @@ class ClassicNumbers {
  public:
 #if defined(__unix__) || defined(__APPLE__)
   ClassicNumbers() {
-    // Made once and kept for the process: a locale object per parse would
-    // cost more than the parse of a small message.
+    // Made once and kept for the process, not made per parse.
     static const locale_t classic = newlocale(LC_NUMERIC_MASK, "C", locale_t{});
     if (classic != locale_t{}) previous_ = uselocale(classic);
   }
