@@ -236,6 +236,12 @@ pub fn check(root: &Path, outputs: &BTreeMap<PathBuf, String>) -> anyhow::Result
     for (path, text) in outputs {
         match std::fs::read_to_string(root.join(path)) {
             Ok(current) if current == *text => {}
+            // A checkout that turned LF into CRLF (core.autocrlf on Windows
+            // before .gitattributes said eol=lf) is not a stale file.
+            Ok(current) if current.replace("\r\n", "\n") == *text => stale.push(format!(
+                "{}: differs only in its line endings (CRLF where codegen writes LF); check it out again with LF, as .gitattributes asks",
+                path.display()
+            )),
             // The reference pages quote the valid fixtures as examples:
             // an edited fixture makes its page stale too.
             Ok(_) if path.starts_with("docs/reference") => {
@@ -391,6 +397,90 @@ mod tests {
         );
     }
 
+    /// Git checks every generated file out with LF, as codegen writes it,
+    /// whatever `core.autocrlf` says (Git for Windows sets it): otherwise a
+    /// Windows lane's gate finds every generated file stale. Frame fixtures
+    /// are bytes, never converted.
+    #[test]
+    fn git_checks_generated_files_out_as_codegen_writes_them() {
+        let root = crate::root();
+        let outputs = super::outputs(&root).unwrap_or_else(|err| panic!("codegen failed: {err:#}"));
+        let mut paths: Vec<String> = outputs
+            .keys()
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect();
+        let frames = std::fs::read_dir(root.join("conformance/frames"))
+            .unwrap_or_else(|err| panic!("conformance/frames: {err}"));
+        let bins: Vec<String> = frames
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".bin"))
+            .map(|name| format!("conformance/frames/{name}"))
+            .collect();
+        assert!(!bins.is_empty(), "no frame fixtures found");
+        paths.extend(bins.iter().cloned());
+        let attributes = git_attributes(&root, &paths);
+        let mut wrong = Vec::new();
+        for path in &paths {
+            let of = |name: &str| {
+                attributes
+                    .get(&(path.clone(), name.to_string()))
+                    .map(String::as_str)
+                    .unwrap_or("(none)")
+                    .to_string()
+            };
+            let (text, eol) = (of("text"), of("eol"));
+            let right = if bins.contains(path) {
+                text == "unset"
+            } else {
+                eol == "lf" && text != "unset"
+            };
+            if !right {
+                wrong.push(format!("{path}: text {text}, eol {eol}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    /// `git check-attr text eol` of `paths`, by (path, attribute).
+    fn git_attributes(
+        root: &std::path::Path,
+        paths: &[String],
+    ) -> std::collections::BTreeMap<(String, String), String> {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .args(["check-attr", "--stdin", "-z", "text", "eol"])
+            .current_dir(root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|err| panic!("git check-attr: {err}"));
+        let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("git's stdin"));
+        let input: String = paths.iter().map(|path| format!("{path}\0")).collect();
+        // Written from a thread: git answers as it reads, and a full pipe
+        // both ways would block both sides.
+        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        let output = child
+            .wait_with_output()
+            .unwrap_or_else(|err| panic!("git check-attr: {err}"));
+        writer
+            .join()
+            .unwrap_or_else(|_| panic!("writer"))
+            .unwrap_or_else(|err| panic!("writing to git: {err}"));
+        assert!(output.status.success(), "git check-attr: {}", output.status);
+        let text = String::from_utf8(output.stdout).unwrap_or_else(|err| panic!("{err}"));
+        let fields: Vec<&str> = text.split('\0').collect();
+        fields
+            .chunks_exact(3)
+            .map(|chunk| {
+                (
+                    (chunk[0].to_string(), chunk[1].to_string()),
+                    chunk[2].to_string(),
+                )
+            })
+            .collect()
+    }
+
     /// No generated line ends in a blank, and every file ends in a newline:
     /// a lane that vendors the bindings may run a whitespace check on them.
     #[test]
@@ -505,12 +595,14 @@ mod stale {
         std::fs::create_dir_all(root.join("bindings/ts")).expect("a scratch folder");
         std::fs::write(root.join("docs/reference/types/Segment.md"), "old").expect("written");
         std::fs::write(root.join("bindings/ts/index.js"), "old").expect("written");
+        std::fs::write(root.join("bindings/ts/index.d.ts"), "a\r\nb\r\n").expect("written");
         let outputs: BTreeMap<PathBuf, String> = [
             (
                 "docs/reference/types/Segment.md",
                 "new\n\nA value (`conformance/valid/segment_complete.json`):\n",
             ),
             ("bindings/ts/index.js", "new"),
+            ("bindings/ts/index.d.ts", "a\nb\n"),
         ]
         .into_iter()
         .map(|(path, text)| (PathBuf::from(path), text.to_string()))
@@ -520,6 +612,7 @@ mod stale {
         assert_eq!(
             stale,
             [
+                "bindings/ts/index.d.ts: differs only in its line endings (CRLF where codegen writes LF); check it out again with LF, as .gitattributes asks",
                 "bindings/ts/index.js: differs from what the schemas generate",
                 "docs/reference/types/Segment.md: differs from what the schemas and the valid fixtures it quotes (conformance/valid/segment_complete.json) generate",
             ]
