@@ -1101,6 +1101,54 @@ fn open_to_additions(lang: &str) -> String {
     block.to_string()
 }
 
+/// The headers are included by many units of one engine: everything they
+/// define at namespace scope is `inline` or a template, so two units that
+/// include them (in either order) link into one program, and it runs.
+#[test]
+fn the_headers_link_into_a_program_of_two_units() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("two-units");
+    std::fs::create_dir_all(&out).unwrap();
+    let unit = out.join("unit.cpp");
+    std::fs::write(
+        &unit,
+        "#include <vdm/contract.hpp>\n#include <vdm/frame.hpp>\n\n\
+         #include <string>\n\n\
+         std::string framed(const std::string& line) {\n\
+         \x20 return vdm::contract::encode_frame(vdm::contract::parse_envelope(line));\n}\n",
+    )
+    .unwrap();
+    let main = out.join("main.cpp");
+    std::fs::write(
+        &main,
+        "#include <vdm/frame.hpp>\n#include <vdm/contract.hpp>\n\n\
+         #include <sstream>\n#include <string>\n\n\
+         std::string framed(const std::string& line);\n\n\
+         int main() {\n\
+         \x20 std::istringstream in(framed(R\"({\"v\":1,\"kind\":\"event\",\"body\":{\"name\":\"x.y\",\"params\":{}}})\"));\n\
+         \x20 auto envelope = vdm::contract::read_frame(in);\n\
+         \x20 return envelope && envelope->index() == 3 ? 0 : 1;\n}\n",
+    )
+    .unwrap();
+    let program = out.join("two-units");
+    let output = Command::new("g++")
+        .args(contract_tests::cxx_flags())
+        .args(["-O0", "-I"])
+        .arg(root().join("bindings/cpp/include"))
+        .arg(&unit)
+        .arg(&main)
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    assert!(
+        output.status.success(),
+        "two units do not build into one program:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let status = Command::new(&program).status().unwrap();
+    assert!(status.success(), "the program of two units: {status}");
+}
+
 /// GCC's and Clang's default dialect (and CMake's), `-std=gnu++17`,
 /// predefines `unix` as 1; `Transport::unix` is an enumerator of the
 /// contract. A lane that includes the header in that dialect, or with no
