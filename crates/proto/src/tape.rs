@@ -113,6 +113,18 @@ impl<'t> Tokens<'t> {
         visitor.visit_f64(serde_json::from_str(text)?)
     }
 
+    /// A number where any value may stand (a `serde_json::Value`): given
+    /// by serde_json itself from the number's text, so it is the value
+    /// serde_json gives under whatever features a lane's graph turns on
+    /// (under `arbitrary_precision` a `Number` keeps its text, `1e2` and
+    /// `-0` as written, where [`Self::number`] would give doubles).
+    fn any_number<V: Visitor<'t>>(&self, token: Token, visitor: V) -> Result<V::Value, Error> {
+        let mut json = serde_json::Deserializer::from_str(self.slice(token.start, token.end)?);
+        let value = de::Deserializer::deserialize_any(&mut json, visitor)?;
+        json.end()?;
+        Ok(value)
+    }
+
     /// A string: borrowed from the text when it holds no escape.
     fn string<V: Visitor<'t>>(&self, token: Token, visitor: V) -> Result<V::Value, Error> {
         match token.kind {
@@ -132,6 +144,24 @@ impl<'t> Tokens<'t> {
     }
 }
 
+/// A number where a primitive is asked for: typed as serde_json types it
+/// there ([`Tokens::number`]), whatever its features (its own primitives
+/// never take `arbitrary_precision`'s text form); anything else is
+/// refused as [`Deserializer::deserialize_any`] refuses it.
+macro_rules! primitive_numbers {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self.peek() {
+                Some(token) if matches!(token.kind, TokenKind::Integer | TokenKind::Fraction) => {
+                    self.at += 1;
+                    self.number(token, visitor)
+                }
+                _ => self.deserialize_any(visitor),
+            }
+        }
+    )*};
+}
+
 impl<'de> Deserializer<'de> for &mut Tokens<'de> {
     type Error = Error;
 
@@ -141,7 +171,7 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
             TokenKind::Null => visitor.visit_unit(),
             TokenKind::True => visitor.visit_bool(true),
             TokenKind::False => visitor.visit_bool(false),
-            TokenKind::Integer | TokenKind::Fraction => self.number(token, visitor),
+            TokenKind::Integer | TokenKind::Fraction => self.any_number(token, visitor),
             TokenKind::String { .. } => self.string(token, visitor),
             TokenKind::Array => {
                 let value = visitor.visit_seq(Within {
@@ -217,9 +247,15 @@ impl<'de> Deserializer<'de> for &mut Tokens<'de> {
         visitor.visit_unit()
     }
 
+    primitive_numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
+        bool char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map
+        identifier
     }
 }
 

@@ -323,6 +323,31 @@ fn a_message_past_the_tape_is_read_from_its_text() {
     }
 }
 
+/// A number where any value may stand (a tool's input) is the `Value`
+/// serde_json reads from the same text, from the tape and from the text
+/// alike, under the serde_json features a lane's graph may turn on
+/// (`cargo xtask test` runs this crate's tests with `arbitrary_precision`,
+/// where a `Number` keeps the text it was written as).
+#[test]
+fn a_free_number_is_the_value_serde_json_reads() {
+    let input = "[1e2, 1E+2, -0, -0.0, 1.50, 1.0, 0.1, -1.5e-3, 2.5, 9007199254740991, \
+                 -9007199254740991, 12345678901234567e-3, {\"n\": -7e0}]";
+    let serde: Value = serde_json::from_str(input).unwrap();
+    let text = format!(
+        r#"{{"v": 1, "kind": "call", "id": 1, "body": {{"method": "tool.invoke", "params": {{"tool": "t", "input": {input}}}}}}}"#
+    );
+    let from_tape = wire::decode::<Envelope>(text.as_bytes()).expect("decodes");
+    let from_text = wire::decode_from_text::<Envelope>(text.as_bytes()).expect("decodes");
+    for (read, how) in [(from_tape, "tape"), (from_text, "text")] {
+        let written = serde_json::to_value(&read).unwrap();
+        assert_eq!(
+            written["body"]["params"]["input"].to_string(),
+            serde.to_string(),
+            "from the {how}"
+        );
+    }
+}
+
 /// What an answer quotes of the call is cut, so the answer fits a frame
 /// however large the call was: an enum's unknown spelling is quoted, and
 /// escaped again inside the message.
