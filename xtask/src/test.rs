@@ -3,7 +3,8 @@
 //! node and the pinned TypeScript compiler, the SpiderMonkey and
 //! JavaScriptCore shells, libc++, the locales' sources) is installed by `.ci/setup` when any of it is
 //! missing; then `cargo test --workspace --all-features --locked`
-//! runs, with any further arguments passed on.
+//! runs, with any further arguments passed on, and `proto`'s tests again
+//! with the serde_json features a lane's build may turn on.
 
 use std::path::Path;
 use std::process::Command;
@@ -79,7 +80,7 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         }
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
+    let status = Command::new(&cargo)
         .args(["test", "--workspace", "--all-features", "--locked"])
         .args(args)
         .current_dir(root)
@@ -88,5 +89,27 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     if !status.success() {
         bail!("cargo test failed ({status})");
     }
+    // Cargo unifies a crate's features across a build: a lane whose graph
+    // turns on serde_json's `arbitrary_precision` or `preserve_order` reads
+    // with a serde_json this workspace never builds otherwise.
+    let features = LANE_SERDE_JSON_FEATURES.join(",");
+    sayln!("test: proto again, with serde_json's {features}");
+    let status = Command::new(&cargo)
+        .args(["test", "-p", "proto", "--locked", "--features", &features])
+        .args(args.iter().filter(|arg| **arg == "--no-fail-fast"))
+        .current_dir(root)
+        .status()
+        .context("running cargo test -p proto")?;
+    if !status.success() {
+        bail!("cargo test -p proto --features {features} failed ({status})");
+    }
     Ok(())
 }
+
+/// serde_json features a lane's dependency graph may turn on, which change
+/// how serde_json reads numbers and objects into a `Value`.
+const LANE_SERDE_JSON_FEATURES: [&str; 3] = [
+    "serde_json/arbitrary_precision",
+    "serde_json/preserve_order",
+    "serde_json/float_roundtrip",
+];
