@@ -95,7 +95,15 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let features = LANE_SERDE_JSON_FEATURES.join(",");
     sayln!("test: proto again, with serde_json's {features}");
     let status = Command::new(&cargo)
-        .args(["test", "-p", "proto", "--locked", "--features", &features])
+        .args([
+            "test",
+            "-p",
+            "proto",
+            "--locked",
+            "--all-features",
+            "--features",
+            &features,
+        ])
         .args(args.iter().filter(|arg| **arg == "--no-fail-fast"))
         .current_dir(root)
         .status()
