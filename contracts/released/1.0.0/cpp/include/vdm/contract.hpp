@@ -754,15 +754,9 @@ class PolicyBuilder {
     slot_ = &at->second;
     return true;
   }
-  bool end_object() {
-    stack_.pop_back();
-    return true;
-  }
+  bool end_object() { return close(); }
   bool start_array(std::size_t) { return open(json::array()); }
-  bool end_array() {
-    stack_.pop_back();
-    return true;
-  }
+  bool end_array() { return close(); }
   bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) {
     if (!why_.empty()) return false;
     // nlohmann refuses a literal no double holds (406) before number_float
@@ -819,6 +813,19 @@ class PolicyBuilder {
   }
   bool add(json&& value) {
     place(std::move(value));
+    return true;
+  }
+  bool close() {
+#if JSON_DIAGNOSTICS
+    // With JSON_DIAGNOSTICS (a lane's build may define it) every value
+    // keeps a pointer to its parent, which members made in key() lack:
+    // moving the container out and back sets its members' (what nlohmann's
+    // own builder does with its private set_parents()).
+    json& container = *stack_.back();
+    json moved(std::move(container));
+    container = std::move(moved);
+#endif
+    stack_.pop_back();
     return true;
   }
   bool open(json&& container) {
