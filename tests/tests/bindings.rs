@@ -573,24 +573,50 @@ fn cpp_headers_compile_clean_under_clang() {
 }
 
 /// Built with clang on LLVM's standard library, libc++ (macOS's), the
-/// programs give what the GCC builds on libstdc++ give: every frame fixture
-/// read from a stream and a byte at a time, every message fixture written
-/// back, the frame and secret tests passing.
+/// programs give what the GCC builds on libstdc++ give.
 #[test]
 fn cpp_bindings_read_alike_on_libcxx() {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cpp-bindings-libcxx");
+    programs_read_as_the_plain_build(
+        "libcxx",
+        "clang++",
+        &["-Wno-unknown-warning-option", "-stdlib=libc++", "-O1"],
+    );
+}
+
+/// Built with the options nlohmann::json takes from a lane's build —
+/// `JSON_DIAGNOSTICS` (each value keeps its parent, checked by assertions),
+/// no implicit conversions, no enum serialization — the programs give what
+/// the plain build gives. (With `JSON_DIAGNOSTICS` the reader's values
+/// lacked their parents and nlohmann's assertion ended the process on an
+/// error with `data`.)
+#[test]
+fn cpp_bindings_read_alike_under_nlohmanns_options() {
+    programs_read_as_the_plain_build(
+        "nlohmann-options",
+        "g++",
+        &[
+            "-O1",
+            "-DJSON_DIAGNOSTICS=1",
+            "-DJSON_USE_IMPLICIT_CONVERSIONS=0",
+            "-DJSON_DISABLE_ENUM_SERIALIZATION=1",
+        ],
+    );
+}
+
+/// The C++ programs built by `compiler` with `args` give what the plain
+/// GCC build gives: the frame and secret tests pass, every frame fixture
+/// reads alike from a stream and a byte at a time, and every message
+/// fixture and 2,000 generated envelopes and mutants are written back (or
+/// refused) alike.
+fn programs_read_as_the_plain_build(label: &str, compiler: &str, args: &[&str]) {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cpp-bindings-{label}"));
     std::fs::create_dir_all(&out).unwrap();
     let programs: Vec<(&str, &str)> = CPP_PROGRAMS
         .iter()
         .copied()
         .filter(|(name, _)| *name != "limits")
         .collect();
-    compile_each(
-        "clang++",
-        &["-Wno-unknown-warning-option", "-stdlib=libc++", "-O1"],
-        &programs,
-        |name| Some(out.join(name)),
-    );
+    compile_each(compiler, args, &programs, |name| Some(out.join(name)));
     for test in ["frames", "secret"] {
         run(Command::new(out.join(test)), b"");
     }
@@ -609,26 +635,38 @@ fn cpp_bindings_read_alike_on_libcxx() {
             assert_eq!(
                 read(out.join("frame_outcomes")),
                 read(cpp_programs().join("frame_outcomes")),
-                "{} (pieces of {chunk:?} bytes)",
+                "{label}: {} (pieces of {chunk:?} bytes)",
                 path.display()
             );
         }
     }
-    let lines: Vec<String> = ["valid", "invalid"]
+    let mut lines: Vec<String> = ["valid", "invalid"]
         .iter()
         .flat_map(|folder| fixtures(folder))
         .filter(|f| f.type_name == "Envelope")
         .map(|f| f.value.to_string())
         .collect();
+    let checker = conformance::Checker::embedded().expect("the embedded schemas compile");
+    let mut text = Vec::new();
+    conformance::generate::generate(&checker, "Envelope", 1000, 0xc0de, &mut text).unwrap();
+    conformance::generate::mutants(&checker, "Envelope", 1000, 0xc0de, &mut text).unwrap();
+    for line in String::from_utf8(text).unwrap().lines() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        // A mutant's record holds the message under `msg`.
+        lines.push(match value.get("msg") {
+            Some(message) if value.get("rule").is_some() => message.to_string(),
+            _ => value.to_string(),
+        });
+    }
     let input = lines.join("\n") + "\n";
-    let libcxx = run(Command::new(out.join("roundtrip")), input.as_bytes());
-    let libstdcxx = run(
+    let built = run(Command::new(out.join("roundtrip")), input.as_bytes());
+    let plain = run(
         Command::new(cpp_programs().join("roundtrip")),
         input.as_bytes(),
     );
-    assert_eq!(libcxx.lines().count(), lines.len());
-    for ((line, got), want) in lines.iter().zip(libcxx.lines()).zip(libstdcxx.lines()) {
-        assert_eq!(got, want, "libc++ and libstdc++ builds read {line}");
+    assert_eq!(built.lines().count(), lines.len());
+    for ((line, got), want) in lines.iter().zip(built.lines()).zip(plain.lines()) {
+        assert_eq!(got, want, "the {label} build and the plain one read {line}");
     }
 }
 
