@@ -583,18 +583,19 @@ fn cpp_bindings_read_alike_on_libcxx() {
     );
 }
 
-/// Built with the options nlohmann::json takes from a lane's build —
-/// `JSON_DIAGNOSTICS` (each value keeps its parent, checked by assertions),
-/// no implicit conversions, no enum serialization — the programs give what
-/// the plain build gives. (With `JSON_DIAGNOSTICS` the reader's values
-/// lacked their parents and nlohmann's assertion ended the process on an
-/// error with `data`.)
+/// Built as a lane's engine may be — C++20, and the options nlohmann::json
+/// takes from a build: `JSON_DIAGNOSTICS` (each value keeps its parent,
+/// checked by assertions), no implicit conversions, no enum serialization —
+/// the programs give what the plain build gives. (With `JSON_DIAGNOSTICS`
+/// the reader's values lacked their parents and nlohmann's assertion ended
+/// the process on an error with `data`.)
 #[test]
-fn cpp_bindings_read_alike_under_nlohmanns_options() {
+fn cpp_bindings_read_alike_in_cxx20_under_nlohmanns_options() {
     programs_read_as_the_plain_build(
-        "nlohmann-options",
+        "cxx20-nlohmann-options",
         "g++",
         &[
+            "-std=c++20",
             "-O1",
             "-DJSON_DIAGNOSTICS=1",
             "-DJSON_USE_IMPLICIT_CONVERSIONS=0",
