@@ -448,7 +448,21 @@ mod tests {
         paths: &[String],
     ) -> std::collections::BTreeMap<(String, String), String> {
         use std::io::Write as _;
+        // An empty repository of its own, over the root as its work tree:
+        // attributes come from the tree's .gitattributes, so this holds in
+        // a copy without .git too (an archive a newcomer downloaded).
+        let scratch = std::env::temp_dir().join(format!("vdm-attributes-{}", std::process::id()));
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(&scratch)
+            .status()
+            .unwrap_or_else(|err| panic!("git init: {err}"));
+        assert!(status.success(), "git init: {status}");
         let mut child = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(scratch.join(".git"))
+            .arg("--work-tree")
+            .arg(root)
             .args(["check-attr", "--stdin", "-z", "text", "eol"])
             .current_dir(root)
             .stdin(std::process::Stdio::piped())
@@ -467,6 +481,7 @@ mod tests {
             .join()
             .unwrap_or_else(|_| panic!("writer"))
             .unwrap_or_else(|err| panic!("writing to git: {err}"));
+        let _ = std::fs::remove_dir_all(&scratch);
         assert!(output.status.success(), "git check-attr: {}", output.status);
         let text = String::from_utf8(output.stdout).unwrap_or_else(|err| panic!("{err}"));
         let fields: Vec<&str> = text.split('\0').collect();
