@@ -1254,6 +1254,45 @@ fn a_unit_without_exceptions_is_told_why_first() {
     );
 }
 
+/// The reader holds the text policy through nlohmann's callbacks as 3.11
+/// gives them: a unit that finds an older nlohmann::json first (here a
+/// stand-in that says 3.10.5, as Ubuntu 22.04 ships) is told so first.
+#[test]
+fn a_unit_on_an_older_nlohmann_is_told_why_first() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("old-nlohmann");
+    std::fs::create_dir_all(out.join("include/nlohmann")).unwrap();
+    std::fs::write(
+        out.join("include/nlohmann/json.hpp"),
+        "#pragma once\n#define NLOHMANN_JSON_VERSION_MAJOR 3\n\
+         #define NLOHMANN_JSON_VERSION_MINOR 10\n#define NLOHMANN_JSON_VERSION_PATCH 5\n",
+    )
+    .unwrap();
+    let source = out.join("old_nlohmann.cpp");
+    std::fs::write(
+        &source,
+        "#include <vdm/contract.hpp>\n\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    let output = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(out.join("include"))
+        .arg("-I")
+        .arg(root().join("bindings/cpp/include"))
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    let first = said
+        .lines()
+        .find(|line| line.contains("error"))
+        .unwrap_or_default();
+    assert!(
+        first.contains("needs nlohmann::json 3.11 or newer"),
+        "{said}"
+    );
+}
+
 /// The reader and the writer tell infinities and NaN, which
 /// `-ffinite-math-only` (part of `-ffast-math` and `-Ofast`) lets the
 /// compiler assume away: a unit built so is told why first, and one built

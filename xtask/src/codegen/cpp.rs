@@ -279,6 +279,12 @@ fn head(command: &str, origin: &str, version: &str, protocol_version: u64) -> St
          #if defined(__unix__) || defined(__APPLE__)\n#include <locale.h>\n#endif\n\
          #if defined(__APPLE__)\n#include <xlocale.h>\n#endif\n\n\
          #include <nlohmann/json.hpp>\n\n\
+         // The reader holds the JSON text policy through nlohmann's SAX\n\
+         // callbacks and error ids as 3.11 gives them, the version the tests\n\
+         // run on: an older one is refused here, as the CMake target refuses it.\n\
+         #if NLOHMANN_JSON_VERSION_MAJOR < 3 || (NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR < 11)\n\
+         #error \"vdm/contract.hpp needs nlohmann::json 3.11 or newer\"\n\
+         #endif\n\n\
          namespace vdm::contract {{\n\n\
          /// The contract version these bindings were generated from.\n\
          inline constexpr std::string_view CONTRACT_VERSION = {};\n\

@@ -43,6 +43,13 @@
 
 #include <nlohmann/json.hpp>
 
+// The reader holds the JSON text policy through nlohmann's SAX
+// callbacks and error ids as 3.11 gives them, the version the tests
+// run on: an older one is refused here, as the CMake target refuses it.
+#if NLOHMANN_JSON_VERSION_MAJOR < 3 || (NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR < 11)
+#error "vdm/contract.hpp needs nlohmann::json 3.11 or newer"
+#endif
+
 namespace vdm::contract {
 
 /// The contract version these bindings were generated from.
