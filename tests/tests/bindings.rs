@@ -1228,30 +1228,49 @@ fn the_header_compiles_under_gnu_extensions() {
 /// than pointing into a `try` deep inside the header.
 #[test]
 fn a_unit_without_exceptions_is_told_why_first() {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-exceptions");
-    std::fs::create_dir_all(&out).unwrap();
-    let source = out.join("no_exceptions.cpp");
-    std::fs::write(
-        &source,
-        "#include <vdm/frame.hpp>\n\nint main() { return 0; }\n",
-    )
-    .unwrap();
-    let output = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-fno-exceptions", "-I"])
-        .arg(root().join("bindings/cpp/include"))
-        .arg(&source)
-        .output()
-        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{said}");
-    let first = said
-        .lines()
-        .find(|line| line.contains("error"))
-        .unwrap_or_default();
+    let (first, said) = first_error("no-exceptions", "frame.hpp", &["-fno-exceptions"], None);
     assert!(
         first.contains("reports errors by throwing: compile this file with exceptions enabled"),
         "{said}"
     );
+}
+
+/// Compiles a unit that includes only `vdm/HEADER` with FLAGS (and first
+/// the include folder INCLUDE, if any), which must fail; gives the first
+/// line that names an error, and all that g++ said.
+fn first_error(
+    folder: &str,
+    header: &str,
+    flags: &[&str],
+    include: Option<&Path>,
+) -> (String, String) {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(folder);
+    std::fs::create_dir_all(&out).unwrap();
+    let source = out.join("unit.cpp");
+    std::fs::write(
+        &source,
+        format!("#include <vdm/{header}>\n\nint main() {{ return 0; }}\n"),
+    )
+    .unwrap();
+    let mut command = Command::new("g++");
+    command.args(["-std=c++17", "-fsyntax-only"]).args(flags);
+    if let Some(include) = include {
+        command.arg("-I").arg(include);
+    }
+    let output = command
+        .arg("-I")
+        .arg(root().join("bindings/cpp/include"))
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "{flags:?}: {said}");
+    let first = said
+        .lines()
+        .find(|line| line.contains("error"))
+        .unwrap_or_default()
+        .to_owned();
+    (first, said)
 }
 
 /// The reader holds the text policy through nlohmann's callbacks as 3.11
@@ -1259,34 +1278,15 @@ fn a_unit_without_exceptions_is_told_why_first() {
 /// stand-in that says 3.10.5, as Ubuntu 22.04 ships) is told so first.
 #[test]
 fn a_unit_on_an_older_nlohmann_is_told_why_first() {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("old-nlohmann");
-    std::fs::create_dir_all(out.join("include/nlohmann")).unwrap();
+    let stand_in = Path::new(env!("CARGO_TARGET_TMPDIR")).join("old-nlohmann/include");
+    std::fs::create_dir_all(stand_in.join("nlohmann")).unwrap();
     std::fs::write(
-        out.join("include/nlohmann/json.hpp"),
+        stand_in.join("nlohmann/json.hpp"),
         "#pragma once\n#define NLOHMANN_JSON_VERSION_MAJOR 3\n\
          #define NLOHMANN_JSON_VERSION_MINOR 10\n#define NLOHMANN_JSON_VERSION_PATCH 5\n",
     )
     .unwrap();
-    let source = out.join("old_nlohmann.cpp");
-    std::fs::write(
-        &source,
-        "#include <vdm/contract.hpp>\n\nint main() { return 0; }\n",
-    )
-    .unwrap();
-    let output = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
-        .arg(out.join("include"))
-        .arg("-I")
-        .arg(root().join("bindings/cpp/include"))
-        .arg(&source)
-        .output()
-        .unwrap_or_else(|err| panic!("g++ cannot start ({err}); `cargo xtask test` installs it"));
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{said}");
-    let first = said
-        .lines()
-        .find(|line| line.contains("error"))
-        .unwrap_or_default();
+    let (first, said) = first_error("old-nlohmann", "contract.hpp", &[], Some(&stand_in));
     assert!(
         first.contains("needs nlohmann::json 3.11 or newer"),
         "{said}"
@@ -1300,29 +1300,8 @@ fn a_unit_on_an_older_nlohmann_is_told_why_first() {
 /// strict build does.
 #[test]
 fn a_unit_with_finite_math_only_is_told_why_first_and_fast_math_else_reads_alike() {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fast-math");
-    std::fs::create_dir_all(&out).unwrap();
-    let source = out.join("fast_math.cpp");
-    std::fs::write(
-        &source,
-        "#include <vdm/frame.hpp>\n\nint main() { return 0; }\n",
-    )
-    .unwrap();
     for flag in ["-ffast-math", "-Ofast", "-ffinite-math-only"] {
-        let output = Command::new("g++")
-            .args(["-std=c++17", "-fsyntax-only", flag, "-I"])
-            .arg(root().join("bindings/cpp/include"))
-            .arg(&source)
-            .output()
-            .unwrap_or_else(|err| {
-                panic!("g++ cannot start ({err}); `cargo xtask test` installs it")
-            });
-        let said = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success(), "{flag}: {said}");
-        let first = said
-            .lines()
-            .find(|line| line.contains("error"))
-            .unwrap_or_default();
+        let (first, said) = first_error("fast-math", "frame.hpp", &[flag], None);
         assert!(
             first.contains(
                 "tells numbers that are not finite: compile this file without -ffinite-math-only"
@@ -1331,7 +1310,7 @@ fn a_unit_with_finite_math_only_is_told_why_first_and_fast_math_else_reads_alike
         );
     }
 
-    let fast = out.join("roundtrip");
+    let fast = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fast-math/roundtrip");
     let status = Command::new("g++")
         .args(["-std=c++17", "-Ofast", "-fno-finite-math-only", "-I"])
         .arg(root().join("bindings/cpp/include"))
