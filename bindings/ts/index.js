@@ -174,6 +174,37 @@ function isSpace(c) {
 const fractions = new WeakMap();
 let fractionsNow = null;
 
+/**
+ * `value` once it is known to nest no deeper than a reader of the wire
+ * takes, as readJson holds text: a value from JSON.parse, or built by a
+ * program, may nest 100,000 deep (or round a cycle), and would exhaust the
+ * stack of whatever copies or writes it by recursion later. Walked with a
+ * stack of its own, an array's items and an object's own enumerable
+ * members, as the readers read them.
+ */
+function withinDepth(value) {
+  // Two slots an entry (the value, its depth): no array allocated per value.
+  const stack = [value, 0];
+  while (stack.length > 0) {
+    const depth = stack.pop();
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_DEPTH) throw new ContractError("", `the value nests more than ${MAX_DEPTH} deep, which no reader of the wire takes`);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        if (typeof item === "object" && item !== null) stack.push(item, depth + 1);
+      }
+    } else {
+      for (const k of Object.keys(v)) {
+        const item = v[k];
+        if (typeof item === "object" && item !== null) stack.push(item, depth + 1);
+      }
+    }
+  }
+  return value;
+}
+
 /** Runs `read` with what readJson learnt of `value`'s text in force. */
 function withText(value, read) {
   const outer = fractionsNow;
@@ -706,10 +737,12 @@ const CONTENTS_HIDDEN = [Map, Set, WeakMap, WeakSet, RegExp, Error, Promise, Arr
  * `null`. A number that is not finite, and an undefined, a function or a
  * symbol in an array, are written `null`; a Map, a Set or another object
  * whose contents are no own properties, `{}`; a typed array, an object of
- * its indexes. It walks what JSON.stringify walks (a value's `toJSON`
- * first), with a stack of its own and as deep as the wire allows: deeper,
- * or round a cycle, the reader refuses the text or JSON.stringify throws.
- * With `placed` false it spells no pointer, and is cheaper.
+ * its indexes; an array or an object nested deeper than the wire takes
+ * (or round a cycle), `what` null. It walks what JSON.stringify walks (a
+ * value's `toJSON` first), with a stack of its own and no deeper than the
+ * wire takes: JSON.stringify writes by recursion, and a value 100,000 deep
+ * would exhaust the stack there. With `placed` false it spells no pointer,
+ * and is cheaper.
  */
 function misWritten(value, placed) {
   // Four slots an entry (the value, its key, its pointer, its depth): no
@@ -725,7 +758,8 @@ function misWritten(value, placed) {
       if (!Number.isFinite(v)) return [at, String(v), "null"];
       continue;
     }
-    if (typeof v !== "object" || v === null || depth > MAX_DEPTH) continue;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_DEPTH) return [at, null, null];
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const item = v[i];
@@ -765,11 +799,15 @@ function misWritten(value, placed) {
  * reader takes), is written with an exponent (`9.007199254740992e+15`), as
  * the Rust and C++ writers write a double, and reads back as the same
  * number. Throws TypeError where JSON.stringify would write something the
- * value does not hold (`NaN` as `null`, a Map as `{}`), naming the place.
+ * value does not hold (`NaN` as `null`, a Map as `{}`), or arrays and
+ * objects nested deeper than a reader takes, naming the place.
  */
 export function writeJson(value) {
   if (misWritten(value, false) !== null) {
     const [at, what, written] = misWritten(value, true);
+    if (what === null) {
+      throw new TypeError(`arrays and objects nest more than ${MAX_DEPTH} deep at ${printable(shortened(at))}, which no reader of the wire takes`);
+    }
     throw new TypeError(`${what} at ${printable(at) || "(root)"} would be written as ${written}, which is not what it holds: give a finite number, a plain object or an array of JSON values there`);
   }
   const text = JSON.stringify(value);
@@ -892,7 +930,7 @@ export function decodeFrameBody(bytes) {
   } catch {
     throw new ContractError("", `not JSON as the wire takes it: byte ${notUtf8At(bytes)} is not UTF-8`);
   }
-  return parseEnvelope(readJson(text));
+  return envelopeOfText(readJson(text));
 }
 
 /**
@@ -1027,7 +1065,7 @@ function r_ChecksumAlgorithm(v, at, key) {
 
 /** Reads a ChecksumAlgorithm; throws ContractError naming the JSON pointer. */
 export function parseChecksumAlgorithm(value) {
-  return r_ChecksumAlgorithm(value, "", undefined);
+  return r_ChecksumAlgorithm(withinDepth(value), "", undefined);
 }
 
 function r_Checksum(v, at, key) {
@@ -1063,7 +1101,7 @@ function r_Checksum(v, at, key) {
 
 /** Reads a Checksum; throws ContractError naming the JSON pointer. */
 export function parseChecksum(value) {
-  return r_Checksum(value, "", undefined);
+  return r_Checksum(withinDepth(value), "", undefined);
 }
 
 function r_DownloadSpec(v, at, key) {
@@ -1091,7 +1129,7 @@ function r_DownloadSpec(v, at, key) {
 
 /** Reads a DownloadSpec; throws ContractError naming the JSON pointer. */
 export function parseDownloadSpec(value) {
-  return r_DownloadSpec(value, "", undefined);
+  return r_DownloadSpec(withinDepth(value), "", undefined);
 }
 
 function r_DownloadAddParams(v, at, key) {
@@ -1105,7 +1143,7 @@ function r_DownloadAddParams(v, at, key) {
 
 /** Reads a DownloadAddParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadAddParams(value) {
-  return r_DownloadAddParams(value, "", undefined);
+  return r_DownloadAddParams(withinDepth(value), "", undefined);
 }
 
 function r_TaskId(v, at, key) {
@@ -1114,7 +1152,7 @@ function r_TaskId(v, at, key) {
 
 /** Reads a TaskId; throws ContractError naming the JSON pointer. */
 export function parseTaskId(value) {
-  return r_TaskId(value, "", undefined);
+  return r_TaskId(withinDepth(value), "", undefined);
 }
 
 function r_DownloadAddResult(v, at, key) {
@@ -1128,7 +1166,7 @@ function r_DownloadAddResult(v, at, key) {
 
 /** Reads a DownloadAddResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadAddResult(value) {
-  return r_DownloadAddResult(value, "", undefined);
+  return r_DownloadAddResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadCancelParams(v, at, key) {
@@ -1142,7 +1180,7 @@ function r_DownloadCancelParams(v, at, key) {
 
 /** Reads a DownloadCancelParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadCancelParams(value) {
-  return r_DownloadCancelParams(value, "", undefined);
+  return r_DownloadCancelParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadCancelResult(v, at, key) {
@@ -1154,7 +1192,7 @@ function r_DownloadCancelResult(v, at, key) {
 
 /** Reads a DownloadCancelResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadCancelResult(value) {
-  return r_DownloadCancelResult(value, "", undefined);
+  return r_DownloadCancelResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadGetParams(v, at, key) {
@@ -1168,7 +1206,7 @@ function r_DownloadGetParams(v, at, key) {
 
 /** Reads a DownloadGetParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadGetParams(value) {
-  return r_DownloadGetParams(value, "", undefined);
+  return r_DownloadGetParams(withinDepth(value), "", undefined);
 }
 
 /** Every SegmentState, in the contract's order. */
@@ -1180,7 +1218,7 @@ function r_SegmentState(v, at, key) {
 
 /** Reads a SegmentState; throws ContractError naming the JSON pointer. */
 export function parseSegmentState(value) {
-  return r_SegmentState(value, "", undefined);
+  return r_SegmentState(withinDepth(value), "", undefined);
 }
 
 function r_Segment(v, at, key) {
@@ -1202,7 +1240,7 @@ function r_Segment(v, at, key) {
 
 /** Reads a Segment; throws ContractError naming the JSON pointer. */
 export function parseSegment(value) {
-  return r_Segment(value, "", undefined);
+  return r_Segment(withinDepth(value), "", undefined);
 }
 
 /** Every TaskErrorCode, in the contract's order. */
@@ -1214,7 +1252,7 @@ function r_TaskErrorCode(v, at, key) {
 
 /** Reads a TaskErrorCode; throws ContractError naming the JSON pointer. */
 export function parseTaskErrorCode(value) {
-  return r_TaskErrorCode(value, "", undefined);
+  return r_TaskErrorCode(withinDepth(value), "", undefined);
 }
 
 function r_TaskError(v, at, key) {
@@ -1248,7 +1286,7 @@ function r_TaskError(v, at, key) {
 
 /** Reads a TaskError; throws ContractError naming the JSON pointer. */
 export function parseTaskError(value) {
-  return r_TaskError(value, "", undefined);
+  return r_TaskError(withinDepth(value), "", undefined);
 }
 
 /** Every TaskState, in the contract's order. */
@@ -1260,7 +1298,7 @@ function r_TaskState(v, at, key) {
 
 /** Reads a TaskState; throws ContractError naming the JSON pointer. */
 export function parseTaskState(value) {
-  return r_TaskState(value, "", undefined);
+  return r_TaskState(withinDepth(value), "", undefined);
 }
 
 function r_TaskSummary(v, at, key) {
@@ -1302,7 +1340,7 @@ function r_TaskSummary(v, at, key) {
 
 /** Reads a TaskSummary; throws ContractError naming the JSON pointer. */
 export function parseTaskSummary(value) {
-  return r_TaskSummary(value, "", undefined);
+  return r_TaskSummary(withinDepth(value), "", undefined);
 }
 
 function r_TaskDetail(v, at, key) {
@@ -1320,7 +1358,7 @@ function r_TaskDetail(v, at, key) {
 
 /** Reads a TaskDetail; throws ContractError naming the JSON pointer. */
 export function parseTaskDetail(value) {
-  return r_TaskDetail(value, "", undefined);
+  return r_TaskDetail(withinDepth(value), "", undefined);
 }
 
 function r_DownloadGetResult(v, at, key) {
@@ -1334,7 +1372,7 @@ function r_DownloadGetResult(v, at, key) {
 
 /** Reads a DownloadGetResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadGetResult(value) {
-  return r_DownloadGetResult(value, "", undefined);
+  return r_DownloadGetResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadListParams(v, at, key) {
@@ -1348,7 +1386,7 @@ function r_DownloadListParams(v, at, key) {
 
 /** Reads a DownloadListParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadListParams(value) {
-  return r_DownloadListParams(value, "", undefined);
+  return r_DownloadListParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadListResult(v, at, key) {
@@ -1362,7 +1400,7 @@ function r_DownloadListResult(v, at, key) {
 
 /** Reads a DownloadListResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadListResult(value) {
-  return r_DownloadListResult(value, "", undefined);
+  return r_DownloadListResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadPauseParams(v, at, key) {
@@ -1376,7 +1414,7 @@ function r_DownloadPauseParams(v, at, key) {
 
 /** Reads a DownloadPauseParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadPauseParams(value) {
-  return r_DownloadPauseParams(value, "", undefined);
+  return r_DownloadPauseParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadPauseResult(v, at, key) {
@@ -1388,7 +1426,7 @@ function r_DownloadPauseResult(v, at, key) {
 
 /** Reads a DownloadPauseResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadPauseResult(value) {
-  return r_DownloadPauseResult(value, "", undefined);
+  return r_DownloadPauseResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadProvideAuthParams(v, at, key) {
@@ -1408,7 +1446,7 @@ function r_DownloadProvideAuthParams(v, at, key) {
 
 /** Reads a DownloadProvideAuthParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadProvideAuthParams(value) {
-  return r_DownloadProvideAuthParams(value, "", undefined);
+  return r_DownloadProvideAuthParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadProvideAuthResult(v, at, key) {
@@ -1420,7 +1458,7 @@ function r_DownloadProvideAuthResult(v, at, key) {
 
 /** Reads a DownloadProvideAuthResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadProvideAuthResult(value) {
-  return r_DownloadProvideAuthResult(value, "", undefined);
+  return r_DownloadProvideAuthResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadRemoveParams(v, at, key) {
@@ -1436,7 +1474,7 @@ function r_DownloadRemoveParams(v, at, key) {
 
 /** Reads a DownloadRemoveParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadRemoveParams(value) {
-  return r_DownloadRemoveParams(value, "", undefined);
+  return r_DownloadRemoveParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadRemoveResult(v, at, key) {
@@ -1448,7 +1486,7 @@ function r_DownloadRemoveResult(v, at, key) {
 
 /** Reads a DownloadRemoveResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadRemoveResult(value) {
-  return r_DownloadRemoveResult(value, "", undefined);
+  return r_DownloadRemoveResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadResumeParams(v, at, key) {
@@ -1462,7 +1500,7 @@ function r_DownloadResumeParams(v, at, key) {
 
 /** Reads a DownloadResumeParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadResumeParams(value) {
-  return r_DownloadResumeParams(value, "", undefined);
+  return r_DownloadResumeParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadResumeResult(v, at, key) {
@@ -1474,7 +1512,7 @@ function r_DownloadResumeResult(v, at, key) {
 
 /** Reads a DownloadResumeResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadResumeResult(value) {
-  return r_DownloadResumeResult(value, "", undefined);
+  return r_DownloadResumeResult(withinDepth(value), "", undefined);
 }
 
 function r_DownloadUpdateParamsPatch(v, at, key) {
@@ -1492,7 +1530,7 @@ function r_DownloadUpdateParamsPatch(v, at, key) {
 
 /** Reads a DownloadUpdateParamsPatch; throws ContractError naming the JSON pointer. */
 export function parseDownloadUpdateParamsPatch(value) {
-  return r_DownloadUpdateParamsPatch(value, "", undefined);
+  return r_DownloadUpdateParamsPatch(withinDepth(value), "", undefined);
 }
 
 function r_DownloadUpdateParams(v, at, key) {
@@ -1508,7 +1546,7 @@ function r_DownloadUpdateParams(v, at, key) {
 
 /** Reads a DownloadUpdateParams; throws ContractError naming the JSON pointer. */
 export function parseDownloadUpdateParams(value) {
-  return r_DownloadUpdateParams(value, "", undefined);
+  return r_DownloadUpdateParams(withinDepth(value), "", undefined);
 }
 
 function r_DownloadUpdateResult(v, at, key) {
@@ -1520,7 +1558,7 @@ function r_DownloadUpdateResult(v, at, key) {
 
 /** Reads a DownloadUpdateResult; throws ContractError naming the JSON pointer. */
 export function parseDownloadUpdateResult(value) {
-  return r_DownloadUpdateResult(value, "", undefined);
+  return r_DownloadUpdateResult(withinDepth(value), "", undefined);
 }
 
 /** Every NotifyLevel, in the contract's order. */
@@ -1532,7 +1570,7 @@ function r_NotifyLevel(v, at, key) {
 
 /** Reads a NotifyLevel; throws ContractError naming the JSON pointer. */
 export function parseNotifyLevel(value) {
-  return r_NotifyLevel(value, "", undefined);
+  return r_NotifyLevel(withinDepth(value), "", undefined);
 }
 
 function r_NotifyEvent(v, at, key) {
@@ -1552,7 +1590,7 @@ function r_NotifyEvent(v, at, key) {
 
 /** Reads a NotifyEvent; throws ContractError naming the JSON pointer. */
 export function parseNotifyEvent(value) {
-  return r_NotifyEvent(value, "", undefined);
+  return r_NotifyEvent(withinDepth(value), "", undefined);
 }
 
 function r_RequestId(v, at, key) {
@@ -1561,7 +1599,7 @@ function r_RequestId(v, at, key) {
 
 /** Reads a RequestId; throws ContractError naming the JSON pointer. */
 export function parseRequestId(value) {
-  return r_RequestId(value, "", undefined);
+  return r_RequestId(withinDepth(value), "", undefined);
 }
 
 /** Each code by its contract name. */
@@ -1575,7 +1613,7 @@ function r_RpcErrorCode(v, at, key) {
 
 /** Reads a RpcErrorCode; throws ContractError naming the JSON pointer. */
 export function parseRpcErrorCode(value) {
-  return r_RpcErrorCode(value, "", undefined);
+  return r_RpcErrorCode(withinDepth(value), "", undefined);
 }
 
 function r_RpcError(v, at, key) {
@@ -1593,7 +1631,7 @@ function r_RpcError(v, at, key) {
 
 /** Reads a RpcError; throws ContractError naming the JSON pointer. */
 export function parseRpcError(value) {
-  return r_RpcError(value, "", undefined);
+  return r_RpcError(withinDepth(value), "", undefined);
 }
 
 function r_SessionHelloParams(v, at, key) {
@@ -1609,7 +1647,7 @@ function r_SessionHelloParams(v, at, key) {
 
 /** Reads a SessionHelloParams; throws ContractError naming the JSON pointer. */
 export function parseSessionHelloParams(value) {
-  return r_SessionHelloParams(value, "", undefined);
+  return r_SessionHelloParams(withinDepth(value), "", undefined);
 }
 
 function r_SessionHelloResult(v, at, key) {
@@ -1627,7 +1665,7 @@ function r_SessionHelloResult(v, at, key) {
 
 /** Reads a SessionHelloResult; throws ContractError naming the JSON pointer. */
 export function parseSessionHelloResult(value) {
-  return r_SessionHelloResult(value, "", undefined);
+  return r_SessionHelloResult(withinDepth(value), "", undefined);
 }
 
 function r_TaskAddedEvent(v, at, key) {
@@ -1641,7 +1679,7 @@ function r_TaskAddedEvent(v, at, key) {
 
 /** Reads a TaskAddedEvent; throws ContractError naming the JSON pointer. */
 export function parseTaskAddedEvent(value) {
-  return r_TaskAddedEvent(value, "", undefined);
+  return r_TaskAddedEvent(withinDepth(value), "", undefined);
 }
 
 function r_TaskProgressEventSegmentsItem(v, at, key) {
@@ -1659,7 +1697,7 @@ function r_TaskProgressEventSegmentsItem(v, at, key) {
 
 /** Reads a TaskProgressEventSegmentsItem; throws ContractError naming the JSON pointer. */
 export function parseTaskProgressEventSegmentsItem(value) {
-  return r_TaskProgressEventSegmentsItem(value, "", undefined);
+  return r_TaskProgressEventSegmentsItem(withinDepth(value), "", undefined);
 }
 
 function r_TaskProgressEvent(v, at, key) {
@@ -1679,7 +1717,7 @@ function r_TaskProgressEvent(v, at, key) {
 
 /** Reads a TaskProgressEvent; throws ContractError naming the JSON pointer. */
 export function parseTaskProgressEvent(value) {
-  return r_TaskProgressEvent(value, "", undefined);
+  return r_TaskProgressEvent(withinDepth(value), "", undefined);
 }
 
 function r_TaskRemovedEvent(v, at, key) {
@@ -1693,7 +1731,7 @@ function r_TaskRemovedEvent(v, at, key) {
 
 /** Reads a TaskRemovedEvent; throws ContractError naming the JSON pointer. */
 export function parseTaskRemovedEvent(value) {
-  return r_TaskRemovedEvent(value, "", undefined);
+  return r_TaskRemovedEvent(withinDepth(value), "", undefined);
 }
 
 function r_TaskStateEvent(v, at, key) {
@@ -1713,7 +1751,7 @@ function r_TaskStateEvent(v, at, key) {
 
 /** Reads a TaskStateEvent; throws ContractError naming the JSON pointer. */
 export function parseTaskStateEvent(value) {
-  return r_TaskStateEvent(value, "", undefined);
+  return r_TaskStateEvent(withinDepth(value), "", undefined);
 }
 
 function r_ToolCapture(v, at, key) {
@@ -1731,7 +1769,7 @@ function r_ToolCapture(v, at, key) {
 
 /** Reads a ToolCapture; throws ContractError naming the JSON pointer. */
 export function parseToolCapture(value) {
-  return r_ToolCapture(value, "", undefined);
+  return r_ToolCapture(withinDepth(value), "", undefined);
 }
 
 function r_ToolInvokeParams(v, at, key) {
@@ -1749,7 +1787,7 @@ function r_ToolInvokeParams(v, at, key) {
 
 /** Reads a ToolInvokeParams; throws ContractError naming the JSON pointer. */
 export function parseToolInvokeParams(value) {
-  return r_ToolInvokeParams(value, "", undefined);
+  return r_ToolInvokeParams(withinDepth(value), "", undefined);
 }
 
 /** Every Transport, in the contract's order. */
@@ -1761,7 +1799,7 @@ function r_Transport(v, at, key) {
 
 /** Reads a Transport; throws ContractError naming the JSON pointer. */
 export function parseTransport(value) {
-  return r_Transport(value, "", undefined);
+  return r_Transport(withinDepth(value), "", undefined);
 }
 
 function r_CallBody(v, at, key) {
@@ -1811,7 +1849,7 @@ function r_CallBody(v, at, key) {
 
 /** Reads a CallBody; throws ContractError naming the JSON pointer. */
 export function parseCallBody(value) {
-  return r_CallBody(value, "", undefined);
+  return r_CallBody(withinDepth(value), "", undefined);
 }
 
 function r_ReplyBody(v, at, key) {
@@ -1861,7 +1899,7 @@ function r_ReplyBody(v, at, key) {
 
 /** Reads a ReplyBody; throws ContractError naming the JSON pointer. */
 export function parseReplyBody(value) {
-  return r_ReplyBody(value, "", undefined);
+  return r_ReplyBody(withinDepth(value), "", undefined);
 }
 
 function r_EventBody(v, at, key) {
@@ -1893,7 +1931,7 @@ function r_EventBody(v, at, key) {
 
 /** Reads a EventBody; throws ContractError naming the JSON pointer. */
 export function parseEventBody(value) {
-  return r_EventBody(value, "", undefined);
+  return r_EventBody(withinDepth(value), "", undefined);
 }
 
 // The hand-written envelope reader of index.js, copied in after the generated
@@ -1963,18 +2001,24 @@ function r_Envelope(v, at, key) {
  * Reads an envelope from a JSON value. `v` decides first (VersionError for
  * another version), then `kind`, then the body. Throws ContractError naming
  * the JSON pointer; fields the contract does not know are ignored. A value
+ * nested deeper than the wire takes is refused before it is read. A value
  * from readJson is held to the text rules too (`1.0` is no integer); one
  * from JSON.parse cannot be, since its text is gone: read text with
  * readJson, parseEnvelopeText or decodeFrameBody.
  */
 export function parseEnvelope(value) {
+  return envelopeOfText(withinDepth(value));
+}
+
+/** An envelope from a value readJson read (its depth already held). */
+function envelopeOfText(value) {
   return withText(value, () => r_Envelope(value, "", undefined));
 }
 
 /** Reads an envelope from JSON text: readJson, then parseEnvelope. */
 export function parseEnvelopeText(text) {
   asText(text, "parseEnvelopeText");
-  return parseEnvelope(readJson(text));
+  return envelopeOfText(readJson(text));
 }
 
 const READERS = new Map([

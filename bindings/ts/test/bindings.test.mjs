@@ -18,6 +18,7 @@ import {
   parseDownloadAddParams,
   parseEnvelope,
   parseEnvelopeText,
+  parseToolInvokeParams,
   readJson,
   writeJson,
 } from "../index.js";
@@ -181,7 +182,8 @@ test("frames: an envelope whose text a reader would refuse is not encoded", () =
   let deep = 1;
   for (let i = 0; i < 200; i++) deep = [deep];
   for (const input of [deep, "caf\ud83d"]) {
-    const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
+    const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input: 1 } } });
+    envelope.body.params.input = input;
     assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable", JSON.stringify(input)?.slice(0, 40));
   }
   // A whole number past 2^53 − 1 where an integer is wanted.
@@ -191,7 +193,8 @@ test("frames: an envelope whose text a reader would refuse is not encoded", () =
   const cycle = {};
   cycle.self = cycle;
   for (const input of [10n, cycle]) {
-    const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
+    const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input: 1 } } });
+    envelope.body.params.input = input;
     assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable");
   }
 });
@@ -219,6 +222,36 @@ test("writeJson: what JSON.stringify would write as something else is refused by
   const envelope = parseEnvelope({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input: { ratio: 0.5 } } } });
   envelope.body.params.input.ratio = NaN;
   assert.throws(() => encodeFrame(envelope), (error) => error instanceof FrameError && error.kind === "unreadable" && /NaN at \/body\/params\/input\/ratio would be written as null/.test(error.message));
+});
+
+test("a value nested deeper than the wire takes is refused by every reader of values and by writeJson", () => {
+  const nest = (levels) => {
+    let value = 1;
+    for (let i = 0; i < levels; i++) value = i % 2 ? { a: value } : [value];
+    return value;
+  };
+  const call = (input) => ({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
+  const cycle = {};
+  cycle.self = cycle;
+  // The envelope's own three levels, then the input's: 127 in all is read.
+  const deepest = call(nest(124));
+  assert.deepEqual(parseEnvelope(deepest), deepest);
+  assert.equal(writeJson(deepest), JSON.stringify(deepest));
+  const refusedRead = (error) => error instanceof ContractError && error.pointer === "" && error.message === "at /: the value nests more than 127 deep, which no reader of the wire takes";
+  // 100,000 deep, as JSON.parse builds it, ends nothing: each reader of a
+  // value says why, as readJson refuses its text.
+  const text = JSON.stringify(call([])).replace("[]", "[".repeat(100000) + "]".repeat(100000));
+  // Every type's reader holds the value it is given to the depth.
+  assert.deepEqual(parseToolInvokeParams({ tool: "t", input: nest(126) }), { tool: "t", input: nest(126) });
+  for (const input of [nest(127), JSON.parse(text).body.params.input, cycle]) {
+    assert.throws(() => parseToolInvokeParams({ tool: "t", input }), refusedRead);
+  }
+  for (const value of [call(nest(125)), JSON.parse(text), call(cycle)]) {
+    assert.throws(() => parseEnvelope(value), refusedRead);
+    assert.throws(() => writeJson(value), (error) => error instanceof TypeError && /^arrays and objects nest more than 127 deep at \/body\/params\/input\/.*, which no reader of the wire takes$/.test(error.message));
+    assert.throws(() => encodeFrame(value), (error) => error instanceof FrameError && error.kind === "unreadable" && error.message.includes("nest more than 127 deep"));
+  }
+  assert.throws(() => parseEnvelopeText(text), (error) => error instanceof ContractError && error.message.includes("nest more than 127 deep at byte"));
 });
 
 test("writeJson: a whole number past 2^53 − 1 is written as a double, and reads back the same", () => {

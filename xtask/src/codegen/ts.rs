@@ -239,7 +239,7 @@ impl<'a> Emitter<'a> {
     fn parse_function(&mut self, name: &str, ty: &str) {
         let _ = writeln!(
             self.js,
-            "/** Reads a {name}; throws ContractError naming the JSON pointer. */\nexport function parse{name}(value) {{\n  return r_{name}(value, \"\", undefined);\n}}\n"
+            "/** Reads a {name}; throws ContractError naming the JSON pointer. */\nexport function parse{name}(value) {{\n  return r_{name}(withinDepth(value), \"\", undefined);\n}}\n"
         );
         let _ = writeln!(
             self.dts,

@@ -77,11 +77,13 @@ export declare function readJson(text: string): unknown;
  * that a whole number past ±(2^53 − 1) is written with an exponent
  * (`9.007199254740992e+15`), where `JSON.stringify` would spell it as an
  * integer literal no reader takes. `undefined` where `JSON.stringify`
- * gives no text; throws where it throws (a BigInt, a cycle), and throws
+ * gives no text; throws where it throws (a BigInt), and throws
  * TypeError, naming the place, where it would write something the value
  * does not hold: a number that is not finite (`null`), a Map, a Set or
  * another object whose contents are no own properties (`{}`), a typed
- * array, or nothing, a function or a symbol in an array (`null`). For
+ * array, or nothing, a function or a symbol in an array (`null`); and
+ * where arrays and objects nest deeper than a reader takes (127), or
+ * round a cycle, which JSON.stringify would write by recursion. For
  * writing JSON Lines; `encodeFrame` writes with it.
  */
 export declare function writeJson(value: unknown): string | undefined;
@@ -1156,7 +1158,8 @@ export type Envelope = CallEnvelope | ReplyEnvelope | ErrorEnvelope | EventEnvel
  * Reads an envelope from a JSON value. `v` decides first (VersionError for
  * another version), then `kind`, then the body. Throws ContractError naming
  * the JSON pointer; fields the contract does not know are ignored. A value
- * from readJson is held to the text rules too (`1.0` is no integer).
+ * nested deeper than the wire takes (127) is refused before it is read. A
+ * value from readJson is held to the text rules too (`1.0` is no integer).
  */
 export declare function parseEnvelope(value: unknown): Envelope;
 

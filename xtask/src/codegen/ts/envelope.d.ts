@@ -38,7 +38,8 @@ export type Envelope = CallEnvelope | ReplyEnvelope | ErrorEnvelope | EventEnvel
  * Reads an envelope from a JSON value. `v` decides first (VersionError for
  * another version), then `kind`, then the body. Throws ContractError naming
  * the JSON pointer; fields the contract does not know are ignored. A value
- * from readJson is held to the text rules too (`1.0` is no integer).
+ * nested deeper than the wire takes (127) is refused before it is read. A
+ * value from readJson is held to the text rules too (`1.0` is no integer).
  */
 export declare function parseEnvelope(value: unknown): Envelope;
 

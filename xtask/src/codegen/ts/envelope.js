@@ -65,17 +65,23 @@ function r_Envelope(v, at, key) {
  * Reads an envelope from a JSON value. `v` decides first (VersionError for
  * another version), then `kind`, then the body. Throws ContractError naming
  * the JSON pointer; fields the contract does not know are ignored. A value
+ * nested deeper than the wire takes is refused before it is read. A value
  * from readJson is held to the text rules too (`1.0` is no integer); one
  * from JSON.parse cannot be, since its text is gone: read text with
  * readJson, parseEnvelopeText or decodeFrameBody.
  */
 export function parseEnvelope(value) {
+  return envelopeOfText(withinDepth(value));
+}
+
+/** An envelope from a value readJson read (its depth already held). */
+function envelopeOfText(value) {
   return withText(value, () => r_Envelope(value, "", undefined));
 }
 
 /** Reads an envelope from JSON text: readJson, then parseEnvelope. */
 export function parseEnvelopeText(text) {
   asText(text, "parseEnvelopeText");
-  return parseEnvelope(readJson(text));
+  return envelopeOfText(readJson(text));
 }
 

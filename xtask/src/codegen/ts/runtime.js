@@ -164,6 +164,37 @@ function isSpace(c) {
 const fractions = new WeakMap();
 let fractionsNow = null;
 
+/**
+ * `value` once it is known to nest no deeper than a reader of the wire
+ * takes, as readJson holds text: a value from JSON.parse, or built by a
+ * program, may nest 100,000 deep (or round a cycle), and would exhaust the
+ * stack of whatever copies or writes it by recursion later. Walked with a
+ * stack of its own, an array's items and an object's own enumerable
+ * members, as the readers read them.
+ */
+function withinDepth(value) {
+  // Two slots an entry (the value, its depth): no array allocated per value.
+  const stack = [value, 0];
+  while (stack.length > 0) {
+    const depth = stack.pop();
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_DEPTH) throw new ContractError("", `the value nests more than ${MAX_DEPTH} deep, which no reader of the wire takes`);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        if (typeof item === "object" && item !== null) stack.push(item, depth + 1);
+      }
+    } else {
+      for (const k of Object.keys(v)) {
+        const item = v[k];
+        if (typeof item === "object" && item !== null) stack.push(item, depth + 1);
+      }
+    }
+  }
+  return value;
+}
+
 /** Runs `read` with what readJson learnt of `value`'s text in force. */
 function withText(value, read) {
   const outer = fractionsNow;
@@ -696,10 +727,12 @@ const CONTENTS_HIDDEN = [Map, Set, WeakMap, WeakSet, RegExp, Error, Promise, Arr
  * `null`. A number that is not finite, and an undefined, a function or a
  * symbol in an array, are written `null`; a Map, a Set or another object
  * whose contents are no own properties, `{}`; a typed array, an object of
- * its indexes. It walks what JSON.stringify walks (a value's `toJSON`
- * first), with a stack of its own and as deep as the wire allows: deeper,
- * or round a cycle, the reader refuses the text or JSON.stringify throws.
- * With `placed` false it spells no pointer, and is cheaper.
+ * its indexes; an array or an object nested deeper than the wire takes
+ * (or round a cycle), `what` null. It walks what JSON.stringify walks (a
+ * value's `toJSON` first), with a stack of its own and no deeper than the
+ * wire takes: JSON.stringify writes by recursion, and a value 100,000 deep
+ * would exhaust the stack there. With `placed` false it spells no pointer,
+ * and is cheaper.
  */
 function misWritten(value, placed) {
   // Four slots an entry (the value, its key, its pointer, its depth): no
@@ -715,7 +748,8 @@ function misWritten(value, placed) {
       if (!Number.isFinite(v)) return [at, String(v), "null"];
       continue;
     }
-    if (typeof v !== "object" || v === null || depth > MAX_DEPTH) continue;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_DEPTH) return [at, null, null];
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const item = v[i];
@@ -755,11 +789,15 @@ function misWritten(value, placed) {
  * reader takes), is written with an exponent (`9.007199254740992e+15`), as
  * the Rust and C++ writers write a double, and reads back as the same
  * number. Throws TypeError where JSON.stringify would write something the
- * value does not hold (`NaN` as `null`, a Map as `{}`), naming the place.
+ * value does not hold (`NaN` as `null`, a Map as `{}`), or arrays and
+ * objects nested deeper than a reader takes, naming the place.
  */
 export function writeJson(value) {
   if (misWritten(value, false) !== null) {
     const [at, what, written] = misWritten(value, true);
+    if (what === null) {
+      throw new TypeError(`arrays and objects nest more than ${MAX_DEPTH} deep at ${printable(shortened(at))}, which no reader of the wire takes`);
+    }
     throw new TypeError(`${what} at ${printable(at) || "(root)"} would be written as ${written}, which is not what it holds: give a finite number, a plain object or an array of JSON values there`);
   }
   const text = JSON.stringify(value);
@@ -882,7 +920,7 @@ export function decodeFrameBody(bytes) {
   } catch {
     throw new ContractError("", `not JSON as the wire takes it: byte ${notUtf8At(bytes)} is not UTF-8`);
   }
-  return parseEnvelope(readJson(text));
+  return envelopeOfText(readJson(text));
 }
 
 /**
