@@ -1273,6 +1273,23 @@ fn first_error(
     (first, said)
 }
 
+/// nlohmann::json's `JSON_NOEXCEPTION` makes it end the process where it
+/// would throw, as it would for a string that is not UTF-8 in a frame the
+/// writer was given; a unit built so is told why first.
+#[test]
+fn a_unit_with_nlohmanns_noexception_is_told_why_first() {
+    let (first, said) = first_error(
+        "nlohmann-noexception",
+        "frame.hpp",
+        &["-DJSON_NOEXCEPTION"],
+        None,
+    );
+    assert!(
+        first.contains("where JSON_NOEXCEPTION makes nlohmann::json end the process"),
+        "{said}"
+    );
+}
+
 /// The reader holds the text policy through nlohmann's callbacks as 3.11
 /// gives them: a unit that finds an older nlohmann::json first (here a
 /// stand-in that says 3.10.5, as Ubuntu 22.04 ships) is told so first.

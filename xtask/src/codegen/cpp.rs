@@ -265,6 +265,12 @@ fn head(command: &str, origin: &str, version: &str, protocol_version: u64) -> St
          #if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)\n\
          #error \"vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)\"\n\
          #endif\n\
+         // The writer turns nlohmann's own errors (a string that is not\n\
+         // UTF-8) into FrameError; nlohmann's JSON_NOEXCEPTION makes it call\n\
+         // abort() instead, and a frame holding such a string ended the process.\n\
+         #if defined(JSON_NOEXCEPTION)\n\
+         #error \"vdm/contract.hpp reports errors by throwing, where JSON_NOEXCEPTION makes nlohmann::json end the process: compile this file without JSON_NOEXCEPTION\"\n\
+         #endif\n\
          // The reader refuses a number no double holds, and the writer one\n\
          // that is not finite, by testing for infinities and NaN; under\n\
          // -ffinite-math-only (part of -ffast-math and -Ofast) the compiler\n\

@@ -9,6 +9,12 @@
 #if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)
 #error "vdm/contract.hpp reports errors by throwing: compile this file with exceptions enabled (without -fno-exceptions)"
 #endif
+// The writer turns nlohmann's own errors (a string that is not
+// UTF-8) into FrameError; nlohmann's JSON_NOEXCEPTION makes it call
+// abort() instead, and a frame holding such a string ended the process.
+#if defined(JSON_NOEXCEPTION)
+#error "vdm/contract.hpp reports errors by throwing, where JSON_NOEXCEPTION makes nlohmann::json end the process: compile this file without JSON_NOEXCEPTION"
+#endif
 // The reader refuses a number no double holds, and the writer one
 // that is not finite, by testing for infinities and NaN; under
 // -ffinite-math-only (part of -ffast-math and -Ofast) the compiler
