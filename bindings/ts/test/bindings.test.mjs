@@ -254,6 +254,32 @@ test("a value nested deeper than the wire takes is refused by every reader of va
   assert.throws(() => parseEnvelopeText(text), (error) => error instanceof ContractError && error.message.includes("nest more than 127 deep at byte"));
 });
 
+test("frames: bytes in shared memory read as the same bytes elsewhere", () => {
+  const a = auth("pw");
+  const frame = encodeFrame(parseEnvelope(a));
+  const shared = new Uint8Array(new SharedArrayBuffer(frame.length));
+  shared.set(frame);
+  // As browsers' TextDecoder does (Chrome: "must not be shared"); node's
+  // takes a shared view.
+  const decode = TextDecoder.prototype.decode;
+  TextDecoder.prototype.decode = function (input, options) {
+    if (ArrayBuffer.isView(input) && Object.prototype.toString.call(input.buffer) === "[object SharedArrayBuffer]") {
+      throw new TypeError("The provided ArrayBufferView value must not be shared.");
+    }
+    return decode.call(this, input, options);
+  };
+  try {
+    assert.deepEqual(JSON.parse(JSON.stringify(decodeFrameBody(shared.subarray(4)))), a);
+    for (const bytes of [shared, shared.buffer]) {
+      const decoder = new FrameDecoder();
+      decoder.push(bytes);
+      assert.deepEqual(JSON.parse(JSON.stringify(decoder.next())), a);
+    }
+  } finally {
+    TextDecoder.prototype.decode = decode;
+  }
+});
+
 test("writeJson: a whole number past 2^53 − 1 is written as a double, and reads back the same", () => {
   const free = (input) => ({ v: 1, kind: "call", id: 1, body: { method: "tool.invoke", params: { tool: "t", input } } });
   for (const number of [2 ** 53, -(2 ** 53), 2 ** 60, 9.1e15, 123456789012345680000, 1e21, 2 ** 53 - 1, 4.5e15, 0.1]) {

@@ -902,7 +902,8 @@ function notUtf8At(bytes) {
 
 /**
  * `bytes` as a Uint8Array over the same memory, taking what TextDecoder
- * takes (an ArrayBuffer or any view of one, from any realm). Anything else
+ * takes (an ArrayBuffer, a SharedArrayBuffer or any view of one, from any
+ * realm). Anything else
  * is a TypeError: `Uint8Array.prototype.set` would read a string as that
  * many zero bytes, and a socket given an encoding hands out strings.
  * `forText` says what to do with a string instead.
@@ -911,7 +912,7 @@ function asBytes(bytes, where, forText) {
   if (ArrayBuffer.isView(bytes)) {
     return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
-  if (Object.prototype.toString.call(bytes) === "[object ArrayBuffer]") return new Uint8Array(bytes);
+  if (isBuffer(bytes)) return new Uint8Array(bytes);
   let hint = "";
   if (typeof bytes === "string") hint = `: ${forText}`;
   // A browser WebSocket's binary messages are Blobs unless told otherwise.
@@ -921,9 +922,20 @@ function asBytes(bytes, where, forText) {
   throw new TypeError(`${where} takes bytes (a Uint8Array, a Buffer, an ArrayBuffer or a view of one), not ${typeName(bytes)}${hint}`);
 }
 
+/** Whether `value` is an ArrayBuffer or a SharedArrayBuffer, of any realm. */
+function isBuffer(value) {
+  const tag = Object.prototype.toString.call(value);
+  return tag === "[object ArrayBuffer]" || tag === "[object SharedArrayBuffer]";
+}
+
 /** Decodes one frame's body: UTF-8 text, JSON as the wire takes it, then the envelope. */
 export function decodeFrameBody(bytes) {
   bytes = asBytes(bytes, "decodeFrameBody", "a message that is text already (a WebSocket text message) is read with parseEnvelopeText");
+  // Bytes in shared memory are read from a copy: another thread may change
+  // them while they are checked, and browsers' TextDecoder refuses a shared
+  // view (Chrome: "must not be shared"), which was reported as bytes that
+  // are not UTF-8.
+  if (Object.prototype.toString.call(bytes.buffer) === "[object SharedArrayBuffer]") bytes = bytes.slice();
   let text;
   try {
     text = utf8.decode(bytes);
