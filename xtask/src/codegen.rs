@@ -442,6 +442,47 @@ mod tests {
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
+    /// No two files or folders of the tree, nor of what codegen writes,
+    /// differ only in case: where case is ignored (macOS's and Windows'
+    /// file systems by default) they are one, and a clone keeps one of them.
+    #[test]
+    fn no_two_paths_of_the_tree_differ_only_in_case() {
+        let root = crate::root();
+        let outputs = super::outputs(&root).unwrap_or_else(|err| panic!("codegen failed: {err:#}"));
+        let mut paths: Vec<String> = outputs
+            .keys()
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect();
+        let mut pending = vec![root.clone()];
+        while let Some(dir) = pending.pop() {
+            let entries = std::fs::read_dir(&dir).unwrap_or_else(|err| panic!("{dir:?}: {err}"));
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                if dir == root && (name == "target" || name == ".git") || name == "node_modules" {
+                    continue;
+                }
+                if let Ok(rel) = path.strip_prefix(&root) {
+                    paths.push(rel.to_string_lossy().into_owned());
+                }
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    pending.push(path);
+                }
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        assert!(paths.len() > 500, "{} paths", paths.len());
+        let mut seen = std::collections::BTreeMap::new();
+        let mut clashes = Vec::new();
+        for path in &paths {
+            if let Some(first) = seen.insert(path.to_lowercase(), path) {
+                clashes.push(format!("{first} and {path}"));
+            }
+        }
+        assert!(clashes.is_empty(), "{}", clashes.join("\n"));
+    }
+
     /// `git check-attr text eol` of `paths`, by (path, attribute).
     fn git_attributes(
         root: &std::path::Path,

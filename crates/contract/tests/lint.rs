@@ -162,6 +162,35 @@ fn an_id_that_is_not_the_files_place_is_refused() {
     );
 }
 
+/// `types/Taskid.json` beside `types/TaskId.json` are one file where case
+/// is ignored (macOS's and Windows' file systems by default): a lane's
+/// clone there would keep one of the two.
+#[test]
+fn two_files_whose_places_differ_only_in_case_are_refused() {
+    let mut set = real_set();
+    let mut twin = set
+        .docs
+        .iter()
+        .find(|doc| doc.rel == "types/TaskId.json")
+        .expect("TaskId")
+        .clone();
+    twin.rel = "types/Taskid.json".into();
+    twin.name = "Taskid".into();
+    twin.value["$id"] = json!("https://schemas.vdm.invalid/types/Taskid.json");
+    twin.value["title"] = json!("Taskid");
+    set.docs.push(twin);
+    let violations = lint(&set);
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    let violation = &violations[0];
+    assert_eq!(violation.rule, LintRule::Id);
+    assert!(violation.file.ends_with("types/Taskid.json"), "{violation}");
+    assert_eq!(violation.pointer.as_str(), "");
+    assert!(
+        violation.message.contains("types/TaskId.json"),
+        "{violation}"
+    );
+}
+
 /// A schema inside a file with an `$id` of its own is another resource, which
 /// a reference to a file's place could reach instead of the file.
 #[test]

@@ -44,6 +44,32 @@ pub(super) fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
     }
 }
 
+/// No two files' places are one file where case is ignored (macOS's and
+/// Windows' file systems by default): a clone there keeps one of the two,
+/// and the other's generated files (its reference page) collide the same
+/// way. The later of each pair, by its place, is the one named.
+pub(super) fn places_apart_in_any_case(set: &SchemaSet, out: &mut Vec<Violation>) {
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    let mut docs: Vec<&SchemaDoc> = set.docs.iter().collect();
+    docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+    for doc in docs {
+        let folded = doc.rel.to_lowercase();
+        if let Some(first) = seen.get(&folded) {
+            out.push(Violation {
+                file: set.display_path(doc),
+                pointer: Pointer::root(),
+                rule: LintRule::Id,
+                message: format!(
+                    "this file and {first} differ only in case, and are one file where case is \
+                     ignored (macOS's and Windows' file systems by default): rename one"
+                ),
+            });
+        } else {
+            seen.insert(folded, &doc.rel);
+        }
+    }
+}
+
 /// Every place a value is checked against (a method's params and result,
 /// an event's params, any other file's root) meets at most
 /// [`crate::MAX_EXPANDED`] subschemas, each reference followed where it
