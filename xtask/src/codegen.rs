@@ -397,6 +397,15 @@ mod tests {
         );
     }
 
+    /// The paths codegen writes, relative to `root`.
+    fn generated_paths(root: &std::path::Path) -> Vec<String> {
+        let outputs = super::outputs(root).unwrap_or_else(|err| panic!("codegen failed: {err:#}"));
+        outputs
+            .keys()
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect()
+    }
+
     /// Git checks every generated file out with LF, as codegen writes it,
     /// whatever `core.autocrlf` says (Git for Windows sets it): otherwise a
     /// Windows lane's gate finds every generated file stale. Frame fixtures
@@ -404,11 +413,7 @@ mod tests {
     #[test]
     fn git_checks_generated_files_out_as_codegen_writes_them() {
         let root = crate::root();
-        let outputs = super::outputs(&root).unwrap_or_else(|err| panic!("codegen failed: {err:#}"));
-        let mut paths: Vec<String> = outputs
-            .keys()
-            .map(|path| path.to_string_lossy().into_owned())
-            .collect();
+        let mut paths = generated_paths(&root);
         let frames = std::fs::read_dir(root.join("conformance/frames"))
             .unwrap_or_else(|err| panic!("conformance/frames: {err}"));
         let bins: Vec<String> = frames
@@ -448,11 +453,7 @@ mod tests {
     #[test]
     fn no_two_paths_of_the_tree_differ_only_in_case() {
         let root = crate::root();
-        let outputs = super::outputs(&root).unwrap_or_else(|err| panic!("codegen failed: {err:#}"));
-        let mut paths: Vec<String> = outputs
-            .keys()
-            .map(|path| path.to_string_lossy().into_owned())
-            .collect();
+        let mut paths = generated_paths(&root);
         let mut pending = vec![root.clone()];
         while let Some(dir) = pending.pop() {
             let entries = std::fs::read_dir(&dir).unwrap_or_else(|err| panic!("{dir:?}: {err}"));
