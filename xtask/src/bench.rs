@@ -59,7 +59,8 @@ impl Options {
 pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let options = Options::parse(args)?;
     let count = options.count;
-    let dir = root.join("target/bench-conformance");
+    let target = crate::target_dir(root)?;
+    let dir = target.join("bench-conformance");
     std::fs::create_dir_all(&dir)?;
     sayln!("building release binaries ...");
     cargo(
@@ -80,15 +81,15 @@ pub fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
             "vdm-exec",
         ],
     )?;
-    let conform = root.join("target/release/vdm-conform");
-    let bare = root.join("target/release/examples/bare_jsonschema");
+    let conform = target.join("release/vdm-conform");
+    let bare = target.join("release/examples/bare_jsonschema");
 
     let (corpus, jsonl) = write_corpus(&dir, count)?;
     let ours = check_against_bare(&conform, &bare, &jsonl)?;
     let conversation = conversation(&corpus);
     trace_against_check(&conform, &dir, &conversation)?;
     generate_against_check(&conform, &dir, count)?;
-    drive_against_replay(root, &conform, &root.join("target/release/vdm-exec"), &dir)?;
+    drive_against_replay(root, &conform, &target.join("release/vdm-exec"), &dir)?;
     if options.capture_gb > 0.0 {
         memory_on_a_capture(&conform, &dir, &conversation, options.capture_gb)?;
     }

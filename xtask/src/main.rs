@@ -239,6 +239,32 @@ pub fn root() -> PathBuf {
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
+/// Where cargo builds this workspace: `target/` unless `CARGO_TARGET_DIR`
+/// or a cargo configuration (`build.target-dir`, often set once for all of
+/// a developer's projects) puts it elsewhere, as `cargo metadata` says.
+pub fn target_dir(root: &Path) -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(root)
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        anyhow::bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).context("cargo metadata wrote no JSON")?;
+    metadata
+        .get("target_directory")
+        .and_then(serde_json::Value::as_str)
+        .map(PathBuf::from)
+        .context("cargo metadata names no target_directory")
+}
+
 #[cfg(test)]
 mod tests {
     /// A caught panic is said on one line, whatever its message holds.

@@ -31,10 +31,12 @@ impl Scratch {
     }
 
     /// Runs `cargo xtask ARGS` in the copy: the xtask is built from it, so
-    /// what it reads is the copy's. The target folder is shared, but the
-    /// copies build with a profile of their own (`scratch`, as `dev`), so
-    /// nothing they build replaces what the workspace's tests linked.
+    /// what it reads is the copy's. The target folder is the workspace's
+    /// (wherever cargo puts it), but the copies build with a profile of
+    /// their own (`scratch`, as `dev`), so nothing they build replaces what
+    /// the workspace's tests linked.
     pub fn xtask(&self, args: &[&str]) -> anyhow::Result<Output> {
+        let target = crate::target_dir(&crate::root())?;
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         std::process::Command::new(cargo)
             .args([
@@ -48,7 +50,7 @@ impl Scratch {
             ])
             .args(args)
             .current_dir(&self.dir)
-            .env("CARGO_TARGET_DIR", crate::root().join("target"))
+            .env("CARGO_TARGET_DIR", target)
             .output()
             .with_context(|| format!("running cargo xtask {args:?}"))
     }
@@ -91,19 +93,23 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::Scratch;
+    use anyhow::Context as _;
     use std::collections::BTreeMap;
     use std::time::SystemTime;
 
-    /// The workspace's own libraries in `target/debug`, each with when it
+    /// The workspace's own libraries beside this test (the folder the
+    /// build that runs it wrote, wherever cargo put it), each with when it
     /// was last written.
     fn workspace_libraries() -> anyhow::Result<BTreeMap<String, SystemTime>> {
+        let exe = std::env::current_exe()?;
+        let deps = exe.parent().context("the test binary's folder")?;
         // Each library crate's folder under crates/ bears its name.
         let mut members = Vec::new();
         for entry in std::fs::read_dir(crate::root().join("crates"))? {
             members.push(entry?.file_name().to_string_lossy().into_owned());
         }
         let mut found = BTreeMap::new();
-        for entry in std::fs::read_dir(crate::root().join("target/debug/deps"))? {
+        for entry in std::fs::read_dir(deps)? {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().into_owned();
             let member = name
@@ -125,7 +131,7 @@ mod tests {
         let before = workspace_libraries()?;
         assert!(
             !before.is_empty(),
-            "no workspace library in target/debug/deps"
+            "no workspace library beside the test binary"
         );
         let copy = Scratch::new("builds-apart")?;
         let lint = copy.xtask(&["lint"])?;
