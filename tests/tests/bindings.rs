@@ -1188,6 +1188,109 @@ fn the_headers_link_into_a_program_of_two_units() {
     assert!(status.success(), "the program of two units: {status}");
 }
 
+/// The headers, the examples and the secret test build for Windows (MinGW's
+/// g++ on the Windows API, where the reader keeps the process's locale: no
+/// POSIX `uselocale`), under the strict warnings as errors (an unused
+/// variable there failed `-Wall -Werror`), and run there (under Wine) as
+/// here: the secret test passes, every frame fixture reads alike whole and
+/// a byte at a time (`frame_outcomes` reads standard input as bytes: in
+/// text mode Windows changed `windows_text_mode.bin`'s CR LF and read
+/// `json`), and every message fixture is written back alike.
+#[test]
+fn the_headers_and_examples_build_for_windows_and_read_there_as_here() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("windows");
+    // nlohmann::json alone, not the rest of this system's headers.
+    let include = out.join("include");
+    std::fs::create_dir_all(&include).unwrap();
+    let nlohmann = include.join("nlohmann");
+    if !nlohmann.exists() {
+        std::os::unix::fs::symlink("/usr/include/nlohmann", &nlohmann).unwrap();
+    }
+    let build = |source: &str| {
+        let program = out
+            .join(Path::new(source).file_stem().unwrap())
+            .with_extension("exe");
+        let output = Command::new("x86_64-w64-mingw32-g++")
+            .args(contract_tests::cxx_flags())
+            .args(["-O1", "-static"])
+            .arg("-isystem")
+            .arg(&include)
+            .arg("-I")
+            .arg(root().join("bindings/cpp/include"))
+            .arg(root().join(source))
+            .arg("-o")
+            .arg(&program)
+            .output()
+            .unwrap_or_else(|err| {
+                panic!(
+                    "x86_64-w64-mingw32-g++ cannot start ({err}); `cargo xtask test` installs it"
+                )
+            });
+        assert!(
+            output.status.success(),
+            "{source} for Windows:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        program
+    };
+    let roundtrip = build("bindings/cpp/examples/roundtrip.cpp");
+    let frame_outcomes = build("bindings/cpp/examples/frame_outcomes.cpp");
+    let secret = build("tests/cpp/secret.cpp");
+
+    // Wine with a prefix of its own, quiet, and without the .NET and HTML
+    // runtimes it would offer to install.
+    let wine = |program: &Path| {
+        let mut command = Command::new("wine");
+        command
+            .arg(program)
+            .env("WINEPREFIX", out.join("wine-prefix"))
+            .env("WINEDEBUG", "-all")
+            .env("WINEDLLOVERRIDES", "mscoree,mshtml=");
+        command
+    };
+    // A console program's output in text mode ends its lines with CR LF.
+    let unix_lines = |text: String| text.replace("\r\n", "\n");
+    run(wine(&secret), b"");
+    let mut read = 0;
+    for entry in std::fs::read_dir(root().join("conformance/frames")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|ext| ext.to_str()) != Some("bin") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        for chunk in [None, Some("1")] {
+            let mut there = wine(&frame_outcomes);
+            there.args(chunk);
+            let mut here = Command::new(cpp_programs().join("frame_outcomes"));
+            here.args(chunk);
+            assert_eq!(
+                unix_lines(run(there, &bytes)),
+                run(here, &bytes),
+                "{} (pieces of {chunk:?} bytes) on Windows",
+                path.display()
+            );
+        }
+        read += 1;
+    }
+    assert!(read > 20, "{read} frame fixtures");
+    let lines: Vec<String> = ["valid", "invalid"]
+        .iter()
+        .flat_map(|folder| fixtures(folder))
+        .filter(|f| f.type_name == "Envelope")
+        .map(|f| f.value.to_string())
+        .collect();
+    let input = lines.join("\n") + "\n";
+    let there = unix_lines(run(wine(&roundtrip), input.as_bytes()));
+    let here = run(
+        Command::new(cpp_programs().join("roundtrip")),
+        input.as_bytes(),
+    );
+    assert_eq!(there.lines().count(), lines.len());
+    for ((line, got), want) in lines.iter().zip(there.lines()).zip(here.lines()) {
+        assert_eq!(got, want, "Windows and here read {line}");
+    }
+}
+
 /// GCC's and Clang's default dialect (and CMake's), `-std=gnu++17`,
 /// predefines `unix` as 1; `Transport::unix` is an enumerator of the
 /// contract. A lane that includes the header in that dialect, or with no

@@ -14,6 +14,11 @@
 
 #include "vdm/frame.hpp"
 
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
+
 namespace vc = vdm::contract;
 
 enum class Step { go_on, nothing, stop };
@@ -52,6 +57,14 @@ Step step(Read read) {
 }
 
 int main(int argc, char** argv) {
+#if defined(_WIN32)
+  // Frames are bytes: in text mode Windows turns CR LF into LF and ends the
+  // input at a Ctrl-Z, and a frame's body and length may hold either.
+  if (_setmode(_fileno(stdin), _O_BINARY) == -1) {
+    std::cerr << "cannot read standard input as bytes\n";
+    return 2;
+  }
+#endif
   std::ios::sync_with_stdio(false);
   if (argc < 2) {
     for (;;) {

@@ -84,7 +84,9 @@ inline std::size_t frame_length(const char* header) {
 /// ends cleanly before a frame. Throws FrameError for a bad length or a
 /// stream that ends inside a frame, and ContractError (VersionError for a `v`
 /// other than PROTOCOL_VERSION) for a body that is not a usable envelope;
-/// after a ContractError the whole frame has been consumed.
+/// after a ContractError the whole frame has been consumed. On Windows `in`
+/// must be in binary mode (`std::ios::binary`; `_setmode` for stdin): text
+/// mode changes CR LF, which a body may hold, and ends at a Ctrl-Z.
 inline std::optional<Envelope> read_frame(std::istream& in) {
   std::array<char, detail::FRAME_HEADER> header{};
   std::size_t got = detail::read_some(in, header.data(), header.size());
@@ -281,7 +283,8 @@ inline std::string encode_frame(const Envelope& envelope) {
 }
 
 /// Writes one envelope as a frame and flushes; nothing is written for an
-/// envelope encode_frame refuses, with its FrameError.
+/// envelope encode_frame refuses, with its FrameError. On Windows `out`
+/// must be in binary mode: text mode writes a length byte LF as CR LF.
 inline void write_frame(std::ostream& out, const Envelope& envelope) {
   std::string body = detail::frame_body(envelope);
   std::array<char, detail::FRAME_HEADER> header = detail::frame_header(body.size());
