@@ -150,6 +150,32 @@ fn fixtures(folder: &str) -> Vec<Fixture> {
 }
 
 /// Each fixture's outcome in `lang`: the value written back, or the error line.
+/// Every frame fixture (`conformance/frames/*.bin`): its path and bytes.
+fn frame_fixture_files() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(root().join("conformance/frames"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "bin"))
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() > 20, "{} frame fixtures", files.len());
+    files
+}
+
+/// Every `Envelope` message fixture, valid and invalid, as one line of JSON.
+fn envelope_fixture_lines() -> Vec<String> {
+    ["valid", "invalid"]
+        .iter()
+        .flat_map(|folder| fixtures(folder))
+        .filter(|f| f.type_name == "Envelope")
+        .map(|f| f.value.to_string())
+        .collect()
+}
+
 fn outcomes(lang: Lang, fixtures: &[Fixture]) -> Vec<Result<Value, String>> {
     outcomes_with(
         &|type_name| lang.roundtrip(type_name),
@@ -622,12 +648,7 @@ fn programs_read_as_the_plain_build(label: &str, compiler: &str, args: &[&str]) 
         run(Command::new(out.join(test)), b"");
     }
     for chunk in [None, Some("1")] {
-        for entry in std::fs::read_dir(root().join("conformance/frames")).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().and_then(|ext| ext.to_str()) != Some("bin") {
-                continue;
-            }
-            let bytes = std::fs::read(&path).unwrap();
+        for (path, bytes) in frame_fixture_files() {
             let read = |program: PathBuf| {
                 let mut command = Command::new(program);
                 command.args(chunk);
@@ -641,12 +662,7 @@ fn programs_read_as_the_plain_build(label: &str, compiler: &str, args: &[&str]) 
             );
         }
     }
-    let mut lines: Vec<String> = ["valid", "invalid"]
-        .iter()
-        .flat_map(|folder| fixtures(folder))
-        .filter(|f| f.type_name == "Envelope")
-        .map(|f| f.value.to_string())
-        .collect();
+    let mut lines = envelope_fixture_lines();
     let checker = conformance::Checker::embedded().expect("the embedded schemas compile");
     let mut text = Vec::new();
     conformance::generate::generate(&checker, "Envelope", 1000, 0xc0de, &mut text).unwrap();
@@ -1251,13 +1267,7 @@ fn the_headers_and_examples_build_for_windows_and_read_there_as_here() {
     // A console program's output in text mode ends its lines with CR LF.
     let unix_lines = |text: String| text.replace("\r\n", "\n");
     run(wine(&secret), b"");
-    let mut read = 0;
-    for entry in std::fs::read_dir(root().join("conformance/frames")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|ext| ext.to_str()) != Some("bin") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).unwrap();
+    for (path, bytes) in frame_fixture_files() {
         for chunk in [None, Some("1")] {
             let mut there = wine(&frame_outcomes);
             there.args(chunk);
@@ -1270,15 +1280,8 @@ fn the_headers_and_examples_build_for_windows_and_read_there_as_here() {
                 path.display()
             );
         }
-        read += 1;
     }
-    assert!(read > 20, "{read} frame fixtures");
-    let lines: Vec<String> = ["valid", "invalid"]
-        .iter()
-        .flat_map(|folder| fixtures(folder))
-        .filter(|f| f.type_name == "Envelope")
-        .map(|f| f.value.to_string())
-        .collect();
+    let lines = envelope_fixture_lines();
     let input = lines.join("\n") + "\n";
     let there = unix_lines(run(wine(&roundtrip), input.as_bytes()));
     let here = run(
