@@ -142,6 +142,16 @@ int main() {
     check(refused.str().empty(), "nothing is written for an envelope its schema refuses");
   }
 
+  // An id written -0 is refused, and the message says so in its words, not
+  // as a fraction or an exponent it does not have.
+  try {
+    vc::parse_json("{\"v\":1,\"kind\":\"call\",\"id\":-0,\"body\":{\"method\":\"download.list\",\"params\":{}}}")
+        .get<vc::Envelope>();
+    check(false, "an id written -0 is refused");
+  } catch (const vc::ContractError& error) {
+    check(std::string(error.what()).find("as -0") != std::string::npos, "the refusal of -0 says -0");
+  }
+
   // A body that is not an envelope is consumed; the next frame reads.
   std::string body = "{\"v\":1,\"kind\":\"call\",\"id\":1,\"body\":{\"method\":\"download.pause\",\"params\":{}}}";
   std::string frames;

@@ -71,7 +71,10 @@ test("text policy: what the quick count cannot see is still judged", () => {
   refused("[".repeat(128) + "]".repeat(128), "nest more than 127");
   // An integer written with a fraction, where the contract wants one.
   assert.throws(() => parseEnvelopeText('{"v":1,"kind":"call","id":7.0,"body":{"method":"download.list","params":{}}}'), /written with a fraction/);
-  assert.throws(() => parseEnvelopeText('{"v":1e0,"kind":"call","id":7,"body":{"method":"download.list","params":{}}}'), /fraction or an exponent/);
+  assert.throws(() => parseEnvelopeText('{"v":1e0,"kind":"call","id":7,"body":{"method":"download.list","params":{}}}'), /fraction, an exponent/);
+  // -0 is refused too, and the message says why in its words.
+  assert.throws(() => parseEnvelopeText('{"v":-0,"kind":"call","id":7,"body":{"method":"download.list","params":{}}}'), /as -0/);
+  assert.throws(() => parseEnvelopeText('{"v":1,"kind":"call","id":-0,"body":{"method":"download.list","params":{}}}'), /as -0/);
 });
 
 test("errors name the JSON pointer", () => {

@@ -306,7 +306,7 @@ impl Checker {
                         keyword: None,
                         pointer,
                         rule: Rule::JsonInteger,
-                        message: "an integer is written with a fraction or an exponent; the wire writes integers as integers".into(),
+                        message: "an integer is written with a fraction, an exponent or as -0; the wire writes integers as integers".into(),
                     });
                 }
             }
@@ -448,7 +448,8 @@ fn annotation(keyword: &str) -> bool {
     keyword.starts_with("x-") || ANNOTATIONS.contains(&keyword)
 }
 
-/// Whether any number in `value` was written with a fraction or an exponent.
+/// Whether any number in `value` was read as a double: written with a
+/// fraction, an exponent or as `-0`.
 fn has_fraction(value: &Value) -> bool {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {

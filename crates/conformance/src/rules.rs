@@ -31,7 +31,8 @@ pub enum Rule {
     EnvelopeVersion,
     /// Input that is not JSON as the wire takes it (`docs/wire.md`, "JSON text").
     Json,
-    /// An integer written with a fraction or an exponent (`1.0`, `1e3`).
+    /// An integer written with a fraction, an exponent or as `-0` (`1.0`,
+    /// `1e3`, `-0`).
     JsonInteger,
     FrameEmpty,
     FrameTooLarge,

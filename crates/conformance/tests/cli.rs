@@ -1257,6 +1257,26 @@ fn a_reply_id_written_7_0_answers_no_call() {
     );
 }
 
+/// `-0` where the contract wants an integer breaks `json.integer`, and the
+/// message names the way it was written, not a fraction it does not have.
+#[test]
+fn an_integer_written_minus_zero_is_told_so() {
+    let output = run(
+        &["--format", "json", "check", "-"],
+        Some(r#"{"v":1,"kind":"call","id":-0,"body":{"method":"download.list","params":{}}}"#),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let found: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["rule"], "json.integer");
+    assert_eq!(found[0]["pointer"], "/id");
+    let message = found[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("as -0"), "{message}");
+}
+
 /// A transition table is read against the contract's `TaskState`: a state
 /// that is not one is a usage error naming where it is, not a flood; and a
 /// state given two rows is refused, not read as its last one.

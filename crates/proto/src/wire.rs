@@ -514,7 +514,7 @@ fn decode_in<E: EnvelopeParts>(
         Some(Some(version)) if version == PROTOCOL_VERSION => {}
         Some(Some(version)) => return Err(fail(kind, id, "/v", Problem::BadVersion(version))),
         Some(None) => {
-            let why = "`v` is not an integer written as one (no fraction, no exponent)";
+            let why = "`v` is not an integer written as one (no fraction, no exponent, not -0)";
             return Err(fail(kind, id, "/v", Problem::NotEnvelope(why.into())));
         }
         None => {

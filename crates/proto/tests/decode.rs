@@ -185,6 +185,24 @@ fn the_version_decides_before_a_bad_kind_or_body() {
     assert!(matches!(err.problem, Problem::BadVersion(3)), "{err:?}");
 }
 
+/// A version written `1.0`, `1e0` or `-0` is refused with a reason that
+/// covers the way it was written.
+#[test]
+fn a_version_written_as_no_integer_is_told_how() {
+    for v in ["1.0", "1e0", "-0"] {
+        let text = format!(
+            r#"{{"v":{v},"kind":"call","id":8,"body":{{"method":"download.list","params":{{}}}}}}"#
+        );
+        check_refused(
+            text.as_bytes(),
+            RpcErrorCode::InvalidRequest,
+            Some(8),
+            Some(EnvelopeKind::Call),
+            "no fraction, no exponent, not -0",
+        );
+    }
+}
+
 #[test]
 fn the_envelope_kinds_are_the_schemas() {
     let path = concat!(

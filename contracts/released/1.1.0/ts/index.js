@@ -606,7 +606,7 @@ function readBool(v, at, key) {
 function readInt(v, min, max, at, key) {
   if (typeof v !== "number" || !Number.isInteger(v)) fail(at, key, `expected an integer, found ${typeName(v)}`);
   if (fractionsNow !== null && fractionsNow.has(here(at, key))) {
-    fail(at, key, "an integer written with a fraction or an exponent; the wire writes integers as integers");
+    fail(at, key, "an integer written with a fraction, an exponent or as -0; the wire writes integers as integers");
   }
   if (v < min) fail(at, key, `${v} is below the minimum ${min}`);
   if (v > max) fail(at, key, `${v} is above the maximum ${max}`);
@@ -1977,7 +1977,7 @@ function r_Envelope(v, at, key) {
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
-  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
+  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction, an exponent or as -0");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
   const kind = own(v, "kind");
   const id = own(v, "id");

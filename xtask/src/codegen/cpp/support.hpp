@@ -178,7 +178,7 @@ inline const char* type_name(const json& v) {
     case json::value_t::boolean: return "a boolean";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number with a fraction or exponent";
+    case json::value_t::number_float: return "a number written with a fraction, an exponent or as -0";
     case json::value_t::string: return "a string";
     case json::value_t::array: return "an array";
     case json::value_t::object: return "an object";

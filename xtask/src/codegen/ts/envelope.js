@@ -29,7 +29,7 @@ function r_Envelope(v, at, key) {
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0) {
     fail(p, "v", `expected a non-negative integer, found ${typeName(version)}`);
   }
-  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction or an exponent");
+  if (fractionsNow !== null && fractionsNow.has(`${p}/v`)) fail(p, "v", "the version is written with a fraction, an exponent or as -0");
   if (version !== PROTOCOL_VERSION) throw new VersionError(version);
   const kind = own(v, "kind");
   const id = own(v, "id");
