@@ -1676,11 +1676,7 @@ fn prepare(
         obstacle = Some(Obstacle {
             keyword: "nesting".into(),
             pointer: deep.pointer.clone(),
-            why: format!(
-                "the document nests {} levels deep, past the {} this tool reads",
-                deep.depth,
-                contract::MAX_JSON_DEPTH
-            ),
+            why: deep.to_string(),
         });
     }
     if draft == Draft::Unknown {

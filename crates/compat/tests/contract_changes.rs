@@ -1397,6 +1397,51 @@ fn a_chain_of_references_too_deep_to_follow_is_undecided_not_a_crash() {
     );
 }
 
+/// A file that nests past the depth this tool reads is kept as that fact:
+/// every verdict it reaches cannot be decided, and nothing says it lacks the
+/// `$id` it has (that was the error, which named the wrong fault).
+#[test]
+fn a_file_too_deep_to_read_is_undecided_not_a_file_without_its_id() {
+    let texts: Vec<(String, String)> = base()
+        .docs
+        .iter()
+        .map(|doc| {
+            let mut value = doc.value.clone();
+            if doc.rel == "types/DownloadSpec.json" {
+                let mut url = json!({"type": "string"});
+                for _ in 0..70 {
+                    url = json!({ "allOf": [url] });
+                }
+                value["properties"]["url"] = url;
+            }
+            (doc.rel.clone(), value.to_string())
+        })
+        .collect();
+    let new = SchemaSet::from_texts_with(
+        Path::new("deep"),
+        texts
+            .iter()
+            .map(|(rel, text)| (rel.as_str(), text.as_str())),
+        contract::DeepDocuments::Keep,
+    )
+    .expect("kept");
+    assert!(new.docs.iter().any(|doc| doc.too_deep.is_some()));
+    let comparison = compare_sets(&base(), &new, Options::default()).expect("compared");
+    assert!(
+        !comparison.writer.holds() && !comparison.reader.holds(),
+        "{:#?}",
+        comparison.changes
+    );
+    assert!(
+        comparison.changes.iter().any(|c| c
+            .why
+            .as_deref()
+            .is_some_and(|why| why.contains("levels deep"))),
+        "{:#?}",
+        comparison.changes
+    );
+}
+
 /// `Segment.index` as `levels` definitions, each an `allOf` of `fan`
 /// references to the next, ending in an integer up to `maximum`: checking
 /// one value meets `fan^levels` schemas.

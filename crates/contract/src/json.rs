@@ -31,6 +31,17 @@ pub struct TooDeep {
     pub pointer: String,
 }
 
+impl std::fmt::Display for TooDeep {
+    /// The fact in words, for every tool that keeps such a document unread.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the document nests {} levels deep, past the {MAX_JSON_DEPTH} this tool reads",
+            self.depth
+        )
+    }
+}
+
 /// `text` as JSON, or the place where it nests too deep. An object that
 /// names a member twice is an error, as on the wire (`docs/wire.md`, "JSON
 /// text"): serde_json keeps the last value, while a reader of the file —

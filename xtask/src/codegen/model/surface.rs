@@ -12,6 +12,15 @@ use super::{model, Def, Ty};
 /// The surface of the bindings `set` generates, or why the generator
 /// refuses it.
 pub fn surface(set: &SchemaSet) -> Modelled {
+    // A document kept unread (compat keeps one that nests too deep) names
+    // nothing anyone can know; the generator would read it as `true`.
+    if let Some((doc, deep)) = set
+        .docs
+        .iter()
+        .find_map(|doc| doc.too_deep.as_ref().map(|deep| (doc, deep)))
+    {
+        return Err(format!("{}#{}: {deep}", doc.rel, deep.pointer));
+    }
     let model = model(set).map_err(|error| {
         // One line: the reports print it as a change's detail.
         format!("{error:#}")
@@ -330,6 +339,29 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A document kept unread because it nests too deep gives no surface,
+    /// and the reason is its depth, not what the generator makes of `true`.
+    #[test]
+    fn a_document_kept_too_deep_is_no_surface_and_says_why() {
+        let mut set = SchemaSet::load(&crate::root().join("contracts/schema")).unwrap();
+        let doc = set
+            .docs
+            .iter_mut()
+            .find(|doc| doc.rel == "types/DownloadSpec.json")
+            .unwrap();
+        doc.value = Value::Bool(true);
+        doc.too_deep = Some(contract::TooDeep {
+            depth: 140,
+            pointer: "/properties/url".into(),
+        });
+        let why = surface(&set).unwrap_err();
+        assert_eq!(
+            why,
+            "types/DownloadSpec.json#/properties/url: the document nests 140 levels deep, \
+             past the 127 this tool reads"
+        );
     }
 
     /// The surface is what the API verdict compares, so it must change
