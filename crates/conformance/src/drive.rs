@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::{mpsc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -201,6 +201,51 @@ pub enum DriveError {
     Checker(#[from] crate::Error),
 }
 
+/// What has come of a frame not yet whole: its bytes so far, the length
+/// prefix among them. A wait that ends on one says so: a peer whose prefix
+/// counts characters, not bytes, has answered, and waits as the driver does.
+#[derive(Default)]
+struct Pending {
+    bytes: usize,
+    prefix: [u8; 4],
+}
+
+impl Pending {
+    /// What came of the frame, in words; `None` when nothing did.
+    fn said(&self) -> Option<String> {
+        match self.bytes {
+            0 => None,
+            n @ 1..=3 => Some(format!("{n} of the 4 bytes of a length prefix came")),
+            n => Some(format!(
+                "a length prefix announced a body of {} bytes and {} came",
+                u32::from_be_bytes(self.prefix),
+                n - 4
+            )),
+        }
+    }
+}
+
+/// The peer's stream, noting what has come of the frame being read.
+struct Counted<R> {
+    inner: R,
+    pending: Arc<Mutex<Pending>>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = pending.bytes;
+        // A frame's first four bytes are its length prefix.
+        let read = buf.get(..n).unwrap_or_default();
+        for (slot, byte) in pending.prefix.iter_mut().skip(before).zip(read) {
+            *slot = *byte;
+        }
+        pending.bytes = before.saturating_add(n);
+        Ok(n)
+    }
+}
+
 /// What arrived from the peer, or why nothing did.
 enum Heard {
     Frame(Vec<u8>),
@@ -357,9 +402,11 @@ pub fn drive(
     options: &Options,
 ) -> Result<Driven, DriveError> {
     let mut to_peer = Bounded::new(to_peer, options.wait());
+    let pending = Arc::new(Mutex::new(Pending::default()));
     let mut driver = Driver {
         checker,
-        rx: listen(from_peer),
+        rx: listen(from_peer, Arc::clone(&pending)),
+        pending,
         timeout: options.wait(),
         driven: Driven::default(),
         next_id: 1,
@@ -384,15 +431,25 @@ pub fn drive(
 
 /// The peer's frames, read on a thread of their own so every wait can be
 /// bounded; the thread ends with the stream.
-fn listen(from_peer: impl Read + Send + 'static) -> mpsc::Receiver<Heard> {
+fn listen(
+    from_peer: impl Read + Send + 'static,
+    pending: Arc<Mutex<Pending>>,
+) -> mpsc::Receiver<Heard> {
     // Bounded: a peer that writes faster than it is judged waits on its
     // pipe, rather than filling this process's memory.
     let (tx, rx) = mpsc::sync_channel(HEARD_AHEAD);
     std::thread::spawn(move || {
-        let mut reader = proto::FrameReader::new(from_peer);
+        let mut reader = proto::FrameReader::new(Counted {
+            inner: from_peer,
+            pending: Arc::clone(&pending),
+        });
         loop {
             let heard = match reader.read_raw() {
-                Ok(body) => Heard::Frame(body.to_vec()),
+                Ok(body) => {
+                    // Whole: nothing of the next frame is read yet.
+                    *pending.lock().unwrap_or_else(PoisonError::into_inner) = Pending::default();
+                    Heard::Frame(body.to_vec())
+                }
                 Err(proto::FrameError::Closed) => Heard::Closed,
                 Err(err @ proto::FrameError::TooLarge(len)) => Heard::Broken(
                     match proto::frame::spelled_length(len) {
@@ -796,6 +853,8 @@ struct Driver<'c> {
     /// it within the timeout (its pipe full): a fault of the peer's, where a
     /// stream it closed is not.
     unread: Option<String>,
+    /// What has come of the frame the listening thread is reading.
+    pending: Arc<Mutex<Pending>>,
 }
 
 impl Driver<'_> {
@@ -881,13 +940,25 @@ impl Driver<'_> {
         let heard = match self.rx.recv_timeout(wait) {
             Ok(heard) => heard,
             Err(_) => {
-                let why = format!("nothing came in {:.1} s", self.timeout.as_secs_f64());
+                let part = self
+                    .pending
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .said();
+                let (nothing, part) = match &part {
+                    Some(part) => ("no whole frame", format!(" ({part})")),
+                    None => ("nothing", String::new()),
+                };
+                let why = format!(
+                    "{nothing} came in {:.1} s{part}",
+                    self.timeout.as_secs_f64()
+                );
                 // A peer silent through two timeouts is taken as gone, so
                 // that each exchange left is not one more wait: a silent
                 // peer costs two timeouts, not one per exchange.
                 if self.last_heard.elapsed() >= self.timeout.saturating_mul(2) {
                     let gone = format!(
-                        "the peer had sent nothing for {:.1} s, twice the timeout, and was taken as gone",
+                        "the peer had sent {nothing} for {:.1} s{part}, twice the timeout, and was taken as gone",
                         self.last_heard.elapsed().as_secs_f64()
                     );
                     self.closed = true;

@@ -47,6 +47,9 @@ enum Fault {
     CutsAFrame,
     /// Answers every call with a body that is not JSON.
     AnswersNotJson,
+    /// Answers the first call with a length prefix 3 more than its body's
+    /// bytes (as one that counts something else), then answers nothing.
+    OverstatesLength,
 }
 
 /// The padding of each event a `FloodsLargeEvents` peer sends.
@@ -180,6 +183,16 @@ fn peer(input: impl Read, mut output: impl Write, fault: Fault) {
         if fault == Fault::DropsIds && answer["id"].is_u64() {
             answer["id"] = json!(answer["id"].as_u64().unwrap() + 1000);
         }
+        if fault == Fault::OverstatesLength {
+            let body = answer.to_string();
+            let len = u32::try_from(body.len() + 3).unwrap().to_be_bytes();
+            let _ = output.write_all(&len);
+            let _ = output.write_all(body.as_bytes());
+            let _ = output.flush();
+            // Until the driver closes its end.
+            let _ = std::io::copy(&mut reader.into_inner(), &mut std::io::sink());
+            return;
+        }
         if !write_frame(&mut output, &answer) {
             return;
         }
@@ -205,7 +218,7 @@ fn drive_peer(fault: Fault) -> Driven {
             // A peer whose answers are not JSON is waited for too, for the
             // answer with the call's id that never comes.
             Fault::DropsIds | Fault::WaitsForOversizeBody | Fault::AnswersNotJson => 2,
-            Fault::FloodsEvents | Fault::Silent => 1,
+            Fault::FloodsEvents | Fault::Silent | Fault::OverstatesLength => 1,
             _ => 30,
         }),
         seed: 1,
@@ -530,6 +543,30 @@ fn a_silent_peer_is_waited_for_twice_not_once_an_exchange() {
     assert_eq!(gone + waited, reasons.len(), "{reasons:#?}");
     assert!(gone >= 4, "{reasons:#?}");
     assert!(broken(&driven).contains(&"drive.still_answers"));
+}
+
+/// A peer whose length prefix announces more than the body it sends has
+/// answered, and waits as the driver does: the wait is told with what came
+/// of the frame, not as "nothing came".
+#[test]
+fn a_length_prefix_past_the_body_is_told_with_what_came() {
+    let driven = ends(|| drive_peer(Fault::OverstatesLength));
+    let reasons: Vec<&String> = driven.rules.values().flat_map(|t| &t.broken).collect();
+    let body = json!({"v": 1, "kind": "reply", "id": 1, "body": {"method": "download.pause", "result": {}}})
+        .to_string()
+        .len();
+    let told = format!(
+        "no whole frame came in 1.0 s (a length prefix announced a body of {} bytes and {body} came)",
+        body + 3
+    );
+    assert!(
+        reasons.iter().any(|why| why.contains(&told)),
+        "{told}: {reasons:#?}"
+    );
+    assert!(
+        reasons.iter().all(|why| !why.contains("nothing")),
+        "{reasons:#?}"
+    );
 }
 
 #[test]
