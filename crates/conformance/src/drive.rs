@@ -326,7 +326,28 @@ pub fn drive_peer(checker: &Checker, peer: &Peer, options: &Options) -> Result<D
                 end_group(child.id());
                 return Err(DriveError::Start(format!("{program}: no pipes to it")));
             };
-            let driven = drive(checker, from_peer, to_peer, options);
+            let child = Mutex::new(child);
+            let ended = || {
+                // The peer's stream closes as it exits; its status follows
+                // a moment later (longer on a busy machine). A peer that
+                // closed its stream and runs on costs this wait once.
+                let deadline = Instant::now() + Duration::from_secs(1);
+                loop {
+                    let status = child
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .try_wait();
+                    match status {
+                        Ok(Some(status)) => return Some(status.to_string()),
+                        Ok(None) if Instant::now() < deadline => {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                        Ok(None) | Err(_) => return None,
+                    }
+                }
+            };
+            let driven = drive_told(checker, from_peer, to_peer, options, &ended);
+            let mut child = child.into_inner().unwrap_or_else(PoisonError::into_inner);
             let exit = wait_for(&mut child, options.wait());
             end_group(child.id());
             let mut driven = driven?;
@@ -401,10 +422,24 @@ pub fn drive(
     to_peer: impl Write + Send + 'static,
     options: &Options,
 ) -> Result<Driven, DriveError> {
+    drive_told(checker, from_peer, to_peer, options, &|| None)
+}
+
+/// [`drive`], with `ended` saying how the peer ended, once it has: a peer
+/// that closes its stream or stops reading is told with it (a crash is
+/// what a driven peer most often does).
+fn drive_told(
+    checker: &Checker,
+    from_peer: impl Read + Send + 'static,
+    to_peer: impl Write + Send + 'static,
+    options: &Options,
+    ended: &dyn Fn() -> Option<String>,
+) -> Result<Driven, DriveError> {
     let mut to_peer = Bounded::new(to_peer, options.wait());
     let pending = Arc::new(Mutex::new(Pending::default()));
     let mut driver = Driver {
         checker,
+        ended,
         rx: listen(from_peer, Arc::clone(&pending)),
         pending,
         timeout: options.wait(),
@@ -831,6 +866,8 @@ impl Silence {
 
 struct Driver<'c> {
     checker: &'c Checker,
+    /// How the peer ended, once it has.
+    ended: &'c dyn Fn() -> Option<String>,
     rx: mpsc::Receiver<Heard>,
     timeout: Duration,
     driven: Driven,
@@ -886,6 +923,12 @@ impl Driver<'_> {
             .push(json!({"from": from, "transport": "unix", "msg": msg}).to_string());
     }
 
+    /// ` (it had ended: exit status: 3)` once the peer has ended; nothing
+    /// while it runs, or when it is not one the driver started.
+    fn how_ended(&self) -> String {
+        (self.ended)().map_or_else(String::new, |how| format!(" (it had ended: {how})"))
+    }
+
     fn send(&mut self, to_peer: &mut impl Write, msg: &Value) -> Result<(), DriveError> {
         self.record(false, msg);
         let body = msg.to_string();
@@ -903,11 +946,15 @@ impl Driver<'_> {
         let written = to_peer.write_all(&frame).and_then(|()| to_peer.flush());
         if let Err(err) = written {
             self.closed = true;
-            let why = format!("the peer stopped reading: {err}");
-            if err.kind() == std::io::ErrorKind::TimedOut {
-                self.unread.get_or_insert_with(|| why.clone());
+            let timed_out = err.kind() == std::io::ErrorKind::TimedOut;
+            // Asked once: how the peer ended may take a moment to say.
+            if self.gone.is_none() || (timed_out && self.unread.is_none()) {
+                let why = format!("the peer stopped reading: {err}{}", self.how_ended());
+                if timed_out {
+                    self.unread.get_or_insert_with(|| why.clone());
+                }
+                self.gone.get_or_insert(why);
             }
-            self.gone.get_or_insert(why);
         }
         Ok(())
     }
@@ -993,12 +1040,13 @@ impl Driver<'_> {
             }
             Heard::Closed => {
                 self.closed = true;
-                self.gone = Some("the peer closed its stream".into());
-                return Err(Silence::Closed("the peer closed its stream".into()));
+                let why = format!("the peer closed its stream{}", self.how_ended());
+                self.gone = Some(why.clone());
+                return Err(Silence::Closed(why));
             }
             Heard::Broken(why) => {
                 self.closed = true;
-                let why = format!("the peer's frames broke: {why}");
+                let why = format!("the peer's frames broke: {why}{}", self.how_ended());
                 self.gone = Some(why.clone());
                 return Err(Silence::Broken(why));
             }

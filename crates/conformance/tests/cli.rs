@@ -2059,6 +2059,30 @@ fn pid_in(file: &Temp) -> u32 {
     }
 }
 
+/// A started peer that ends (a crash, an exit on a bad config) is told
+/// with how it ended, not only as a stream that closed or a broken pipe:
+/// before it reads anything, and after its first frame.
+#[test]
+fn a_peer_that_ends_is_told_with_how() {
+    for (script, told) in [
+        ("exit 3", "(it had ended: exit status: 3)"),
+        (
+            "head -c 4 > /dev/null; kill -SEGV $$",
+            "(it had ended: signal: 11 (SIGSEGV))",
+        ),
+    ] {
+        let output = run(
+            &["drive", "--timeout", "20", "--", "sh", "-c", script],
+            None,
+        );
+        let said = stdout(&output);
+        assert_eq!(output.status.code(), Some(1), "{script}: {said}");
+        let breaks: Vec<&str> = said.lines().filter(|l| l.starts_with("  ")).collect();
+        assert!(!breaks.is_empty(), "{script}: {said}");
+        assert!(breaks.iter().all(|l| l.contains(told)), "{script}: {said}");
+    }
+}
+
 /// A peer that answers nothing and leaves a process of its own behind
 /// (`sh -c 'helper & exec peer'`, `cargo run`, `npm start`), driven with
 /// `--timeout SECONDS`: the pids of both are written to the two files.
