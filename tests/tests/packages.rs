@@ -59,6 +59,53 @@ fn working_version() -> String {
         .to_string()
 }
 
+/// The folder of nlohmann::json's headers the compiler finds
+/// (`…/include/nlohmann`).
+fn nlohmann_headers() -> PathBuf {
+    let mut command = Command::new("g++");
+    command.args(["-M", "-x", "c++", "-"]);
+    let deps = {
+        use std::io::Write as _;
+        let mut child = command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("g++ starts; `cargo xtask test` (or .ci/setup) installs it");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"#include <nlohmann/json.hpp>\n")
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "g++ finds no nlohmann/json.hpp");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let json = deps
+        .split_whitespace()
+        .find(|path| path.ends_with("nlohmann/json.hpp"))
+        .expect("nlohmann/json.hpp among g++'s dependencies");
+    Path::new(json).parent().unwrap().to_path_buf()
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.is_dir() {
+            copy_folder(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Each release's target and the working tree's build a program as
+/// docs/bindings.md says, twice: with the nlohmann::json `find_package`
+/// finds, and in a lane that brings its own (nlohmann's `FetchContent` or
+/// `add_subdirectory` make a target `nlohmann_json::nlohmann_json` and no
+/// package to find: here the package cannot be found at all).
 #[test]
 fn every_release_and_the_working_tree_are_a_cmake_target_an_example_builds_on() {
     let mut targets: Vec<(String, PathBuf)> = releases()
@@ -68,15 +115,28 @@ fn every_release_and_the_working_tree_are_a_cmake_target_an_example_builds_on() 
     targets.push((working_version(), root().join("bindings/cpp")));
     assert!(targets.len() >= 3, "{targets:?}");
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-packages");
-    for (index, (version, cpp)) in targets.iter().enumerate() {
-        let project = scratch.join(format!("{index}-{version}"));
+    let vendored = scratch.join("vendored-nlohmann");
+    let _ = std::fs::remove_dir_all(&vendored);
+    copy_folder(&nlohmann_headers(), &vendored.join("include/nlohmann"));
+    let own_json = format!(
+        "set(CMAKE_DISABLE_FIND_PACKAGE_nlohmann_json TRUE)\n\
+         add_library(nlohmann_json INTERFACE)\n\
+         add_library(nlohmann_json::nlohmann_json ALIAS nlohmann_json)\n\
+         target_include_directories(nlohmann_json INTERFACE \"{}\")\n",
+        vendored.join("include").display()
+    );
+    let lanes = targets
+        .iter()
+        .flat_map(|target| [(target, "found", ""), (target, "own", own_json.as_str())]);
+    for (index, ((version, cpp), json_is, json)) in lanes.enumerate() {
+        let project = scratch.join(format!("{index}-{version}-{json_is}"));
         let _ = std::fs::remove_dir_all(&project);
         std::fs::create_dir_all(&project).expect("project folder");
         // The lines docs/bindings.md gives a lane.
         std::fs::write(
             project.join("CMakeLists.txt"),
             format!(
-                "cmake_minimum_required(VERSION 3.14)\nproject(lane CXX)\n\
+                "cmake_minimum_required(VERSION 3.14)\nproject(lane CXX)\n{json}\
                  add_subdirectory(\"{}\" vdm_contract)\n\
                  add_executable(lane main.cpp)\n\
                  target_link_libraries(lane PRIVATE vdm::contract)\n",
