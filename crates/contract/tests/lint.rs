@@ -191,6 +191,40 @@ fn two_files_whose_places_differ_only_in_case_are_refused() {
     );
 }
 
+/// `types/Aux.json` is the device `AUX` on Windows, whatever its case and
+/// extension: a lane's clone there cannot hold it.
+#[test]
+fn a_file_named_as_a_windows_device_is_refused() {
+    for name in ["Aux", "Con", "Nul", "Com1", "Lpt9"] {
+        let mut set = real_set();
+        let mut device = set
+            .docs
+            .iter()
+            .find(|doc| doc.rel == "types/TaskId.json")
+            .expect("TaskId")
+            .clone();
+        device.rel = format!("types/{name}.json");
+        device.name = name.into();
+        device.value["$id"] = json!(format!("https://schemas.vdm.invalid/types/{name}.json"));
+        device.value["title"] = json!(name);
+        set.docs.push(device);
+        let violations = lint(&set);
+        assert_eq!(violations.len(), 1, "{name}: {violations:#?}");
+        let violation = &violations[0];
+        assert_eq!(violation.rule, LintRule::Id);
+        assert!(
+            violation.file.ends_with(format!("types/{name}.json")),
+            "{violation}"
+        );
+        assert!(
+            violation
+                .message
+                .contains(&format!("the name {} for a device", name.to_uppercase())),
+            "{violation}"
+        );
+    }
+}
+
 /// A schema inside a file with an `$id` of its own is another resource, which
 /// a reference to a file's place could reach instead of the file.
 #[test]

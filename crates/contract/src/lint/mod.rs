@@ -26,7 +26,7 @@ pub use automaton::{pattern_automaton, Automaton, MAX_PATTERN_STATES};
 pub use pattern::pattern_reads_alike;
 pub use rules::{LintRule, Violation, INHERITED_NAMES, KEYWORDS, KNOWN_EXTENSIONS};
 use set::{
-    envelope_coverage, expansion_bound, places_apart_in_any_case, secret_transport,
+    envelope_coverage, expansion_bound, places_every_file_system_keeps, secret_transport,
     transport_vocabulary,
 };
 pub use text::bidi_controls;
@@ -47,7 +47,7 @@ pub fn lint(set: &SchemaSet) -> Vec<Violation> {
         linter.root(&meta);
     }
     envelope_coverage(set, &mut out);
-    places_apart_in_any_case(set, &mut out);
+    places_every_file_system_keeps(set, &mut out);
     secret_transport(set, &mut out);
     transport_vocabulary(set, &mut out);
     expansion_bound(set, &mut out);

@@ -183,7 +183,7 @@ impl LintRule {
     pub fn summary(self) -> &'static str {
         match self {
             LintRule::Meta => "the file is a draft 2020-12 schema (its meta-schema holds), and its root has what schema/contract-schema.json asks of its kind",
-            LintRule::Id => "`$id` is present and is the file's own place under the contract base, no schema inside a file has one, and no two files' places differ only in case",
+            LintRule::Id => "`$id` is present and is the file's own place under the contract base, no schema inside a file has one, no two files' places differ only in case, and no file is named as a Windows device (`Aux.json`)",
             LintRule::Title => "`title` equals the type, method or event name (the file's stem)",
             LintRule::Description => "the root, every `$defs` entry and every property say what they mean, in text with no control character but line breaks and tabs",
             LintRule::AdditionalProperties => "every object says explicitly whether it is closed (`false`) or a map",

@@ -44,15 +44,42 @@ pub(super) fn envelope_coverage(set: &SchemaSet, out: &mut Vec<Violation>) {
     }
 }
 
-/// No two files' places are one file where case is ignored (macOS's and
-/// Windows' file systems by default): a clone there keeps one of the two,
-/// and the other's generated files (its reference page) collide the same
-/// way. The later of each pair, by its place, is the one named.
-pub(super) fn places_apart_in_any_case(set: &SchemaSet, out: &mut Vec<Violation>) {
+/// The names Windows keeps for devices, whatever their case and whatever
+/// follows a dot (`Aux.json` is the device `AUX`).
+const WINDOWS_DEVICES: [&str; 22] = [
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// Every file's place is one every file system a lane clones onto keeps:
+/// no two are one file where case is ignored (macOS's and Windows' file
+/// systems by default; a clone there keeps one of the two, and the other's
+/// generated files, its reference page, collide the same way: the later of
+/// each pair, by its place, is the one named), and no name is one Windows
+/// keeps for a device (a clone there fails, as would the reference page).
+pub(super) fn places_every_file_system_keeps(set: &SchemaSet, out: &mut Vec<Violation>) {
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
     let mut docs: Vec<&SchemaDoc> = set.docs.iter().collect();
     docs.sort_by(|a, b| a.rel.cmp(&b.rel));
     for doc in docs {
+        let file_name = doc.rel.rsplit('/').next().unwrap_or_default();
+        let device = file_name
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_lowercase();
+        if WINDOWS_DEVICES.contains(&device.as_str()) {
+            out.push(Violation {
+                file: set.display_path(doc),
+                pointer: Pointer::root(),
+                rule: LintRule::Id,
+                message: format!(
+                    "Windows keeps the name {} for a device, so no clone there holds this \
+                     file: rename it",
+                    device.to_uppercase()
+                ),
+            });
+        }
         let folded = doc.rel.to_lowercase();
         if let Some(first) = seen.get(&folded) {
             out.push(Violation {
