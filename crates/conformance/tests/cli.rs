@@ -2083,6 +2083,33 @@ fn a_peer_that_ends_is_told_with_how() {
     }
 }
 
+/// A `--record` that cannot be written is said before the peer starts,
+/// not after a session that may take minutes.
+#[test]
+fn a_record_that_cannot_be_written_is_refused_before_the_peer_starts() {
+    let started = Temp::new("started.mark", b"");
+    let _ = std::fs::remove_file(started.path());
+    let output = run(
+        &[
+            "drive",
+            "--record",
+            "/nonexistent/folder/record.jsonl",
+            "--",
+            "sh",
+            "-c",
+            &format!("touch {}", started.path()),
+        ],
+        None,
+    );
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("--record /nonexistent/folder/record.jsonl: No such file or directory"),
+        "{said}"
+    );
+    assert!(!Path::new(started.path()).exists(), "the peer was started");
+}
+
 /// A peer that answers nothing and leaves a process of its own behind
 /// (`sh -c 'helper & exec peer'`, `cargo run`, `npm start`), driven with
 /// `--timeout SECONDS`: the pids of both are written to the two files.

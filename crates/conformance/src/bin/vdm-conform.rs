@@ -349,6 +349,9 @@ fn drive(checker: &Checker, args: DriveArgs, format: Format) -> Result<bool, Str
             Side::Server => conformance::drive::Role::Server,
         },
     };
+    if let Some(path) = &record {
+        record_writable(path)?;
+    }
     #[cfg(target_os = "linux")]
     let started = connect.is_none();
     let peer = match connect {
@@ -397,13 +400,32 @@ fn end_peers_on_signals() {
 #[cfg(target_os = "linux")]
 const LEFT_BEHIND_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Writes the record and prints per rule; `Ok(true)` when every rule held.
+/// The sibling a record is written to before it is renamed into place.
+fn record_sibling(path: &str) -> String {
+    format!("{path}.tmp~")
+}
+
+/// Whether the record can be written where `--record` says, asked before
+/// the peer starts: a session may take minutes, and a wrong folder found
+/// at its end would cost them.
+fn record_writable(path: &str) -> Result<(), String> {
+    let tmp = record_sibling(path);
+    std::fs::File::create(&tmp)
+        .map(drop)
+        .and_then(|()| std::fs::remove_file(&tmp))
+        .map_err(|err| format!("--record {path}: {err}"))
+}
+
+/// Prints per rule, then writes the record; `Ok(true)` when every rule
+/// held. A record that cannot be written is an error after the report,
+/// which is not lost with it.
 fn report_driven(
     driven: Result<conformance::drive::Driven, conformance::drive::DriveError>,
     record: Option<&str>,
     format: Format,
 ) -> Result<bool, String> {
     let driven = driven.map_err(|err| err.to_string())?;
+    say(&driven.render(format));
     if let Some(path) = record {
         let text: String = driven
             .records
@@ -412,7 +434,7 @@ fn report_driven(
             .collect();
         // To a sibling first, renamed into place: a failed write (a full
         // disk) leaves no record that `trace` would take for a whole one.
-        let tmp = format!("{path}.tmp~");
+        let tmp = record_sibling(path);
         std::fs::write(&tmp, text)
             .and_then(|()| std::fs::rename(&tmp, path))
             .map_err(|err| {
@@ -420,7 +442,6 @@ fn report_driven(
                 format!("{path}: {err}")
             })?;
     }
-    say(&driven.render(format));
     Ok(driven.held())
 }
 
