@@ -2108,6 +2108,16 @@ fn a_record_that_cannot_be_written_is_refused_before_the_peer_starts() {
         "{said}"
     );
     assert!(!Path::new(started.path()).exists(), "the peer was started");
+    // A folder is no file to write either.
+    let folder = std::env::temp_dir();
+    let folder = folder.to_str().unwrap();
+    let output = run(&["drive", "--record", folder, "--", "true"], None);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(&format!("--record {folder}: a folder")),
+        "{said}"
+    );
 }
 
 /// A peer that answers nothing and leaves a process of its own behind

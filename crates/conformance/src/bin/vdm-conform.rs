@@ -409,6 +409,9 @@ fn record_sibling(path: &str) -> String {
 /// the peer starts: a session may take minutes, and a wrong folder found
 /// at its end would cost them.
 fn record_writable(path: &str) -> Result<(), String> {
+    if Path::new(path).is_dir() {
+        return Err(format!("--record {path}: a folder; give the file to write"));
+    }
     let tmp = record_sibling(path);
     std::fs::File::create(&tmp)
         .map(drop)
