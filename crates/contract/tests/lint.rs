@@ -162,28 +162,38 @@ fn an_id_that_is_not_the_files_place_is_refused() {
     );
 }
 
-/// `types/Taskid.json` beside `types/TaskId.json` are one file where case
-/// is ignored (macOS's and Windows' file systems by default): a lane's
-/// clone there would keep one of the two.
-#[test]
-fn two_files_whose_places_differ_only_in_case_are_refused() {
+/// The real set with a copy of `types/TaskId.json` named `name` beside it
+/// (its place, `$id` and title), and lint's one violation of it.
+fn lint_with_task_id_named(name: &str) -> contract::Violation {
     let mut set = real_set();
-    let mut twin = set
+    let mut copy = set
         .docs
         .iter()
         .find(|doc| doc.rel == "types/TaskId.json")
         .expect("TaskId")
         .clone();
-    twin.rel = "types/Taskid.json".into();
-    twin.name = "Taskid".into();
-    twin.value["$id"] = json!("https://schemas.vdm.invalid/types/Taskid.json");
-    twin.value["title"] = json!("Taskid");
-    set.docs.push(twin);
-    let violations = lint(&set);
-    assert_eq!(violations.len(), 1, "{violations:#?}");
-    let violation = &violations[0];
+    copy.rel = format!("types/{name}.json");
+    copy.name = name.into();
+    copy.value["$id"] = json!(format!("https://schemas.vdm.invalid/types/{name}.json"));
+    copy.value["title"] = json!(name);
+    set.docs.push(copy);
+    let mut violations = lint(&set);
+    assert_eq!(violations.len(), 1, "{name}: {violations:#?}");
+    let violation = violations.remove(0);
     assert_eq!(violation.rule, LintRule::Id);
-    assert!(violation.file.ends_with("types/Taskid.json"), "{violation}");
+    assert!(
+        violation.file.ends_with(format!("types/{name}.json")),
+        "{violation}"
+    );
+    violation
+}
+
+/// `types/Taskid.json` beside `types/TaskId.json` are one file where case
+/// is ignored (macOS's and Windows' file systems by default): a lane's
+/// clone there would keep one of the two.
+#[test]
+fn two_files_whose_places_differ_only_in_case_are_refused() {
+    let violation = lint_with_task_id_named("Taskid");
     assert_eq!(violation.pointer.as_str(), "");
     assert!(
         violation.message.contains("types/TaskId.json"),
@@ -196,26 +206,7 @@ fn two_files_whose_places_differ_only_in_case_are_refused() {
 #[test]
 fn a_file_named_as_a_windows_device_is_refused() {
     for name in ["Aux", "Con", "Nul", "Com1", "Lpt9"] {
-        let mut set = real_set();
-        let mut device = set
-            .docs
-            .iter()
-            .find(|doc| doc.rel == "types/TaskId.json")
-            .expect("TaskId")
-            .clone();
-        device.rel = format!("types/{name}.json");
-        device.name = name.into();
-        device.value["$id"] = json!(format!("https://schemas.vdm.invalid/types/{name}.json"));
-        device.value["title"] = json!(name);
-        set.docs.push(device);
-        let violations = lint(&set);
-        assert_eq!(violations.len(), 1, "{name}: {violations:#?}");
-        let violation = &violations[0];
-        assert_eq!(violation.rule, LintRule::Id);
-        assert!(
-            violation.file.ends_with(format!("types/{name}.json")),
-            "{violation}"
-        );
+        let violation = lint_with_task_id_named(name);
         assert!(
             violation
                 .message
